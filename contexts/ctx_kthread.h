@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The processing thread shared by context=thr and context=res. */
+#ifndef SMODEM_CTX_KTHREAD_H
+#define SMODEM_CTX_KTHREAD_H
+
+#include "smodem.h"
+#include "smodem_sched.h"
+
+int smodem_kthread_start(struct smodem_dev *sd, const struct sched_attr *a);
+void smodem_kthread_stop(struct smodem_dev *sd);
+void smodem_kthread_kick(struct smodem_dev *sd);
+void smodem_kthread_show(struct smodem_dev *sd, struct seq_file *m);
+
+#endif

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Intel 82801AA AC'97 controller (8086:2415) as the modem's DMA engine:
+ * PCM in (PI) carries the line's receive samples, PCM out (PO) its transmit
+ * samples, both as bus-master DMA through 32-entry buffer descriptor lists.
+ *
+ * The descriptor list is used as a queue, not a fixed ring: the handler keeps
+ * QUEUE_PERIODS periods queued ahead of the hardware, each period one or two
+ * descriptors (two when it wraps the ring), so any period length works with
+ * any ring length and the interrupt comes exactly once per period.  A driver
+ * that is late in processing therefore never starves the engine; only a
+ * handler that is itself blocked for longer than the queue lets the hardware
+ * reach the last valid descriptor and halt, which is detected and recovered.
+ */
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/interrupt.h>
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/spinlock.h>
+#include "smodem.h"
+#include "smodem_ring.h"
+#include "smodem_trace.h"
+
+/* Mixer (BAR0) registers. */
+#define NAM_RESET		0x00
+#define NAM_MASTER_VOL		0x02
+#define NAM_PCM_OUT_VOL		0x18
+#define NAM_REC_SELECT		0x1a
+#define NAM_REC_GAIN		0x1c
+#define NAM_POWERDOWN		0x26
+#define NAM_EXT_AUDIO_CTRL	0x2a
+#define NAM_FRONT_DAC_RATE	0x2c
+#define NAM_LR_ADC_RATE		0x32
+#define EACS_VRA		0x0001
+#define REC_LINE_IN		0x0404
+
+/* Bus master (BAR1) registers, per channel and global. */
+#define CH_PI			0x00
+#define CH_PO			0x10
+#define CH_BDBAR		0x00
+#define CH_CIV			0x04
+#define CH_LVI			0x05
+#define CH_SR			0x06
+#define CH_PICB			0x08
+#define CH_CR			0x0b
+#define GLOB_CNT		0x2c
+#define GLOB_STA		0x30
+
+#define SR_DCH			0x01
+#define SR_LVBCI		0x04
+#define SR_BCIS			0x08
+#define SR_FIFOE		0x10
+#define SR_ACK			(SR_LVBCI | SR_BCIS | SR_FIFOE)
+#define CR_RPBM			0x01
+#define CR_RR			0x02
+#define CR_LVBIE		0x04
+#define CR_FEIE			0x08
+#define CR_IOCE			0x10
+#define GC_COLD			0x02
+#define GS_PIINT		0x20
+#define GS_POINT		0x40
+#define GS_MINT			0x80
+#define GS_CODEC_READY		0x100
+
+#define BD_IOC			0x80000000u
+#define BD_ENTRIES		32
+#define QUEUE_PERIODS		8
+#define CHANNELS		2
+
+struct ac97_bd {
+	__le32 addr;
+	__le32 ctl;
+};
+
+struct ac97_chan {
+	const char *name;
+	u8 reg;
+	bool ioc;		/* this channel paces the period interrupts */
+	struct ac97_bd *bdl;
+	dma_addr_t bdl_dma;
+	s16 *buf;
+	dma_addr_t buf_dma;
+	u64 slot_abs[BD_ENTRIES];	/* absolute frame at each slot's start */
+	u32 slot_len[BD_ENTRIES];	/* frames */
+	u8 lvi;
+	u64 next_abs;		/* where the next queued period starts */
+	u32 queued_periods;
+	u64 period_end[BD_ENTRIES];	/* ends of queued periods, FIFO */
+	u8 pe_head, pe_tail;
+};
+
+struct ac97 {
+	struct smodem_dev *sd;
+	struct pci_dev *pci;
+	void __iomem *nam;
+	void __iomem *nabm;
+	raw_spinlock_t lock;	/* the queues; taken in hard IRQ */
+	struct ac97_chan ch[2];	/* PI, PO */
+	u32 period;		/* frames per newly queued period */
+	u64 tx_cleared;		/* output silenced up to here */
+	bool irq_on;
+	bool running;		/* a stopped channel reads as halted too */
+};
+
+static inline u8 ch_rb(struct ac97 *a, struct ac97_chan *c, int r)
+{
+	return ioread8(a->nabm + c->reg + r);
+}
+
+static inline void ch_wb(struct ac97 *a, struct ac97_chan *c, int r, u8 v)
+{
+	iowrite8(v, a->nabm + c->reg + r);
+}
+
+/* Queue one period at c->next_abs: one or two descriptors. */
+static void queue_period(struct ac97 *a, struct ac97_chan *c)
+{
+	struct smodem_dev *sd = a->sd;
+	struct smodem_piece pc[2];
+	unsigned int k, i;
+
+	k = smodem_split_period(c->next_abs, a->period, sd->p.ring, pc);
+	for (i = 0; i < k; i++) {
+		u8 slot = (c->lvi + 1) % BD_ENTRIES;
+		u32 ctl = pc[i].len * CHANNELS;
+
+		if (c->ioc && i == k - 1)
+			ctl |= BD_IOC;
+		c->bdl[slot].addr = cpu_to_le32(c->buf_dma +
+						pc[i].off * CHANNELS * 2);
+		c->bdl[slot].ctl = cpu_to_le32(ctl);
+		c->slot_abs[slot] = c->next_abs;
+		c->slot_len[slot] = pc[i].len;
+		c->next_abs += pc[i].len;
+		c->lvi = slot;
+	}
+	c->period_end[c->pe_tail] = c->next_abs;
+	c->pe_tail = (c->pe_tail + 1) % BD_ENTRIES;
+	c->queued_periods++;
+}
+
+/* CIV and PICB read as a pair: retry if the slot changed in between. */
+static u64 chan_pos(struct ac97 *a, struct ac97_chan *c, u8 *civ_out)
+{
+	u8 civ, civ2;
+	u16 picb;
+	u32 done;
+
+	do {
+		civ = ch_rb(a, c, CH_CIV) % BD_ENTRIES;
+		picb = ioread16(a->nabm + c->reg + CH_PICB);
+		civ2 = ch_rb(a, c, CH_CIV) % BD_ENTRIES;
+	} while (civ != civ2);
+	if (civ_out)
+		*civ_out = civ;
+	done = c->slot_len[civ] - min_t(u32, picb / CHANNELS, c->slot_len[civ]);
+	return c->slot_abs[civ] + done;
+}
+
+/* Retire finished periods and keep QUEUE_PERIODS queued ahead. */
+static void refill(struct ac97 *a, struct ac97_chan *c, u64 pos)
+{
+	while (c->queued_periods &&
+	       c->period_end[c->pe_head] <= pos) {
+		c->pe_head = (c->pe_head + 1) % BD_ENTRIES;
+		c->queued_periods--;
+	}
+	while (c->queued_periods < QUEUE_PERIODS + 1)
+		queue_period(a, c);
+	ch_wb(a, c, CH_LVI, c->lvi);
+}
+
+static u64 ac97_position(struct smodem_dev *sd, u64 *tx_pos)
+{
+	struct ac97 *a = sd->hw_priv;
+	unsigned long flags;
+	u64 rx;
+
+	raw_spin_lock_irqsave(&a->lock, flags);
+	rx = chan_pos(a, &a->ch[0], NULL);
+	if (tx_pos)
+		*tx_pos = chan_pos(a, &a->ch[1], NULL);
+	raw_spin_unlock_irqrestore(&a->lock, flags);
+	return rx;
+}
+
+/*
+ * Silence what the output engine has played, so a late pump leaves a gap on
+ * the line instead of replaying a ring-old signal.
+ */
+static void tx_clear_played(struct ac97 *a, u64 *cleared, u64 played)
+{
+	struct smodem_dev *sd = a->sd;
+	struct smodem_piece pc[2];
+	unsigned int k, i;
+	u64 n;
+
+	if (played <= *cleared)
+		return;
+	n = min_t(u64, played - *cleared, sd->p.ring);
+	k = smodem_split_period(played - n, (u32)n, sd->p.ring, pc);
+	for (i = 0; i < k; i++)
+		memset(sd->tx_ring + pc[i].off * CHANNELS, 0,
+		       pc[i].len * CHANNELS * sizeof(s16));
+	*cleared = played;
+}
+
+static irqreturn_t ac97_isr(int irq, void *dev_id)
+{
+	struct ac97 *a = dev_id;
+	struct smodem_dev *sd = a->sd;
+	u64 t0 = ktime_get_ns(), t1, rx, tx;
+	u32 sta = ioread32(a->nabm + GLOB_STA);
+	bool period = false;
+	int i;
+
+	if (!(sta & (GS_PIINT | GS_POINT | GS_MINT)))
+		return IRQ_NONE;
+
+	if (unlikely(sd->stall_ms)) {
+		mdelay(sd->stall_ms);
+		sd->stall_ms = 0;
+	}
+
+	raw_spin_lock(&a->lock);
+	for (i = 0; i < 2; i++) {
+		struct ac97_chan *c = &a->ch[i];
+		u16 sr = ioread16(a->nabm + c->reg + CH_SR);
+		u8 civ;
+		u64 pos;
+
+		iowrite16(sr & SR_ACK, a->nabm + c->reg + CH_SR);
+		if (c->ioc && (sr & SR_BCIS))
+			period = true;
+		pos = chan_pos(a, c, &civ);
+		if ((sr & SR_DCH) && a->running) {
+			/* Writing LVI below restarts a halted channel. */
+			sd->st.dma_halts++;
+			trace_smodem_dma_halt(sd, c->name, civ, c->lvi);
+		}
+		refill(a, c, pos);
+	}
+	rx = chan_pos(a, &a->ch[0], NULL);
+	tx = chan_pos(a, &a->ch[1], NULL);
+	tx_clear_played(a, &a->tx_cleared, tx);
+	raw_spin_unlock(&a->lock);
+
+	/* The MC channel is never started; its status is acked above. */
+	iowrite16(SR_ACK, a->nabm + 0x20 + CH_SR);
+
+	if (period)
+		smodem_irq(sd, rx);
+	t1 = ktime_get_ns();
+	smodem_stat_add(&sd->st.isr_ns, t1 - t0);
+	trace_smodem_isr_exit(sd, t1 - t0);
+	return IRQ_HANDLED;
+}
+
+static void ac97_set_period(struct smodem_dev *sd, u32 frames)
+{
+	struct ac97 *a = sd->hw_priv;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&a->lock, flags);
+	a->period = frames;
+	raw_spin_unlock_irqrestore(&a->lock, flags);
+}
+
+static int codec_wait_ready(struct ac97 *a)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (ioread32(a->nabm + GLOB_STA) & GS_CODEC_READY)
+			return 0;
+		usleep_range(1000, 2000);
+	}
+	return -ETIMEDOUT;
+}
+
+static void nam_w(struct ac97 *a, int reg, u16 v)
+{
+	iowrite16(v, a->nam + reg);
+}
+
+static int codec_setup(struct ac97 *a)
+{
+	u32 rate = a->sd->p.rate;
+
+	iowrite32(GC_COLD, a->nabm + GLOB_CNT);
+	if (codec_wait_ready(a))
+		return -ETIMEDOUT;
+	nam_w(a, NAM_RESET, 0);
+	nam_w(a, NAM_POWERDOWN, 0);
+	nam_w(a, NAM_EXT_AUDIO_CTRL, EACS_VRA);
+	nam_w(a, NAM_FRONT_DAC_RATE, rate);
+	nam_w(a, NAM_LR_ADC_RATE, rate);
+	if (ioread16(a->nam + NAM_FRONT_DAC_RATE) != rate ||
+	    ioread16(a->nam + NAM_LR_ADC_RATE) != rate)
+		return -EIO;
+	/*
+	 * Unmuted and unity gain through the emulated codec, which scales the
+	 * samples linearly over each register's range: attenuation fields 0,
+	 * the record gain field at its top.  The line must be bit-transparent.
+	 */
+	nam_w(a, NAM_MASTER_VOL, 0x0000);
+	nam_w(a, NAM_PCM_OUT_VOL, 0x0000);
+	nam_w(a, NAM_REC_SELECT, REC_LINE_IN);
+	nam_w(a, NAM_REC_GAIN, 0x0f0f);
+	return 0;
+}
+
+static void chan_reset(struct ac97 *a, struct ac97_chan *c)
+{
+	int i;
+
+	ch_wb(a, c, CH_CR, 0);
+	ch_wb(a, c, CH_CR, CR_RR);
+	for (i = 0; i < 100 && (ch_rb(a, c, CH_CR) & CR_RR); i++)
+		udelay(10);
+	iowrite16(SR_ACK, a->nabm + c->reg + CH_SR);
+}
+
+static void chan_prime(struct ac97 *a, struct ac97_chan *c)
+{
+	c->lvi = BD_ENTRIES - 1;	/* so the first queued slot is 0 */
+	c->next_abs = 0;
+	c->queued_periods = 0;
+	c->pe_head = 0;
+	c->pe_tail = 0;
+	iowrite32(c->bdl_dma, a->nabm + c->reg + CH_BDBAR);
+	while (c->queued_periods < QUEUE_PERIODS + 1)
+		queue_period(a, c);
+	ch_wb(a, c, CH_LVI, c->lvi);
+}
+
+static int ac97_start(struct smodem_dev *sd)
+{
+	struct ac97 *a = sd->hw_priv;
+	int err, i;
+
+	err = codec_setup(a);
+	if (err) {
+		dev_err(&a->pci->dev, "AC'97 codec set-up failed (%d)\n", err);
+		return err;
+	}
+	a->period = sd->p.period;
+	a->tx_cleared = 0;
+	for (i = 0; i < 2; i++) {
+		chan_reset(a, &a->ch[i]);
+		chan_prime(a, &a->ch[i]);
+	}
+	/*
+	 * The top half is short and must stay a hard interrupt on PREEMPT_RT
+	 * too: it is the DMA engine's pacing, whatever context the processing
+	 * is bound to.
+	 */
+	err = request_irq(a->pci->irq, ac97_isr, IRQF_SHARED | IRQF_NO_THREAD,
+			  "smodem", a);
+	if (err) {
+		dev_err(&a->pci->dev, "cannot get IRQ %d (%d)\n", a->pci->irq,
+			err);
+		return err;
+	}
+	a->irq_on = true;
+	a->running = true;
+	/* Both engines start together, so their positions stay in step. */
+	ch_wb(a, &a->ch[0], CH_CR, CR_RPBM | CR_IOCE | CR_LVBIE | CR_FEIE);
+	ch_wb(a, &a->ch[1], CH_CR, CR_RPBM | CR_LVBIE | CR_FEIE);
+	return 0;
+}
+
+static void ac97_stop(struct smodem_dev *sd)
+{
+	struct ac97 *a = sd->hw_priv;
+	int i;
+
+	a->running = false;
+	for (i = 0; i < 2; i++)
+		ch_wb(a, &a->ch[i], CH_CR, 0);
+	if (a->irq_on) {
+		free_irq(a->pci->irq, a);
+		a->irq_on = false;
+	}
+	for (i = 0; i < 2; i++)
+		chan_reset(a, &a->ch[i]);
+}
+
+static int chan_alloc(struct ac97 *a, struct ac97_chan *c, u32 ring)
+{
+	struct device *d = &a->pci->dev;
+
+	c->bdl = dmam_alloc_coherent(d, BD_ENTRIES * sizeof(*c->bdl),
+				     &c->bdl_dma, GFP_KERNEL);
+	c->buf = dmam_alloc_coherent(d, ring * CHANNELS * sizeof(s16),
+				     &c->buf_dma, GFP_KERNEL);
+	return c->bdl && c->buf ? 0 : -ENOMEM;
+}
+
+static int probe_err;
+
+static int ac97_probe(struct pci_dev *pci, const struct pci_device_id *id)
+{
+	struct smodem_dev *sd;
+	struct ac97 *a;
+	int err;
+
+	err = pcim_enable_device(pci);
+	if (err)
+		goto fail;
+	err = pcim_iomap_regions(pci, BIT(0) | BIT(1), "smodem");
+	if (err)
+		goto fail;
+	err = dma_set_mask_and_coherent(&pci->dev, DMA_BIT_MASK(32));
+	if (err)
+		goto fail;
+	pci_set_master(pci);
+
+	a = devm_kzalloc(&pci->dev, sizeof(*a), GFP_KERNEL);
+	if (!a) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	a->pci = pci;
+	a->nam = pcim_iomap_table(pci)[0];
+	a->nabm = pcim_iomap_table(pci)[1];
+	raw_spin_lock_init(&a->lock);
+	a->ch[0] = (struct ac97_chan){ .name = "pi", .reg = CH_PI, .ioc = true };
+	a->ch[1] = (struct ac97_chan){ .name = "po", .reg = CH_PO };
+	err = chan_alloc(a, &a->ch[0], smodem_p.ring) ?:
+	      chan_alloc(a, &a->ch[1], smodem_p.ring);
+	if (err)
+		goto fail;
+
+	sd = smodem_dev_alloc(pci_name(pci), &pci->dev);
+	if (IS_ERR(sd)) {
+		err = PTR_ERR(sd);
+		goto fail;
+	}
+	snprintf(sd->name, sizeof(sd->name), "ac97-%s", pci_name(pci));
+	sd->hw = &smodem_hw_ac97;
+	sd->hw_priv = a;
+	sd->rx_ring = a->ch[0].buf;
+	sd->tx_ring = a->ch[1].buf;
+	a->sd = sd;
+	err = smodem_dev_register(sd);
+	if (err) {
+		smodem_dev_free(sd);
+		goto fail;
+	}
+	pci_set_drvdata(pci, a);
+	return 0;
+fail:
+	probe_err = err;
+	return err;
+}
+
+static void ac97_remove(struct pci_dev *pci)
+{
+	struct ac97 *a = pci_get_drvdata(pci);
+
+	smodem_dev_unregister(a->sd);
+	smodem_dev_free(a->sd);
+}
+
+static const struct pci_device_id ac97_ids[] = {
+	{ PCI_DEVICE(PCI_VENDOR_ID_INTEL, 0x2415) },	/* 82801AA */
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, ac97_ids);
+
+static struct pci_driver ac97_driver = {
+	.name = "smodem",
+	.id_table = ac97_ids,
+	.probe = ac97_probe,
+	.remove = ac97_remove,
+};
+
+static int ac97_bound(struct device *dev, void *data)
+{
+	(*(int *)data)++;
+	return 0;
+}
+
+static int ac97_init(void)
+{
+	int err, n = 0;
+
+	probe_err = 0;
+	err = pci_register_driver(&ac97_driver);
+	if (err)
+		return err;
+	err = driver_for_each_device(&ac97_driver.driver, NULL, &n, ac97_bound);
+	if (!err && n)
+		return 0;
+	pci_unregister_driver(&ac97_driver);
+	if (probe_err)
+		return probe_err;
+	pr_err("smodem: hw=ac97: no free Intel 82801AA AC'97 controller (8086:2415); unbind snd-intel8x0 or use hw=vline\n");
+	return -ENODEV;
+}
+
+static void ac97_exit(void)
+{
+	pci_unregister_driver(&ac97_driver);
+}
+
+const struct smodem_backend_ops smodem_hw_ac97 = {
+	.name = "ac97",
+	.init = ac97_init,
+	.exit = ac97_exit,
+	.start = ac97_start,
+	.stop = ac97_stop,
+	.position = ac97_position,
+	.set_period = ac97_set_period,
+};

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smodem: a soft modem whose per-period signal processing is bound, at load
+ * time, to a hard IRQ, a bottom half, a SCHED_FIFO thread or a SCHED_DEADLINE
+ * reservation, to measure what each choice costs everything else.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/mutex.h>
+#include <smdsp/pump.h>
+#include "smodem.h"
+#include "smodem_trace.h"
+
+static char *context = "thr";
+module_param(context, charp, 0444);
+MODULE_PARM_DESC(context, "where the per-period processing runs: int (hard IRQ), dpc (tasklet / BH work), thr (SCHED_FIFO kthread), res (SCHED_DEADLINE kthread) [thr]");
+
+static char *hw = "ac97";
+module_param(hw, charp, 0444);
+MODULE_PARM_DESC(hw, "DMA engine: ac97 (Intel 82801AA, 8086:2415) or vline (hrtimer with in-kernel loopback line) [ac97]");
+
+static uint rate = 8000;
+module_param(rate, uint, 0444);
+MODULE_PARM_DESC(rate, "line sample rate in Hz: 7200, 8000, 9600 or 16000 [8000]");
+
+static uint ring_samples = 512;
+module_param(ring_samples, uint, 0444);
+MODULE_PARM_DESC(ring_samples, "DMA ring length in samples, 64..8192 [512, as in the study]");
+
+static uint period_samples = 100;
+module_param(period_samples, uint, 0444);
+MODULE_PARM_DESC(period_samples, "samples per period interrupt, 8..ring_samples/2; need not divide the ring [100 = 12.5 ms at 8 kHz]");
+
+static uint load_us;
+module_param(load_us, uint, 0444);
+MODULE_PARM_DESC(load_us, "EMULATION: extra arithmetic per period costing this many microseconds of CPU (calibrated at load), to stand in for the study's 1.84 ms V.90 pump; 0..100000, below the period for int [0]");
+
+static uint prio = 50;
+module_param(prio, uint, 0444);
+MODULE_PARM_DESC(prio, "SCHED_FIFO priority of the thr thread, 1..99 [50]");
+
+static uint res_runtime_us = 2000;
+module_param(res_runtime_us, uint, 0444);
+MODULE_PARM_DESC(res_runtime_us, "res: SCHED_DEADLINE runtime per period, microseconds [2000]");
+
+static uint res_period_us = 8000;
+module_param(res_period_us, uint, 0444);
+MODULE_PARM_DESC(res_period_us, "res: SCHED_DEADLINE period, microseconds [8000]");
+
+static uint res_deadline_us;
+module_param(res_deadline_us, uint, 0444);
+MODULE_PARM_DESC(res_deadline_us, "res: SCHED_DEADLINE relative deadline, microseconds, 0 = the period [0]");
+
+struct smodem_params smodem_p;
+
+static const struct smodem_backend_ops *const backends[SMODEM_HW_COUNT] = {
+	[SMODEM_HW_AC97] = &smodem_hw_ac97,
+	[SMODEM_HW_VLINE] = &smodem_hw_vline,
+};
+
+static const struct smodem_ctx_ops *const contexts[SMODEM_CTX_COUNT] = {
+	[SMODEM_CTX_INT] = &smodem_ctx_int,
+	[SMODEM_CTX_DPC] = &smodem_ctx_dpc,
+	[SMODEM_CTX_THR] = &smodem_ctx_thr,
+	[SMODEM_CTX_RES] = &smodem_ctx_res,
+};
+
+static const struct smodem_backend_ops *backend;
+
+struct smodem_dev *smodem_dev_alloc(const char *name, struct device *dev)
+{
+	struct smdsp_pump_config pc = { .sample_rate = smodem_p.rate };
+	/* Room for the longest period a phase may ask for. */
+	u32 max = smodem_p.ring / 2;
+	struct smodem_dev *sd;
+
+	sd = kzalloc(sizeof(*sd), GFP_KERNEL);
+	if (!sd)
+		return ERR_PTR(-ENOMEM);
+	strscpy(sd->name, name, sizeof(sd->name));
+	sd->dev = dev;
+	sd->p = smodem_p;
+	sd->ctx = contexts[smodem_p.context];
+	sd->quantum = smodem_p.period;
+	/* Grows with the engines' skew, see tx_copy(). */
+	sd->tx_lead = smodem_p.period + smodem_p.period / 2;
+	sd->load_units = smodem_load_units(smodem_p.load_us);
+	sd->rx_buf = kcalloc(max, sizeof(s16), GFP_KERNEL);
+	sd->tx_buf = kcalloc(max, sizeof(s16), GFP_KERNEL);
+	sd->pump = smdsp_pump_create(&pc);
+	if (!sd->rx_buf || !sd->tx_buf || !sd->pump) {
+		smodem_dev_free(sd);
+		return ERR_PTR(-ENOMEM);
+	}
+	return sd;
+}
+
+void smodem_dev_free(struct smodem_dev *sd)
+{
+	if (sd->pump)
+		smdsp_pump_free(sd->pump);
+	kfree(sd->rx_buf);
+	kfree(sd->tx_buf);
+	kfree(sd);
+}
+
+int smodem_dev_register(struct smodem_dev *sd)
+{
+	int err;
+
+	err = sd->ctx->start(sd);
+	if (err)
+		return err;
+	smodem_debugfs_add(sd);
+	trace_smodem_phase(sd, "on-hook");
+	err = sd->hw->start(sd);
+	if (err) {
+		sd->hw->stop(sd);
+		smodem_debugfs_remove(sd);
+		sd->ctx->stop(sd);
+		return err;
+	}
+	pr_info("smodem: %s: context=%s rate=%u ring=%u period=%u load_us=%u\n",
+		sd->name, sd->ctx->name, sd->p.rate, sd->p.ring, sd->p.period,
+		sd->p.load_us);
+	return 0;
+}
+
+void smodem_dev_unregister(struct smodem_dev *sd)
+{
+	/* No more interrupts, then no more processing, then no more readers. */
+	sd->hw->stop(sd);
+	sd->ctx->stop(sd);
+	smodem_debugfs_remove(sd);
+}
+
+static int __init smodem_init(void)
+{
+	const char *why = NULL;
+	int err;
+
+	smodem_p = (struct smodem_params){
+		.rate = rate, .ring = ring_samples, .period = period_samples,
+		.load_us = load_us, .prio = prio,
+		.res_runtime_us = res_runtime_us,
+		.res_period_us = res_period_us,
+		.res_deadline_us = res_deadline_us,
+	};
+	if (smodem_parse_context(context, &smodem_p.context)) {
+		pr_err("smodem: context=%s: must be int, dpc, thr or res\n",
+		       context);
+		return -EINVAL;
+	}
+	if (smodem_parse_hw(hw, &smodem_p.hw)) {
+		pr_err("smodem: hw=%s: must be ac97 or vline\n", hw);
+		return -EINVAL;
+	}
+	err = smodem_params_check(&smodem_p, &why);
+	if (err) {
+		pr_err("smodem: invalid parameters: %s\n", why);
+		return err;
+	}
+	smodem_load_calibrate();
+	smodem_debugfs_init();
+	backend = backends[smodem_p.hw];
+	err = backend->init();
+	if (err) {
+		smodem_debugfs_exit();
+		return err;
+	}
+	return 0;
+}
+
+static void __exit smodem_exit(void)
+{
+	backend->exit();
+	smodem_debugfs_exit();
+}
+
+module_init(smodem_init);
+module_exit(smodem_exit);
+MODULE_DESCRIPTION("smodem: soft modem with load-time selectable execution context");
+MODULE_AUTHOR("smodem developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Parameter rules.  Every rule here is what the hardware, the scheduler or
+ * the study's model needs; the reason strings are what insmod users see.
+ */
+#include <linux/errno.h>
+#include <linux/string.h>
+#include "smodem_params.h"
+
+const char * const smodem_context_names[SMODEM_CTX_COUNT] = {
+	[SMODEM_CTX_INT] = "int",
+	[SMODEM_CTX_DPC] = "dpc",
+	[SMODEM_CTX_THR] = "thr",
+	[SMODEM_CTX_RES] = "res",
+};
+
+const char * const smodem_hw_names[SMODEM_HW_COUNT] = {
+	[SMODEM_HW_AC97] = "ac97",
+	[SMODEM_HW_VLINE] = "vline",
+};
+
+static int lookup(const char * const *names, int n, const char *s)
+{
+	int i;
+
+	if (!s)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], s))
+			return i;
+	return -EINVAL;
+}
+
+int smodem_parse_context(const char *s, enum smodem_context *out)
+{
+	int i = lookup(smodem_context_names, SMODEM_CTX_COUNT, s);
+
+	if (i < 0)
+		return i;
+	*out = i;
+	return 0;
+}
+
+int smodem_parse_hw(const char *s, enum smodem_hw *out)
+{
+	int i = lookup(smodem_hw_names, SMODEM_HW_COUNT, s);
+
+	if (i < 0)
+		return i;
+	*out = i;
+	return 0;
+}
+
+static bool rate_ok(u32 rate)
+{
+	/* The rates a V-series soft modem codec runs at (the study: 7.2-16 kHz). */
+	return rate == 7200 || rate == 8000 || rate == 9600 || rate == 16000;
+}
+
+int smodem_params_check(const struct smodem_params *p, const char **why)
+{
+	u32 deadline = p->res_deadline_us ? p->res_deadline_us : p->res_period_us;
+
+	if (!rate_ok(p->rate)) {
+		*why = "rate must be 7200, 8000, 9600 or 16000";
+		return -EINVAL;
+	}
+	if (p->ring < SMODEM_RING_MIN || p->ring > SMODEM_RING_MAX) {
+		*why = "ring_samples must be 64..8192";
+		return -EINVAL;
+	}
+	/*
+	 * The period need not divide the ring (the study ran 90-sample periods
+	 * in a 512-sample ring), but two periods must fit, or the hardware
+	 * overwrites a period while it is being announced.
+	 */
+	if (p->period < SMODEM_PERIOD_MIN || p->period > p->ring / 2) {
+		*why = "period_samples must be >= 8 and <= ring_samples / 2";
+		return -EINVAL;
+	}
+	if (p->load_us > SMODEM_LOAD_MAX_US) {
+		*why = "load_us must be <= 100000";
+		return -EINVAL;
+	}
+	/*
+	 * In hard IRQ context a load at or above the period never lets the CPU
+	 * leave the handler: the machine would be lost, not measured.
+	 */
+	if (p->context == SMODEM_CTX_INT &&
+	    (u64)p->load_us * 1000 >= smodem_period_ns(p->period, p->rate)) {
+		*why = "load_us must be shorter than the period for context=int";
+		return -EINVAL;
+	}
+	if (p->context == SMODEM_CTX_THR && (p->prio < 1 || p->prio > 99)) {
+		*why = "prio must be 1..99";
+		return -EINVAL;
+	}
+	if (p->context == SMODEM_CTX_RES) {
+		if (p->res_runtime_us < SMODEM_DL_RUNTIME_MIN_US) {
+			*why = "res_runtime_us must be >= 2";
+			return -EINVAL;
+		}
+		if (p->res_period_us > SMODEM_DL_PERIOD_MAX_US) {
+			*why = "res_period_us must be <= 4000000";
+			return -EINVAL;
+		}
+		if (p->res_runtime_us > p->res_period_us) {
+			*why = "res_runtime_us must not exceed res_period_us";
+			return -EINVAL;
+		}
+		if (deadline > p->res_period_us) {
+			*why = "res_deadline_us must not exceed res_period_us";
+			return -EINVAL;
+		}
+		if (p->res_runtime_us > deadline) {
+			*why = "res_runtime_us must not exceed res_deadline_us";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}

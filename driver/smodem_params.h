@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Load-time parameters and their validation.  Kept free of kernel services so
+ * the same rules are unit-tested in user space.
+ */
+#ifndef SMODEM_PARAMS_H
+#define SMODEM_PARAMS_H
+
+#include <linux/types.h>
+
+enum smodem_context {
+	SMODEM_CTX_INT,
+	SMODEM_CTX_DPC,
+	SMODEM_CTX_THR,
+	SMODEM_CTX_RES,
+	SMODEM_CTX_COUNT
+};
+
+enum smodem_hw {
+	SMODEM_HW_AC97,
+	SMODEM_HW_VLINE,
+	SMODEM_HW_COUNT
+};
+
+struct smodem_params {
+	enum smodem_context context;
+	enum smodem_hw hw;
+	u32 rate;		/* line sample rate, Hz */
+	u32 ring;		/* ring size, frames */
+	u32 period;		/* frames per period interrupt */
+	u32 load_us;		/* emulated processing cost per period */
+	u32 prio;		/* SCHED_FIFO priority for thr */
+	u32 res_runtime_us;
+	u32 res_period_us;
+	u32 res_deadline_us;	/* 0: equal to the period */
+};
+
+#define SMODEM_RING_MIN		64
+#define SMODEM_RING_MAX		8192
+#define SMODEM_PERIOD_MIN	8
+#define SMODEM_LOAD_MAX_US	100000
+/* The scheduler accounts deadline runtime in units of 1024 ns. */
+#define SMODEM_DL_RUNTIME_MIN_US 2
+#define SMODEM_DL_PERIOD_MAX_US	4000000
+
+extern const char * const smodem_context_names[SMODEM_CTX_COUNT];
+extern const char * const smodem_hw_names[SMODEM_HW_COUNT];
+
+int smodem_parse_context(const char *s, enum smodem_context *out);
+int smodem_parse_hw(const char *s, enum smodem_hw *out);
+
+/*
+ * Returns 0 or -EINVAL; on error *why is set to a one-line reason fit for
+ * dmesg (a static string, possibly with the offending parameter's name).
+ */
+int smodem_params_check(const struct smodem_params *p, const char **why);
+
+/* Period length in nanoseconds, rounded to the nearest. */
+static inline u64 smodem_period_ns(u32 frames, u32 rate)
+{
+	return ((u64)frames * 1000000000ULL + rate / 2) / rate;
+}
+
+#endif

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Position arithmetic shared by every backend and context. Pure functions on
+ * absolute frame counts, so they are unit-tested in user space as they are.
+ *
+ * Positions are absolute (u64) frame counts since the DMA engine started,
+ * never ring offsets: a ring offset cannot tell "nothing pending" from "one
+ * whole ring pending", and the second is exactly the overrun we must see.
+ */
+#ifndef SMODEM_RING_H
+#define SMODEM_RING_H
+
+#include <linux/types.h>
+
+/* A piece of a period as one DMA descriptor sees it: offset and length. */
+struct smodem_piece {
+	u32 off;
+	u32 len;
+};
+
+/*
+ * A period may straddle the end of the ring when the period does not divide
+ * the ring (the study's 90-sample periods in a 512-sample ring).  It is then
+ * carried by two descriptors; only the second raises the period interrupt.
+ * Returns the number of pieces (1 or 2).
+ */
+static inline unsigned int smodem_split_period(u64 start, u32 len, u32 ring,
+					       struct smodem_piece *p)
+{
+	u32 off = (u32)(start % ring);
+
+	p[0].off = off;
+	if (off + len <= ring) {
+		p[0].len = len;
+		return 1;
+	}
+	p[0].len = ring - off;
+	p[1].off = 0;
+	p[1].len = len - p[0].len;
+	return 2;
+}
+
+/* What the processing must do next, decided from the two positions. */
+struct smodem_step {
+	u64 dropped;	/* frames skipped because the ring was overrun */
+	u64 new_sw;	/* software position after the step */
+	bool overrun;
+	bool process;	/* one quantum at the old new_sw is ready */
+};
+
+/*
+ * Once pending reaches the ring, the hardware has overwritten frames we never
+ * read.  We then skip whole quanta, keeping the quantum phase, so the next
+ * processing call starts on fresh data rather than on a torn one.
+ */
+static inline struct smodem_step smodem_next_step(u64 hw, u64 sw, u32 quantum,
+						  u32 ring)
+{
+	struct smodem_step s = { .dropped = 0, .new_sw = sw,
+				 .overrun = false, .process = false };
+	u64 pending = hw > sw ? hw - sw : 0;
+
+	if (pending >= ring) {
+		s.dropped = pending - pending % quantum;
+		s.new_sw = sw + s.dropped;
+		s.overrun = true;
+		return s;
+	}
+	s.process = pending >= quantum;
+	return s;
+}
+
+/* Frames of the period [start, start + len) the output hardware already played. */
+static inline u32 smodem_tx_late(u64 start, u32 len, u64 tx_hw)
+{
+	if (tx_hw <= start)
+		return 0;
+	return tx_hw - start >= len ? len : (u32)(tx_hw - start);
+}
+
+#endif

@@ -1,0 +1,141 @@
+# Guest side of tests/module/test_guest_module.py (busybox sh, root).
+# Runs the module through every check in one boot and leaves raw results in
+# /share/results for the host to judge: stats files, trace captures, rc files.
+# Usage: guest_checks.sh ac97|vline
+set -u
+hw=$1
+K=/opt/smodem/smodem.ko
+D=/sys/kernel/debug/smodem
+R=/share/results
+T=/tmp/results
+mkdir -p $R $T
+
+say() { echo "[guest] $*"; }
+dev_file() { for f in $D/*/"$1"; do echo "$f"; return; done; }
+reset_stats() { echo 1 > "$(dev_file reset)"; }
+snap() { cat "$(dev_file stats)" > "$T/$1.stats"; }
+
+# One context under observation: 10 s of interrupts with the smodem events
+# traced.  Nothing touches /share while it runs.
+observe() {
+	name=$1; shift
+	say "observe $name: $*"
+	if ! insmod $K hw=$hw "$@"; then
+		echo "insmod failed" > $T/$name.err
+		return
+	fi
+	sleep 1
+	trace-cmd start -q -e smodem -b 4096 >/dev/null 2>&1
+	reset_stats
+	sleep 10
+	snap "$name"
+	trace-cmd stop
+	trace-cmd extract -o $T/$name.dat >/dev/null 2>&1
+	trace-cmd reset >/dev/null 2>&1
+	rmmod smodem || echo "rmmod failed" > $T/$name.err
+}
+
+for c in int dpc thr res; do
+	observe ctx-$c context=$c
+done
+
+if [ "$hw" = vline ]; then
+	# Boot without an AC'97 controller: hw=ac97 must refuse cleanly.
+	insmod $K hw=ac97
+	echo $? > $T/nodev.rc
+	dmesg | grep 'smodem' | tail -1 > $T/nodev.msg
+	lsmod | grep -c '^smodem' > $T/nodev.loaded
+	cp -r $T/. $R/
+	exit 0
+fi
+
+# Starvation: a prio-1 thread under a SCHED_FIFO 50 hog for 3 s must overrun,
+# be counted, and recover once the hog is gone.
+say "hog"
+insmod $K hw=$hw context=thr prio=1
+sleep 1
+reset_stats
+fifohog 50 3
+snap hog-during
+sleep 1
+reset_stats
+sleep 2
+snap hog-after
+rmmod smodem
+
+# A handler blocked longer than the descriptor queue lets the engine reach
+# its last valid descriptor and halt: detected, counted, recovered.
+say "halt"
+insmod $K hw=$hw context=thr
+sleep 1
+trace-cmd start -q -e smodem:smodem_dma_halt -e smodem:smodem_overrun >/dev/null 2>&1
+echo 200 > "$(dev_file inject_irq_stall_ms)"
+sleep 2
+snap halt-during
+trace-cmd stop
+trace-cmd extract -o $T/halt.dat >/dev/null 2>&1
+trace-cmd reset >/dev/null 2>&1
+reset_stats
+sleep 2
+snap halt-after
+rmmod smodem
+
+# A phase asks for another period: 2.5 ms as on-hook, then back.
+say "period"
+insmod $K hw=$hw context=thr
+sleep 1
+trace-cmd start -q -e smodem:smodem_period_change >/dev/null 2>&1
+echo 20 > "$(dev_file period)"
+sleep 1
+reset_stats
+sleep 2
+snap period-20
+echo 100 > "$(dev_file period)"
+sleep 1
+reset_stats
+sleep 2
+snap period-100
+trace-cmd stop
+trace-cmd extract -o $T/period.dat >/dev/null 2>&1
+trace-cmd reset >/dev/null 2>&1
+rmmod smodem
+
+# Every bad parameter fails insmod with one line in dmesg and leaves nothing.
+say "bad parameters"
+i=0
+while read -r args; do
+	[ -n "$args" ] || continue
+	i=$((i + 1))
+	dmesg -c >/dev/null
+	# shellcheck disable=SC2086
+	insmod $K $args 2>/dev/null
+	rc=$?
+	{
+		echo "args $args"
+		echo "rc $rc"
+		echo "loaded $(lsmod | grep -c '^smodem')"
+		echo "msg $(dmesg | grep smodem | tr "\n" "|")"
+	} > $T/bad-$i.txt
+	lsmod | grep -q '^smodem' && rmmod smodem
+done < /share/bad-params.txt
+
+# Load/unload cycles through every context: no warning, no leak, no stuck IRQ.
+say "cycles"
+dmesg -c >/dev/null
+n=0
+fails=0
+while [ $n -lt 50 ]; do
+	case $((n % 4)) in
+	0) c=int ;; 1) c=dpc ;; 2) c=thr ;; 3) c=res ;;
+	esac
+	insmod $K hw=$hw context=$c load_us=500 || fails=$((fails + 1))
+	rmmod smodem || fails=$((fails + 1))
+	n=$((n + 1))
+done
+echo "$n $fails" > $T/cycles.txt
+dmesg > $T/cycles.dmesg
+grep smodem /proc/interrupts > $T/cycles.irq
+lsmod | grep -c '^smodem' > $T/cycles.loaded
+
+cp -r $T/. $R/
+say done

@@ -1,0 +1,240 @@
+"""smodem.ko in a QEMU guest (Debian's own kernels, virtual clock).
+
+One boot per kernel and backend runs tests/module/guest_checks.sh, which
+leaves raw results in the share; the tests below judge them.  Kernels: 6.1
+generic and 6.1 PREEMPT_RT (both must be installed: `make deps`).
+"""
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import smtrace
+from smlab.guest import available_kernels, run_guest
+
+TOP = Path(__file__).resolve().parents[2]
+OUT = TOP / "out" / "tests" / "module"
+RATE, PERIOD, RING = 8000, 100, 512
+EXPECTED_IRQS_10S = 10 * RATE // PERIOD
+
+SCHED_FIFO, SCHED_DEADLINE = 1, 6
+
+# (insmod arguments, expected errno, a word the dmesg line must contain)
+BAD_PARAMS = [
+    ("context=foo", 22, "context"),
+    ("hw=isa", 22, "hw"),
+    ("context=thr prio=0", 22, "prio"),
+    ("context=thr prio=100", 22, "prio"),
+    ("context=res res_runtime_us=9000", 22, "res_runtime_us"),
+    ("context=res res_deadline_us=9000", 22, "res_deadline_us"),
+    ("period_samples=300", 22, "period_samples"),
+    ("period_samples=7", 22, "period_samples"),
+    ("ring_samples=32", 22, "ring_samples"),
+    ("rate=44100", 22, "rate"),
+    ("load_us=200000", 22, "load_us"),
+    ("context=int load_us=12500", 22, "load_us"),
+    ("context=res res_runtime_us=7900 res_period_us=8000", 16, "admission"),
+]
+
+
+def kernels():
+    have = available_kernels()
+    want = [k for k in have if re.match(r"6\.1\.\d+-\d+-amd64$", k)][:1]
+    want += [k for k in have if re.match(r"6\.1\.\d+-\d+-rt-amd64$", k)][:1]
+    return want
+
+
+KERNELS = kernels()
+
+
+def test_both_6_1_flavours_installed():
+    assert len(KERNELS) == 2, "need 6.1 generic and rt kernels: make deps"
+
+
+def _boot(kver, hw):
+    out = OUT / kver / hw
+    subprocess.run(["rm", "-rf", str(out)], check=True)
+    out.mkdir(parents=True)
+    (out / "bad-params.txt").write_text(
+        "".join(a + "\n" for a, _, _ in BAD_PARAMS))
+    script = (TOP / "tests/module/guest_checks.sh").read_text()
+    res = run_guest(kver, "sh -s %s <<'SMODEM_EOF'\n%s\nSMODEM_EOF\n" % (hw, script),
+                    str(out), modules=[str(TOP / "build" / kver / "smodem.ko")],
+                    audio="ac97" if hw == "ac97" else "none",
+                    timeout_s=900)
+    assert res.ok, "guest failed: rc=%s timed_out=%s, see %s" % (
+        res.rc, res.timed_out, res.console)
+    return out / "results"
+
+
+_BOOTS = {}
+
+
+def boot(kver, hw):
+    """One boot per kernel and backend, shared by every test that needs it;
+    a failed boot fails its tests once each without booting again."""
+    key = (kver, hw)
+    if key not in _BOOTS:
+        try:
+            _BOOTS[key] = (True, _boot(kver, hw))
+        except Exception as e:  # noqa: BLE001 - re-raised for every user
+            _BOOTS[key] = (False, e)
+    ok, val = _BOOTS[key]
+    if not ok:
+        raise AssertionError("boot %s/%s failed: %s" % (kver, hw, val))
+    return val
+
+
+AC97 = [pytest.param(k, id=k) for k in KERNELS]
+BOTH = [pytest.param(k, hw, id="%s-%s" % (k, hw))
+        for k in KERNELS for hw in ("ac97", "vline")]
+
+
+def _stats(res, name):
+    return smtrace.stats((res / (name + ".stats")).read_text())
+
+
+@pytest.mark.parametrize("ctx", ["int", "dpc", "thr", "res"])
+@pytest.mark.parametrize("kver,hw", BOTH)
+def test_context(kver, hw, ctx):
+    res = boot(kver, hw)
+    name = "ctx-" + ctx
+    assert not (res / (name + ".err")).exists(), (res / (name + ".err")).read_text()
+    st = _stats(res, name)
+    assert st["context"] == ctx and st["hw"] == hw
+
+    # The interrupt rate: 10 s of periods within 3 %.
+    assert abs(st["irqs"] - EXPECTED_IRQS_10S) <= 0.03 * EXPECTED_IRQS_10S, st["irqs"]
+    assert st["periods"] >= st["irqs"] - 2
+    # No load: nothing lost, and never a period's worth left pending.
+    assert st["overruns"] == 0 and st["dropped"] == 0
+    assert st["pending_max"] < PERIOD, st["pending_max"]
+    assert st["tx_late"] == 0
+
+    ev = smtrace.events(res / (name + ".dat"))
+    irqs = [e for e in ev if e.name == "smodem_irq"]
+    procs = [e for e in ev if e.name == "smodem_process"]
+    assert len(irqs) >= EXPECTED_IRQS_10S * 0.97 and len(procs) >= len(irqs) - 2
+    # Interrupt spacing from the trace's own clock: one period each.
+    gaps = [b.ts_ns - a.ts_ns for a, b in zip(irqs, irqs[1:])]
+    mean_gap = sum(gaps) / len(gaps)
+    assert abs(mean_gap - 12.5e6) <= 0.03 * 12.5e6, mean_gap
+    for e in procs:
+        assert e.fields["samples"] == PERIOD
+        assert e.fields["pending"] < PERIOD
+    # The processing ran where the context says it runs.
+    f = procs[len(procs) // 2].fields
+    if ctx == "int":
+        assert all(e.fields["hardirq"] == 1 and "h" in e.flags for e in procs)
+        assert st["exec"] == "hardirq"
+    elif ctx == "dpc":
+        assert all(e.fields["hardirq"] == 0 and e.fields["softirq"] == 1 and
+                   "h" not in e.flags for e in procs)
+        assert st["exec"] in ("tasklet", "bh_work")
+        assert any(e.name == "smodem_dpc_entry" for e in ev)
+        assert any(e.name == "smodem_dpc_exit" for e in ev)
+    elif ctx == "thr":
+        assert all(e.fields["hardirq"] == 0 and e.fields["softirq"] == 0 and
+                   e.fields["policy"] == SCHED_FIFO and e.fields["prio"] == 50
+                   for e in procs)
+        assert st["policy"] == "SCHED_FIFO" and st["rt_priority"] == 50
+        assert all(e.comm.startswith("smodem/thr") for e in procs)
+    else:
+        assert all(e.fields["policy"] == SCHED_DEADLINE for e in procs), f
+        assert st["policy"] == "SCHED_DEADLINE"
+        assert st["dl_runtime_ns"] == 2_000_000
+        assert st["dl_deadline_ns"] == 8_000_000
+        assert st["dl_period_ns"] == 8_000_000
+    if ctx in ("thr", "res"):
+        wakes = [e for e in ev if e.name == "smodem_thread_wakeup"]
+        assert len(wakes) >= len(irqs) * 0.9
+        assert any(e.name == "smodem_thread_done" for e in ev)
+    assert any(e.name == "smodem_isr_exit" for e in ev)
+
+
+@pytest.mark.parametrize("kver,hw", BOTH)
+def test_trace_parses(kver, hw):
+    """Every smodem event in every capture parses with trace-cmd."""
+    res = boot(kver, hw)
+    for dat in sorted(res.glob("ctx-*.dat")):
+        text = smtrace.report_text(dat)
+        assert "FAILED TO PARSE" not in text
+        assert "smodem_irq" in text
+
+
+@pytest.mark.parametrize("kver", AC97)
+def test_no_device(kver):
+    """Booted without an AC'97 controller, hw=ac97 refuses with ENODEV."""
+    res = boot(kver, "vline")
+    assert (res / "nodev.rc").read_text().strip() == "19"       # ENODEV
+    assert "8086:2415" in (res / "nodev.msg").read_text()
+    assert (res / "nodev.loaded").read_text().strip() == "0"
+
+
+@pytest.mark.parametrize("kver", AC97)
+def test_starved_thread_overruns_and_recovers(kver):
+    res = boot(kver, "ac97")
+    during = _stats(res, "hog-during")
+    after = _stats(res, "hog-after")
+    # 3 s without the CPU: the ring (64 ms) wraps many times.
+    assert during["overruns"] >= 1 and during["dropped"] > RING
+    assert during["pending_irq_max"] >= RING
+    # Once the hog is gone the thread keeps up again.
+    assert after["overruns"] == 0 and after["dropped"] == 0
+    assert after["pending_max"] < PERIOD
+    assert after["periods"] >= 2 * RATE // PERIOD * 0.97
+
+
+@pytest.mark.parametrize("kver", AC97)
+def test_dma_halt_detected_and_recovered(kver):
+    res = boot(kver, "ac97")
+    during = _stats(res, "halt-during")
+    after = _stats(res, "halt-after")
+    assert during["dma_halts"] >= 1
+    ev = smtrace.events(res / "halt.dat")
+    assert any(e.name == "smodem_dma_halt" and e.fields["chan"] == "pi" for e in ev)
+    # The engine runs again at its rate, nothing more lost.
+    assert abs(after["irqs"] - 2 * RATE // PERIOD) <= 0.03 * 2 * RATE // PERIOD
+    assert after["dma_halts"] == 0 and after["overruns"] == 0
+
+
+@pytest.mark.parametrize("kver", AC97)
+def test_period_change(kver):
+    res = boot(kver, "ac97")
+    p20 = _stats(res, "period-20")
+    p100 = _stats(res, "period-100")
+    assert p20["period_samples"] == 20 and p100["period_samples"] == 100
+    assert abs(p20["irqs"] - 2 * RATE // 20) <= 0.03 * 2 * RATE // 20
+    assert abs(p100["irqs"] - 2 * RATE // 100) <= 0.03 * 2 * RATE // 100
+    assert p20["overruns"] == 0 and p100["overruns"] == 0
+    ev = smtrace.events(res / "period.dat")
+    changes = [(e.fields["old"], e.fields["new"]) for e in ev
+               if e.name == "smodem_period_change"]
+    assert changes == [(100, 20), (20, 100)]
+
+
+@pytest.mark.parametrize("kver", AC97)
+def test_bad_parameters_rejected(kver):
+    res = boot(kver, "ac97")
+    for i, (args, errno, word) in enumerate(BAD_PARAMS, 1):
+        rec = dict(line.split(" ", 1) for line in
+                   (res / ("bad-%d.txt" % i)).read_text().splitlines()
+                   if " " in line)
+        assert rec["args"] == args
+        assert rec["rc"] == str(errno), (args, rec)
+        assert rec["loaded"] == "0", args
+        assert word in rec.get("msg", ""), (args, rec.get("msg"))
+
+
+@pytest.mark.parametrize("kver", AC97)
+def test_load_unload_cycles(kver):
+    res = boot(kver, "ac97")
+    n, fails = (res / "cycles.txt").read_text().split()
+    assert (int(n), int(fails)) == (50, 0)
+    dmesg = (res / "cycles.dmesg").read_text()
+    bad = [line for line in dmesg.splitlines()
+           if re.search(r"WARNING|BUG|Oops|leak|Call Trace|refcount|irq \d+: nobody", line)]
+    assert not bad, bad
+    assert (res / "cycles.loaded").read_text().strip() == "0"
+    assert (res / "cycles.irq").read_text().strip() == ""

@@ -1,0 +1,2 @@
+/* The kernel errno values; the system errno.h would include this file back. */
+#include <asm/errno.h>

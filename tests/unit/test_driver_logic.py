@@ -1,0 +1,20 @@
+"""Builds and runs the user-space tests of the driver's pure logic."""
+import pathlib
+import subprocess
+
+TOP = pathlib.Path(__file__).resolve().parents[2]
+
+
+def test_driver_logic(tmp_path):
+    exe = tmp_path / "test_driver_logic"
+    subprocess.run(
+        ["gcc", "-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
+         "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+         "-I", str(TOP / "tests/unit/shim"), "-I", str(TOP / "driver"),
+         str(TOP / "tests/unit/test_driver_logic.c"),
+         str(TOP / "driver/smodem_params.c"), "-o", str(exe)],
+        check=True)
+    r = subprocess.run([str(exe)], capture_output=True, text=True)
+    print(r.stdout)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert " 0 failed" in r.stdout

@@ -1,0 +1,84 @@
+"""Read what smodem leaves behind: trace-cmd captures and debugfs stats.
+
+One parser for the tests, the comparison run and the reports:
+  events(dat_path)       -> list of Event(name, ts_ns, cpu, flags, fields)
+  stats(text)            -> dict of the debugfs stats file
+  summarize(values)      -> dict(n, min, avg, p50, p99, max)
+"""
+import re
+import subprocess
+from dataclasses import dataclass
+
+# `trace-cmd report -l -t`: "  <comm>-<pid>  0d.h1.  12.345678901: smodem_irq: k=v ..."
+# (CPU number glued to the latency flags: irqs-off, need-resched, hardirq/
+# softirq, preempt depth).
+_LINE = re.compile(
+    r"^\s*(?P<comm>.+?)-(?P<pid>\d+)\s+(?P<cpu>\d+)(?P<flags>\S*)\s+"
+    r"(?P<ts>\d+\.\d+):\s+(?P<name>[\w]+):\s*(?P<rest>.*)$")
+_FIELD = re.compile(r"(\w+)=(\S+)")
+
+
+@dataclass
+class Event:
+    name: str
+    ts_ns: int
+    cpu: int
+    comm: str
+    pid: int
+    flags: str
+    fields: dict
+
+
+def _num(v):
+    try:
+        return int(v)
+    except ValueError:
+        return v
+
+
+def parse_report(text, prefix="smodem_"):
+    """Events from `trace-cmd report -l -t` text (nanosecond timestamps)."""
+    out = []
+    for line in text.splitlines():
+        m = _LINE.match(line)
+        if not m or not m.group("name").startswith(prefix):
+            continue
+        sec, frac = m.group("ts").split(".")
+        ts = int(sec) * 1_000_000_000 + int(frac.ljust(9, "0")[:9])
+        fields = {k: _num(v) for k, v in _FIELD.findall(m.group("rest"))}
+        out.append(Event(m.group("name"), ts, int(m.group("cpu")),
+                         m.group("comm"), int(m.group("pid")),
+                         m.group("flags"), fields))
+    return out
+
+
+def report_text(dat_path):
+    r = subprocess.run(["trace-cmd", "report", "-l", "-t", "-i", str(dat_path)],
+                       capture_output=True, text=True, check=True)
+    return r.stdout
+
+
+def events(dat_path, prefix="smodem_"):
+    return parse_report(report_text(dat_path), prefix)
+
+
+def stats(text):
+    """The debugfs stats file: one 'name value' per line."""
+    out = {}
+    for line in text.splitlines():
+        parts = line.split(None, 1)
+        if len(parts) == 2:
+            out[parts[0]] = _num(parts[1].strip())
+    return out
+
+
+def summarize(values):
+    vals = sorted(values)
+    if not vals:
+        return {"n": 0, "min": None, "avg": None, "p50": None, "p99": None,
+                "max": None}
+
+    def pct(p):
+        return vals[min(len(vals) - 1, int(p / 100.0 * len(vals)))]
+    return {"n": len(vals), "min": vals[0], "avg": sum(vals) / len(vals),
+            "p50": pct(50), "p99": pct(99), "max": vals[-1]}

@@ -20,7 +20,7 @@ ICOUNT_SHIFT ?= 0
 OUT          ?= out/compare
 export CONTEXTS DURATION LOAD_US KERNEL CLOCK ICOUNT_SHIFT OUT
 
-.PHONY: all module modules deps check check-build lint compare demo clean FORCE
+.PHONY: all module modules deps check check-build compare demo bench-module clean FORCE
 
 all: module
 
@@ -56,6 +56,10 @@ compare: deps
 demo: deps
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko
 	$(PYTHON) tools/demo.py
+
+bench-module: deps
+	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko
+	$(PYTHON) tools/bench_module.py
 
 clean:
 	rm -rf build out

@@ -1,0 +1,536 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of smline, the host side of the telephone line (tools/line).
+
+Offline: smline's pipe transport on one end of a socketpair, the test modem
+(tests/line/testmodem.c, SpanDSP, standing in for the guest) on the other.
+Both count samples only, so every call is deterministic and runs much faster
+than real time. One short real-time test drives the JACK transport through a
+loopback on a private jackd (dummy driver).
+
+Run: /usr/bin/python3 -m pytest -q tests/line   (or make -f tools/line/line.mk check-line)
+"""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import threading
+import time
+import tty
+import zlib
+
+import numpy as np
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+OUT = os.path.join(ROOT, "build", "line")
+SMLINE = os.path.join(OUT, "smline")
+TESTMODEM = os.path.join(OUT, "testmodem")
+RATE = 8000
+NUMBER = "5551234"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def build():
+    r = subprocess.run(["make", "-s", "-f", "tools/line/line.mk", "line"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def payload(seed, n):
+    """Python twin of sml_payload_fill() (tools/line/util.c)."""
+    m = (1 << 64) - 1
+    out = bytearray(n)
+    z = 0
+    for k in range(n):
+        if k % 8 == 0:
+            z = (seed * 0x9E3779B97F4A7C15 + (k >> 3) + 1) & m
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+            z ^= z >> 31
+        out[k] = (z >> (8 * (k & 7))) & 0xFF
+    return bytes(out)
+
+
+def crc(seed, n):
+    return "%08x" % zlib.crc32(payload(seed, n))
+
+
+class Call:
+    def __init__(self, records, modems, line_err, modem_err, wall):
+        self.records = records
+        self.modems = modems
+        self.modem = modems[0]
+        self.line_err = line_err
+        self.modem_err = modem_err
+        self.wall = wall
+
+    @property
+    def rec(self):
+        assert len(self.records) == 1, self.records
+        return self.records[0]
+
+
+def call(line_args, modem_args, timeout=60, calls=1):
+    """One smline and one testmodem on a socketpair; both must exit."""
+    a, b = socket.socketpair()
+    t0 = time.monotonic()
+    line = subprocess.Popen(
+        [SMLINE, "--transport", "pipe:fd=%d" % a.fileno(), "--calls", str(calls)]
+        + line_args, pass_fds=[a.fileno()], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    modem = subprocess.Popen([TESTMODEM, "--fd", str(b.fileno())] + modem_args,
+                             pass_fds=[b.fileno()], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    a.close()
+    b.close()
+    try:
+        mo, me = modem.communicate(timeout=timeout)
+        lo, le = line.communicate(timeout=timeout)
+    finally:
+        for p in (modem, line):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    assert modem.returncode == 0, me
+    assert line.returncode == 0, le
+    records = [json.loads(x) for x in lo.splitlines() if x.strip()]
+    modems = [json.loads(x) for x in mo.splitlines() if x.strip()]
+    return Call(records, modems, le, me, time.monotonic() - t0)
+
+
+def answer_route(words="v22bis,v42", n=4096, seed_far=7, seed_modem=8, extra=""):
+    return "%s=answer:%s,send=random:%d:%d,expect=random:%d:%d%s" % (
+        NUMBER, words, n, seed_far, n, seed_modem, extra)
+
+
+def modem_args(words="v22bis,v42", n=4096, seed_far=7, seed_modem=8):
+    return ["--dial", NUMBER, "--mod", words, "--send", "random:%d:%d" % (n, seed_modem),
+            "--expect", "random:%d:%d" % (n, seed_far)]
+
+
+def assert_transfer(c, n=4096, seed_far=7, seed_modem=8, mod="V.22bis", rate=2400,
+                    v42=True, v8=False):
+    r, m = c.rec, c.modem
+    assert r["result"] == "connected", c.line_err
+    assert r["modulation"] == mod and r["rate"] == rate
+    assert r["v42"] is v42 and r["v8"] is v8
+    assert r["bytes_to_modem"] == n and r["bytes_from_modem"] >= n
+    assert r["crc32_to_modem"] == crc(seed_far, n)
+    assert r["expect_ok"] is True
+    assert r["errors"]["mismatched_bytes"] == 0
+    assert m["result"] == "CONNECT", c.modem_err
+    assert m["rate"] == rate and m["mod"] == mod
+    assert m["received"] >= n and m["sent"] == n
+    assert m["crc_sent"] == crc(seed_modem, n)
+    assert m["expect_ok"] is True and m["mismatches"] == 0
+    if v42:
+        # with V.42 not a byte more or less each way, so the CRCs match whole
+        assert r["bytes_from_modem"] == n and m["received"] == n
+        assert r["crc32_from_modem"] == m["crc_sent"]
+        assert m["crc_received"] == r["crc32_to_modem"]
+
+
+def events(rec):
+    return [e["event"] for e in rec["events"]]
+
+
+# ---------------------------------------------------------------- unit level
+
+def test_unit():
+    r = subprocess.run([os.path.join(OUT, "unit")], capture_output=True, text=True,
+                       timeout=60)
+    print(r.stdout)
+    assert r.returncode == 0, r.stdout
+    assert "0 failures" in r.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["--mod", "v22bis", "--v42"], ["--mod", "v22bis"], ["--mod", "v22"],
+    ["--mod", "v22", "--v42"], ["--mod", "v21"], ["--mod", "v21", "--v42"],
+    ["--mod", "v22bis", "--v8"], ["--mod", "v22bis", "--v8", "--v42"],
+    ["--mod", "v21", "--v8"],
+], ids=lambda a: "-".join(x.strip("-") for x in a if x != "--mod"))
+def test_back_to_back(args):
+    """Two modem engines, no exchange: every combination trains and moves data."""
+    r = subprocess.run([os.path.join(OUT, "b2b"), "--bytes", "300"] + args,
+                       capture_output=True, text=True, timeout=60)
+    res = json.loads(r.stdout)
+    print(res)
+    assert r.returncode == 0, res
+    assert res["answer_got"] == 300 and res["caller_got"] == 300
+    assert res["answer_bad"] == 0 and res["caller_bad"] == 0
+    assert res["v8"] is ("--v8" in args)
+    assert res["v42"] is ("--v42" in args)
+
+
+# ---------------------------------------------------------------- the call
+
+def test_call_v22bis_v42_4k(tmp_path):
+    """Off-hook, dial tone, DTMF, ringback, 2100 Hz from the answerer, V.22bis +
+    V.42, 4 KiB each way with matching CRC-32, hang-up, a correct record."""
+    rec_path = tmp_path / "rx.s16"
+    c = call(["--route", answer_route()], modem_args() + ["--record", str(rec_path)])
+    assert_transfer(c)
+    r, m = c.rec, c.modem
+    assert r["number"] == NUMBER and r["direction"] == "outgoing"
+    assert r["route"] == "answer" and r["end"] == "local-hangup"
+    assert r["retransmissions"] == 0 and r["errors"]["fcs"] == 0
+    assert r["duration_samples"] == r["end_sample"] - r["start_sample"]
+    assert r["duration_s"] == pytest.approx(r["duration_samples"] / RATE)
+    assert 5.0 < r["setup_s"] < 15.0
+    assert r["transfer_s"] > 4096 / 300.0  # cannot beat 2400 bit/s
+    ev = events(r)
+    for want in ("off-hook", "first digit (DTMF)", "number 5551234 routed: answer",
+                 "far end answers", "far modem: answer-tone", "far modem: training",
+                 "far modem: data V.22bis 2400 V.42", "on-hook"):
+        assert any(want in e for e in ev), (want, ev)
+    # the test modem heard each stage in order
+    assert 0 < m["dialtone_s"] < m["dial_end_s"] < m["answer_tone_s"] < m["data_s"]
+    assert len(m["ringback"]) >= 1 and m["ringback"][0][0] == pytest.approx(2.0, abs=0.06)
+    assert m["hangup_s"] * RATE == pytest.approx(r["end_sample"], abs=RATE * 0.05)
+
+    # the recording of what the modem heard, checked with numpy
+    x = np.fromfile(rec_path, dtype="<i2").astype(float)
+    frame = 400
+
+    def share(f, seg):
+        k = np.arange(len(seg))
+        z = np.abs(np.sum(seg * np.exp(-2j * np.pi * f * k / RATE))) ** 2
+        return 2 * z / (len(seg) * np.sum(seg ** 2) + 1e-9)
+
+    def dbm0(seg):
+        return 6.16 + 20 * np.log10(np.sqrt(np.mean(seg ** 2)) / (32767 / np.sqrt(2)))
+
+    # dial tone: 350 + 440 Hz, -13 dBm0 each (-10 dBm0 together)
+    seg = x[int(0.4 * RATE):int(0.7 * RATE)]
+    assert share(350, seg) > 0.45 and share(440, seg) > 0.45
+    assert dbm0(seg) == pytest.approx(-9.99, abs=0.3)
+    # the answer tone: 2100 Hz, 2.6-4.0 s long, after at least 1.8 s of
+    # silence from the answer (V.25); ansdelay is 2 s, SpanDSP adds 0.2 s
+    on = []
+    for i in range(0, len(x) - frame, frame):
+        seg = x[i:i + frame]
+        on.append(np.sum(seg ** 2) > 0 and share(2100, seg) > 0.9)
+    runs, start = [], None
+    for i, v in enumerate(on + [False]):
+        if v and start is None:
+            start = i
+        elif not v and start is not None:
+            runs.append((start, i))
+            start = None
+    s, e = max(runs, key=lambda se: se[1] - se[0])
+    dur = (e - s) * frame / RATE
+    assert 2.6 <= dur <= 4.0, dur
+    assert r["answer_sample"] + 1.8 * RATE <= s * frame <= r["answer_sample"] + 2.5 * RATE
+    assert -15 < dbm0(x[(s + 1) * frame:(e - 1) * frame]) < -6
+
+
+def test_busy():
+    c = call(["--route", "5550000=busy"], ["--dial", "5550000"])
+    assert c.rec["result"] == "busy" and c.rec["route"] == "busy"
+    assert c.modem["result"] == "BUSY"
+    assert all(on == pytest.approx(0.5, abs=0.06) for on, _ in c.modem["busy"])
+    assert "modulation" not in c.rec
+
+
+def test_no_answer():
+    c = call(["--route", "5559999=noanswer"], ["--dial", "5559999", "--noanswer-s", "20"])
+    assert c.rec["result"] == "noanswer" and c.rec["end"] == "local-hangup"
+    assert c.modem["result"] == "NO ANSWER"
+    rb = c.modem["ringback"]
+    assert len(rb) >= 3
+    for on, off in rb[:-1]:
+        assert on == pytest.approx(2.0, abs=0.06) and off == pytest.approx(4.0, abs=0.06)
+
+
+def test_no_dialtone():
+    c = call(["--no-dialtone", "--route", answer_route()], ["--dial", NUMBER])
+    assert c.rec["result"] == "nodialtone" and c.rec["number"] is None
+    assert c.modem["result"] == "NO DIALTONE"
+
+
+def test_unobtainable():
+    c = call(["--route", answer_route()], ["--dial", "5557777"])
+    assert c.rec["result"] == "unobtainable"
+    assert c.modem["result"] == "REORDER"
+    assert all(on == pytest.approx(0.25, abs=0.06) for on, _ in c.modem["busy"])
+
+
+def test_pulse_dialing():
+    c = call(["--route", "5550000=busy"], ["--dial", "5550000", "--pulse"])
+    assert c.rec["number"] == "5550000" and c.rec["result"] == "busy"
+    assert c.modem["result"] == "BUSY"
+
+
+def test_incoming_ring_cadence():
+    """Ring bursts of 2 s every 6 s on the receive path; answering after the
+    second ring starts a calling modem, which trains and transfers."""
+    c = call(["--incoming", "1.0=v22bis,v42,from=5550001,send=random:2048:3,"
+              "expect=random:2048:4"],
+             ["--answer", "2", "--mod", "v22bis,v42", "--send", "random:2048:4",
+              "--expect", "random:2048:3"])
+    r, m = c.rec, c.modem
+    rings = m["rings"]
+    assert len(rings) == 2
+    assert rings[0][0] == pytest.approx(2.0, abs=0.06)
+    assert rings[0][1] == pytest.approx(4.0, abs=0.06)
+    assert rings[1][0] == pytest.approx(2.0, abs=0.06)
+    assert r["direction"] == "incoming" and r["number"] == "5550001"
+    assert r["rings"] == 2 and r["result"] == "connected"
+    assert r["crc32_to_modem"] == crc(3, 2048) == m["crc_received"]
+    assert r["crc32_from_modem"] == crc(4, 2048) == m["crc_sent"]
+    assert m["result"] == "CONNECT" and m["expect_ok"] and r["expect_ok"]
+
+
+def test_incoming_unanswered():
+    c = call(["--incoming", "0.5=v22bis,rings=3"], ["--answer", "5", "--max-s", "30"])
+    assert c.rec["result"] == "unanswered" and c.rec["rings"] == 3
+    assert len(c.modem["rings"]) == 3
+
+
+def test_noise_minus_30_dbm0():
+    c = call(["--noise", "-30", "--atten", "6", "--route", answer_route()], modem_args())
+    assert_transfer(c)
+    assert c.rec["wire"]["noise_dbm0"] == -30
+
+
+def test_impairments():
+    """Echo, delay and clock offset together still carry the data."""
+    wire = ["--echo", "-15", "--echo-ms", "8", "--delay", "40", "--ppm", "-200",
+            "--atten", "3", "--noise", "-40"]
+    c = call(wire + ["--route", answer_route(n=2048)], modem_args(n=2048))
+    assert_transfer(c, n=2048)
+    w = c.rec["wire"]
+    assert w["ppm"] == -200 and w["delay_ms"] == 40 and w["echo_db"] == -15
+
+
+def test_heavy_noise_degrades():
+    """At -22 dBm0 of noise and 10 dB loss (SNR < 10 dB) the call must not
+    claim a clean transfer: it fails, or V.42 reports errors and resends."""
+    c = call(["--noise", "-22", "--atten", "10", "--route", answer_route(n=2048)],
+             modem_args(n=2048) + ["--max-s", "90"])
+    r = c.rec
+    clean = (r["result"] == "connected" and r["errors"]["fcs"] == 0
+             and r["retransmissions"] == 0 and r.get("expect_ok"))
+    assert not clean, r
+
+
+@pytest.mark.parametrize("words,mod,rate", [
+    ("v21", "V.21", 300), ("v22", "V.22", 1200), ("v22bis,v8", "V.22bis", 2400),
+    ("v22bis,v8,v42", "V.22bis", 2400), ("v21,v42", "V.21", 300)])
+def test_modulations(words, mod, rate):
+    c = call(["--route", answer_route(words, n=400)], modem_args(words, n=400))
+    assert_transfer(c, n=400, mod=mod, rate=rate, v42="v42" in words, v8="v8" in words)
+
+
+def test_several_calls():
+    """One line, four calls in a row: each gets its own record."""
+    c = call(["--route", "5550000=busy", "--route", answer_route(n=500),
+              "--route", "5559999=noanswer"],
+             ["--dial", "5550000", "--dial", NUMBER, "--dial", "5559999", "--dial",
+              "5550000", "--mod", "v22bis,v42", "--send", "random:500:8",
+              "--expect", "random:500:7", "--noanswer-s", "8"], calls=4)
+    assert [r["call"] for r in c.records] == [1, 2, 3, 4]
+    assert [r["result"] for r in c.records] == ["busy", "connected", "noanswer", "busy"]
+    assert [m["result"] for m in c.modems] == ["BUSY", "CONNECT", "NO ANSWER", "BUSY"]
+    assert c.records[1]["expect_ok"] and c.modems[1]["expect_ok"]
+    for a, b in zip(c.records, c.records[1:]):
+        assert a["end_sample"] < b["start_sample"]
+
+
+def test_remote_hangup():
+    """The far end hangs up 3 s into the data phase: the modem loses carrier."""
+    c = call(["--route", "%s=answer:v22bis,v42,echo,hangup=3" % NUMBER],
+             ["--dial", NUMBER, "--mod", "v22bis,v42", "--send", "random:100000:1"])
+    assert c.modem["result"] == "NO CARRIER"
+    assert c.rec["end"] == "remote-hangup" and c.rec["result"] == "connected"
+    assert "far end hangs up" in events(c.rec)
+
+
+def test_deterministic():
+    """Same arguments, same seed: identical records and identical modem output."""
+    args = (["--noise", "-35", "--ppm", "50", "--route", answer_route(n=1024)],
+            modem_args(n=1024))
+    a, b = call(*args), call(*args)
+    assert a.rec == b.rec
+    assert a.modem == b.modem
+    c = call(["--seed", "2"] + args[0], args[1])
+    assert c.rec["wire"]["seed"] == 2
+
+
+def test_config_file(tmp_path):
+    cfg = tmp_path / "line.conf"
+    cfg.write_text("# routes\nroute 5550000=busy\nroute %s\nnoise -45\n" % answer_route(n=256))
+    c = call(["--config", str(cfg)], modem_args(n=256))
+    assert_transfer(c, n=256)
+    assert c.rec["wire"]["noise_dbm0"] == -45
+
+
+@pytest.mark.parametrize("check", ["file", "crc32"])
+def test_file_source_and_sink(tmp_path, check):
+    """The far end sends a file, checks the modem's bytes against a file or
+    just a CRC-32, and saves them."""
+    n = 1000
+    src, want, saved = tmp_path / "src", tmp_path / "want", tmp_path / "saved"
+    src.write_bytes(payload(11, n))
+    want.write_bytes(payload(12, n))
+    exp = "file:%s" % want if check == "file" else "crc32:%s:%d" % (crc(12, n), n)
+    c = call(["--route", "%s=answer:v22bis,v42,send=file:%s,expect=%s,save=%s"
+              % (NUMBER, src, exp, saved)],
+             ["--dial", NUMBER, "--mod", "v22bis,v42", "--send", "random:%d:12" % n,
+              "--expect", "random:%d:11" % n])
+    assert c.rec["expect_ok"] is True and c.modem["expect_ok"] is True
+    assert c.rec["crc32_to_modem"] == crc(11, n)
+    assert saved.read_bytes() == payload(12, n)
+    # and a wrong checksum is caught
+    if check == "crc32":
+        bad = "crc32:%08x:%d" % (int(crc(12, n), 16) ^ 1, n)
+        c = call(["--route", "%s=answer:v22bis,v42,expect=%s" % (NUMBER, bad)],
+                 ["--dial", NUMBER, "--mod", "v22bis,v42", "--send", "random:%d:12" % n])
+        assert c.rec["expect_ok"] is False and c.rec["bytes_from_modem"] == n
+
+
+def test_control_fifo_hook(tmp_path):
+    """Side channel: with --hook control the DC is ignored and the FIFO's
+    'offhook' takes the line off-hook (the command is queued before start)."""
+    fifo = tmp_path / "ctl"
+    os.mkfifo(fifo)
+    fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+    os.write(fd, b"offhook\n")
+    try:
+        c = call(["--hook", "control", "--control", str(fifo), "--route", "5550000=busy"],
+                 ["--dial", "5550000", "--dc", "0"])
+    finally:
+        os.close(fd)
+    assert c.modem["result"] == "BUSY"
+    assert c.rec["result"] == "busy"
+    # the modem's on-hook is invisible here: the call ends when the line stops
+    assert c.rec["end"] == "shutdown"
+
+
+def test_pty_bridge(tmp_path):
+    """Bytes from the modem come out of the pty; bytes written to the pty
+    reach the modem (what pppd on the host will use)."""
+    link = tmp_path / "modem-pty"
+    n = 600
+    stop = threading.Event()
+    seen = bytearray()
+
+    def echo():
+        while not link.exists() and not stop.is_set():
+            time.sleep(0.01)
+        if stop.is_set():
+            return
+        fd = os.open(os.readlink(link), os.O_RDWR | os.O_NOCTTY)
+        os.set_blocking(fd, False)
+        tty.setraw(fd)
+        try:
+            while not stop.is_set():
+                try:
+                    d = os.read(fd, 4096)
+                except BlockingIOError:
+                    time.sleep(0.005)
+                    continue
+                except OSError:
+                    break  # smline closed the master: the call is over
+                seen.extend(d)
+                try:
+                    os.write(fd, d)
+                except OSError:
+                    break
+        finally:
+            os.close(fd)
+
+    th = threading.Thread(target=echo, daemon=True)
+    th.start()
+    try:
+        c = call(["--route", "%s=answer:v22bis,v42,pty=%s" % (NUMBER, link)],
+                 ["--dial", NUMBER, "--mod", "v22bis,v42", "--send", "random:%d:5" % n,
+                  "--expect", "random:%d:5" % n, "--max-s", "300"])
+    finally:
+        stop.set()
+        th.join(5)
+    assert bytes(seen[:n]) == payload(5, n)
+    assert c.modem["expect_ok"] and c.modem["crc_received"] == crc(5, n)
+    assert c.rec["crc32_to_modem"] == crc(5, n)
+
+
+def test_file_transport(tmp_path):
+    """file:IN,OUT: 0.5 s of silence, then 1.5 s off-hook (DC only) from a
+    file; the output file has as many samples, silence, then dial tone."""
+    src, dst = tmp_path / "in.s16", tmp_path / "out.s16"
+    x = np.zeros(2 * RATE, dtype="<i2")
+    x[RATE // 2:] = 4096
+    x.tofile(src)
+    r = subprocess.run([SMLINE, "--transport", "file:%s,%s" % (src, dst)],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)
+    assert rec["result"] == "abandoned" and rec["end"] == "shutdown"
+    assert rec["start_sample"] == pytest.approx(RATE // 2, abs=160)
+    y = np.fromfile(dst, dtype="<i2").astype(float)
+    assert len(y) == len(x)
+    assert np.all(y[:RATE // 2] == 0)
+    k = np.arange(RATE)
+    seg = y[RATE:]
+    for f in (350, 440):
+        amp = 2 * np.abs(np.sum(seg * np.exp(-2j * np.pi * f * k / RATE))) / len(seg)
+        assert 20 * np.log10(amp / 16122) == pytest.approx(-13, abs=0.3)
+
+
+def test_offline_speed():
+    """Not a benchmark gate: the offline line must simply not run in real time
+    (a 20+ s call in well under the call's duration), proving sample pacing."""
+    c = call(["--route", answer_route(n=1024)], modem_args(n=1024))
+    print("line time %.1f s in %.2f s wall" % (c.rec["duration_s"], c.wall))
+    assert c.wall < c.rec["duration_s"] / 2
+
+
+# ---------------------------------------------------------------- JACK
+
+@pytest.mark.skipif(shutil.which("jackd") is None or shutil.which("jack_connect") is None,
+                    reason="jackd2 not installed")
+def test_jack_loopback_tone():
+    """Real time: a private jackd (dummy driver, 48 kHz), smline's JACK
+    transport with to_modem looped into from_modem: a 1 kHz tone at -10 dBm0
+    comes back at the same level and frequency, at 8000 samples/s."""
+    env = dict(os.environ, JACK_DEFAULT_SERVER="smline-test-%d" % os.getpid())
+    jackd = subprocess.Popen(["timeout", "40", "jackd", "-n", env["JACK_DEFAULT_SERVER"],
+                              "-d", "dummy", "-r", "48000", "-p", "256"],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    line = None
+    try:
+        time.sleep(1.5)
+        assert jackd.poll() is None, jackd.stdout.read()
+        line = subprocess.Popen(["timeout", "30", SMLINE, "--transport", "jack",
+                                 "--latency", "800", "--tone-test", "3", "--tone-hz",
+                                 "1000", "--tone-dbm0", "-10"], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(50):
+            lsp = subprocess.run(["timeout", "5", "jack_lsp"], env=env,
+                                 capture_output=True, text=True).stdout
+            if "smline:to_modem" in lsp:
+                break
+            time.sleep(0.1)
+        r = subprocess.run(["timeout", "5", "jack_connect", "smline:to_modem",
+                            "smline:from_modem"], env=env, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        out, err = line.communicate(timeout=30)
+        assert line.returncode == 0, err
+    finally:
+        for p in (line, jackd):
+            if p is not None and p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+    res = json.loads(out)
+    print(res)
+    assert res["level_dbm0"] == pytest.approx(-10, abs=0.2)
+    assert res["freq_hz"] == pytest.approx(1000, abs=0.5)
+    assert res["rate_hz"] == pytest.approx(8000, rel=0.02)
+    assert res["samples"] >= 2 * RATE
+    assert res["underruns"] == 0 and res["overruns"] == 0

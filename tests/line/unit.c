@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of smline's sample-level parts: resamplers, wire impairments,
+ * hook detection, CRC-32 and payloads. One line per check, "ok" or "FAIL",
+ * with the measured numbers; the exit status is the number of failures.
+ * Run by tests/line/test_line.py.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hook.h"
+#include "resample.h"
+#include "sml.h"
+#include "wire.h"
+
+static int failures;
+
+static void check(bool ok, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void check(bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %s: ", ok ? "ok" : "FAIL", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	failures += !ok;
+}
+
+static double rms(const double *x, int n)
+{
+	double s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += x[i] * x[i];
+	return sqrt(s / n);
+}
+
+/* level of frequency f in x (amplitude of a sine), by correlation */
+static double tone_amp(const double *x, int n, double f, double rate)
+{
+	double re = 0, im = 0;
+
+	for (int i = 0; i < n; i++) {
+		re += x[i] * cos(2 * M_PI * f * i / rate);
+		im += x[i] * sin(2 * M_PI * f * i / rate);
+	}
+	return 2 * sqrt(re * re + im * im) / n;
+}
+
+/* 8 kHz -> 48 kHz -> 8 kHz: pass band flat, images and aliases rejected */
+static void test_poly(void)
+{
+	const int L = 6, n = 8000;
+	struct sml_poly up, down;
+	double *hi = malloc(sizeof(double) * n * L), *lo = malloc(sizeof(double) * n);
+	double worst = 0, img, alias;
+	double freqs[] = { 300, 1000, 1800, 2400, 3000, 3400 };
+	unsigned int fi;
+
+	for (fi = 0; fi < sizeof(freqs) / sizeof(freqs[0]); fi++) {
+		double f = freqs[fi], g;
+		int k = 0, m = 0, i;
+
+		sml_poly_init(&up, L);
+		sml_poly_init(&down, L);
+		for (i = 0; i < n; i++) {
+			sml_poly_interp_push(&up, 10000 * sin(2 * M_PI * f * i / 8000));
+			for (int p = 0; p < L; p++) {
+				double y;
+				float s = sml_poly_interp(&up);
+
+				hi[k++] = s;
+				if (sml_poly_decim(&down, s, &y))
+					lo[m++] = y;
+			}
+		}
+		/* skip the filters' start-up */
+		g = 20 * log10(tone_amp(lo + 400, m - 400, f, 8000) / 10000);
+		if (fabs(g) > fabs(worst))
+			worst = g;
+		if (f == 1000) {
+			/* the image of 1 kHz at 7 kHz in the 48 kHz stream */
+			img = 20 * log10(tone_amp(hi + 2400, k - 2400, 7000, 48000) /
+					 tone_amp(hi + 2400, k - 2400, 1000, 48000));
+			check(img < -60, "poly image rejection", "1 kHz image at 7 kHz %.1f dB", img);
+			check(fabs(tone_amp(hi + 2400, k - 2400, 1000, 48000) * 32768 / 10000 - 1) < 0.01,
+			      "poly interpolator gain", "%.4f",
+			      tone_amp(hi + 2400, k - 2400, 1000, 48000) * 32768 / 10000);
+		}
+		sml_poly_free(&up);
+		sml_poly_free(&down);
+	}
+	check(fabs(worst) < 0.5, "poly pass band 300-3400 Hz", "worst %+.2f dB round trip", worst);
+
+	/* a 5 kHz tone at 48 kHz must not alias to 3 kHz at 8 kHz */
+	sml_poly_init(&down, L);
+	{
+		int m = 0;
+
+		for (int i = 0; i < n * L; i++) {
+			double y;
+
+			if (sml_poly_decim(&down, 0.3 * sin(2 * M_PI * 5000.0 * i / 48000), &y))
+				lo[m++] = y;
+		}
+		alias = 20 * log10(rms(lo + 400, m - 400) / (0.3 * 32768 / M_SQRT2) + 1e-12);
+		check(alias < -60, "poly alias rejection", "5 kHz -> %.1f dB", alias);
+	}
+	sml_poly_free(&down);
+	free(hi);
+	free(lo);
+}
+
+/* fractional rate: count, frequency and level follow the ratio */
+static void test_drift(void)
+{
+	const int n = 80000;
+	const double ppm = 250, r = 1 + ppm * 1e-6;
+	struct sml_drift d;
+	double *in = malloc(sizeof(double) * n), *out = malloc(sizeof(double) * (n + 100));
+	int m = 0, i, first = -1, last = -1, cross = 0;
+	double f, g;
+
+	for (i = 0; i < n; i++)
+		in[i] = 10000 * sin(2 * M_PI * 1000.0 * i / 8000);
+	sml_drift_init(&d, r);
+	for (i = 0; i < n; i += 80)
+		m += sml_drift_process(&d, in + i, 80, out + m, n + 100 - m);
+	check(fabs(m - n / r) < 20, "drift sample count",
+	      "%d out for %d in, expected %.1f", m, n, n / r);
+	for (i = 1000; i < m; i++)
+		if (out[i - 1] < 0 && out[i] >= 0) {
+			if (first < 0)
+				first = i;
+			last = i;
+			cross++;
+		}
+	f = (cross - 1) * 8000.0 / (last - first);
+	/* 1 kHz at the input clock is 1000 * r cycles per 8000 output samples */
+	check(fabs(f - 1000 * r) < 0.1, "drift frequency", "%.3f Hz, expected %.3f", f,
+	      1000 * r);
+	g = 20 * log10(rms(out + 1000, m - 1000) / (10000 / M_SQRT2));
+	check(fabs(g) < 0.1, "drift level", "%+.3f dB", g);
+	sml_drift_free(&d);
+	free(in);
+	free(out);
+}
+
+static void run_wire(struct sml_wire_cfg *c, const int16_t *modem_tx,
+		     const int16_t *far_tx, int n, int16_t *at_far, int *nfar,
+		     int16_t *at_modem)
+{
+	struct sml_wire *w = sml_wire_new(c);
+	int i, m = 0;
+
+	for (i = 0; i < n; i += 80) {
+		int k = sml_wire_up(w, modem_tx + i, 80, at_far + m, 200);
+
+		/* feed the far side the same count it produced, as smline does */
+		sml_wire_down(w, far_tx + m, k, modem_tx + i, at_modem + i, 80);
+		m += k;
+	}
+	*nfar = m;
+	sml_wire_free(w);
+}
+
+static void test_wire(void)
+{
+	const int n = 80000;
+	int16_t *mt = calloc(n, 2), *ft = calloc(n + 400, 2), *af = calloc(n + 400, 2);
+	int16_t *am = calloc(n, 2), *am2 = calloc(n, 2);
+	double *x = malloc(sizeof(double) * (n + 400));
+	struct sml_wire_cfg c;
+	int nf, i, peak;
+	double lvl, want;
+
+	/* attenuation: a -10 dBm0 tone loses exactly 8 dB each way */
+	sml_wire_cfg_default(&c);
+	c.atten_db = 8;
+	for (i = 0; i < n; i++) {
+		mt[i] = (int16_t)lrint(sml_dbm0_to_rms(-10) * M_SQRT2 * sin(2 * M_PI * 1000.0 * i / 8000));
+		ft[i] = mt[i];
+	}
+	run_wire(&c, mt, ft, n, af, &nf, am);
+	for (i = 0; i < nf; i++)
+		x[i] = af[i];
+	lvl = sml_rms_to_dbm0(rms(x, nf));
+	check(fabs(lvl + 18) < 0.05, "wire attenuation up", "%.2f dBm0 (want -18.00)", lvl);
+	for (i = 0; i < n; i++)
+		x[i] = am[i];
+	lvl = sml_rms_to_dbm0(rms(x, n));
+	check(fabs(lvl + 18) < 0.05, "wire attenuation down", "%.2f dBm0 (want -18.00)", lvl);
+
+	/* noise: silence in, -30 dBm0 of white noise out at each end */
+	sml_wire_cfg_default(&c);
+	c.noise_dbm0 = -30;
+	memset(mt, 0, n * 2);
+	memset(ft, 0, (n + 400) * 2);
+	run_wire(&c, mt, ft, n, af, &nf, am);
+	for (i = 0; i < nf; i++)
+		x[i] = af[i];
+	lvl = sml_rms_to_dbm0(rms(x, nf));
+	check(fabs(lvl + 30) < 0.2, "wire noise at far end", "%.2f dBm0 (want -30)", lvl);
+	for (i = 0; i < n; i++)
+		x[i] = am[i];
+	lvl = sml_rms_to_dbm0(rms(x, n));
+	check(fabs(lvl + 30) < 0.2, "wire noise at modem", "%.2f dBm0 (want -30)", lvl);
+	/* whiteness: neighbouring samples uncorrelated */
+	{
+		double s01 = 0, s00 = 0;
+
+		for (i = 1; i < n; i++) {
+			s01 += (double)am[i] * am[i - 1];
+			s00 += (double)am[i] * am[i];
+		}
+		check(fabs(s01 / s00) < 0.02, "wire noise is white", "lag-1 correlation %.4f",
+		      s01 / s00);
+	}
+	/* same seed, same noise; another seed, other noise */
+	run_wire(&c, mt, ft, n, af, &nf, am2);
+	check(!memcmp(am, am2, n * 2), "wire seeded repeatable", "identical for seed %llu",
+	      (unsigned long long)c.seed);
+	c.seed = 99;
+	run_wire(&c, mt, ft, n, af, &nf, am2);
+	check(memcmp(am, am2, n * 2) != 0, "wire seed matters", "seed 99 differs");
+
+	/* echo: an impulse from the modem comes back after echo_ms at echo_db */
+	sml_wire_cfg_default(&c);
+	c.echo_db = -12;
+	c.echo_ms = 25;
+	memset(mt, 0, n * 2);
+	mt[1000] = 16000;
+	run_wire(&c, mt, ft, n, af, &nf, am);
+	peak = 0;
+	for (i = 0; i < n; i++)
+		if (abs(am[i]) > abs(am[peak]))
+			peak = i;
+	want = 16000 * pow(10, -12 / 20.0);
+	check(peak == 1000 + 200 && fabs(am[peak] - want) < 2, "wire echo",
+	      "at %+d samples (want +200), %d (want %.0f)", peak - 1000, am[peak], want);
+
+	/* one-way delay: an impulse from the far end arrives delay_ms later */
+	sml_wire_cfg_default(&c);
+	c.delay_ms = 40;
+	memset(mt, 0, n * 2);
+	memset(ft, 0, (n + 400) * 2);
+	ft[2000] = 12000;
+	run_wire(&c, mt, ft, n, af, &nf, am);
+	peak = 0;
+	for (i = 0; i < n; i++)
+		if (abs(am[i]) > abs(am[peak]))
+			peak = i;
+	check(peak == 2000 + 320 && am[peak] == 12000, "wire delay down",
+	      "at %+d samples (want +320)", peak - 2000);
+	mt[3000] = 12000;
+	run_wire(&c, mt, ft, n, af, &nf, am);
+	peak = 0;
+	for (i = 0; i < nf; i++)
+		if (abs(af[i]) > abs(af[peak]))
+			peak = i;
+	check(peak == 3000 + 320, "wire delay up", "at %+d samples (want +320)", peak - 3000);
+
+	/* clock offset: the far end gets fewer samples when the modem is fast */
+	sml_wire_cfg_default(&c);
+	c.ppm = 500;
+	memset(mt, 0, n * 2);
+	run_wire(&c, mt, ft, n, af, &nf, am);
+	check(abs(nf - (int)lround(n / 1.0005)) <= 16, "wire clock offset",
+	      "%d network samples for %d modem samples at +500 ppm (want %.0f)",
+	      nf, n, n / 1.0005);
+
+	free(mt);
+	free(ft);
+	free(af);
+	free(am);
+	free(am2);
+	free(x);
+}
+
+static void test_hook(void)
+{
+	struct sml_hook h;
+	int16_t in[80], out[80];
+	int i, k, closed_at = -1, open_at = -1;
+	double dc_left = 0;
+	bool ever = false;
+
+	/* a strong modem signal without DC never closes the loop */
+	sml_hook_init(&h, 0);
+	for (k = 0; k < 200; k++) {
+		for (i = 0; i < 80; i++)
+			in[i] = (int16_t)lrint(16000 * sin(2 * M_PI * 300.0 * (k * 80 + i) / 8000));
+		ever |= sml_hook_process(&h, in, out, 80);
+	}
+	check(!ever, "hook ignores signal", "0 dBm0 300 Hz without DC stays on-hook");
+
+	/* DC on at block 10: closed within 20 ms; DC off at block 50: open within 20 ms */
+	sml_hook_init(&h, 0);
+	for (k = 0; k < 100; k++) {
+		for (i = 0; i < 80; i++)
+			in[i] = (int16_t)((k >= 10 && k < 50 ? 4096 : 0) +
+					  lrint(5000 * sin(2 * M_PI * 1200.0 * (k * 80 + i) / 8000)));
+		bool c = sml_hook_process(&h, in, out, 80);
+
+		if (c && closed_at < 0)
+			closed_at = k;
+		if (!c && closed_at >= 0 && open_at < 0)
+			open_at = k;
+		if (k == 45) {
+			double s = 0;
+
+			for (i = 0; i < 80; i++)
+				s += out[i];
+			dc_left = s / 80;
+		}
+	}
+	check(closed_at >= 10 && closed_at <= 12, "hook off-hook detection",
+	      "closed %d ms after the DC appeared", (closed_at - 10) * 10);
+	check(open_at >= 50 && open_at <= 52, "hook on-hook detection",
+	      "open %d ms after the DC went", (open_at - 50) * 10);
+	check(fabs(dc_left) < 20, "hook removes DC", "mean %.1f after 350 ms", dc_left);
+}
+
+static void test_crc_payload(void)
+{
+	const uint8_t s[] = "123456789";
+	uint8_t a[100], b[100];
+
+	/* the standard CRC-32 check value */
+	check(sml_crc32(0, s, 9) == 0xCBF43926, "crc32 check value", "%08x",
+	      sml_crc32(0, s, 9));
+	/* a payload read in pieces equals one read whole */
+	sml_payload_fill(7, 0, a, 100);
+	sml_payload_fill(7, 0, b, 33);
+	sml_payload_fill(7, 33, b + 33, 67);
+	check(!memcmp(a, b, 100), "payload offsets", "first bytes %02x%02x%02x%02x",
+	      a[0], a[1], a[2], a[3]);
+}
+
+int main(void)
+{
+	test_poly();
+	test_drift();
+	test_wire();
+	test_hook();
+	test_crc_payload();
+	printf("%d failure%s\n", failures, failures == 1 ? "" : "s");
+	return failures;
+}

@@ -1,0 +1,64 @@
+# smline: the host side of the telephone line (issues 4 and 5).
+# Include from the top-level Makefile, or run from the repository root:
+#   make -f tools/line/line.mk line        build build/line/smline (+ test programs)
+#   make -f tools/line/line.mk check-line  build and run tests/line under pytest
+# Needs libspandsp-dev; the jack transport is built when pkg-config finds jack
+# (libjack-jackd2-dev), otherwise smline has the pipe transport only.
+
+LINE_DIR   := tools/line
+LINE_TDIR  := tests/line
+LINE_OUT   := build/line
+LINE_CC    ?= cc
+LINE_PYTHON ?= /usr/bin/python3
+LINE_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -Wno-unused-parameter \
+	-I$(LINE_DIR) -MMD -MP
+LINE_LIBS  := -lspandsp -lm
+
+LINE_HAVE_JACK := $(shell pkg-config --exists jack 2>/dev/null && echo yes)
+ifeq ($(LINE_HAVE_JACK),yes)
+LINE_JACK_CFLAGS := -DSML_HAVE_JACK $(shell pkg-config --cflags jack)
+LINE_JACK_LIBS   := $(shell pkg-config --libs jack) -lpthread
+LINE_JACK_OBJ    := $(LINE_OUT)/transport_jack.o
+endif
+
+# the core: everything that only counts samples
+LINE_CORE_OBJS := $(addprefix $(LINE_OUT)/, util.o modem.o wire.o resample.o \
+	service.o exchange.o hook.o)
+LINE_OBJS := $(LINE_CORE_OBJS) $(LINE_OUT)/transport_pipe.o $(LINE_OUT)/main.o \
+	$(LINE_JACK_OBJ)
+
+LINE_PROGS := $(LINE_OUT)/smline $(LINE_OUT)/testmodem $(LINE_OUT)/b2b \
+	$(LINE_OUT)/unit
+
+.PHONY: line check-line clean-line
+
+line: $(LINE_PROGS)
+
+$(LINE_OUT):
+	mkdir -p $@
+
+$(LINE_OUT)/%.o: $(LINE_DIR)/%.c | $(LINE_OUT)
+	$(LINE_CC) $(LINE_CFLAGS) $(LINE_JACK_CFLAGS) -c -o $@ $<
+
+$(LINE_OUT)/t_%.o: $(LINE_TDIR)/%.c | $(LINE_OUT)
+	$(LINE_CC) $(LINE_CFLAGS) -c -o $@ $<
+
+$(LINE_OUT)/smline: $(LINE_OBJS)
+	$(LINE_CC) -o $@ $^ $(LINE_LIBS) $(LINE_JACK_LIBS)
+
+$(LINE_OUT)/testmodem: $(LINE_OUT)/t_testmodem.o $(LINE_CORE_OBJS)
+	$(LINE_CC) -o $@ $^ $(LINE_LIBS)
+
+$(LINE_OUT)/b2b: $(LINE_OUT)/t_b2b.o $(LINE_CORE_OBJS)
+	$(LINE_CC) -o $@ $^ $(LINE_LIBS)
+
+$(LINE_OUT)/unit: $(LINE_OUT)/t_unit.o $(LINE_CORE_OBJS)
+	$(LINE_CC) -o $@ $^ $(LINE_LIBS)
+
+check-line: line
+	$(LINE_PYTHON) -m pytest -q $(LINE_TDIR)
+
+clean-line:
+	rm -rf $(LINE_OUT)
+
+-include $(wildcard $(LINE_OUT)/*.d)

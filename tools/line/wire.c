@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/* smline: line impairments between the modem and the exchange. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wire.h"
+
+#define DOWN_FIFO 1024
+/* covers the drift filter's 15-sample latency plus count rounding */
+#define DOWN_PREFILL 24
+
+struct dline {
+	double *buf;
+	int len, pos;
+};
+
+struct sml_wire {
+	struct sml_wire_cfg cfg;
+	double gain, noise_rms, echo_gain;
+	struct sml_rng rng_up, rng_down;
+	struct dline up_delay, down_delay, echo;
+	bool drift;
+	struct sml_drift d_up, d_down;
+	double fifo[DOWN_FIFO];
+	int fhead, flen;
+	uint64_t underruns;
+};
+
+void sml_wire_cfg_default(struct sml_wire_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->noise_dbm0 = -99.0;
+	c->echo_db = -99.0;
+	c->seed = 1;
+}
+
+static int dline_init(struct dline *d, double ms)
+{
+	d->len = (int)lround(ms * SML_RATE / 1000.0);
+	d->pos = 0;
+	d->buf = NULL;
+	if (d->len <= 0) {
+		d->len = 0;
+		return 0;
+	}
+	d->buf = calloc((size_t)d->len, sizeof(double));
+	return d->buf ? 0 : -1;
+}
+
+/* returns the sample pushed len samples ago */
+static double dline_push(struct dline *d, double x)
+{
+	double y;
+
+	if (!d->len)
+		return x;
+	y = d->buf[d->pos];
+	d->buf[d->pos] = x;
+	if (++d->pos == d->len)
+		d->pos = 0;
+	return y;
+}
+
+static int16_t clip16(double v)
+{
+	if (v > 32767.0)
+		return 32767;
+	if (v < -32768.0)
+		return -32768;
+	return (int16_t)lrint(v);
+}
+
+struct sml_wire *sml_wire_new(const struct sml_wire_cfg *cfg)
+{
+	struct sml_wire *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->cfg = *cfg;
+	w->gain = sml_db_to_gain(-cfg->atten_db);
+	w->noise_rms = cfg->noise_dbm0 > -99.0 ? sml_dbm0_to_rms(cfg->noise_dbm0) : 0.0;
+	w->echo_gain = cfg->echo_db > -99.0 ? sml_db_to_gain(cfg->echo_db) : 0.0;
+	sml_rng_seed(&w->rng_up, cfg->seed * 2 + 1);
+	sml_rng_seed(&w->rng_down, cfg->seed * 2 + 2);
+	if (dline_init(&w->up_delay, cfg->delay_ms) ||
+	    dline_init(&w->down_delay, cfg->delay_ms) ||
+	    dline_init(&w->echo, cfg->echo_ms))
+		goto fail;
+	w->drift = cfg->ppm != 0.0;
+	if (w->drift) {
+		double r = 1.0 + cfg->ppm * 1e-6;
+
+		if (sml_drift_init(&w->d_up, r) || sml_drift_init(&w->d_down, 1.0 / r))
+			goto fail;
+		w->flen = DOWN_PREFILL;
+	}
+	return w;
+fail:
+	sml_wire_free(w);
+	return NULL;
+}
+
+void sml_wire_free(struct sml_wire *w)
+{
+	if (!w)
+		return;
+	free(w->up_delay.buf);
+	free(w->down_delay.buf);
+	free(w->echo.buf);
+	if (w->drift) {
+		sml_drift_free(&w->d_up);
+		sml_drift_free(&w->d_down);
+	}
+	free(w);
+}
+
+int sml_wire_up(struct sml_wire *w, const int16_t *in, int n, int16_t *out,
+		int max)
+{
+	double tmp[n], res[max];
+	int i, m;
+
+	for (i = 0; i < n; i++)
+		tmp[i] = dline_push(&w->up_delay, in[i] * w->gain);
+	if (w->drift) {
+		m = sml_drift_process(&w->d_up, tmp, n, res, max);
+	} else {
+		m = n < max ? n : max;
+		memcpy(res, tmp, sizeof(double) * (size_t)m);
+	}
+	for (i = 0; i < m; i++) {
+		double v = res[i];
+
+		if (w->noise_rms > 0.0)
+			v += w->noise_rms * sml_rng_gauss(&w->rng_up);
+		out[i] = clip16(v);
+	}
+	return m;
+}
+
+void sml_wire_down(struct sml_wire *w, const int16_t *in, int m,
+		   const int16_t *modem_tx, int16_t *out, int n)
+{
+	double tmp[m], res[m + 8];
+	int i, k;
+
+	for (i = 0; i < m; i++)
+		tmp[i] = in[i] * w->gain;
+	if (w->drift)
+		k = sml_drift_process(&w->d_down, tmp, m, res, m + 8);
+	else
+		memcpy(res, tmp, sizeof(double) * (size_t)(k = m));
+	for (i = 0; i < k; i++) {
+		if (w->flen == DOWN_FIFO)
+			break;	/* cannot happen with consistent counts */
+		w->fifo[(w->fhead + w->flen) % DOWN_FIFO] = res[i];
+		w->flen++;
+	}
+	for (i = 0; i < n; i++) {
+		double v = 0.0;
+
+		if (w->flen) {
+			v = w->fifo[w->fhead];
+			w->fhead = (w->fhead + 1) % DOWN_FIFO;
+			w->flen--;
+		} else {
+			w->underruns++;
+		}
+		v = dline_push(&w->down_delay, v);
+		if (w->echo_gain > 0.0)
+			v += w->echo_gain * dline_push(&w->echo, modem_tx[i]);
+		if (w->noise_rms > 0.0)
+			v += w->noise_rms * sml_rng_gauss(&w->rng_down);
+		out[i] = clip16(v);
+	}
+}
+
+void sml_wire_describe(const struct sml_wire_cfg *c, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "attenuation %.1f dB, noise %s%.1f dBm0, echo %.1f dB at %.1f ms, delay %.1f ms, clock %+.1f ppm, seed %llu",
+		 c->atten_db, c->noise_dbm0 > -99 ? "" : "off ",
+		 c->noise_dbm0, c->echo_db, c->echo_ms, c->delay_ms, c->ppm,
+		 (unsigned long long)c->seed);
+}
+
+void sml_wire_json(const struct sml_wire_cfg *c, struct sml_json *j)
+{
+	sml_json_obj_begin(j, "wire");
+	sml_json_num(j, "atten_db", c->atten_db);
+	if (c->noise_dbm0 > -99)
+		sml_json_num(j, "noise_dbm0", c->noise_dbm0);
+	else
+		sml_json_null(j, "noise_dbm0");
+	if (c->echo_db > -99)
+		sml_json_num(j, "echo_db", c->echo_db);
+	else
+		sml_json_null(j, "echo_db");
+	sml_json_num(j, "echo_ms", c->echo_ms);
+	sml_json_num(j, "delay_ms", c->delay_ms);
+	sml_json_num(j, "ppm", c->ppm);
+	sml_json_int(j, "seed", (int64_t)c->seed);
+	sml_json_obj_end(j);
+}

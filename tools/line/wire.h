@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The wire between the modem (guest) and the exchange: attenuation, white
+ * noise, an echo of the modem's own signal, one-way delay, and a sample
+ * clock offset between the modem's codec and the network. Two clock
+ * domains: the modem's (what the transport moves) and the network's (what
+ * the exchange and far modem run on); they differ only when ppm != 0.
+ */
+#ifndef SML_WIRE_H
+#define SML_WIRE_H
+
+#include "resample.h"
+#include "sml.h"
+
+struct sml_wire_cfg {
+	double atten_db;	/* loss each way, >= 0 */
+	double noise_dbm0;	/* white noise at each receiver, <= -99 off */
+	double echo_db;		/* echo of the modem's signal, <= -99 off */
+	double echo_ms;		/* echo path delay */
+	double delay_ms;	/* one-way delay */
+	double ppm;		/* modem clock minus network clock, ppm */
+	uint64_t seed;
+};
+
+void sml_wire_cfg_default(struct sml_wire_cfg *c);
+
+struct sml_wire;
+
+struct sml_wire *sml_wire_new(const struct sml_wire_cfg *cfg);
+void sml_wire_free(struct sml_wire *w);
+/*
+ * Modem -> network: n modem-domain samples in, returns the number of
+ * network-domain samples written to out (at most max; n + 2 is enough).
+ */
+int sml_wire_up(struct sml_wire *w, const int16_t *in, int n, int16_t *out,
+		int max);
+/*
+ * Network -> modem: m network samples in, exactly n modem samples out.
+ * modem_tx is the modem's own (DC-free) signal of this block, for the echo.
+ */
+void sml_wire_down(struct sml_wire *w, const int16_t *in, int m,
+		   const int16_t *modem_tx, int16_t *out, int n);
+/* one line of text / a "wire" JSON object describing the settings */
+void sml_wire_describe(const struct sml_wire_cfg *c, char *buf, size_t len);
+void sml_wire_json(const struct sml_wire_cfg *c, struct sml_json *j);
+
+#endif /* SML_WIRE_H */

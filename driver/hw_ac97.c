@@ -38,6 +38,7 @@
 /* Bus master (BAR1) registers, per channel and global. */
 #define CH_PI			0x00
 #define CH_PO			0x10
+#define CH_MC			0x20
 #define CH_BDBAR		0x00
 #define CH_CIV			0x04
 #define CH_LVI			0x05
@@ -210,7 +211,7 @@ static irqreturn_t ac97_isr(int irq, void *dev_id)
 {
 	struct ac97 *a = dev_id;
 	struct smodem_dev *sd = a->sd;
-	u64 t0 = ktime_get_ns(), t1, rx, tx;
+	u64 t0 = ktime_get_ns(), t1, pos[2];
 	u32 sta = ioread32(a->nabm + GLOB_STA);
 	bool period = false;
 	int i;
@@ -228,29 +229,27 @@ static irqreturn_t ac97_isr(int irq, void *dev_id)
 		struct ac97_chan *c = &a->ch[i];
 		u16 sr = ioread16(a->nabm + c->reg + CH_SR);
 		u8 civ;
-		u64 pos;
 
 		iowrite16(sr & SR_ACK, a->nabm + c->reg + CH_SR);
 		if (c->ioc && (sr & SR_BCIS))
 			period = true;
-		pos = chan_pos(a, c, &civ);
+		pos[i] = chan_pos(a, c, &civ);
 		if ((sr & SR_DCH) && a->running) {
 			/* Writing LVI below restarts a halted channel. */
 			sd->st.dma_halts++;
 			trace_smodem_dma_halt(sd, c->name, civ, c->lvi);
 		}
-		refill(a, c, pos);
+		refill(a, c, pos[i]);
 	}
-	rx = chan_pos(a, &a->ch[0], NULL);
-	tx = chan_pos(a, &a->ch[1], NULL);
-	tx_clear_played(a, &a->tx_cleared, tx);
+	tx_clear_played(a, &a->tx_cleared, pos[1]);
 	raw_spin_unlock(&a->lock);
 
-	/* The MC channel is never started; its status is acked above. */
-	iowrite16(SR_ACK, a->nabm + 0x20 + CH_SR);
+	/* The MC channel is never started; ack it only if it ever claims. */
+	if (unlikely(sta & GS_MINT))
+		iowrite16(SR_ACK, a->nabm + CH_MC + CH_SR);
 
 	if (period)
-		smodem_irq(sd, rx);
+		smodem_irq(sd, pos[0]);
 	t1 = ktime_get_ns();
 	smodem_stat_add(&sd->st.isr_ns, t1 - t0);
 	trace_smodem_isr_exit(sd, t1 - t0);

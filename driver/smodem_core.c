@@ -124,12 +124,15 @@ static void process_one(struct smodem_dev *sd, u32 n)
 	smdsp_pump_process(sd->pump, sd->rx_buf, sd->tx_buf, n);
 	if (sd->load_units)
 		sd->load_sink += smodem_load_run(sd->rx_buf, n, sd->load_units);
+	/*
+	 * One position read serves both the output placement and the health
+	 * metric: what is left pending once this period's work is done.
+	 */
 	hw = sd->hw->position(sd, &tx_hw);
 	tx_copy(sd, sd->sw_pos, n, hw, tx_hw);
 	WRITE_ONCE(sd->sw_pos, sd->sw_pos + n);
 	t1 = ktime_get_ns();
 
-	hw = sd->hw->position(sd, &tx_hw);
 	pend = clamp_u32(hw - min(hw, sd->sw_pos));
 	if (pend > sd->st.pending_max)
 		sd->st.pending_max = pend;

@@ -53,9 +53,11 @@ compare: deps
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko
 	$(PYTHON) tools/lab/compare.py
 
+# The demo runs on the live JACK line (real time) unless CLOCK is given.
 demo: deps
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko
-	$(PYTHON) tools/demo.py
+	CLOCK=$(if $(filter command line environment,$(origin CLOCK)),$(CLOCK),real) \
+		$(PYTHON) tools/demo.py
 
 bench-module: deps
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko

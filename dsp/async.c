@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Asynchronous character framing (start/stop) over a synchronous bit stream,
+ * with V.14 rate adaption.
+ *
+ * V.14 lets an over-speed character source be carried by a synchronous
+ * modem: the transmitter may drop the stop bit of at most one character in
+ * every 8 (basic range) or 4 (extended range); the receiver notices the
+ * start polarity where a stop bit belongs, puts the stop bit back and takes
+ * that bit as the next start bit. A break is 2M+3 bits of start polarity
+ * (M = bits per character).
+ */
+#include <smdsp/async.h>
+
+enum {
+	RX_HUNT,	/* waiting for a start bit */
+	RX_DATA,	/* collecting data and parity bits */
+	RX_STOP,	/* expecting the first stop bit */
+	RX_WAIT_MARK,	/* after a framing error or break: wait for a mark */
+};
+
+/* an all-space character is held until we know it is not part of a break */
+#define RX_MAX_PENDING	4
+
+struct smdsp_async_tx {
+	struct smdsp_async_config cfg;
+	smdsp_async_get_byte_fn get_byte;
+	void *user;
+	unsigned int char_bits;		/* M: start + data + parity + stop */
+	uint64_t sr;			/* bits still to send, LSB first */
+	unsigned int nbits;
+	unsigned int run;		/* back-to-back characters since a deletion */
+	int del_candidate;		/* the stop bit now in sr may be deleted */
+	int break_pending;
+	struct smdsp_async_tx_stats st;
+};
+
+struct smdsp_async_rx {
+	struct smdsp_async_config cfg;
+	smdsp_async_put_byte_fn put_byte;
+	void *user;
+	unsigned int frame_bits;	/* data + parity */
+	unsigned int break_bits;	/* 2M + 3 */
+	int state;
+	uint32_t acc;
+	unsigned int n;
+	unsigned int zero_run;
+	unsigned int pending_zeros;
+	struct smdsp_async_rx_stats st;
+};
+
+static int async_cfg_ok(const struct smdsp_async_config *cfg)
+{
+	if (!cfg)
+		return 0;
+	if (cfg->data_bits < 5 || cfg->data_bits > 8)
+		return 0;
+	if (cfg->parity < SMDSP_ASYNC_PARITY_NONE ||
+	    cfg->parity > SMDSP_ASYNC_PARITY_ODD)
+		return 0;
+	if (cfg->stop_bits < 1 || cfg->stop_bits > 2)
+		return 0;
+	if (cfg->v14_interval < 0 || cfg->v14_interval > 255)
+		return 0;
+	return 1;
+}
+
+static unsigned int parity_of(uint32_t v)
+{
+	v ^= v >> 4;
+	v ^= v >> 2;
+	v ^= v >> 1;
+	return v & 1;
+}
+
+static unsigned int async_char_bits(const struct smdsp_async_config *cfg)
+{
+	return 1 + cfg->data_bits + (cfg->parity ? 1 : 0) + cfg->stop_bits;
+}
+
+struct smdsp_async_tx *smdsp_async_tx_create(const struct smdsp_async_config *cfg,
+					     smdsp_async_get_byte_fn get_byte,
+					     void *user)
+{
+	struct smdsp_async_tx *s;
+
+	if (!async_cfg_ok(cfg) || !get_byte)
+		return NULL;
+	s = smdsp_alloc(sizeof(*s));
+	if (!s)
+		return NULL;
+	memset(s, 0, sizeof(*s));
+	s->cfg = *cfg;
+	s->get_byte = get_byte;
+	s->user = user;
+	s->char_bits = async_char_bits(cfg);
+	return s;
+}
+
+void smdsp_async_tx_free(struct smdsp_async_tx *s)
+{
+	smdsp_free(s);
+}
+
+static void tx_load_char(struct smdsp_async_tx *s, int c)
+{
+	const struct smdsp_async_config *cfg = &s->cfg;
+	uint32_t data = (uint32_t)c & ((1u << cfg->data_bits) - 1);
+	uint64_t v;
+	unsigned int pos;
+
+	/* start bit (0) in bit 0, then data, parity, stop bits */
+	v = (uint64_t)data << 1;
+	pos = 1 + cfg->data_bits;
+	if (cfg->parity) {
+		unsigned int p = parity_of(data);
+
+		if (cfg->parity == SMDSP_ASYNC_PARITY_ODD)
+			p ^= 1;
+		v |= (uint64_t)p << pos;
+		pos++;
+	}
+	v |= ((1ull << cfg->stop_bits) - 1) << pos;
+	s->sr = v;
+	s->nbits = s->char_bits;
+	s->st.chars++;
+	s->run++;
+	s->del_candidate = cfg->v14 && cfg->v14_interval > 0 &&
+			   s->run >= (unsigned int)cfg->v14_interval;
+}
+
+static void tx_load(struct smdsp_async_tx *s)
+{
+	int c;
+
+	if (s->break_pending) {
+		unsigned int zeros = 2 * s->char_bits + 3;
+
+		/* space for the break, then a character time of marks */
+		s->break_pending = 0;
+		s->sr = ((1ull << s->char_bits) - 1) << zeros;
+		s->nbits = zeros + s->char_bits;
+		s->run = 0;
+		s->del_candidate = 0;
+		s->st.breaks++;
+		return;
+	}
+	c = s->get_byte(s->user);
+	if (c < 0) {
+		s->sr = 1;
+		s->nbits = 1;
+		s->run = 0;
+		s->del_candidate = 0;
+		s->st.idle_bits++;
+		return;
+	}
+	tx_load_char(s, c);
+}
+
+int smdsp_async_tx_get_bit(struct smdsp_async_tx *s)
+{
+	int bit;
+
+	if (s->nbits == 1 && s->del_candidate && !s->break_pending) {
+		int c;
+
+		/* only the last stop bit is left: drop it if data is waiting */
+		s->del_candidate = 0;
+		c = s->get_byte(s->user);
+		if (c >= 0) {
+			s->st.stops_deleted++;
+			s->run = 0;
+			tx_load_char(s, c);
+		}
+	}
+	if (s->nbits == 0)
+		tx_load(s);
+	bit = (int)(s->sr & 1);
+	s->sr >>= 1;
+	s->nbits--;
+	return bit;
+}
+
+void smdsp_async_tx_get_bits(struct smdsp_async_tx *s, uint8_t *bits,
+			     unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		bits[i] = (uint8_t)smdsp_async_tx_get_bit(s);
+}
+
+void smdsp_async_tx_break(struct smdsp_async_tx *s)
+{
+	s->break_pending = 1;
+}
+
+void smdsp_async_tx_get_stats(const struct smdsp_async_tx *s,
+			      struct smdsp_async_tx_stats *st)
+{
+	*st = s->st;
+}
+
+struct smdsp_async_rx *smdsp_async_rx_create(const struct smdsp_async_config *cfg,
+					     smdsp_async_put_byte_fn put_byte,
+					     void *user)
+{
+	struct smdsp_async_rx *s;
+
+	if (!async_cfg_ok(cfg) || !put_byte)
+		return NULL;
+	s = smdsp_alloc(sizeof(*s));
+	if (!s)
+		return NULL;
+	memset(s, 0, sizeof(*s));
+	s->cfg = *cfg;
+	s->put_byte = put_byte;
+	s->user = user;
+	s->frame_bits = cfg->data_bits + (cfg->parity ? 1 : 0);
+	s->break_bits = 2 * async_char_bits(cfg) + 3;
+	s->state = RX_HUNT;
+	return s;
+}
+
+void smdsp_async_rx_free(struct smdsp_async_rx *s)
+{
+	smdsp_free(s);
+}
+
+static void rx_deliver(struct smdsp_async_rx *s, uint32_t acc)
+{
+	const struct smdsp_async_config *cfg = &s->cfg;
+	uint32_t data = acc & ((1u << cfg->data_bits) - 1);
+
+	if (cfg->parity) {
+		unsigned int p = parity_of(data);
+
+		if (cfg->parity == SMDSP_ASYNC_PARITY_ODD)
+			p ^= 1;
+		/* the character is still passed on, as a UART would */
+		if (p != ((acc >> cfg->data_bits) & 1))
+			s->st.parity_errors++;
+	}
+	s->st.chars++;
+	s->put_byte(s->user, (int)data);
+}
+
+static void rx_flush_pending(struct smdsp_async_rx *s)
+{
+	while (s->pending_zeros) {
+		s->pending_zeros--;
+		if (s->cfg.v14) {
+			s->st.stops_inserted++;
+			rx_deliver(s, 0);
+		} else {
+			s->st.framing_errors++;
+		}
+	}
+}
+
+void smdsp_async_rx_put_bit(struct smdsp_async_rx *s, int bit)
+{
+	bit = bit ? 1 : 0;
+	if (bit) {
+		if (s->pending_zeros)
+			rx_flush_pending(s);
+		s->zero_run = 0;
+	} else if (s->zero_run <= s->break_bits) {
+		if (++s->zero_run == s->break_bits) {
+			/* the held all-space characters were the break itself */
+			s->pending_zeros = 0;
+			s->st.breaks++;
+			s->state = RX_WAIT_MARK;
+			s->put_byte(s->user, SMDSP_ASYNC_BREAK);
+			return;
+		}
+	}
+
+	switch (s->state) {
+	case RX_HUNT:
+		if (!bit) {
+			s->state = RX_DATA;
+			s->acc = 0;
+			s->n = 0;
+		}
+		break;
+	case RX_DATA:
+		s->acc |= (uint32_t)bit << s->n;
+		if (++s->n == s->frame_bits)
+			s->state = RX_STOP;
+		break;
+	case RX_STOP:
+		if (bit) {
+			rx_deliver(s, s->acc);
+			s->state = RX_HUNT;
+			break;
+		}
+		/* start polarity where the stop bit belongs */
+		if (s->acc == 0) {
+			if (s->pending_zeros < RX_MAX_PENDING)
+				s->pending_zeros++;
+			s->state = s->cfg.v14 ? RX_DATA : RX_WAIT_MARK;
+		} else if (s->cfg.v14) {
+			s->st.stops_inserted++;
+			rx_deliver(s, s->acc);
+			s->state = RX_DATA;
+		} else {
+			s->st.framing_errors++;
+			s->state = RX_WAIT_MARK;
+		}
+		s->acc = 0;
+		s->n = 0;
+		break;
+	default:
+		if (bit)
+			s->state = RX_HUNT;
+		break;
+	}
+}
+
+void smdsp_async_rx_put_bits(struct smdsp_async_rx *s, const uint8_t *bits,
+			     unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		smdsp_async_rx_put_bit(s, bits[i]);
+}
+
+void smdsp_async_rx_get_stats(const struct smdsp_async_rx *s,
+			      struct smdsp_async_rx_stats *st)
+{
+	*st = s->st;
+}

@@ -1,0 +1,78 @@
+# dsp/dsp.mk - user-space build, tests, benchmark and fuzzing of the modem data pump.
+# Included by the top-level Makefile, which runs from the repository top.
+#
+#   make dsp-lib     build/dsp/libsmdsp.a (the same dsp/*.c that goes into smodem.ko)
+#   make check-dsp   build and run the C tests in tests/dsp/ through pytest (plus a short fuzz run)
+#   make bench-dsp   CPU time, memory and stack figures -> out/bench-dsp.json
+#   make fuzz        libFuzzer targets tests/dsp/fuzz_*.c, FUZZ_SECONDS each (default 60)
+
+DSP_CC        ?= gcc
+DSP_CLANG     ?= clang
+DSP_PYTHON    ?= /usr/bin/python3
+DSP_BUILD     := build/dsp
+DSP_SRCS      := $(wildcard dsp/*.c)
+DSP_HDRS      := $(wildcard dsp/include/smdsp/*.h dsp/*.h)
+DSP_OBJS      := $(patsubst dsp/%.c,$(DSP_BUILD)/obj/%.o,$(DSP_SRCS))
+DSP_LIB       := $(DSP_BUILD)/libsmdsp.a
+DSP_CFLAGS    := -O2 -g -Wall -Wextra -Werror -fstack-usage -fcallgraph-info=su -Idsp/include
+# Test programs may use floating point, libc, SpanDSP and liquid-dsp; the library may not.
+DSP_TCFLAGS   := -O2 -g -Wall -Wextra -Werror -Wno-deprecated-declarations -Idsp/include -Itests/dsp/common
+DSP_TLIBS     := -lspandsp -lliquid -lm
+DSP_TCOMMON   := $(wildcard tests/dsp/common/*.c)
+DSP_TCOMMON_H := $(wildcard tests/dsp/common/*.h)
+DSP_TESTS     := $(patsubst tests/dsp/%.c,$(DSP_BUILD)/tests/%,$(wildcard tests/dsp/test_*.c))
+DSP_BENCH     := $(DSP_BUILD)/tests/bench_dsp
+DSP_FUZZ      := $(patsubst tests/dsp/%.c,$(DSP_BUILD)/fuzz/%,$(wildcard tests/dsp/fuzz_*.c))
+FUZZ_SECONDS  ?= 60
+
+.SECONDARY:
+.PHONY: dsp-lib check-dsp bench-dsp fuzz dsp-tests dsp-fuzz-build
+
+dsp-lib: $(DSP_LIB)
+
+$(DSP_BUILD)/obj/%.o: dsp/%.c $(DSP_HDRS)
+	@mkdir -p $(dir $@)
+	$(DSP_CC) $(DSP_CFLAGS) -c $< -o $@
+
+$(DSP_LIB): $(DSP_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(DSP_BUILD)/tests/%: tests/dsp/%.c $(DSP_TCOMMON) $(DSP_TCOMMON_H) $(DSP_LIB)
+	@mkdir -p $(dir $@)
+	$(DSP_CC) $(DSP_TCFLAGS) $< $(DSP_TCOMMON) $(DSP_LIB) $(DSP_TLIBS) -o $@
+
+dsp-tests: $(DSP_TESTS)
+
+check-dsp: $(DSP_TESTS) dsp-fuzz-build
+	DSP_BUILD=$(DSP_BUILD) $(DSP_PYTHON) -m pytest -q tests/dsp
+
+bench-dsp: $(DSP_BENCH) $(DSP_LIB)
+	@mkdir -p out
+	$(DSP_BENCH) --json out/bench-dsp.json
+	$(DSP_PYTHON) dsp/tools/stack_depth.py --json out/bench-dsp.json $(DSP_BUILD)/obj
+
+# Fuzz builds: the library is rebuilt with clang and ASan/UBSan so that the fuzzer sees into it.
+DSP_FCFLAGS   := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+                 -Idsp/include -Itests/dsp/common
+DSP_FOBJS     := $(patsubst dsp/%.c,$(DSP_BUILD)/fobj/%.o,$(DSP_SRCS))
+
+$(DSP_BUILD)/fobj/%.o: dsp/%.c $(DSP_HDRS)
+	@mkdir -p $(dir $@)
+	$(DSP_CLANG) $(DSP_FCFLAGS) -c $< -o $@
+
+$(DSP_BUILD)/fuzz/%: tests/dsp/%.c $(DSP_FOBJS)
+	@mkdir -p $(dir $@)
+	$(DSP_CLANG) $(DSP_FCFLAGS) -fsanitize=fuzzer $< $(DSP_FOBJS) -o $@
+
+dsp-fuzz-build: $(DSP_FUZZ)
+
+fuzz: $(DSP_FUZZ)
+	@set -e; for f in $(DSP_FUZZ); do \
+		mkdir -p $(DSP_BUILD)/corpus/$$(basename $$f); \
+		echo "== $$f ($(FUZZ_SECONDS) s)"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 -timeout=10 \
+			-artifact_prefix=$(DSP_BUILD)/corpus/$$(basename $$f)- \
+			$(DSP_BUILD)/corpus/$$(basename $$f); \
+	done

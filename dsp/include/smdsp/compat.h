@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Portability layer: the dsp/ sources build both into smodem.ko and into a
+ * user-space library for tests, so they may use only what is mapped here.
+ */
+#ifndef SMDSP_COMPAT_H
+#define SMDSP_COMPAT_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/errno.h>
+#include <linux/math64.h>
+
+static inline void *smdsp_alloc(size_t n)
+{
+	return kzalloc(n, GFP_KERNEL);
+}
+
+static inline void smdsp_free(void *p)
+{
+	kfree(p);
+}
+
+static inline uint64_t smdsp_div_u64(uint64_t a, uint32_t b)
+{
+	return div_u64(a, b);
+}
+
+static inline int64_t smdsp_div_s64(int64_t a, int32_t b)
+{
+	return div_s64(a, b);
+}
+#else
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+static inline void *smdsp_alloc(size_t n)
+{
+	return calloc(1, n);
+}
+
+static inline void smdsp_free(void *p)
+{
+	free(p);
+}
+
+static inline uint64_t smdsp_div_u64(uint64_t a, uint32_t b)
+{
+	return a / b;
+}
+
+static inline int64_t smdsp_div_s64(int64_t a, int32_t b)
+{
+	return a / b;
+}
+#endif
+
+#define SMDSP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif /* SMDSP_COMPAT_H */

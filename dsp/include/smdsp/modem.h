@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The modem engine: one call per audio period, a byte stream in and out,
+ * and an event for every change of phase.
+ */
+#ifndef SMDSP_MODEM_H
+#define SMDSP_MODEM_H
+
+#include <smdsp/compat.h>
+#include <smdsp/callprog.h>
+
+/* Modulations (config.modulations) */
+#define SMDSP_MODEM_V21		(1u << 0)
+#define SMDSP_MODEM_V22		(1u << 1)	/* 1200 bit/s */
+#define SMDSP_MODEM_V22BIS	(1u << 2)	/* 2400 bit/s (with V.22 fallback) */
+
+enum smdsp_modem_phase {
+	SMDSP_PHASE_ONHOOK = 0,		/* idle: ring detection */
+	SMDSP_PHASE_OFFHOOK,		/* off hook, waiting for dial tone */
+	SMDSP_PHASE_DIALING,
+	SMDSP_PHASE_WAITING,		/* dialled: waiting for the answer */
+	SMDSP_PHASE_ANSWER_TONE,	/* sending (answering) or hearing (calling) it */
+	SMDSP_PHASE_V8,
+	SMDSP_PHASE_TRAINING,
+	SMDSP_PHASE_CONNECTED,		/* arg: bit rate */
+	SMDSP_PHASE_RETRAIN,
+	SMDSP_PHASE_CARRIER_LOST,
+	SMDSP_PHASE_HUNGUP,		/* arg: enum smdsp_modem_cause */
+};
+
+enum smdsp_modem_event_type {
+	SMDSP_EV_PHASE = 1,		/* phase changed: phase, arg */
+	SMDSP_EV_RING,			/* arg: rings so far */
+	SMDSP_EV_CALL_PROGRESS,		/* arg: enum smdsp_cpt_event */
+	SMDSP_EV_ANSWER_TONE,		/* arg: enum smdsp_ans_kind heard */
+	SMDSP_EV_V42,			/* arg: 1 LAPM up, 0 no LAPM */
+};
+
+enum smdsp_modem_cause {
+	SMDSP_CAUSE_LOCAL = 0,		/* smdsp_modem_hangup() */
+	SMDSP_CAUSE_NO_DIALTONE,
+	SMDSP_CAUSE_BUSY,
+	SMDSP_CAUSE_NO_ANSWER,
+	SMDSP_CAUSE_TRAINING_FAILED,
+	SMDSP_CAUSE_CARRIER_LOST,
+	SMDSP_CAUSE_V42_RELEASED,
+};
+
+struct smdsp_modem_event {
+	uint16_t type;
+	uint16_t phase;
+	uint32_t arg;
+	uint32_t time_ms;		/* since the modem was created */
+};
+
+#define SMDSP_MODEM_FLAG_V8	(1u << 0)	/* V.8 (ANSam, CM/JM) before the modulation */
+#define SMDSP_MODEM_FLAG_V42	(1u << 1)	/* V.42 LAPM error correction */
+#define SMDSP_MODEM_FLAG_BLIND	(1u << 2)	/* dial without waiting for dial tone */
+#define SMDSP_MODEM_FLAG_NO_ANS	(1u << 3)	/* answering: skip the answer tone */
+
+struct smdsp_modem_config {
+	uint32_t sample_rate;		/* 8000 */
+	uint32_t modulations;		/* SMDSP_MODEM_*; 0: all */
+	uint32_t flags;			/* SMDSP_MODEM_FLAG_* */
+	enum smdsp_cpt_plan tone_plan;
+	unsigned int auto_answer_rings;	/* 0: do not answer */
+	int tx_level_dbm0_10;		/* 0: -13 dBm0 */
+	unsigned int wait_answer_ms;	/* 0: 45000 */
+};
+
+struct smdsp_modem;
+
+/* Allocates everything the modem will need; NULL on failure. */
+struct smdsp_modem *smdsp_modem_create(const struct smdsp_modem_config *cfg);
+void smdsp_modem_free(struct smdsp_modem *m);
+/*
+ * One period: n received samples in, n samples to send out. Never sleeps
+ * and never allocates. Returns 0 or -EINVAL.
+ */
+int smdsp_modem_process(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n);
+/* Samples per period the current phase wants: 2.5 ms on hook, 12.5 ms otherwise. */
+unsigned int smdsp_modem_period(const struct smdsp_modem *m);
+enum smdsp_modem_phase smdsp_modem_phase(const struct smdsp_modem *m);
+bool smdsp_modem_offhook(const struct smdsp_modem *m);
+/* Negotiated data rate in bit/s, 0 when not connected. */
+unsigned int smdsp_modem_rate(const struct smdsp_modem *m);
+
+/*
+ * Commands. They neither sleep nor allocate, so they may be called from any
+ * context, but not concurrently with smdsp_modem_process() on the same modem.
+ */
+int smdsp_modem_dial(struct smdsp_modem *m, const char *digits);	/* -EBUSY if not on hook */
+int smdsp_modem_answer(struct smdsp_modem *m);
+void smdsp_modem_hangup(struct smdsp_modem *m);
+
+/* Byte stream. Returns the number of bytes taken / given. */
+unsigned int smdsp_modem_write(struct smdsp_modem *m, const uint8_t *buf, unsigned int len);
+unsigned int smdsp_modem_read(struct smdsp_modem *m, uint8_t *buf, unsigned int len);
+unsigned int smdsp_modem_write_space(const struct smdsp_modem *m);
+unsigned int smdsp_modem_read_avail(const struct smdsp_modem *m);
+/* Next event; returns false when there is none. */
+bool smdsp_modem_get_event(struct smdsp_modem *m, struct smdsp_modem_event *ev);
+
+#endif /* SMDSP_MODEM_H */

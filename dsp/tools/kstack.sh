@@ -1,0 +1,45 @@
+#!/bin/sh
+# Builds dsp/*.c as a throw-away kernel module against each installed Debian
+# header tree (W=1, sparse if installed) with -fcallgraph-info=su, and merges
+# the deepest per-buffer stack chain of the first one into a JSON file.
+# Usage: dsp/tools/kstack.sh OUTDIR JSON   (from the repository top)
+set -e
+out=$1
+json=$2
+top=$(pwd)
+rc=0
+rm -rf "$out"
+mkdir -p "$out/dsp"
+cp dsp/*.c "$out/dsp/"
+cp -r dsp/include "$out/dsp/"
+cat > "$out/Kbuild" <<'KB'
+DSP_SRCS := $(notdir $(wildcard $(src)/dsp/*.c))
+obj-m := smdsp_check.o
+smdsp_check-y := stub.o $(addprefix dsp/,$(DSP_SRCS:.c=.o))
+ccflags-y := -I$(src)/dsp/include -fstack-usage -fcallgraph-info=su
+KB
+cat > "$out/stub.c" <<'ST'
+// SPDX-License-Identifier: GPL-2.0
+#include <linux/module.h>
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("dsp/ build check");
+ST
+first=
+for v in 6.1.0-56-amd64 6.1.0-56-rt-amd64 6.12.117+deb12-amd64; do
+	[ -d /lib/modules/$v/build ] || continue
+	c=0
+	command -v sparse >/dev/null && c=1
+	echo "== kernel $v (W=1, C=$c)"
+	make -s -C /lib/modules/$v/build M="$top/$out" clean >/dev/null 2>&1 || true
+	if ! make -s -C /lib/modules/$v/build M="$top/$out" W=1 C=$c modules >"$out/build-$v.log" 2>&1; then
+		cat "$out/build-$v.log"
+		rc=1
+	fi
+	grep -v -e 'Skipping BTF' "$out/build-$v.log" | grep -i -e warning -e error && rc=1
+	if [ -z "$first" ]; then
+		first=$v
+		/usr/bin/python3 dsp/tools/stack_depth.py --json "$json" --key kernel_stack \
+			--what "kernel $v module build" "$out/dsp"
+	fi
+done
+exit $rc

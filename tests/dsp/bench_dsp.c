@@ -1,0 +1,254 @@
+/*
+ * Benchmark (prints numbers, never fails): CPU time per 10 ms of line signal
+ * for our V.22bis receiver and transmitter against SpanDSP's, measured in the
+ * same run on the same signal; the whole engine in a connected call; memory
+ * per instance. Usage: bench_dsp [--json FILE]
+ */
+/* for sizeof(v22bis_state_t): SpanDSP's allocation does not show in mallinfo2() */
+#define SPANDSP_EXPOSE_INTERNAL_STRUCTURES
+#include <malloc.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "v22ep.h"
+#include "line.h"
+#include "tutil.h"
+#include <smdsp/modem.h>
+#include <smdsp/pump.h>
+
+#define SECONDS 30
+#define NS (8000 * SECONDS)
+#define REPS 5
+
+static int16_t to_caller[NS], to_answerer[NS];
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Record both directions of an ours/SpanDSP call in data mode (BERT traffic). */
+static void record(void)
+{
+	struct v22ep a, b;
+	struct line_cfg lc = { .loss_db = 6, .noise_dbm0 = -45, .echo_db = -200, .delay = 40 };
+	struct line *l = line_create(&lc);
+	int16_t at[80], bt[80];
+	long i;
+
+	v22ep_init(&a, 1, 1, 2400, 0, 1, 1);
+	v22ep_init(&b, 0, 0, 2400, 0, 1, 2);
+	memset(to_caller, 0, 80 * sizeof(int16_t));
+	memset(to_answerer, 0, 80 * sizeof(int16_t));
+	for (i = 0; i + 80 <= NS; i += 80) {
+		v22ep_process(&a, i ? to_caller + i - 80 : to_caller, at, 80);
+		v22ep_process(&b, i ? to_answerer + i - 80 : to_answerer, bt, 80);
+		line_process(l, at, to_caller + i, bt, to_answerer + i, 80);
+	}
+	line_free(l);
+	v22ep_free(&a);
+	v22ep_free(&b);
+}
+
+static long bits_seen;
+
+static int one_bit(void *user)
+{
+	(void)user;
+	return 1;
+}
+
+static void count_bit(void *user, int bit)
+{
+	(void)user;
+	if (bit >= 0)
+		bits_seen++;
+}
+
+/*
+ * Seconds of CPU for one pass of a receiver over the recorded caller-side
+ * signal. Our calling modem's handshake needs its transmitter to run too, so
+ * both transmitters run, outside the timed part.
+ */
+static double rx_pass(int ours)
+{
+	static int16_t out[80];
+	double t = 0, t0;
+	long i;
+
+	bits_seen = 0;
+	if (ours) {
+		struct smdsp_v22bis_config c = { .calling = 1, .max_rate = 2400, .put_bit = count_bit };
+		struct smdsp_v22bis *m = smdsp_v22bis_create(&c);
+
+		for (i = 0; i + 80 <= NS; i += 80) {
+			t0 = cpu_now();
+			smdsp_v22bis_rx(m, to_caller + i, 80);
+			t += cpu_now() - t0;
+			smdsp_v22bis_tx(m, out, 80);
+		}
+		smdsp_v22bis_free(m);
+	} else {
+		v22bis_state_t *s = v22bis_init(NULL, 2400, 0, 1, one_bit, NULL, count_bit, NULL);
+
+		for (i = 0; i + 80 <= NS; i += 80) {
+			t0 = cpu_now();
+			v22bis_rx(s, to_caller + i, 80);
+			t += cpu_now() - t0;
+			v22bis_tx(s, out, 80);
+		}
+		v22bis_free(s);
+	}
+	return t;
+}
+
+/* the cost of reading the clock twice, taken off the per-block timings */
+static double clock_cost(void)
+{
+	double t0 = cpu_now(), t = 0, a;
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		a = cpu_now();
+		t += cpu_now() - a;
+	}
+	(void)t0;
+	return t / 100000;
+}
+
+
+static double tx_pass(int ours)
+{
+	static int16_t out[80];
+	double t0, t;
+	long i;
+
+	if (ours) {
+		struct smdsp_v22_tx tx;
+
+		smdsp_v22_tx_init(&tx, false, -130, SMDSP_V22_GUARD_1800, one_bit, NULL);
+		smdsp_v22_tx_set_mode(&tx, SMDSP_V22_TX_DATA_2400);
+		t0 = cpu_now();
+		for (i = 0; i + 80 <= NS; i += 80)
+			smdsp_v22_tx_process(&tx, out, 80);
+		t = cpu_now() - t0;
+	} else {
+		v22bis_state_t *s = v22bis_init(NULL, 2400, V22BIS_GUARD_TONE_1800HZ, 0, one_bit, NULL, NULL, NULL);
+
+		t0 = cpu_now();
+		for (i = 0; i + 80 <= NS; i += 80)
+			v22bis_tx(s, out, 80);
+		t = cpu_now() - t0;
+		v22bis_free(s);
+	}
+	return t;
+}
+
+static size_t heap_used(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+int main(int argc, char **argv)
+{
+	const char *json = argc > 2 && !strcmp(argv[1], "--json") ? argv[2] : NULL;
+	double rx_o = 1e9, rx_s = 1e9, tx_o = 1e9, tx_s = 1e9, eng = 1e9;
+	long bits_o = 0, bits_s = 0;
+	size_t mem_v22, mem_modem, mem_pump, mem_sp;
+	int r;
+	double blocks = NS / 80.0;
+	FILE *f;
+
+	double cc;
+
+	record();
+	cc = clock_cost() * blocks;
+	for (r = 0; r < REPS; r++) {
+		double t;
+
+		t = rx_pass(1) - cc;
+		bits_o = bits_seen;
+		rx_o = t < rx_o ? t : rx_o;
+		t = rx_pass(0) - cc;
+		bits_s = bits_seen;
+		rx_s = t < rx_s ? t : rx_s;
+		t = tx_pass(1);
+		tx_o = t < tx_o ? t : tx_o;
+		t = tx_pass(0);
+		tx_s = t < tx_s ? t : tx_s;
+	}
+	/* the whole engine, caller side, over the recorded call (12.5 ms periods) */
+	for (r = 0; r < REPS; r++) {
+		struct smdsp_modem_config c = { .sample_rate = 8000, .flags = SMDSP_MODEM_FLAG_BLIND };
+		struct smdsp_modem *m = smdsp_modem_create(&c);
+		static int16_t out[100];
+		double t0, t;
+		long i;
+
+		smdsp_modem_dial(m, "1");
+		t0 = cpu_now();
+		for (i = 0; i + 100 <= NS; i += 100)
+			smdsp_modem_process(m, to_caller + i, out, 100);
+		t = cpu_now() - t0;
+		eng = t < eng ? t : eng;
+		smdsp_modem_free(m);
+	}
+	{
+		size_t h0 = heap_used();
+		struct smdsp_v22bis_config c = { .calling = 1 };
+		struct smdsp_v22bis *v = smdsp_v22bis_create(&c);
+		struct smdsp_modem_config mc = { .sample_rate = 8000 };
+		struct smdsp_modem *m;
+		struct smdsp_pump_config pc = { .sample_rate = 8000 };
+		struct smdsp_pump *p;
+		v22bis_state_t *s;
+
+		mem_v22 = heap_used() - h0;
+		h0 = heap_used();
+		m = smdsp_modem_create(&mc);
+		mem_modem = heap_used() - h0;
+		h0 = heap_used();
+		p = smdsp_pump_create(&pc);
+		mem_pump = heap_used() - h0;
+		s = v22bis_init(NULL, 2400, 0, 1, NULL, NULL, NULL, NULL);
+		mem_sp = sizeof(v22bis_state_t);
+		smdsp_v22bis_free(v);
+		smdsp_modem_free(m);
+		smdsp_pump_free(p);
+		v22bis_free(s);
+	}
+	printf("V.22bis 2400 bit/s, %d s of a recorded call, 10 ms blocks, best of %d runs (CPU time)\n",
+	       SECONDS, REPS);
+	printf("%-34s %12s %12s %8s\n", "", "ours", "SpanDSP", "ratio");
+	printf("%-34s %9.2f us %9.2f us %8.2f\n", "receiver per 10 ms", rx_o / blocks * 1e6,
+	       rx_s / blocks * 1e6, rx_o / rx_s);
+	printf("%-34s %9.2f us %9.2f us %8.2f\n", "transmitter per 10 ms", tx_o / blocks * 1e6,
+	       tx_s / blocks * 1e6, tx_o / tx_s);
+	printf("%-34s %9.2f us\n", "whole engine (rx+tx) per 10 ms", eng / blocks * 1e6);
+	printf("%-34s %9zu B  %9zu B\n", "V.22bis modem instance", mem_v22, mem_sp);
+	printf("%-34s %9zu B\n", "modem engine instance", mem_modem);
+	printf("%-34s %9zu B\n", "pump instance", mem_pump);
+	printf("bits delivered by the receivers over the run: ours %ld, SpanDSP %ld\n", bits_o, bits_s);
+	if (json) {
+		f = fopen(json, "w");
+		if (!f)
+			return 1;
+		fprintf(f, "{\n \"command\": \"make bench-dsp\",\n \"signal_seconds\": %d,\n \"reps\": %d,\n", SECONDS,
+			REPS);
+		fprintf(f, " \"v22bis_rx_us_per_10ms\": {\"ours\": %.3f, \"spandsp\": %.3f},\n",
+			rx_o / blocks * 1e6, rx_s / blocks * 1e6);
+		fprintf(f, " \"v22bis_tx_us_per_10ms\": {\"ours\": %.3f, \"spandsp\": %.3f},\n",
+			tx_o / blocks * 1e6, tx_s / blocks * 1e6);
+		fprintf(f, " \"engine_us_per_10ms\": %.3f,\n", eng / blocks * 1e6);
+		fprintf(f, " \"memory_bytes\": {\"v22bis_ours\": %zu, \"v22bis_spandsp\": %zu, \"modem_engine\": %zu, "
+			"\"pump\": %zu},\n", mem_v22, mem_sp, mem_modem, mem_pump);
+		fprintf(f, " \"rx_bits\": {\"ours\": %ld, \"spandsp\": %ld}\n}\n", bits_o, bits_s);
+		fclose(f);
+	}
+	return 0;
+}

@@ -1,0 +1,30 @@
+/* An in-memory full-duplex telephone line between modems A and B (test code, floating point). */
+#ifndef LINE_H
+#define LINE_H
+#include <stdint.h>
+
+struct line_cfg {
+	double loss_db;		/* attenuation each way */
+	double noise_dbm0;	/* white noise added at each receiver (<= -200: none) */
+	double echo_db;		/* own signal back into own receiver, relative (<= -200: none) */
+	int echo_delay;		/* samples */
+	int delay;		/* one-way delay, samples (>= 0) */
+	double ppm;		/* B's sample clock runs this much faster than A's */
+	uint64_t seed;
+};
+
+struct line;
+
+struct line *line_create(const struct line_cfg *cfg);
+void line_free(struct line *l);
+/*
+ * One block: a_tx/b_tx are what A and B sent (n samples each, at their own
+ * clocks), a_rx/b_rx receive what the line delivers.
+ */
+void line_process(struct line *l, const int16_t *a_tx, int16_t *a_rx, const int16_t *b_tx,
+		  int16_t *b_rx, int n);
+
+/* samples delivered from the future (delay too short for the clock offset); must be 0 */
+long line_starved(const struct line *l);
+
+#endif

@@ -1,0 +1,56 @@
+#include <math.h>
+#include "tutil.h"
+
+int t_failures;
+
+int t_report(const char *name)
+{
+	if (t_failures) {
+		printf("%s: FAIL (%d failures)\n", name, t_failures);
+		return 1;
+	}
+	printf("%s: all checks passed\n", name);
+	return 0;
+}
+
+uint64_t t_rand64(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+double t_gauss(uint64_t *s)
+{
+	double u1 = ((t_rand64(s) >> 11) + 1.0) / 9007199254740993.0;
+	double u2 = (t_rand64(s) >> 11) / 9007199254740992.0;
+
+	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
+double t_power_dbm0(const int16_t *x, int n)
+{
+	double e = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		e += (double)x[i] * x[i];
+	e /= n > 0 ? n : 1;
+	if (e <= 0)
+		return -200;
+	/* full-scale sine (rms 32767/sqrt2) is +3.14 dBm0 */
+	return 10.0 * log10(e / (32767.0 * 32767.0 / 2.0)) + 3.14;
+}
+
+int16_t t_sat16(double v)
+{
+	if (v > 32767)
+		return 32767;
+	if (v < -32768)
+		return -32768;
+	return (int16_t)lrint(v);
+}

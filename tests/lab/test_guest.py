@@ -1,0 +1,211 @@
+"""Guest lab (tools/lab/smlab): real QEMU boots of the installed Debian 6.1
+kernels.  About a minute in total on TCG."""
+
+import os
+import secrets
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools" / "lab"))
+
+from smlab.guest import run_guest, available_kernels, module_path  # noqa: E402
+from smlab.image import KernelModules  # noqa: E402
+from smlab.cpio import Cpio  # noqa: E402
+from smlab.jack import jack_server  # noqa: E402
+
+KERNELS = ["6.1.0-56-amd64", "6.1.0-56-rt-amd64"]
+OUT = ROOT / "out" / "test-lab"
+
+
+def procs_mentioning(text):
+    """(pid, cmdline) of live processes whose command line contains text."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in cmd:
+            found.append((int(pid), cmd))
+    return found
+
+
+def report(dat):
+    p = subprocess.run(["trace-cmd", "report", "-i", str(dat)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+# -- no boot -----------------------------------------------------------------
+def test_kernel_list_and_module_path():
+    ks = available_kernels()
+    for k in KERNELS:
+        assert k in ks
+    assert module_path("6.1.0-56-amd64") == "build/6.1.0-56-amd64/smodem.ko"
+
+
+@pytest.mark.parametrize("kver", KERNELS)
+def test_9p_modules_in_dependency_order(kver):
+    km = KernelModules(kver)
+    order = km.resolve(["virtio_pci", "9pnet_virtio", "9p"])
+    names = [km.modname(m) for m in order]
+    assert names[-1] == "9p"
+    for i, m in enumerate(order):
+        for dep in km.dep[m]:
+            assert dep in order[:i], "%s before its dependency %s" % (m, dep)
+    with pytest.raises(ValueError):
+        km.resolve(["no_such_module_smlab"])
+
+
+def test_cpio_is_readable_by_cpio_tool(tmp_path):
+    c = Cpio()
+    c.file("etc/x/hello", "hi\n", 0o644)
+    c.symlink("bin/sh", "/bin/busybox")
+    c.chardev("dev/console", 5, 1)
+    p = subprocess.run(["cpio", "-itv"], input=c.bytes(), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=10)
+    listing = p.stdout.decode()
+    assert p.returncode == 0, p.stderr
+    for name in ("etc/x/hello", "bin/sh -> /bin/busybox", "dev/console"):
+        assert name in listing
+    assert listing.splitlines()[0].startswith("d")   # parent dir created first
+
+
+# -- boots -----------------------------------------------------------------------
+GUEST_SCRIPT = r"""
+cat /share/host2guest.txt > /share/guest2host.txt || exit 10
+echo "kernel $(uname -r)" >> /share/guest2host.txt
+lspci -n > /share/lspci.txt
+cyclictest -m -p 95 -i 1000 -l 500 -q > /share/cyclic.txt || exit 11
+trace-cmd record -e sched:sched_switch -o /tmp/rec.dat sleep 0.3 || exit 12
+cp /tmp/rec.dat /share/rec.dat
+trace-cmd start -e sched:sched_switch || exit 13
+sleep 0.3
+trace-cmd stop
+trace-cmd extract -o /share/ext.dat || exit 14
+ls /opt/smodem > /share/opt.txt
+echo done-before-exit
+exit 3
+"""
+
+
+@pytest.fixture(scope="module", params=KERNELS)
+def booted(request, tmp_path_factory):
+    kver = request.param
+    out = OUT / ("boot-" + kver)
+    out.mkdir(parents=True, exist_ok=True)
+    for f in out.iterdir():
+        if f.is_file():
+            f.unlink()
+    token = secrets.token_hex(8)
+    (out / "host2guest.txt").write_text(token + "\n")
+    # a stand-in "module" to check the /opt/smodem copy (never loaded)
+    fake = tmp_path_factory.mktemp("mod") / "fake.ko"
+    fake.write_bytes(b"not a module\n")
+    res = run_guest(kver, GUEST_SCRIPT, str(out), modules=[str(fake)],
+                    timeout_s=150, progress=True)
+    return kver, res, token, out
+
+
+def test_guest_rc_propagated(booted):
+    kver, res, _, out = booted
+    assert not res.timed_out
+    assert res.rc == 3, res.console_text()[-2000:]
+    assert not res.ok
+    assert "done-before-exit" in res.log()
+    assert "done-before-exit" in res.console_text()
+    assert res.kvm is False
+    print("%s: boot %.1f s wall (%.2f s guest), total %.1f s"
+          % (kver, res.boot_s, res.guest_boot_s, res.wall_s))
+
+
+def test_share_both_ways(booted):
+    kver, res, token, out = booted
+    text = (out / "guest2host.txt").read_text()
+    assert text.splitlines() == [token, "kernel " + kver]
+    assert (out / "opt.txt").read_text().split() == ["fake.ko"]
+
+
+def test_ac97_present(booted):
+    _, _, _, out = booted
+    lines = (out / "lspci.txt").read_text().splitlines()
+    assert any(" 0401: 8086:2415" in l and l.startswith("00:04.0") for l in lines), lines
+
+
+def test_cyclictest_ran(booted):
+    _, _, _, out = booted
+    text = (out / "cyclic.txt").read_text()
+    assert "C:    500" in text and "Max:" in text, text
+
+
+def test_trace_record_and_extract(booted):
+    _, _, _, out = booted
+    for name in ("rec.dat", "ext.dat"):
+        text = report(out / name)
+        assert text.count("sched_switch:") >= 2, text[:2000]
+
+
+def test_hang_is_killed_at_timeout():
+    kver = KERNELS[0]
+    out = OUT / "hang"
+    script = "lspci -n > /share/lspci.txt\necho spinning\nwhile :; do :; done\n"
+    t = time.monotonic()
+    res = run_guest(kver, script, str(out), audio="none", timeout_s=14)
+    took = time.monotonic() - t
+    assert res.timed_out
+    assert res.rc is None
+    assert not res.ok
+    assert took < 14 + 12, took
+    assert "spinning" in res.console_text()
+    assert procs_mentioning(str(out)) == []
+    # audio="none": no AC'97 on the bus
+    assert "8086:2415" not in (out / "lspci.txt").read_text()
+
+
+def test_virtual_clock_is_deterministic():
+    """Two identical boots in deferred-share mode see identical guest time,
+    cyclictest figures and even the same random numbers."""
+    kver = KERNELS[0]
+    script = ("cyclictest -m -p 95 -i 1000 -l 1000 -q > /share/c.txt\n"
+              "head -c 16 /dev/urandom | xxd -p > /share/rand.txt\n"
+              "cat /proc/uptime > /share/up.txt\n")
+    outs = []
+    for i in range(2):
+        out = OUT / ("det-%d" % i)
+        res = run_guest(kver, script, str(out), share="deferred", timeout_s=120)
+        assert res.ok, res.console_text()[-2000:]
+        outs.append(out)
+    for name in ("c.txt", "rand.txt", "up.txt", "dmesg.log"):
+        a, b = [(o / name).read_text() for o in outs]
+        assert a and a == b, name
+
+
+def test_real_clock_jack_ports_appear():
+    kver = KERNELS[0]
+    out = OUT / "jack"
+    seen = {}
+
+    def during(res, js):
+        seen["ports"] = js.wait_ports(r"qemu:", count=4, timeout_s=20)
+        seen["server"] = js.name
+
+    with jack_server() as js:
+        res = run_guest(kver, "lspci -n; sleep 4", str(out), clock="real", jack=js,
+                        timeout_s=90, on_running=during)
+        assert js.running()
+    assert res.ok, res.console_text()[-2000:]
+    assert sorted(seen["ports"]) == ["in-qemu:input 0", "in-qemu:input 1",
+                                     "out-qemu:output 0", "out-qemu:output 1"]
+    assert "8086:2415" in res.log()
+    assert procs_mentioning(seen["server"]) == []
+    assert procs_mentioning(str(out)) == []

@@ -1,0 +1,1 @@
+"""smlab: the smodem guest lab (QEMU guests, JACK, comparison runs)."""

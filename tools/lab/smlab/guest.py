@@ -1,0 +1,299 @@
+"""Boot a Debian kernel in QEMU with a busybox initramfs and run a script.
+
+See tools/lab/README.md.  Main entry point: run_guest().
+"""
+
+import atexit
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import image
+from .image import available_kernels, module_path, BUILD, ROOT  # noqa: F401 (API)
+from .jack import JackServer, jack_server  # noqa: F401 (API)
+from .procs import Group, kill_all, term_as_interrupt
+
+atexit.register(kill_all)
+
+QEMU = "qemu-system-x86_64"
+# fixed addresses: the driver's device names (ac97-0000:00:04.0) depend on them
+PCI_9P = "0x3"
+PCI_AC97 = "0x4"
+RTC_BASE = "2026-01-01T00:00:00"
+
+BASE_CMDLINE = [
+    "console=ttyS0,115200",
+    "quiet", "loglevel=3",
+    # fixed addresses and no host-dependent choices at boot
+    "nokaslr", "norandmaps", "random.trust_cpu=off",
+    "tsc=reliable", "no_timer_check", "8250.nr_uarts=1",
+    # a dead guest must end the run quickly instead of waiting for the timeout
+    "panic=-1", "oops=panic",
+    # no PTI/retpoline/... switching: TCG emulates them slowly and the study
+    # compares contexts against each other, not against bare metal
+    "mitigations=off",
+    # the crypto self-tests cost 0.7 s of guest time (2-4 s of TCG) per boot
+    "cryptomgr.notests",
+    # never let the kernel pick up the AC'97 with snd-intel8x0
+    "module_blacklist=snd_intel8x0,snd_intel8x0m",
+]
+
+
+@dataclass
+class GuestResult:
+    rc: object            # int exit code of the script, None if never reported
+    console: str          # path of the full serial console log
+    out_dir: str
+    wall_s: float
+    timed_out: bool
+    kvm: bool
+    boot_s: object = None           # wall seconds from QEMU start to script start
+    guest_boot_s: object = None     # guest uptime when the script started
+    script_s: object = None         # wall seconds the script ran
+    qemu_rc: object = None
+    cmd: list = field(default_factory=list)
+
+    @property
+    def ok(self):
+        return self.rc == 0 and not self.timed_out
+
+    def log(self):
+        """Text of the script's output (guest.log), or '' if absent."""
+        p = Path(self.out_dir) / "guest.log"
+        return p.read_text(errors="replace") if p.exists() else ""
+
+    def console_text(self):
+        p = Path(self.console)
+        return p.read_text(errors="replace") if p.exists() else ""
+
+
+def _say(progress, msg):
+    if progress:
+        print("[smlab] " + msg, file=sys.stderr, flush=True)
+
+
+# -- KVM probe -----------------------------------------------------------------
+def kvm_usable(progress=True, kver=None):
+    """Whether a Debian guest really boots under KVM here (cached)."""
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return False
+    cache = BUILD / "kvm-probe.json"
+    key = "%s %s" % (platform.release(), platform.version())
+    try:
+        data = json.loads(cache.read_text())
+        if data.get("key") == key:
+            return bool(data["ok"])
+    except (OSError, ValueError, KeyError):
+        pass
+    kver = kver or available_kernels()[0]
+    _say(progress, "probing KVM with a test boot (cached in %s)" % cache)
+    with tempfile.TemporaryDirectory(prefix="smlab-kvmprobe-") as d:
+        res = run_guest(kver, "exit 0", d, clock="real", audio="none",
+                        timeout_s=30, accel="kvm", progress=False)
+    ok = res.rc == 0 and not res.timed_out
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps({"key": key, "ok": ok, "wall_s": res.wall_s}) + "\n")
+    _say(progress, "KVM %s" % ("works" if ok else "does not work: using TCG"))
+    return ok
+
+
+# -- the run -------------------------------------------------------------------
+_STALE = ("guest.rc", "guest.log", "dmesg.log", "console.log", "qemu.log")
+_MARK = re.compile(r"SMLAB: (.*?) up=([0-9.]+)")
+
+
+def qemu_command(kernel, initrd, out_dir, console, clock, icount_shift, smp,
+                 mem_mb, audio, accel, cpu, audiodev, cmdline):
+    cmd = [QEMU, "-nodefaults", "-no-user-config",
+           "-machine", "pc", "-accel", accel,
+           "-cpu", cpu if accel == "tcg" else "host",
+           "-smp", str(smp), "-m", str(mem_mb),
+           "-display", "none", "-vga", "none",
+           "-serial", "file:" + console,
+           "-no-reboot", "-seed", "1",
+           "-rtc", "base=%s,clock=vm" % RTC_BASE,
+           "-kernel", kernel, "-initrd", initrd, "-append", cmdline,
+           "-fsdev", "local,id=fs0,path=%s,security_model=none" % out_dir,
+           "-device", "virtio-9p-pci,fsdev=fs0,mount_tag=share,addr=%s" % PCI_9P]
+    if clock == "virtual":
+        cmd += ["-icount", "shift=%d,sleep=off" % icount_shift]
+    if audio == "ac97":
+        cmd += ["-audiodev", audiodev,
+                "-device", "AC97,audiodev=snd0,addr=%s" % PCI_AC97]
+    return cmd
+
+
+def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0,
+              smp=1, mem_mb=1024, timeout_s=300, audio="ac97", jack_ports=None,
+              progress=True, share="live", kmods=(), cmdline_extra="",
+              accel="auto", cpu="qemu64", jack=None, extra_files=None, env=None,
+              boot="vmlinux", on_running=None):
+    """Boot kver, run script (busybox sh, root, cwd /share), return GuestResult.
+
+    Beyond the documented API:
+      share="deferred": /share is a tmpfs while the script runs and is copied
+          to out_dir afterwards (no host I/O during the script: keeps
+          icount runs deterministic; a timed-out run leaves only the console).
+      kmods: in-tree module names of kver to load (with dependencies) first.
+      cmdline_extra: appended to the kernel command line (e.g. "preempt=full").
+      accel: "auto" (KVM for clock=real only if a probe boot works), "tcg", "kvm".
+      jack: a running JackServer to use for clock=real (else one is started).
+      jack_ports: {"in": regex, "out": regex} or a (in, out) tuple for the
+          audiodev's in/out.connect-ports.
+      extra_files: {guest path: host path} added to the per-run archive.
+      env: variables exported to the script.
+      on_running(result_so_far, jack_server): called once the script started.
+    """
+    t0 = time.monotonic()
+    if clock not in ("virtual", "real"):
+        raise ValueError("clock must be 'virtual' or 'real'")
+    if audio not in ("ac97", "none"):
+        raise ValueError("audio must be 'ac97' or 'none'")
+    if share not in ("live", "deferred"):
+        raise ValueError("share must be 'live' or 'deferred'")
+    if kver not in available_kernels():
+        raise ValueError("kernel %s not installed (have: %s)"
+                         % (kver, ", ".join(available_kernels())))
+    modules = [str(Path(m).resolve()) for m in modules]
+    for m in modules:
+        if not os.path.isfile(m):
+            raise FileNotFoundError(m)
+    out = Path(out_dir).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    for name in _STALE:
+        try:
+            (out / name).unlink()
+        except FileNotFoundError:
+            pass
+    console = str(out / "console.log")
+
+    say = (lambda m: _say(progress, "%s: %s" % (kver, m)))
+    base = image.base_initramfs(kver, say if progress else None)
+    kernel = image.kernel_image(kver, boot, say if progress else None)
+
+    if accel == "auto":
+        use_kvm = clock == "real" and kvm_usable(progress, kver)
+        accel = "kvm" if use_kvm else "tcg"
+    if accel == "kvm" and clock == "virtual":
+        raise ValueError("icount (clock=virtual) needs TCG")
+
+    cmdline = " ".join(BASE_CMDLINE + ([cmdline_extra] if cmdline_extra else []))
+    res = GuestResult(rc=None, console=console, out_dir=str(out), wall_s=0.0,
+                      timed_out=False, kvm=(accel == "kvm"))
+
+    tmpdir = tempfile.mkdtemp(prefix="smlab-")
+    group = None
+    own_jack = None
+    try:
+        initrd = os.path.join(tmpdir, "initrd.cpio")
+        with open(initrd, "wb") as f:
+            with open(base, "rb") as b:
+                shutil.copyfileobj(b, f)
+            f.write(image.run_archive(kver, script, modules, kmods, share,
+                                      extra_files, env))
+
+        audiodev = "none,id=snd0,timer-period=250"
+        if audio == "ac97" and clock == "real":
+            if jack is None:
+                say("starting jackd (dummy backend, 48 kHz)")
+                own_jack = JackServer(timeout_s=timeout_s + 60,
+                                      log=str(out / "jackd.log"))
+                own_jack.start()
+                jack = own_jack
+            if isinstance(jack_ports, dict):
+                ports = (jack_ports.get("in"), jack_ports.get("out"))
+            else:
+                ports = tuple(jack_ports) if jack_ports else (None, None)
+            audiodev = jack.qemu_audiodev(timer_period=1000,
+                                          in_ports=ports[0], out_ports=ports[1])
+
+        cmd = qemu_command(kernel, initrd, str(out), console, clock, icount_shift,
+                           smp, mem_mb, audio, accel, cpu, audiodev, cmdline)
+        res.cmd = cmd
+        (out / "qemu-cmd.txt").write_text(" ".join(cmd) + "\n")
+        mode = ("virtual, icount shift=%d" % icount_shift if clock == "virtual"
+                else "real time")
+        say("booting (%s, %s, smp=%d, %d MB)" % (accel, mode, smp, mem_mb))
+        with term_as_interrupt(), open(out / "qemu.log", "wb") as qlog:
+            group = Group(cmd, timeout_s, stdin=subprocess.DEVNULL,
+                          stdout=qlog, stderr=subprocess.STDOUT)
+            t_boot = time.monotonic()
+            hard_deadline = t_boot + timeout_s + 15
+            pos, buf, t_script = 0, "", None
+            while True:
+                rc = group.poll()
+                # follow the console for the init's phase marks
+                try:
+                    with open(console, "rb") as cf:
+                        cf.seek(pos)
+                        chunk = cf.read()
+                        pos += len(chunk)
+                    buf += chunk.decode(errors="replace")
+                except FileNotFoundError:
+                    pass
+                lines = buf.split("\n")
+                buf = lines.pop()
+                for line in lines:
+                    m = _MARK.search(line)
+                    if not m:
+                        continue
+                    what, up = m.group(1), float(m.group(2))
+                    if what == "phase script-start":
+                        t_script = time.monotonic()
+                        res.boot_s = t_script - t_boot
+                        res.guest_boot_s = up
+                        say("script running (booted in %.1f s wall, %.2f s guest)"
+                            % (res.boot_s, up))
+                        if on_running:
+                            on_running(res, jack)
+                    elif what.startswith("phase script-end"):
+                        if t_script is not None:
+                            res.script_s = time.monotonic() - t_script
+                        say("script ended: %s" % what.split(" ", 2)[-1])
+                    elif what.startswith("SMLAB-RC"):
+                        pass
+                    elif not what.startswith("phase"):
+                        say("guest: " + what)
+                if rc is not None:
+                    break
+                if time.monotonic() > hard_deadline:
+                    res.timed_out = True
+                    break
+                time.sleep(0.05)
+            qrc = group.stop() if (rc is None or group.alive()) else rc
+            group = None
+            res.qemu_rc = qrc
+            if qrc in (124, 137) or qrc == -9:
+                res.timed_out = True
+    finally:
+        if group is not None:
+            group.stop(grace_s=1.0)
+        if own_jack is not None:
+            own_jack.stop()
+        shutil.rmtree(tmpdir, ignore_errors=True)
+
+    res.wall_s = time.monotonic() - t0
+    rcfile = out / "guest.rc"
+    if rcfile.exists():
+        try:
+            res.rc = int(rcfile.read_text().split()[0])
+        except (ValueError, IndexError):
+            res.rc = None
+    if res.rc is None and not res.timed_out:
+        m = re.findall(r"SMLAB: SMLAB-RC=(\d+)", res.console_text())
+        if m:
+            res.rc = int(m[-1])
+    if res.timed_out:
+        say("TIMED OUT after %.0f s (QEMU killed)" % timeout_s)
+    elif res.rc is None:
+        say("guest never reported an exit code (QEMU rc %s); see %s" % (res.qemu_rc, console))
+    say("done: rc=%s, %.1f s wall" % (res.rc, res.wall_s))
+    return res

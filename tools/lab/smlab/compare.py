@@ -35,15 +35,20 @@ def guest_script(ctx, p):
         if p.get("module_params"):
             args.append(p["module_params"])
         modargs = " ".join(args)
-    cyc = ("cyclictest -m -p %d -i %d -h %d -q -v -D %d"
-           % (CYCLIC_PRIO, INTERVAL_US, HIST_US, p["duration_s"]))
+    pin = p["smp"] > 1
+    cyc = ("cyclictest -m -p %d -i %d -h %d -q -v -D %d%s"
+           % (CYCLIC_PRIO, INTERVAL_US, HIST_US, p["duration_s"],
+              " -a 0" if pin else ""))
     return r"""
 M=/tmp/m
 T=/sys/kernel/tracing
 mkdir -p $M
 CTX=%(ctx)s
+PIN=%(pin)d
 echo "compare: context $CTX"
-spin &
+# SMP: the modem's interrupt, its processing, the competitor and the
+# measuring thread all share CPU 0, as on the study's uniprocessor.
+if [ $PIN = 1 ]; then taskset 1 spin & else spin & fi
 SPIN=$!
 if [ $CTX != control ]; then
 	insmod /opt/smodem/smodem.ko %(modargs)s || exit 20
@@ -51,6 +56,21 @@ if [ $CTX != control ]; then
 	[ -n "$dev" ] || exit 21
 	S=/sys/kernel/debug/smodem/$dev
 	echo "$dev" > $M/dev.txt
+	if [ $PIN = 1 ]; then
+		irq=$(grep smodem /proc/interrupts | cut -d: -f1 | tr -d ' ')
+		echo 1 > /proc/irq/$irq/smp_affinity && echo "irq cpu0" >> $M/pinning.txt ||
+			echo "irq failed" >> $M/pinning.txt
+		tp=$(grep '^thread_pid ' $S/stats | cut -d' ' -f2)
+		if [ -z "$tp" ]; then
+			echo "thread none" >> $M/pinning.txt
+		elif taskset -p 1 $tp >/dev/null 2>&1; then
+			echo "thread cpu0" >> $M/pinning.txt
+		else
+			# Linux refuses: a SCHED_DEADLINE task must be allowed on
+			# its whole root domain.
+			echo "thread refused" >> $M/pinning.txt
+		fi
+	fi
 	cat $S/stats > $M/stats-load.txt
 	trace-cmd start -e smodem -b 8192 > $M/trace-start.log 2>&1 || exit 22
 	# trace-cmd takes a while to start and stop under TCG: clear both the
@@ -80,7 +100,7 @@ echo "%(modargs)s" > $M/module.args
 cp -a $M/. /share/
 echo "compare: done rc=$RC"
 exit $RC
-""" % {"ctx": ctx, "modargs": modargs, "cyc": cyc}
+""" % {"ctx": ctx, "modargs": modargs, "cyc": cyc, "pin": pin}
 
 
 # -- host side parsers -------------------------------------------------------------
@@ -265,6 +285,9 @@ def run_one(ctx, p, idx, total, log=print):
     entry["module_args"] = ((out / "module.args").read_text().strip()
                             if (out / "module.args").exists() else None)
     entry["cyclictest"] = parse_cyclictest(cyc.read_text()) if cyc.exists() else None
+    pinf = out / "pinning.txt"
+    entry["pinning"] = (dict(line.split(" ", 1) for line in pinf.read_text().split("\n") if " " in line)
+                        if pinf.exists() else None)
     if ctx != "control":
         st = out / "stats.txt"
         entry["stats"] = smtrace.stats(st.read_text()) if st.exists() else None

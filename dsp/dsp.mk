@@ -48,10 +48,16 @@ dsp-tests: $(DSP_TESTS)
 check-dsp: $(DSP_TESTS) dsp-fuzz-build
 	DSP_BUILD=$(DSP_BUILD) $(DSP_PYTHON) -m pytest -q tests/dsp
 
-bench-dsp: $(DSP_BENCH) $(DSP_LIB)
+bench-dsp: $(DSP_BENCH) $(DSP_LIB) $(DSP_BUILD)/tests/test_v22bis_ber
 	@mkdir -p out
 	$(DSP_BENCH) --json out/bench-dsp.json
 	$(DSP_PYTHON) dsp/tools/stack_depth.py --json out/bench-dsp.json $(DSP_BUILD)/obj
+	-dsp/tools/kstack.sh $(DSP_BUILD)/kstack out/bench-dsp.json | tail -3
+	$(DSP_BUILD)/tests/test_v22bis_ber --json $(DSP_BUILD)/ber-v22bis.json
+	$(DSP_PYTHON) -c 'import json; b = json.load(open("out/bench-dsp.json")); \
+		b["ber_v22bis"] = json.load(open("$(DSP_BUILD)/ber-v22bis.json")); \
+		json.dump(b, open("out/bench-dsp.json", "w"), indent=1)'
+	@echo "wrote out/bench-dsp.json"
 
 # Fuzz builds: the library is rebuilt with clang and ASan/UBSan so that the fuzzer sees into it.
 DSP_FCFLAGS   := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \

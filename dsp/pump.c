@@ -23,7 +23,8 @@ struct smdsp_pump *smdsp_pump_create(const struct smdsp_pump_config *cfg)
 		return NULL;
 	p->sample_rate = cfg->sample_rate;
 	p->flags = cfg->flags;
-	if (p->flags & SMDSP_PUMP_FLAG_LOOPBACK)
+	/* the modem runs at 8000 samples/s: other rates get the pass-through */
+	if ((p->flags & SMDSP_PUMP_FLAG_LOOPBACK) || cfg->sample_rate != SMDSP_MODEM_RATE)
 		return p;
 	memset(&mc, 0, sizeof(mc));
 	mc.sample_rate = cfg->sample_rate;

@@ -149,22 +149,29 @@ static void next_symbol(struct smdsp_v22_tx *s, int8_t *re, int8_t *im)
 
 void smdsp_v22_tx_process(struct smdsp_v22_tx *s, int16_t *out, unsigned int n)
 {
-	unsigned int i, k, idx;
+	unsigned int i, k;
 
 	for (i = 0; i < n; i++) {
-		const int16_t *h;
+		const int16_t *h, *sr, *si;
 		int32_t xr = 0, xi = 0;
 		int64_t v;
 
 		s->baud_phase += 3;
 		if (s->baud_phase >= SMDSP_V22_TX_PHASES) {
+			int8_t re, im;
+
 			s->baud_phase -= SMDSP_V22_TX_PHASES;
 			if (++s->sym_pos >= SMDSP_V22_TX_SYMS)
 				s->sym_pos = 0;
 			if (s->sym_hook)
 				s->sym_hook(s->user);
-			next_symbol(s, &s->sym_re[s->sym_pos], &s->sym_im[s->sym_pos]);
-			if (s->sym_re[s->sym_pos] | s->sym_im[s->sym_pos])
+			next_symbol(s, &re, &im);
+			/* twice, so that the newest SYMS symbols are always contiguous */
+			s->sym_re[s->sym_pos] = re;
+			s->sym_im[s->sym_pos] = im;
+			s->sym_re[s->sym_pos + SMDSP_V22_TX_SYMS] = re;
+			s->sym_im[s->sym_pos + SMDSP_V22_TX_SYMS] = im;
+			if (re | im)
 				s->idle_syms = SMDSP_V22_TX_SYMS;
 			else if (s->idle_syms)
 				s->idle_syms--;
@@ -176,11 +183,12 @@ void smdsp_v22_tx_process(struct smdsp_v22_tx *s, int16_t *out, unsigned int n)
 			continue;
 		}
 		h = smdsp_v22_tx_rrc[s->baud_phase];
-		idx = s->sym_pos;
+		/* tap k weighs the symbol k steps older than the newest */
+		sr = s->sym_re + s->sym_pos + SMDSP_V22_TX_SYMS;
+		si = s->sym_im + s->sym_pos + SMDSP_V22_TX_SYMS;
 		for (k = 0; k < SMDSP_V22_TX_SYMS; k++) {
-			xr += s->sym_re[idx] * h[k];
-			xi += s->sym_im[idx] * h[k];
-			idx = idx ? idx - 1 : SMDSP_V22_TX_SYMS - 1;
+			xr += sr[-(int)k] * h[k];
+			xi += si[-(int)k] * h[k];
 		}
 		v = (int64_t)xr * s->car_cos[s->car_idx] - (int64_t)xi * s->car_sin[s->car_idx];
 		v = ((v >> 13) * s->gain) >> 16;

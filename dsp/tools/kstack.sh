@@ -4,9 +4,12 @@
 # the deepest per-buffer stack chain of the first one into a JSON file.
 # Usage: dsp/tools/kstack.sh OUTDIR JSON   (from the repository top)
 set -e
-out=$1
-json=$2
 top=$(pwd)
+case $1 in
+/*) out=$1 ;;
+*) out=$top/$1 ;;
+esac
+json=$2
 rc=0
 rm -rf "$out"
 mkdir -p "$out/dsp"
@@ -30,8 +33,8 @@ for v in 6.1.0-56-amd64 6.1.0-56-rt-amd64 6.12.117+deb12-amd64; do
 	c=0
 	command -v sparse >/dev/null && c=1
 	echo "== kernel $v (W=1, C=$c)"
-	make -s -C /lib/modules/$v/build M="$top/$out" clean >/dev/null 2>&1 || true
-	if ! make -s -C /lib/modules/$v/build M="$top/$out" W=1 C=$c modules >"$out/build-$v.log" 2>&1; then
+	make -s -C /lib/modules/$v/build M="$out" clean >/dev/null 2>&1 || true
+	if ! make -s -C /lib/modules/$v/build M="$out" W=1 C=$c modules >"$out/build-$v.log" 2>&1; then
 		cat "$out/build-$v.log"
 		rc=1
 	fi

@@ -398,21 +398,27 @@ static void pump_api(void)
 {
 	struct smdsp_pump_config c = { .sample_rate = 8000 };
 	struct smdsp_pump_config lb = { .sample_rate = 48000, .flags = SMDSP_PUMP_FLAG_LOOPBACK };
-	struct smdsp_pump_config bad = { .sample_rate = 44100 };
+	struct smdsp_pump_config other = { .sample_rate = 16000 };
+	struct smdsp_pump_config bad = { .sample_rate = 0 };
 	struct smdsp_pump *p = smdsp_pump_create(&c), *q = smdsp_pump_create(&lb);
+	struct smdsp_pump *o = smdsp_pump_create(&other);
 	int16_t rx[100], tx[100];
 	int i;
 
 	CHECK(p && smdsp_pump_modem(p), "pump with modem");
 	CHECK(q && !smdsp_pump_modem(q), "loopback pump");
-	CHECK(smdsp_pump_create(&bad) == NULL, "44.1 kHz modem accepted");
+	CHECK(smdsp_pump_create(&bad) == NULL, "rate 0 accepted");
+	/* the modem needs 8 kHz: at other rates the pump is a pass-through */
+	CHECK(o && !smdsp_pump_modem(o), "16 kHz pump");
 	for (i = 0; i < 100; i++)
 		rx[i] = (int16_t)(i * 300);
 	CHECK(smdsp_pump_process(q, rx, tx, 100) == 0 && !memcmp(rx, tx, sizeof(rx)), "loopback");
 	CHECK(smdsp_pump_process(p, rx, tx, 100) == 0, "process");
 	CHECK(smdsp_modem_period(smdsp_pump_modem(p)) == 20, "on-hook period");
+	CHECK(smdsp_pump_process(o, rx, tx, 100) == 0 && !memcmp(rx, tx, sizeof(rx)), "16 kHz pass-through");
 	smdsp_pump_free(p);
 	smdsp_pump_free(q);
+	smdsp_pump_free(o);
 }
 
 int main(void)

@@ -215,6 +215,28 @@ int main(void)
 	impaired("-100 ppm clock offset", 1, 1, 2400, &lc);
 	lc.ppm = 100;
 	impaired("100 ppm clock offset", 0, 1, 2400, &lc);
+	/* V.22 at 1200 bit/s through the same impairments */
+	memset(&lc, 0, sizeof(lc));
+	lc.noise_dbm0 = -200;
+	lc.echo_db = -200;
+	lc.loss_db = 28;
+	impaired("28 dB loss", 1, 0, 1200, &lc);
+	lc.loss_db = 10;
+	lc.echo_db = -6;
+	lc.echo_delay = 24;
+	impaired("echo -6 dB", 0, 1, 1200, &lc);
+	lc.echo_db = -200;
+	lc.delay = 2000;
+	impaired("0.5 s round trip", 1, 1, 1200, &lc);
+	lc.delay = 600;
+	lc.ppm = 100;
+	impaired("100 ppm clock offset", 1, 0, 1200, &lc);
+	lc.ppm = 0;
+	lc.delay = 80;
+	lc.loss_db = 0;
+	lc.noise_dbm0 = -25;
+	impaired("noise -25 dBm0", 1, 1, 1200, &lc);
+	impaired("noise -25 dBm0", 1, 1, 2400, &lc);
 	retrain(1, 1, 1);
 	retrain(1, 1, 0);
 	retrain(1, 0, 1);

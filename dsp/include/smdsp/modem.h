@@ -9,6 +9,8 @@
 #include <smdsp/compat.h>
 #include <smdsp/callprog.h>
 
+#define SMDSP_MODEM_RATE	8000
+
 /* Modulations (config.modulations) */
 #define SMDSP_MODEM_V21		(1u << 0)
 #define SMDSP_MODEM_V22		(1u << 1)	/* 1200 bit/s */

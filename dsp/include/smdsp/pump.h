@@ -12,8 +12,9 @@ struct smdsp_pump;
 
 /*
  * flags: SMDSP_MODEM_FLAG_* (modem.h) for the modem engine, or
- * SMDSP_PUMP_FLAG_LOOPBACK for a pass-through (tx = rx) at any sample rate.
- * The modem engine runs at 8000 samples/s only.
+ * SMDSP_PUMP_FLAG_LOOPBACK for a pass-through (tx = rx). The modem engine
+ * runs at SMDSP_MODEM_RATE (8000) samples/s only: at any other rate the pump
+ * is a pass-through too, and smdsp_pump_modem() returns NULL.
  */
 #define SMDSP_PUMP_FLAG_LOOPBACK (1u << 31)
 

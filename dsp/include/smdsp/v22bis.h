@@ -42,8 +42,8 @@ struct smdsp_v22_tx {
 	unsigned int guard_len;
 	unsigned int guard_idx;
 	int32_t gain;		/* see v22bis_tx.c */
-	int8_t sym_re[SMDSP_V22_TX_SYMS];
-	int8_t sym_im[SMDSP_V22_TX_SYMS];
+	int16_t sym_re[2 * SMDSP_V22_TX_SYMS];	/* recent symbols, stored twice */
+	int16_t sym_im[2 * SMDSP_V22_TX_SYMS];
 	unsigned int sym_pos;
 	unsigned int baud_phase;	/* 1/3 samples since the newest symbol */
 	unsigned int quadrant;

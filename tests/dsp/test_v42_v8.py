@@ -2,7 +2,7 @@
 test_v8 (built by `make check-dsp` into $DSP_BUILD/tests) and checks the numbers they print on
 their RESULT lines, so that a C program that silently skipped a case cannot pass.
 
-Set V42_STRESS=N to add an N-seed stress run of the V.42 programs (about 0.3 s per seed)."""
+The V.42 stress run uses 10 seeds; V42_STRESS=N runs N (about 0.3 s per seed)."""
 import os
 import re
 import subprocess
@@ -181,9 +181,9 @@ def test_v8_fallbacks(v8):
     assert v8['v8_random']['completed'] == '0'
 
 
-@pytest.mark.skipif(not os.environ.get('V42_STRESS'), reason='set V42_STRESS=N for a stress run')
 def test_v42_stress():
-    n = os.environ['V42_STRESS']
+    # A short run always; V42_STRESS=N for a long one.
+    n = os.environ.get('V42_STRESS') or '10'
     r = _run('test_v42', '--stress', n, timeout=7200)
     assert r.returncode == 0, r.stdout[-4000:]
     res = _results(r.stdout)

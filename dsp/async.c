@@ -102,6 +102,16 @@ void smdsp_async_tx_free(struct smdsp_async_tx *s)
 	smdsp_free(s);
 }
 
+void smdsp_async_tx_reset(struct smdsp_async_tx *s)
+{
+	s->sr = 0;
+	s->nbits = 0;
+	s->run = 0;
+	s->del_candidate = 0;
+	s->break_pending = 0;
+	memset(&s->st, 0, sizeof(s->st));
+}
+
 static void tx_load_char(struct smdsp_async_tx *s, int c)
 {
 	const struct smdsp_async_config *cfg = &s->cfg;
@@ -225,6 +235,16 @@ struct smdsp_async_rx *smdsp_async_rx_create(const struct smdsp_async_config *cf
 void smdsp_async_rx_free(struct smdsp_async_rx *s)
 {
 	smdsp_free(s);
+}
+
+void smdsp_async_rx_reset(struct smdsp_async_rx *s)
+{
+	s->state = RX_HUNT;
+	s->acc = 0;
+	s->n = 0;
+	s->zero_run = 0;
+	s->pending_zeros = 0;
+	memset(&s->st, 0, sizeof(s->st));
 }
 
 static void rx_deliver(struct smdsp_async_rx *s, uint32_t acc)

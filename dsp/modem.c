@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Modem engine: call set-up (ring detection, dial tone, DTMF dialling,
- * call progress, answer tone), the data pump (V.21, V.22, V.22bis) and the
- * byte stream (start-stop framing with V.14 rate adaption), driven by one
- * call per audio period.
+ * call progress, answer tone, V.8), the data pump (V.21, V.22, V.22bis)
+ * and the byte stream (V.42 LAPM, or start-stop framing with V.14 rate
+ * adaption), driven by one call per audio period.
  *
  * Everything is allocated by smdsp_modem_create(); processing and commands
- * never allocate, so the engine can run in any kernel context.
+ * never allocate (the V.8 and V.42 blocks are reset in place for each
+ * call), so the engine can run in any kernel context.
  */
 #include <smdsp/modem.h>
 #include <smdsp/tone.h>
@@ -16,16 +17,44 @@
 #include <smdsp/fsk.h>
 #include <smdsp/v22bis.h>
 #include <smdsp/async.h>
+#include <smdsp/v42.h>
+#include <smdsp/v8.h>
 
 #define FIFO_SIZE	4096	/* power of two */
 #define EVQ_SIZE	32
 #define CHUNK		40	/* 5 ms: granularity of the call set-up timers */
 #define MS(ms)		((uint32_t)(ms) * (SMDSP_RATE / 1000))
+/*
+ * V.42 queues: the engine's FIFOs do the buffering, so these only need to
+ * keep the window moving between two chunks (the receive side must hold
+ * two maximum information fields).
+ */
+#define V42_TXQ		512
+#define V42_RXQ		1024
+/*
+ * V.42 detection (T400). The originator waits for ADP for its ODP, the
+ * characters and a round trip at the line rate; the answerer waits for an
+ * ODP from an originator that may enter data mode later (V.22: 765 ms).
+ */
+#define T400_CALLER_MS	1500
+#define T400_V21_MS	2000
+#define T400_ANSWER_MS	2000	/* on top of the originator's */
+/* async characters that arrive while V.42 detection runs: 3.5 s at 2400 bit/s */
+#define DET_BUF		1024
+/* a plain ANS (no AM) heard this long: the answerer does not do V.8 */
+#define V8_ANS_MS	600
+#define ANSAM_MS	5200	/* longer than V.8's 5 s: the V.8 block ends it */
+#define SHUTTLE		32	/* bytes moved per copy between the FIFOs and V.42 */
 
 enum data_pump {
 	PUMP_NONE = 0,
 	PUMP_V21,
 	PUMP_V22,
+};
+
+enum v8_run {
+	V8_IDLE = 0,		/* not used in this call, or over */
+	V8_RUNNING,
 };
 
 struct fifo {
@@ -41,6 +70,7 @@ struct smdsp_modem {
 	uint32_t t;		/* samples in this phase */
 	bool calling;
 	bool tone_done;		/* answerer: ANS sent / caller: ANS heard and gone */
+	bool tone_started;	/* answerer: the billing delay is over */
 	uint32_t tone_end;	/* caller: phase time when the answer tone stopped */
 	enum data_pump pump;
 	unsigned int rate;
@@ -57,7 +87,25 @@ struct smdsp_modem {
 	struct smdsp_v22bis v22;
 	struct smdsp_async_tx *atx;
 	struct smdsp_async_rx *arx;
-	bool draining;		/* discard what the framer gives while it is resynchronised */
+
+	/* V.8 */
+	struct smdsp_v8 *v8;
+	enum v8_run v8_run;
+	bool v8_used;
+	bool v8_lapm;		/* V.8 agreed on LAPM: V.42 without detection */
+	bool v8_no_lapm;	/* V.8 ran and LAPM is not on */
+	int v8_sig;		/* what was sent in the previous chunk */
+
+	/* the byte stream over the modulation */
+	enum smdsp_modem_link link;
+	bool link_up;		/* started in this call (kept through retrains) */
+	struct smdsp_v42 *v42;
+	int v42_status;		/* last seen; -1: no V.42 in this call */
+	uint8_t det_buf[DET_BUF];
+	unsigned int det_len;
+	uint32_t det_dropped;
+	uint32_t carrier_losses;
+	uint32_t rx_overruns;
 
 	struct fifo txq;
 	struct fifo rxq;
@@ -131,38 +179,188 @@ static void arx_put_byte(void *user, int byte)
 {
 	struct smdsp_modem *m = user;
 
-	if (byte >= 0 && !m->draining)
-		fifo_put(&m->rxq, (uint8_t)byte);
+	if (byte < 0)
+		return;
+	if (m->link == SMDSP_LINK_V42) {
+		/* V.42 detection: user data if the peer turns out to have no V.42 */
+		if (m->det_len < DET_BUF)
+			m->det_buf[m->det_len++] = (uint8_t)byte;
+		else
+			m->det_dropped++;
+		return;
+	}
+	if (!fifo_put(&m->rxq, (uint8_t)byte))
+		m->rx_overruns++;
 }
 
 static int data_get_bit(void *user)
 {
 	struct smdsp_modem *m = user;
 
-	return smdsp_async_tx_get_bit(m->atx);
+	switch (m->link) {
+	case SMDSP_LINK_V42:
+		return smdsp_v42_get_bit(m->v42);
+	case SMDSP_LINK_ASYNC:
+		return smdsp_async_tx_get_bit(m->atx);
+	default:
+		return 1;
+	}
 }
+
+static void link_start(struct smdsp_modem *m);
 
 static void data_put_bit(void *user, int bit)
 {
 	struct smdsp_modem *m = user;
 
-	smdsp_async_rx_put_bit(m->arx, bit);
+	/*
+	 * The far end may be in data mode before we are (its training ended
+	 * first): its first characters or frames arrive now.
+	 */
+	if (m->link == SMDSP_LINK_NONE && !m->link_up)
+		link_start(m);
+	switch (m->link) {
+	case SMDSP_LINK_V42:
+		smdsp_v42_put_bit(m->v42, bit);
+		if (m->v42_status == SMDSP_V42_DETECTING)
+			smdsp_async_rx_put_bit(m->arx, bit);
+		break;
+	case SMDSP_LINK_ASYNC:
+		smdsp_async_rx_put_bit(m->arx, bit);
+		break;
+	default:
+		break;
+	}
 }
 
-/* Brings both framers back to idle without passing anything on. */
-static void framers_idle(struct smdsp_modem *m)
+static int v8_get_bit(void *user)
 {
-	int i;
+	struct smdsp_modem *m = user;
 
-	m->draining = true;
-	for (i = 0; i < 24; i++) {
-		smdsp_async_rx_put_bit(m->arx, 1);
-		smdsp_async_tx_get_bit(m->atx);
+	return smdsp_v8_get_bit(m->v8);
+}
+
+static void v8_put_bit(void *user, int bit)
+{
+	struct smdsp_modem *m = user;
+
+	smdsp_v8_put_bit(m->v8, bit);
+}
+
+static void link_async(struct smdsp_modem *m)
+{
+	smdsp_async_tx_reset(m->atx);
+	smdsp_async_rx_reset(m->arx);
+	m->link = SMDSP_LINK_ASYNC;
+}
+
+/* Connected for the first time in this call: V.42 or plain async. */
+static void link_start(struct smdsp_modem *m)
+{
+	struct smdsp_v42_config c;
+
+	m->link_up = true;
+	m->det_len = 0;
+	smdsp_async_rx_reset(m->arx);
+	if (!m->rate)
+		m->rate = m->pump == PUMP_V22 ? m->v22.rate : 300;
+	if (!(m->cfg.flags & SMDSP_MODEM_FLAG_V42) || m->v8_no_lapm) {
+		link_async(m);
+		return;
 	}
-	m->draining = false;
+	memset(&c, 0, sizeof(c));
+	c.calling = m->calling;
+	c.detect = !m->v8_lapm;
+	c.bit_rate = m->rate;
+	c.srej = 1;
+	c.t400_ms = m->rate <= 300 ? T400_V21_MS : T400_CALLER_MS;
+	if (!m->calling)
+		c.t400_ms += T400_ANSWER_MS;
+	if (smdsp_v42_reset(m->v42, &c)) {
+		link_async(m);
+		return;
+	}
+	m->v42_status = smdsp_v42_status(m->v42);
+	m->link = SMDSP_LINK_V42;
+}
+
+static void hangup(struct smdsp_modem *m, enum smdsp_modem_cause cause);
+
+/* Moves bytes between the user's FIFOs and V.42, and follows its state. */
+static void link_service(struct smdsp_modem *m)
+{
+	uint8_t buf[SHUTTLE];
+	unsigned int n, i, space;
+	int st;
+	int b;
+
+	if (m->link != SMDSP_LINK_V42)
+		return;
+	st = smdsp_v42_status(m->v42);
+	if (st != m->v42_status) {
+		m->v42_status = st;
+		if (st == SMDSP_V42_CONNECTED) {
+			/* what the async receiver made of ODP/ADP is no data */
+			m->det_len = 0;
+			event(m, SMDSP_EV_V42, 1);
+		} else if (st == SMDSP_V42_NO_V42) {
+			event(m, SMDSP_EV_V42, 0);
+			m->link = SMDSP_LINK_ASYNC;
+			smdsp_async_tx_reset(m->atx);
+			for (i = 0; i < m->det_len; i++)
+				if (!fifo_put(&m->rxq, m->det_buf[i]))
+					m->rx_overruns++;
+			m->det_len = 0;
+			return;
+		} else if (st == SMDSP_V42_ESTABLISHING) {
+			m->det_len = 0;
+		}
+	}
+	if (st == SMDSP_V42_CONNECTED) {
+		for (;;) {
+			n = smdsp_v42_tx_space(m->v42);
+			if (n > SHUTTLE)
+				n = SHUTTLE;
+			for (i = 0; i < n; i++) {
+				b = fifo_get(&m->txq);
+				if (b < 0)
+					break;
+				buf[i] = (uint8_t)b;
+			}
+			if (!i)
+				break;
+			smdsp_v42_write(m->v42, buf, i);
+		}
+	}
+	for (;;) {
+		space = fifo_space(&m->rxq);
+		if (space > SHUTTLE)
+			space = SHUTTLE;
+		n = space ? smdsp_v42_read(m->v42, buf, space) : 0;
+		if (!n)
+			break;
+		for (i = 0; i < n; i++)
+			fifo_put(&m->rxq, buf[i]);
+	}
+	if (st == SMDSP_V42_DISCONNECTED || st == SMDSP_V42_FAILED)
+		hangup(m, SMDSP_CAUSE_V42_RELEASED);
 }
 
 /* ---- the pumps ---- */
+
+static void connected(struct smdsp_modem *m, unsigned int rate)
+{
+	m->rate = rate;
+	set_phase(m, SMDSP_PHASE_CONNECTED, rate);
+	if (!m->link_up)
+		link_start(m);
+}
+
+static void carrier_lost(struct smdsp_modem *m)
+{
+	m->carrier_losses++;
+	set_phase(m, SMDSP_PHASE_CARRIER_LOST, 0);
+}
 
 static void v22_status(void *user, enum smdsp_status st)
 {
@@ -170,12 +368,19 @@ static void v22_status(void *user, enum smdsp_status st)
 
 	switch (st) {
 	case SMDSP_STATUS_TRAINED:
-		m->rate = smdsp_v22bis_rate(&m->v22);
-		set_phase(m, SMDSP_PHASE_CONNECTED, m->rate);
+		connected(m, smdsp_v22bis_rate(&m->v22));
 		break;
 	case SMDSP_STATUS_RETRAIN:
 		if (m->phase == SMDSP_PHASE_CONNECTED)
 			set_phase(m, SMDSP_PHASE_RETRAIN, 0);
+		break;
+	case SMDSP_STATUS_CARRIER_DOWN:
+		if (m->phase == SMDSP_PHASE_CONNECTED)
+			carrier_lost(m);
+		break;
+	case SMDSP_STATUS_CARRIER_UP:
+		if (m->phase == SMDSP_PHASE_CARRIER_LOST)
+			set_phase(m, SMDSP_PHASE_CONNECTED, m->rate);
 		break;
 	default:
 		break;
@@ -191,6 +396,7 @@ static void start_v22(struct smdsp_modem *m)
 	c.max_rate = (m->cfg.modulations & SMDSP_MODEM_V22BIS) ? 2400 : 1200;
 	c.tx_level_dbm0_10 = (int16_t)m->cfg.tx_level_dbm0_10;
 	c.guard = SMDSP_V22_GUARD_NONE;
+	c.hold_on_loss = true;
 	c.get_bit = data_get_bit;
 	c.put_bit = data_put_bit;
 	c.status = v22_status;
@@ -213,6 +419,10 @@ static void hangup(struct smdsp_modem *m, enum smdsp_modem_cause cause)
 {
 	m->pump = PUMP_NONE;
 	m->rate = 0;
+	m->v8_run = V8_IDLE;
+	/* the link stays as it was, for the statistics of this call */
+	if (m->link == SMDSP_LINK_V42)
+		m->v42_status = smdsp_v42_status(m->v42);
 	set_phase(m, SMDSP_PHASE_HUNGUP, cause);
 	/* what was queued for this call is gone with it */
 	m->txq.tail = m->txq.head;
@@ -225,11 +435,115 @@ static void go_offhook(struct smdsp_modem *m, bool calling)
 	m->calling = calling;
 	m->rate = 0;
 	m->tone_done = false;
+	m->tone_started = false;
 	m->pump = PUMP_NONE;
 	m->rxq.tail = m->rxq.head;
-	framers_idle(m);
+	m->link = SMDSP_LINK_NONE;
+	m->link_up = false;
+	m->v42_status = -1;
+	m->det_len = 0;
+	m->det_dropped = 0;
+	m->carrier_losses = 0;
+	m->rx_overruns = 0;
+	m->v8_run = V8_IDLE;
+	m->v8_used = false;
+	m->v8_lapm = false;
+	m->v8_no_lapm = false;
+	m->v8_sig = -1;
+	smdsp_async_tx_reset(m->atx);
+	smdsp_async_rx_reset(m->arx);
 	smdsp_cpt_init(&m->cpt, m->cfg.tone_plan);
 	smdsp_anstone_rx_init(&m->ans_rx, 2100000);
+}
+
+/* ---- V.8 ---- */
+
+static unsigned int v8_modes(const struct smdsp_modem *m)
+{
+	unsigned int mods = 0;
+
+	if (m->cfg.modulations & (SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS))
+		mods |= SMDSP_V8_MOD_V22;
+	if (m->cfg.modulations & SMDSP_MODEM_V21)
+		mods |= SMDSP_V8_MOD_V21;
+	return mods;
+}
+
+static bool v8_start(struct smdsp_modem *m)
+{
+	struct smdsp_v8_config c;
+
+	memset(&c, 0, sizeof(c));
+	c.calling = m->calling;
+	c.modulations = v8_modes(m);
+	c.lapm = !!(m->cfg.flags & SMDSP_MODEM_FLAG_V42);
+	c.send_ci = m->calling;
+	c.sample_rate = SMDSP_RATE;
+	if (smdsp_v8_reset(m->v8, &c))
+		return false;
+	m->v8_run = V8_RUNNING;
+	m->v8_used = true;
+	m->v8_sig = -1;
+	smdsp_fsk_rx_init(&m->fsk_rx, m->calling ? SMDSP_V21_CH2 : SMDSP_V21_CH1,
+			  v8_put_bit, NULL, m);
+	return true;
+}
+
+/* One chunk of V.8 signals: V.21 both ways, ANSam from the answerer. */
+static void v8_chunk(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
+{
+	int sig = smdsp_v8_tx_signal(m->v8);
+
+	if (sig == SMDSP_V8_TX_V21) {
+		/* each burst starts from a clean bit clock */
+		if (m->v8_sig != SMDSP_V8_TX_V21)
+			smdsp_fsk_tx_init(&m->fsk_tx, smdsp_v8_tx_channel(m->v8) == 1 ?
+					  SMDSP_V21_CH1 : SMDSP_V21_CH2,
+					  m->cfg.tx_level_dbm0_10, v8_get_bit, m);
+		smdsp_fsk_tx_process(&m->fsk_tx, tx, n);
+	} else if (sig == SMDSP_V8_TX_ANSAM) {
+		if (m->v8_sig != SMDSP_V8_TX_ANSAM) {
+			struct smdsp_tone_desc d;
+
+			smdsp_anstone_desc(&d, SMDSP_ANS_ANSAM_PR, -120, ANSAM_MS);
+			smdsp_tonegen_init(&m->ans_tx, &d);
+		}
+		smdsp_tonegen_process(&m->ans_tx, tx, n);
+	} else {
+		memset(tx, 0, n * sizeof(*tx));
+	}
+	m->v8_sig = sig;
+	smdsp_fsk_rx_process(&m->fsk_rx, rx, n);
+	smdsp_v8_advance(m->v8, n);
+}
+
+/* V.8 is over: start what it chose, or the V.25 start-up without it. */
+static void v8_end(struct smdsp_modem *m)
+{
+	struct smdsp_v8_result r;
+
+	smdsp_v8_get_result(m->v8, &r);
+	m->v8_run = V8_IDLE;
+	event(m, SMDSP_EV_V8, (uint32_t)r.status);
+	if (r.status == SMDSP_V8_FAILED) {
+		hangup(m, SMDSP_CAUSE_TRAINING_FAILED);
+		return;
+	}
+	if (r.status != SMDSP_V8_DONE)
+		return;
+	m->v8_lapm = r.lapm;
+	m->v8_no_lapm = !r.lapm;
+	m->tone_done = true;
+	if (r.selected == SMDSP_V8_MOD_V22 && (m->cfg.modulations &
+					      (SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS))) {
+		start_v22(m);
+	} else if (r.selected == SMDSP_V8_MOD_V21 && (m->cfg.modulations & SMDSP_MODEM_V21)) {
+		start_v21(m);
+	} else {
+		hangup(m, SMDSP_CAUSE_TRAINING_FAILED);
+		return;
+	}
+	set_phase(m, SMDSP_PHASE_TRAINING, 0);
 }
 
 /* ---- commands ---- */
@@ -303,19 +617,26 @@ static void do_offhook(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, un
 	}
 }
 
+/* The V.25 caller: V.22bis silent until it hears the answerer, V.21 listening. */
+static void legacy_caller(struct smdsp_modem *m)
+{
+	m->pump = PUMP_NONE;
+	if (m->cfg.modulations & (SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS))
+		start_v22(m);
+	if (m->cfg.modulations & SMDSP_MODEM_V21) {
+		smdsp_fsk_rx_init(&m->fsk_rx, SMDSP_V21_CH2, NULL, NULL, m);
+		m->fsk_carrier_t = 0;
+	}
+}
+
 static void do_dialing(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
 {
 	(void)rx;
 	if (smdsp_dtmf_tx_process(&m->dtmf, tx, n) == 0) {
 		smdsp_cpt_init(&m->cpt, m->cfg.tone_plan);
 		set_phase(m, SMDSP_PHASE_WAITING, 0);
-		/* the V.22bis caller is silent until it hears the answerer */
-		if (m->cfg.modulations & (SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS))
-			start_v22(m);
-		if (m->cfg.modulations & SMDSP_MODEM_V21) {
-			smdsp_fsk_rx_init(&m->fsk_rx, SMDSP_V21_CH2, NULL, NULL, m);
-			m->fsk_carrier_t = 0;
-		}
+		if (!(m->cfg.flags & SMDSP_MODEM_FLAG_V8) || !v8_start(m))
+			legacy_caller(m);
 	}
 }
 
@@ -357,6 +678,35 @@ static void do_waiting(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, un
 	}
 	if (e != SMDSP_CPT_NONE)
 		event(m, SMDSP_EV_CALL_PROGRESS, e);
+	if (m->v8_run == V8_RUNNING) {
+		if (k == SMDSP_ANS_ANSAM || k == SMDSP_ANS_ANSAM_PR) {
+			smdsp_v8_answer_tone(m->v8, SMDSP_V8_TONE_ANSAM);
+		} else if (k != SMDSP_ANS_NONE &&
+			   smdsp_anstone_rx_tone_ms(&m->ans_rx) >= V8_ANS_MS) {
+			/* no AM after three of its periods: a V.25 answerer */
+			smdsp_v8_answer_tone(m->v8, SMDSP_V8_TONE_ANS);
+		}
+		v8_chunk(m, rx, tx, n);
+		switch (smdsp_v8_status(m->v8)) {
+		case SMDSP_V8_IN_PROGRESS:
+			/* ANSam taken: CM/JM/CJ from here on */
+			if (smdsp_v8_tx_signal(m->v8) == SMDSP_V8_TX_SILENCE &&
+			    m->phase == SMDSP_PHASE_ANSWER_TONE &&
+			    (k == SMDSP_ANS_ANSAM || k == SMDSP_ANS_ANSAM_PR))
+				set_phase(m, SMDSP_PHASE_V8, 0);
+			break;
+		case SMDSP_V8_NON_V8:
+			v8_end(m);
+			legacy_caller(m);
+			break;
+		default:
+			v8_end(m);
+			break;
+		}
+		if (m->phase == SMDSP_PHASE_WAITING && m->t >= MS(m->cfg.wait_answer_ms))
+			hangup(m, SMDSP_CAUSE_NO_ANSWER);
+		return;
+	}
 	if (m->pump == PUMP_V22) {
 		smdsp_v22bis_process(&m->v22, rx, tx, n);
 		/* unscrambled ones heard: the V.22/V.22bis handshake is on */
@@ -378,8 +728,7 @@ static void do_waiting(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, un
 		    !smdsp_anstone_rx_tone_ms(&m->ans_rx) &&
 		    !(m->pump == PUMP_V22 && smdsp_v22bis_carrier(&m->v22))) {
 			start_v21(m);
-			m->rate = 300;
-			set_phase(m, SMDSP_PHASE_CONNECTED, 300);
+			connected(m, 300);
 			return;
 		}
 	}
@@ -387,11 +736,48 @@ static void do_waiting(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, un
 		hangup(m, SMDSP_CAUSE_NO_ANSWER);
 }
 
-/* Answering modem: billing delay, answer tone, then the modulation. */
+/* Answering modem after the answer tone (or a V.8 that found no V.8 caller). */
+static void legacy_answer(struct smdsp_modem *m)
+{
+	m->tone_done = true;
+	if (m->cfg.modulations & (SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS))
+		start_v22(m);
+	else
+		start_v21(m);
+	set_phase(m, SMDSP_PHASE_TRAINING, 0);
+}
+
+/* V.8 answerer: ANSam until CM, then JM until CJ. */
+static void v8_answerer(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
+{
+	v8_chunk(m, rx, tx, n);
+	switch (smdsp_v8_status(m->v8)) {
+	case SMDSP_V8_IN_PROGRESS:
+		/* ANSam stopped: a CM came */
+		if (m->phase == SMDSP_PHASE_ANSWER_TONE &&
+		    smdsp_v8_tx_signal(m->v8) != SMDSP_V8_TX_ANSAM)
+			set_phase(m, SMDSP_PHASE_V8, 0);
+		break;
+	case SMDSP_V8_NON_V8:
+		/* ANSam was the answer tone for a V.25 caller */
+		v8_end(m);
+		legacy_answer(m);
+		break;
+	default:
+		v8_end(m);
+		break;
+	}
+}
+
+/* Answering modem: billing delay, answer tone (or V.8), then the modulation. */
 static void do_answer_tone(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
 {
 	if (m->calling) {
 		do_waiting(m, rx, tx, n);
+		return;
+	}
+	if (m->v8_run == V8_RUNNING) {
+		v8_answerer(m, rx, tx, n);
 		return;
 	}
 	if (!m->tone_done) {
@@ -400,9 +786,14 @@ static void do_answer_tone(struct smdsp_modem *m, const int16_t *rx, int16_t *tx
 		} else if (m->t < MS(2000)) {
 			memset(tx, 0, n * sizeof(*tx));
 			return;
-		} else if (m->t < MS(2000) + n) {
+		} else if (!m->tone_started) {
 			struct smdsp_tone_desc d;
 
+			m->tone_started = true;
+			if ((m->cfg.flags & SMDSP_MODEM_FLAG_V8) && v8_start(m)) {
+				v8_answerer(m, rx, tx, n);
+				return;
+			}
 			smdsp_anstone_desc(&d, SMDSP_ANS_ANS, -120, 3300);
 			smdsp_tonegen_init(&m->ans_tx, &d);
 		}
@@ -410,30 +801,39 @@ static void do_answer_tone(struct smdsp_modem *m, const int16_t *rx, int16_t *tx
 			smdsp_tonegen_process(&m->ans_tx, tx, n);
 			if (!smdsp_tonegen_done(&m->ans_tx))
 				return;
-			m->tone_done = true;
 		}
-		if (m->cfg.modulations & (SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS))
-			start_v22(m);
-		else
-			start_v21(m);
-		set_phase(m, SMDSP_PHASE_TRAINING, 0);
+		legacy_answer(m);
 		return;
 	}
 	memset(tx, 0, n * sizeof(*tx));
+}
+
+/* Either role, between ANSam and the modulation. */
+static void do_v8(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
+{
+	if (m->v8_run != V8_RUNNING) {
+		memset(tx, 0, n * sizeof(*tx));
+		return;
+	}
+	if (!m->calling) {
+		v8_answerer(m, rx, tx, n);
+		return;
+	}
+	v8_chunk(m, rx, tx, n);
+	if (smdsp_v8_status(m->v8) != SMDSP_V8_IN_PROGRESS)
+		v8_end(m);
 }
 
 static void do_training(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
 {
 	run_pump(m, rx, tx, n);
 	if (m->pump == PUMP_V21) {
-		/* V.21 answerer: connected once the caller's carrier has lasted 300 ms */
+		/* V.21 after the answer tone or V.8: connected once the far carrier lasted 300 ms */
 		m->fsk_carrier_t = smdsp_fsk_rx_carrier(&m->fsk_rx) ? m->fsk_carrier_t + n : 0;
-		if (m->fsk_carrier_t >= MS(300)) {
-			m->rate = 300;
-			set_phase(m, SMDSP_PHASE_CONNECTED, 300);
-		} else if (m->t >= MS(m->cfg.wait_answer_ms)) {
+		if (m->fsk_carrier_t >= MS(300))
+			connected(m, 300);
+		else if (m->t >= MS(m->cfg.wait_answer_ms))
 			hangup(m, SMDSP_CAUSE_NO_ANSWER);
-		}
 		return;
 	}
 	if (m->v22.state == SMDSP_V22BIS_FAILED)
@@ -445,20 +845,30 @@ static void do_training(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, u
 static void do_connected(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
 {
 	run_pump(m, rx, tx, n);
-	if (m->pump == PUMP_V22) {
-		if (m->v22.state == SMDSP_V22BIS_FAILED) {
-			set_phase(m, SMDSP_PHASE_CARRIER_LOST, 0);
-			hangup(m, SMDSP_CAUSE_CARRIER_LOST);
-		} else if (m->phase == SMDSP_PHASE_RETRAIN && m->t >= MS(10000)) {
-			hangup(m, SMDSP_CAUSE_TRAINING_FAILED);
-		}
-	} else if (m->pump == PUMP_V21) {
-		m->fsk_carrier_t = smdsp_fsk_rx_carrier(&m->fsk_rx) ? 0 : m->fsk_carrier_t + n;
-		if (m->fsk_carrier_t >= MS(200)) {
-			set_phase(m, SMDSP_PHASE_CARRIER_LOST, 0);
-			hangup(m, SMDSP_CAUSE_CARRIER_LOST);
+	if (m->pump == PUMP_V21) {
+		/* the V.21 demodulator has no loops to lose: just watch the carrier */
+		if (!smdsp_fsk_rx_carrier(&m->fsk_rx)) {
+			if (m->phase == SMDSP_PHASE_CONNECTED)
+				carrier_lost(m);
+		} else if (m->phase == SMDSP_PHASE_CARRIER_LOST) {
+			set_phase(m, SMDSP_PHASE_CONNECTED, m->rate);
 		}
 	}
+	if (m->pump == PUMP_V22 && m->v22.state == SMDSP_V22BIS_FAILED) {
+		if (m->phase != SMDSP_PHASE_CARRIER_LOST)
+			carrier_lost(m);
+		hangup(m, SMDSP_CAUSE_CARRIER_LOST);
+		return;
+	}
+	if (m->phase == SMDSP_PHASE_CARRIER_LOST && m->t >= MS(m->cfg.carrier_loss_ms)) {
+		hangup(m, SMDSP_CAUSE_CARRIER_LOST);
+		return;
+	}
+	if (m->phase == SMDSP_PHASE_RETRAIN && m->t >= MS(10000)) {
+		hangup(m, SMDSP_CAUSE_TRAINING_FAILED);
+		return;
+	}
+	link_service(m);
 }
 
 static void step(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
@@ -481,6 +891,8 @@ static void step(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned
 		do_answer_tone(m, rx, tx, n);
 		break;
 	case SMDSP_PHASE_V8:
+		do_v8(m, rx, tx, n);
+		break;
 	case SMDSP_PHASE_TRAINING:
 		do_training(m, rx, tx, n);
 		break;
@@ -573,33 +985,90 @@ bool smdsp_modem_get_event(struct smdsp_modem *m, struct smdsp_modem_event *ev)
 	return true;
 }
 
+void smdsp_modem_get_stats(const struct smdsp_modem *m, struct smdsp_modem_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->link = m->link;
+	st->v42_status = m->v42_status;
+	st->v8_used = m->v8_used;
+	st->carrier_losses = m->carrier_losses;
+	st->rx_overruns = m->rx_overruns;
+	st->det_dropped = m->det_dropped;
+	if (m->v8_used)
+		smdsp_v8_get_result(m->v8, &st->v8);
+	smdsp_async_tx_get_stats(m->atx, &st->async_tx);
+	smdsp_async_rx_get_stats(m->arx, &st->async_rx);
+	if (m->v42_status >= 0)
+		smdsp_v42_get_stats(m->v42, &st->v42);
+}
+
+static int check_config(struct smdsp_modem_config *c)
+{
+	if (c->sample_rate && c->sample_rate != SMDSP_RATE)
+		return -EINVAL;
+	c->sample_rate = SMDSP_RATE;
+	c->modulations &= SMDSP_MODEM_V21 | SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS;
+	if (!c->modulations)
+		c->modulations = SMDSP_MODEM_V21 | SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS;
+	if (!c->tx_level_dbm0_10)
+		c->tx_level_dbm0_10 = -130;
+	if (!c->wait_answer_ms)
+		c->wait_answer_ms = 45000;
+	if (!c->carrier_loss_ms)
+		c->carrier_loss_ms = 1400;
+	/* keeps MS() within 32 bits */
+	if (c->wait_answer_ms > 255000 || c->carrier_loss_ms > 255000)
+		return -EINVAL;
+	return 0;
+}
+
+int smdsp_modem_configure(struct smdsp_modem *m, const struct smdsp_modem_config *cfg)
+{
+	struct smdsp_modem_config c;
+
+	if (!m || !cfg)
+		return -EINVAL;
+	if (m->phase != SMDSP_PHASE_ONHOOK)
+		return -EBUSY;
+	c = *cfg;
+	if (check_config(&c))
+		return -EINVAL;
+	m->cfg = c;
+	return 0;
+}
+
 struct smdsp_modem *smdsp_modem_create(const struct smdsp_modem_config *cfg)
 {
 	struct smdsp_async_config ac = {
 		.data_bits = 8, .parity = SMDSP_ASYNC_PARITY_NONE, .stop_bits = 1,
 		.v14 = 1, .v14_interval = 0,
 	};
+	struct smdsp_v8_config v8c = { .modulations = SMDSP_V8_MOD_V22 };
+	struct smdsp_v42_config v42c = {
+		.bit_rate = 2400, .tx_buf = V42_TXQ, .rx_buf = V42_RXQ,
+	};
 	struct smdsp_modem *m;
 
-	if (!cfg || (cfg->sample_rate && cfg->sample_rate != SMDSP_RATE))
+	if (!cfg)
 		return NULL;
 	m = smdsp_alloc(sizeof(*m));
 	if (!m)
 		return NULL;
 	m->cfg = *cfg;
-	m->cfg.sample_rate = SMDSP_RATE;
-	if (!m->cfg.modulations)
-		m->cfg.modulations = SMDSP_MODEM_V21 | SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS;
-	if (!m->cfg.tx_level_dbm0_10)
-		m->cfg.tx_level_dbm0_10 = -130;
-	if (!m->cfg.wait_answer_ms)
-		m->cfg.wait_answer_ms = 45000;
+	if (check_config(&m->cfg)) {
+		smdsp_free(m);
+		return NULL;
+	}
+	/* every call reuses these: nothing is allocated after this */
 	m->atx = smdsp_async_tx_create(&ac, atx_get_byte, m);
 	m->arx = smdsp_async_rx_create(&ac, arx_put_byte, m);
-	if (!m->atx || !m->arx) {
+	m->v8 = smdsp_v8_create(&v8c);
+	m->v42 = smdsp_v42_create(&v42c);
+	if (!m->atx || !m->arx || !m->v8 || !m->v42) {
 		smdsp_modem_free(m);
 		return NULL;
 	}
+	m->v42_status = -1;
 	smdsp_ring_init(&m->ring);
 	m->phase = SMDSP_PHASE_ONHOOK;
 	return m;
@@ -611,5 +1080,7 @@ void smdsp_modem_free(struct smdsp_modem *m)
 		return;
 	smdsp_async_tx_free(m->atx);
 	smdsp_async_rx_free(m->arx);
+	smdsp_v8_free(m->v8);
+	smdsp_v42_free(m->v42);
 	smdsp_free(m);
 }

@@ -60,6 +60,7 @@ static void check_ready(struct smdsp_v22bis *m)
 		m->rx.ted_shift = 10;
 		m->rx.ted_int_shift = 16;
 		m->rx.level_locked = true;
+		m->rx.hold = m->cfg.hold_on_loss;
 		v22_status(m, SMDSP_STATUS_TRAINED);
 	}
 }
@@ -244,6 +245,7 @@ static void rx_sym(void *user, const struct smdsp_v22_sym *sym)
 			m->retrains++;
 			v22_status(m, SMDSP_STATUS_RETRAIN);
 			m->state = SMDSP_V22BIS_TRAINING;
+			m->rx.hold = false;
 			smdsp_eq_reset(&m->rx.eq, SMDSP_V22_EQ_LEN / 2);
 			m->rx.car_p_shift = 2;
 			m->rx.car_i_shift = 7;
@@ -265,6 +267,11 @@ static void rx_status(void *user, enum smdsp_status st)
 {
 	struct smdsp_v22bis *m = user;
 
+	if (m->state == SMDSP_V22BIS_DATA && m->rx.hold) {
+		/* data mode with hold_on_loss: report, and keep everything */
+		v22_status(m, st);
+		return;
+	}
 	if (st == SMDSP_STATUS_CARRIER_UP) {
 		m->rx.sixteen = false;
 		m->rx.eq_adapt = false;
@@ -381,6 +388,7 @@ int smdsp_v22bis_retrain(struct smdsp_v22bis *m)
 		return -EINVAL;
 	m->retrains++;
 	m->state = SMDSP_V22BIS_TRAINING;
+	m->rx.hold = false;
 	m->tx_ready = false;
 	m->rx_ready = false;
 	m->nsched = 0;

@@ -63,6 +63,7 @@ void smdsp_v22_rx_restart(struct smdsp_v22_rx *s)
 	s->agc_count = 0;
 	s->carrier = false;
 	s->off_count = 0;
+	s->held = false;
 	memset(s->t2, 0, sizeof(s->t2));
 	s->half = false;
 	smdsp_eq_init(&s->eq, SMDSP_V22_EQ_LEN, SMDSP_V22_EQ_LEN / 2, 5);
@@ -253,20 +254,37 @@ static void half_baud(struct smdsp_v22_rx *s, int32_t zr, int32_t zi)
 	s->pwr_fast = smooth(s->pwr_fast, p, 3);
 	if (!s->carrier) {
 		/* 5 ms above the threshold, so that noise peaks do not count */
-		if (s->pwr < s->on_pwr) {
+		/* held: the slow average still remembers the signal just lost */
+		if ((s->held ? s->pwr_fast : s->pwr) < s->on_pwr) {
 			s->off_count = 0;
 			return;
 		}
 		if (++s->off_count < 6)
 			return;
-		smdsp_v22_rx_restart(s);
+		if (s->held) {
+			/*
+			 * The same far transmitter, back after a gap: its timing
+			 * and carrier are where the loops left them (a skipped
+			 * period is a whole number of symbols), so carry on.
+			 */
+			s->held = false;
+			s->off_count = 0;
+		} else {
+			smdsp_v22_rx_restart(s);
+		}
 		s->carrier = true;
 		if (s->status_fn)
 			s->status_fn(s->user, SMDSP_STATUS_CARRIER_UP);
 	} else if (s->pwr_fast < s->off_pwr) {
 		/* 10 ms below the threshold: the carrier is gone */
 		if (++s->off_count >= 12) {
-			smdsp_v22_rx_restart(s);
+			if (s->hold) {
+				s->carrier = false;
+				s->held = true;
+				s->off_count = 0;
+			} else {
+				smdsp_v22_rx_restart(s);
+			}
 			if (s->status_fn)
 				s->status_fn(s->user, SMDSP_STATUS_CARRIER_DOWN);
 			return;

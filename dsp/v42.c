@@ -1598,17 +1598,23 @@ static unsigned int roundup_pow2(unsigned int v)
 	return r;
 }
 
-struct smdsp_v42 *smdsp_v42_create(const struct smdsp_v42_config *cfg)
+/* everything but the buffers, which smdsp_v42_create() allocated */
+static void v42_setup(struct smdsp_v42 *s, const struct smdsp_v42_config *cfg)
 {
-	struct smdsp_v42 *s;
-	unsigned int txn, rxn;
+	struct v42_slot *slots = s->slots, *reord = s->reord;
+	uint8_t *txq = s->txq, *rxq = s->rxq;
+	unsigned int txq_mask = s->txq_mask, rxq_mask = s->rxq_mask;
 
-	if (!cfg || cfg->bit_rate == 0)
-		return NULL;
-	s = smdsp_alloc(sizeof(*s));
-	if (!s)
-		return NULL;
 	memset(s, 0, sizeof(*s));
+	s->slots = slots;
+	s->reord = reord;
+	s->txq = txq;
+	s->rxq = rxq;
+	s->txq_mask = txq_mask;
+	s->rxq_mask = rxq_mask;
+	memset(s->slots, 0, NSLOTS * sizeof(*s->slots));
+	memset(s->reord, 0, NSLOTS * sizeof(*s->reord));
+
 	s->cfg = *cfg;
 	if (!s->cfg.t400_ms)
 		s->cfg.t400_ms = 750;
@@ -1621,24 +1627,8 @@ struct smdsp_v42 *smdsp_v42_create(const struct smdsp_v42_config *cfg)
 	s->cfg.n401 = clampu(s->cfg.n401 ? s->cfg.n401 : DEF_N401, 1,
 			     SMDSP_V42_MAX_N401);
 	s->cfg.k = clampu(s->cfg.k ? s->cfg.k : DEF_K, 1, MAX_K);
-	txn = roundup_pow2(cfg->tx_buf ? cfg->tx_buf : 4096);
-	rxn = roundup_pow2(cfg->rx_buf ? cfg->rx_buf : 4096);
-	/* a whole information field must fit, or local busy never clears */
-	if (rxn < 2 * SMDSP_V42_MAX_N401)
-		rxn = 2 * SMDSP_V42_MAX_N401;
-
-	s->slots = smdsp_alloc(NSLOTS * sizeof(*s->slots));
-	s->reord = smdsp_alloc(NSLOTS * sizeof(*s->reord));
-	s->txq = smdsp_alloc(txn);
-	s->rxq = smdsp_alloc(rxn);
-	if (!s->slots || !s->reord || !s->txq || !s->rxq) {
-		smdsp_v42_free(s);
-		return NULL;
-	}
-	memset(s->slots, 0, NSLOTS * sizeof(*s->slots));
-	memset(s->reord, 0, NSLOTS * sizeof(*s->reord));
-	s->txq_mask = txn - 1;
-	s->rxq_mask = rxn - 1;
+	s->cfg.tx_buf = txq_mask + 1;
+	s->cfg.rx_buf = rxq_mask + 1;
 
 	s->t400_bits = ms_to_bits(s, s->cfg.t400_ms);
 	s->t401_bits = ms_to_bits(s, s->cfg.t401_ms);
@@ -1662,6 +1652,44 @@ struct smdsp_v42 *smdsp_v42_create(const struct smdsp_v42_config *cfg)
 	} else {
 		start_lapm(s, s->cfg.calling ? 8 : 1);
 	}
+}
+
+int smdsp_v42_reset(struct smdsp_v42 *s, const struct smdsp_v42_config *cfg)
+{
+	if (!s || !cfg || cfg->bit_rate == 0)
+		return -EINVAL;
+	v42_setup(s, cfg);
+	return 0;
+}
+
+struct smdsp_v42 *smdsp_v42_create(const struct smdsp_v42_config *cfg)
+{
+	struct smdsp_v42 *s;
+	unsigned int txn, rxn;
+
+	if (!cfg || cfg->bit_rate == 0)
+		return NULL;
+	s = smdsp_alloc(sizeof(*s));
+	if (!s)
+		return NULL;
+	memset(s, 0, sizeof(*s));
+	txn = roundup_pow2(cfg->tx_buf ? cfg->tx_buf : 4096);
+	rxn = roundup_pow2(cfg->rx_buf ? cfg->rx_buf : 4096);
+	/* a whole information field must fit, or local busy never clears */
+	if (rxn < 2 * SMDSP_V42_MAX_N401)
+		rxn = 2 * SMDSP_V42_MAX_N401;
+
+	s->slots = smdsp_alloc(NSLOTS * sizeof(*s->slots));
+	s->reord = smdsp_alloc(NSLOTS * sizeof(*s->reord));
+	s->txq = smdsp_alloc(txn);
+	s->rxq = smdsp_alloc(rxn);
+	if (!s->slots || !s->reord || !s->txq || !s->rxq) {
+		smdsp_v42_free(s);
+		return NULL;
+	}
+	s->txq_mask = txn - 1;
+	s->rxq_mask = rxn - 1;
+	v42_setup(s, cfg);
 	return s;
 }
 

@@ -209,8 +209,12 @@ static void tx_cj(struct smdsp_v8 *s)
 {
 	unsigned int end = s->tx_pos;
 
-	/* complete the octet in progress: octets start every 10 bits */
-	if (end < s->tx_len && end % 10)
+	/*
+	 * Complete the octet in progress (octets start every 10 bits after
+	 * the 10-bit preamble), but stop a preamble at once: its ten ones
+	 * and CJ's first zero octet would read as a CI sync.
+	 */
+	if (end >= PREAMBLE_BITS && end < s->tx_len && end % 10)
 		end += 10 - end % 10;
 	if (end > s->tx_len)
 		end = s->tx_len;
@@ -471,6 +475,15 @@ void smdsp_v8_put_bit(struct smdsp_v8 *s, int bit)
 		int type = o == SYNC_CI ? RX_CI : o == SYNC_CM ? RX_CM_JM :
 			   o == SYNC_V92 ? RX_V92 : RX_NONE;
 
+		if (type == RX_CI && s->state == ST_JM) {
+			/*
+			 * CJ right after a CM's preamble: marks and a zero
+			 * octet, like a CI sync. A caller sends no CI now.
+			 */
+			s->oct_state = 0;
+			got_octet(s, 0);
+			return;
+		}
 		if (type != RX_NONE) {
 			if (s->rx_type != RX_NONE)
 				msg_end(s);
@@ -598,23 +611,18 @@ void smdsp_v8_get_result(const struct smdsp_v8 *s, struct smdsp_v8_result *r)
 	*r = s->res;
 }
 
-struct smdsp_v8 *smdsp_v8_create(const struct smdsp_v8_config *cfg)
+int smdsp_v8_reset(struct smdsp_v8 *s, const struct smdsp_v8_config *cfg)
 {
-	struct smdsp_v8 *s;
+	uint32_t rate;
 
-	if (!cfg)
-		return NULL;
-	s = smdsp_alloc(sizeof(*s));
-	if (!s)
-		return NULL;
+	if (!s || !cfg)
+		return -EINVAL;
+	rate = cfg->sample_rate ? cfg->sample_rate : 8000;
+	if (rate < 1000 || rate > 192000)
+		return -EINVAL;
 	memset(s, 0, sizeof(*s));
 	s->cfg = *cfg;
-	if (!s->cfg.sample_rate)
-		s->cfg.sample_rate = 8000;
-	if (s->cfg.sample_rate < 1000 || s->cfg.sample_rate > 192000) {
-		smdsp_free(s);
-		return NULL;
-	}
+	s->cfg.sample_rate = rate;
 	if (!s->cfg.call_function)
 		s->cfg.call_function = SMDSP_V8_CALL_V_SERIES;
 	s->cfg.call_function &= 7;
@@ -628,6 +636,22 @@ struct smdsp_v8 *smdsp_v8_create(const struct smdsp_v8_config *cfg)
 		}
 	} else {
 		set_state(s, ST_ANSAM, ANSAM_MS);
+	}
+	return 0;
+}
+
+struct smdsp_v8 *smdsp_v8_create(const struct smdsp_v8_config *cfg)
+{
+	struct smdsp_v8 *s;
+
+	if (!cfg)
+		return NULL;
+	s = smdsp_alloc(sizeof(*s));
+	if (!s)
+		return NULL;
+	if (smdsp_v8_reset(s, cfg)) {
+		smdsp_free(s);
+		return NULL;
 	}
 	return s;
 }

@@ -11,12 +11,43 @@ import re
 import sys
 
 NODE = re.compile(r'node:\s*\{\s*title:\s*"([^"]+)"\s*label:\s*"([^"]*)"')
-EDGE = re.compile(r'edge:\s*\{\s*sourcename:\s*"([^"]+)"\s*targetname:\s*"([^"]+)"')
+EDGE = re.compile(r'edge:\s*\{\s*sourcename:\s*"([^"]+)"\s*targetname:\s*"([^"]+)"'
+                  r'\s*label:\s*"([^"]*)"')
 BYTES = re.compile(r'(\d+) bytes? \((static|dynamic[^)]*)\)')
 
 
+# gcc marks calls through function pointers as edges to "__indirect_call". The
+# callbacks are wired by the engine (modem.c) and by the blocks that stack on
+# each other, so the possible targets of an indirect call are known per file:
+# every indirect call in that file is taken to reach the deepest of them.
+INDIRECT = {
+    'v22bis.c': ['modem.c:data_get_bit', 'modem.c:data_put_bit', 'modem.c:v22_status'],
+    'v22bis_rx.c': ['v22bis.c:rx_sym', 'v22bis.c:rx_status'],
+    'v22bis_tx.c': ['v22bis.c:tx_sym_hook', 'v22bis.c:tx_get_bit'],
+    'fsk.c': ['modem.c:data_get_bit', 'modem.c:data_put_bit', 'modem.c:v8_get_bit',
+              'modem.c:v8_put_bit'],
+    'async.c': ['modem.c:atx_get_byte', 'modem.c:arx_put_byte'],
+    'v42_hdlc.c': ['v42.c:hdlc_next', 'v42.c:hdlc_frame'],
+}
+
+
+def resolve_indirect(calls, frames, sites):
+    """Replaces each __indirect_call edge by edges to the callbacks its file may reach."""
+    by_suffix = {}
+    for title in frames:
+        if ':' in title:
+            by_suffix[title.rsplit('/', 1)[-1]] = title
+    for src, dsts in calls.items():
+        dsts.discard('__indirect_call')
+    for src, fname in sites:
+        for target in INDIRECT.get(fname, []):
+            # a callback that is no node of its own was inlined away: nothing to add
+            if target in by_suffix:
+                calls.setdefault(src, set()).add(by_suffix[target])
+
+
 def load(objdir):
-    frames, kinds, calls = {}, {}, {}
+    frames, kinds, calls, sites = {}, {}, {}, set()
     for path in glob.glob(os.path.join(objdir, '*.ci')):
         text = open(path).read()
         for title, label in NODE.findall(text):
@@ -26,9 +57,11 @@ def load(objdir):
                 kinds[title] = m.group(2)
             else:
                 frames.setdefault(title, 0)
-        for src, dst in EDGE.findall(text):
+        for src, dst, site in EDGE.findall(text):
             calls.setdefault(src, set()).add(dst)
-    return frames, kinds, calls
+            if dst == '__indirect_call':
+                sites.add((src, site.split(':')[0].rsplit('/', 1)[-1]))
+    return frames, kinds, calls, sites
 
 
 def deepest(fn, frames, calls, memo, stack):
@@ -58,10 +91,11 @@ def main():
     ap.add_argument('--key', default='stack', help='JSON section to write')
     ap.add_argument('--what', default='user-space build (gcc -O2 -fcallgraph-info=su)')
     a = ap.parse_args()
-    frames, kinds, calls = load(a.objdir)
+    frames, kinds, calls, sites = load(a.objdir)
     if not frames:
         print('no .ci files in', a.objdir, file=sys.stderr)
         return 1
+    resolve_indirect(calls, frames, sites)
     dynamic = sorted(f for f, k in kinds.items() if k != 'static')
     memo = {}
     rows = []

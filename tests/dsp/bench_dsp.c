@@ -147,6 +147,53 @@ static double tx_pass(int ours)
 	return t;
 }
 
+/*
+ * Two engines back to back (10 dB loss, one period of delay), V.22bis, 4 KiB
+ * of data each way: CPU time of the caller's smdsp_modem_process() per 10 ms
+ * of line signal while connected (data flowing), V.42 or plain async.
+ */
+static double engine_pair(uint32_t flags, unsigned int *frames)
+{
+	struct smdsp_modem_config ca = { .sample_rate = 8000, .flags = flags | SMDSP_MODEM_FLAG_BLIND };
+	struct smdsp_modem_config cb = { .sample_rate = 8000, .flags = flags };
+	struct smdsp_modem *a = smdsp_modem_create(&ca), *b = smdsp_modem_create(&cb);
+	static uint8_t data[4096], sink[4096];
+	int16_t ab[100] = { 0 }, ba[100] = { 0 }, at[100], bt[100];
+	size_t na = 0, nb = 0, ra = 0, rb = 0;
+	double t_conn = 0, t0;
+	long i, n_conn = 0;
+	int k;
+	struct smdsp_modem_stats st;
+
+	fill_random(data, sizeof(data), 7);
+	smdsp_modem_dial(a, "");
+	smdsp_modem_answer(b);
+	for (i = 0; i < 8000L * 60 / 100 && (ra < 4096 || rb < 4096); i++) {
+		t0 = cpu_now();
+		smdsp_modem_process(a, ba, at, 100);
+		if (smdsp_modem_rate(a)) {
+			t_conn += cpu_now() - t0;
+			n_conn++;
+		}
+		smdsp_modem_process(b, ab, bt, 100);
+		for (k = 0; k < 100; k++) {
+			ab[k] = (int16_t)(at[k] / 3);
+			ba[k] = (int16_t)(bt[k] / 3);
+		}
+		if (smdsp_modem_rate(a))
+			na += smdsp_modem_write(a, data + na, (unsigned int)(sizeof(data) - na));
+		if (smdsp_modem_rate(b))
+			nb += smdsp_modem_write(b, data + nb, (unsigned int)(sizeof(data) - nb));
+		ra += smdsp_modem_read(a, sink, sizeof(sink));
+		rb += smdsp_modem_read(b, sink, sizeof(sink));
+	}
+	smdsp_modem_get_stats(a, &st);
+	*frames = st.v42.frames_tx + st.v42.frames_rx;
+	smdsp_modem_free(a);
+	smdsp_modem_free(b);
+	return n_conn ? t_conn / (n_conn * 100 / 80.0) : 0;
+}
+
 static size_t heap_used(void)
 {
 	struct mallinfo2 mi = mallinfo2();
@@ -158,6 +205,8 @@ int main(int argc, char **argv)
 {
 	const char *json = argc > 2 && !strcmp(argv[1], "--json") ? argv[2] : NULL;
 	double rx_o = 1e9, rx_s = 1e9, tx_o = 1e9, tx_s = 1e9, eng = 1e9;
+	double eng_v42 = 1e9, eng_async = 1e9;
+	unsigned int v42_frames = 0, r_frames = 0;
 	long bits_o = 0, bits_s = 0;
 	size_t mem_v22, mem_modem, mem_pump, mem_sp;
 	int r;
@@ -198,6 +247,13 @@ int main(int argc, char **argv)
 		eng = t < eng ? t : eng;
 		smdsp_modem_free(m);
 	}
+	for (r = 0; r < REPS; r++) {
+		double t = engine_pair(SMDSP_MODEM_FLAG_V42, &v42_frames);
+
+		eng_v42 = t < eng_v42 ? t : eng_v42;
+		t = engine_pair(0, &r_frames);
+		eng_async = t < eng_async ? t : eng_async;
+	}
 	{
 		size_t h0 = heap_used();
 		struct smdsp_v22bis_config c = { .calling = 1 };
@@ -230,6 +286,8 @@ int main(int argc, char **argv)
 	printf("%-34s %9.2f us %9.2f us %8.2f\n", "transmitter per 10 ms", tx_o / blocks * 1e6,
 	       tx_s / blocks * 1e6, tx_o / tx_s);
 	printf("%-34s %9.2f us\n", "whole engine (rx+tx) per 10 ms", eng / blocks * 1e6);
+	printf("%-34s %9.2f us   (engine pair, 4 KiB each way)\n", "  connected, async 8N1", eng_async * 1e6);
+	printf("%-34s %9.2f us   (%u frames)\n", "  connected, V.42 LAPM", eng_v42 * 1e6, v42_frames);
 	printf("%-34s %9zu B  %9zu B\n", "V.22bis modem instance", mem_v22, mem_sp);
 	printf("%-34s %9zu B\n", "modem engine instance", mem_modem);
 	printf("%-34s %9zu B\n", "pump instance", mem_pump);
@@ -245,6 +303,8 @@ int main(int argc, char **argv)
 		fprintf(f, " \"v22bis_tx_us_per_10ms\": {\"ours\": %.3f, \"spandsp\": %.3f},\n",
 			tx_o / blocks * 1e6, tx_s / blocks * 1e6);
 		fprintf(f, " \"engine_us_per_10ms\": %.3f,\n", eng / blocks * 1e6);
+		fprintf(f, " \"engine_connected_us_per_10ms\": {\"async\": %.3f, \"v42\": %.3f},\n",
+			eng_async * 1e6, eng_v42 * 1e6);
 		fprintf(f, " \"memory_bytes\": {\"v22bis_ours\": %zu, \"v22bis_spandsp\": %zu, \"modem_engine\": %zu, "
 			"\"pump\": %zu},\n", mem_v22, mem_sp, mem_modem, mem_pump);
 		fprintf(f, " \"rx_bits\": {\"ours\": %ld, \"spandsp\": %ld}\n}\n", bits_o, bits_s);

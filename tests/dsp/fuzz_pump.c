@@ -1,7 +1,8 @@
 /*
  * libFuzzer target: the receive path of the whole engine. The first byte
- * picks the phase to fuzz (on hook, dialled, answering) and the tone plan;
- * the rest is pairs (period length, samples).
+ * picks the phase to fuzz (on hook, dialled, answering), the tone plan and
+ * the modulations, the second the V.8/V.42/blind/no-answer-tone flags; the
+ * rest is pairs (period length, samples).
  */
 #include <stdint.h>
 #include <stddef.h>
@@ -16,10 +17,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct smdsp_modem_event ev;
 	int16_t rx[512], tx[512];
 	uint8_t buf[32];
-	size_t pos = 1;
+	size_t pos = 2;
 
-	if (size < 1)
+	if (size < 2)
 		return 0;
+	cfg.flags = data[1] & (SMDSP_MODEM_FLAG_V8 | SMDSP_MODEM_FLAG_V42 |
+			       SMDSP_MODEM_FLAG_BLIND | SMDSP_MODEM_FLAG_NO_ANS);
 	cfg.tone_plan = (data[0] & 4) ? SMDSP_CPT_PLAN_ETSI : SMDSP_CPT_PLAN_NA;
 	cfg.auto_answer_rings = data[0] >> 6;
 	cfg.modulations = (data[0] >> 3) & 7;

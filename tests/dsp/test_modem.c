@@ -228,7 +228,8 @@ static void ours_to_ours(void)
 			hang_at = i;
 			smdsp_modem_hangup(a.m);
 		}
-		if (hang_at >= 0 && i > hang_at + 50)
+		/* B holds a lost carrier for 1.4 s (S10) before it hangs up */
+		if (hang_at >= 0 && i > hang_at + 120)
 			break;
 	}
 	printf("engine ours->ours (NA tones, 12 dB loss): dialled '%s', B heard %d rings, A connected "

@@ -64,18 +64,22 @@ static void engine(void)
 	uint64_t seed = 9;
 	static int16_t rx[2048], tx[2048];
 
-	for (mode = 0; mode < 3; mode++) {
+	/* modes 3..5: the same with V.8 and V.42 on */
+	for (mode = 0; mode < 6; mode++) {
 		for (kind = 0; kind < NSIG; kind++) {
 			struct smdsp_modem_config c = { .sample_rate = 8000, .auto_answer_rings = 1 };
-			struct smdsp_modem *m = smdsp_modem_create(&c);
+			struct smdsp_modem *m;
 			struct smdsp_modem_event ev;
 			long t = 0, i;
 			int bad = 0, events = 0;
 			uint8_t junk[64];
 
-			if (mode == 1)
+			if (mode >= 3)
+				c.flags = SMDSP_MODEM_FLAG_V8 | SMDSP_MODEM_FLAG_V42;
+			m = smdsp_modem_create(&c);
+			if (mode % 3 == 1)
 				smdsp_modem_dial(m, "123");
-			if (mode == 2)
+			if (mode % 3 == 2)
 				smdsp_modem_answer(m);
 			/* 60 s of it, in odd sizes */
 			for (i = 0; t < 8000L * 60; i++) {
@@ -92,9 +96,10 @@ static void engine(void)
 				if (smdsp_modem_period(m) != 20 && smdsp_modem_period(m) != 100)
 					bad++;
 			}
-			printf("engine %-8s + %-20s: 60 s in odd buffers, %d events, phase %d, ok=%d\n",
-			       mode == 0 ? "on hook" : mode == 1 ? "dialled" : "answered", sig_name[kind],
-			       events, smdsp_modem_phase(m), !bad);
+			printf("engine %-8s%s + %-20s: 60 s in odd buffers, %d events, phase %d, ok=%d\n",
+			       mode % 3 == 0 ? "on hook" : mode % 3 == 1 ? "dialled" : "answered",
+			       mode >= 3 ? " (V.8, V.42)" : "", sig_name[kind], events,
+			       smdsp_modem_phase(m), !bad);
 			CHECK(!bad, "engine returned errors");
 			smdsp_modem_free(m);
 		}

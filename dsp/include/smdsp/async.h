@@ -60,6 +60,8 @@ struct smdsp_async_tx *smdsp_async_tx_create(const struct smdsp_async_config *cf
 					     smdsp_async_get_byte_fn get_byte,
 					     void *user);
 void smdsp_async_tx_free(struct smdsp_async_tx *s);
+/* Idle again (nothing half sent, no break pending), statistics cleared. */
+void smdsp_async_tx_reset(struct smdsp_async_tx *s);
 /* Next line bit (0 or 1); marks (1) when no character is available. */
 int smdsp_async_tx_get_bit(struct smdsp_async_tx *s);
 /* n bits, one per byte (0 or 1). */
@@ -74,6 +76,8 @@ struct smdsp_async_rx *smdsp_async_rx_create(const struct smdsp_async_config *cf
 					     smdsp_async_put_byte_fn put_byte,
 					     void *user);
 void smdsp_async_rx_free(struct smdsp_async_rx *s);
+/* Hunting for a start bit again, nothing held back, statistics cleared. */
+void smdsp_async_rx_reset(struct smdsp_async_rx *s);
 void smdsp_async_rx_put_bit(struct smdsp_async_rx *s, int bit);
 void smdsp_async_rx_put_bits(struct smdsp_async_rx *s, const uint8_t *bits,
 			     unsigned int n);

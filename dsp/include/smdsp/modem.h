@@ -8,6 +8,9 @@
 
 #include <smdsp/compat.h>
 #include <smdsp/callprog.h>
+#include <smdsp/async.h>
+#include <smdsp/v42.h>
+#include <smdsp/v8.h>
 
 #define SMDSP_MODEM_RATE	8000
 
@@ -35,7 +38,8 @@ enum smdsp_modem_event_type {
 	SMDSP_EV_RING,			/* arg: rings so far */
 	SMDSP_EV_CALL_PROGRESS,		/* arg: enum smdsp_cpt_event */
 	SMDSP_EV_ANSWER_TONE,		/* arg: enum smdsp_ans_kind heard */
-	SMDSP_EV_V42,			/* arg: 1 LAPM up, 0 no LAPM */
+	SMDSP_EV_V42,			/* arg: 1 LAPM up, 0 no LAPM (plain async) */
+	SMDSP_EV_V8,			/* V.8 over, arg: enum smdsp_v8_status */
 };
 
 enum smdsp_modem_cause {
@@ -55,8 +59,18 @@ struct smdsp_modem_event {
 	uint32_t time_ms;		/* since the modem was created */
 };
 
-#define SMDSP_MODEM_FLAG_V8	(1u << 0)	/* V.8 (ANSam, CM/JM) before the modulation */
-#define SMDSP_MODEM_FLAG_V42	(1u << 1)	/* V.42 LAPM error correction */
+/*
+ * V.8 (CI, ANSam, CM/JM/CJ) before the modulation: it picks the modulation
+ * from config.modulations and whether LAPM runs; a peer without V.8 gets
+ * the V.25 start-up (answer tone, then the modulation).
+ */
+#define SMDSP_MODEM_FLAG_V8	(1u << 0)
+/*
+ * V.42 LAPM error correction over the modulation, after the ODP/ADP
+ * detection phase (skipped when V.8 agreed on LAPM); a peer that does not
+ * answer gets plain async 8N1. Without it: async 8N1 (V.14) only.
+ */
+#define SMDSP_MODEM_FLAG_V42	(1u << 1)
 #define SMDSP_MODEM_FLAG_BLIND	(1u << 2)	/* dial without waiting for dial tone */
 #define SMDSP_MODEM_FLAG_NO_ANS	(1u << 3)	/* answering: skip the answer tone */
 
@@ -68,6 +82,28 @@ struct smdsp_modem_config {
 	unsigned int auto_answer_rings;	/* 0: do not answer */
 	int tx_level_dbm0_10;		/* 0: -13 dBm0 */
 	unsigned int wait_answer_ms;	/* 0: 45000 */
+	/* connected: hang up after this long without carrier (0: 1400, as S10) */
+	unsigned int carrier_loss_ms;
+};
+
+enum smdsp_modem_link {
+	SMDSP_LINK_NONE = 0,		/* not connected yet */
+	SMDSP_LINK_ASYNC,		/* start-stop 8N1 characters (V.14) */
+	SMDSP_LINK_V42,			/* V.42: detection phase or LAPM */
+};
+
+/* Figures for the current (or last) call; cleared when a call starts. */
+struct smdsp_modem_stats {
+	uint32_t link;			/* enum smdsp_modem_link */
+	int32_t v42_status;		/* enum smdsp_v42_status; -1 if V.42 did not run */
+	uint32_t v8_used;		/* V.8 ran in this call: see v8 */
+	uint32_t carrier_losses;	/* carrier gone while connected (held or not) */
+	uint32_t rx_overruns;		/* received bytes dropped: the read FIFO was full */
+	uint32_t det_dropped;		/* async bytes dropped while V.42 detection held them */
+	struct smdsp_v8_result v8;
+	struct smdsp_async_tx_stats async_tx;
+	struct smdsp_async_rx_stats async_rx;	/* framing errors: loss without V.42 */
+	struct smdsp_v42_stats v42;	/* retransmissions, REJ/SREJ, CRC errors, ... */
 };
 
 struct smdsp_modem;
@@ -75,6 +111,11 @@ struct smdsp_modem;
 /* Allocates everything the modem will need; NULL on failure. */
 struct smdsp_modem *smdsp_modem_create(const struct smdsp_modem_config *cfg);
 void smdsp_modem_free(struct smdsp_modem *m);
+/*
+ * A new configuration for the next call (allocates nothing): only on hook,
+ * else -EBUSY; -EINVAL for a bad one. sample_rate must stay 8000 (or 0).
+ */
+int smdsp_modem_configure(struct smdsp_modem *m, const struct smdsp_modem_config *cfg);
 /*
  * One period: n received samples in, n samples to send out. Never sleeps
  * and never allocates. Returns 0 or -EINVAL.
@@ -102,5 +143,6 @@ unsigned int smdsp_modem_write_space(const struct smdsp_modem *m);
 unsigned int smdsp_modem_read_avail(const struct smdsp_modem *m);
 /* Next event; returns false when there is none. */
 bool smdsp_modem_get_event(struct smdsp_modem *m, struct smdsp_modem_event *ev);
+void smdsp_modem_get_stats(const struct smdsp_modem *m, struct smdsp_modem_stats *st);
 
 #endif /* SMDSP_MODEM_H */

@@ -100,6 +100,8 @@ struct smdsp_v22_rx {
 	unsigned int agc_count;
 	bool carrier;
 	unsigned int off_count;
+	bool hold;		/* a lost carrier keeps the loops (set in data mode) */
+	bool held;		/* lost while hold was set: resume, do not re-acquire */
 	/* T/2 samples after the AGC, for the timing detector */
 	struct smdsp_cplx t2[3];
 	bool half;
@@ -144,6 +146,13 @@ struct smdsp_v22bis_config {
 	uint16_t max_rate;		/* 1200 or 2400 */
 	int16_t tx_level_dbm0_10;	/* default -130 when 0 */
 	enum smdsp_v22_guard guard;	/* answering modem only */
+	/*
+	 * Data mode: a lost carrier does not end the call. The receiver keeps
+	 * its equalizer, timing and carrier loops, reports CARRIER_DOWN and
+	 * CARRIER_UP, and carries on when the signal comes back; the owner
+	 * decides how long to wait. Without it, a lost carrier is FAILED.
+	 */
+	bool hold_on_loss;
 	smdsp_get_bit_fn get_bit;	/* data to send */
 	smdsp_put_bit_fn put_bit;	/* data received */
 	smdsp_status_fn status;

@@ -152,8 +152,17 @@ struct smdsp_v42_stats {
 
 struct smdsp_v42;
 
+/* Allocates the instance and its queues (tx_buf, rx_buf); NULL on failure. */
 struct smdsp_v42 *smdsp_v42_create(const struct smdsp_v42_config *cfg);
 void smdsp_v42_free(struct smdsp_v42 *s);
+/*
+ * A new link on the same instance: every state, queue and statistic back to
+ * what smdsp_v42_create() left, for cfg. Allocates nothing: the queue sizes
+ * stay those of create (cfg->tx_buf and cfg->rx_buf are ignored), so a
+ * modem can create the instance once and reset it for every call.
+ * Returns 0, or -EINVAL (and changes nothing) for a bad cfg.
+ */
+int smdsp_v42_reset(struct smdsp_v42 *s, const struct smdsp_v42_config *cfg);
 /* next transmit bit; also advances the timers by one bit */
 int smdsp_v42_get_bit(struct smdsp_v42 *s);
 void smdsp_v42_put_bit(struct smdsp_v42 *s, int bit);

@@ -76,6 +76,11 @@ struct smdsp_v8;
 
 struct smdsp_v8 *smdsp_v8_create(const struct smdsp_v8_config *cfg);
 void smdsp_v8_free(struct smdsp_v8 *s);
+/*
+ * A new negotiation on the same instance (allocates nothing), as if just
+ * created with cfg. Returns 0, or -EINVAL (nothing changed) for a bad cfg.
+ */
+int smdsp_v8_reset(struct smdsp_v8 *s, const struct smdsp_v8_config *cfg);
 int smdsp_v8_tx_signal(const struct smdsp_v8 *s);
 /* 1: V.21 channel 1 (calling modem), 2: channel 2 (answering modem) */
 int smdsp_v8_tx_channel(const struct smdsp_v8 *s);

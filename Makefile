@@ -20,7 +20,7 @@ ICOUNT_SHIFT ?= 0
 OUT          ?= out/compare
 export CONTEXTS DURATION LOAD_US KERNEL CLOCK ICOUNT_SHIFT OUT
 
-.PHONY: all module modules deps check check-build compare demo bench-module clean FORCE
+.PHONY: all module modules deps check check-real check-build compare demo bench-module clean FORCE
 
 all: module
 
@@ -45,9 +45,15 @@ deps:
 # Everything the tests need, built before pytest starts.
 check-build: modules dsp-tests dsp-fuzz-build $(if $(wildcard tools/line/line.mk),line)
 
+# Real-time tests (a live call over JACK) are not repeatable on a shared
+# machine: they run with check-real, not in check.
 check: deps
 	@$(MAKE) --no-print-directory check-build
-	$(PYTHON) -m pytest -p no:cacheprovider -rfE tests
+	$(PYTHON) -m pytest -p no:cacheprovider -rfE --ignore=tests/realtime tests
+
+check-real: deps
+	@$(MAKE) --no-print-directory modules line
+	$(PYTHON) -m pytest -p no:cacheprovider -rfE tests/realtime
 
 compare: deps
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko

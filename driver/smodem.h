@@ -14,6 +14,8 @@
 
 struct smodem_dev;
 struct smdsp_pump;
+struct smodem_tty;
+struct smodem_engine;
 struct dentry;
 
 /*
@@ -93,6 +95,8 @@ struct smodem_dev {
 	u32 quantum;			/* frames per processing call */
 	s16 *rx_buf, *tx_buf;		/* one period, mono */
 	struct smdsp_pump *pump;
+	/* The pump's call control behind the tty; NULL: none. */
+	struct smodem_engine *engine;
 	u64 load_units;
 	u32 load_sink;
 
@@ -104,6 +108,8 @@ struct smodem_dev {
 
 	struct smodem_stats st;
 	struct dentry *dbg;
+	/* /dev/ttySM<n>; RCU: the engine's callbacks may outlive the port. */
+	struct smodem_tty __rcu *tty;
 	struct list_head node;
 };
 

@@ -10,6 +10,7 @@
 #include <linux/hardirq.h>
 #include <smdsp/pump.h>
 #include "smodem.h"
+#include "smodem_engine.h"
 #include "smodem_ring.h"
 #include "smodem_trace.h"
 
@@ -121,7 +122,9 @@ static void process_one(struct smodem_dev *sd, u32 n)
 	u32 pend;
 
 	rx_copy(sd, sd->sw_pos, n);
+	smodem_engine_pre(sd);
 	smdsp_pump_process(sd->pump, sd->rx_buf, sd->tx_buf, n);
+	smodem_engine_post(sd, sd->tx_buf, n);
 	if (sd->load_units)
 		sd->load_sink += smodem_load_run(sd->rx_buf, n, sd->load_units);
 	/*

@@ -11,6 +11,8 @@
 #include <smdsp/pump.h>
 #include "smodem.h"
 #include "smodem_trace.h"
+#include "smodem_tty.h"
+#include "smodem_engine.h"
 
 static char *context = "thr";
 module_param(context, charp, 0444);
@@ -51,6 +53,14 @@ MODULE_PARM_DESC(res_period_us, "res: SCHED_DEADLINE period, microseconds [8000]
 static uint res_deadline_us;
 module_param(res_deadline_us, uint, 0444);
 MODULE_PARM_DESC(res_deadline_us, "res: SCHED_DEADLINE relative deadline, microseconds, 0 = the period [0]");
+
+static uint engine;
+module_param(engine, uint, 0444);
+MODULE_PARM_DESC(engine, "1: /dev/ttySM<n> dials and answers through the data pump's modem engine (rate=8000 only; replaces tty_loopback), hook signalled by a +4096 DC offset on the transmitted samples; 0: no call control, ATD/ATA answer NO CARRIER [0]");
+
+static uint phase_periods;
+module_param(phase_periods, uint, 0444);
+MODULE_PARM_DESC(phase_periods, "1: the interrupt period follows the modem engine's phase (2.5 ms on hook, 12.5 ms otherwise), ring_samples must hold two 12.5 ms periods; 0: period_samples throughout [0]");
 
 struct smodem_params smodem_p;
 
@@ -93,11 +103,31 @@ struct smodem_dev *smodem_dev_alloc(const char *name, struct device *dev)
 		smodem_dev_free(sd);
 		return ERR_PTR(-ENOMEM);
 	}
+	if (engine) {
+		struct smodem_engine *e = smodem_engine_create(sd,
+							       phase_periods);
+
+		if (IS_ERR(e)) {
+			smodem_dev_free(sd);
+			return ERR_CAST(e);
+		}
+		sd->engine = e;
+		/*
+		 * Each growth of the lead is a gap in the call's signal, which
+		 * the line takes for a dial pulse or a hook flash and a modem
+		 * for a carrier drop.  Start a quarter ring ahead: with 8192
+		 * samples that is beyond the 1700 frames of skew measured with
+		 * QEMU's AC'97 on JACK.
+		 */
+		sd->tx_lead = max(sd->tx_lead, min(sd->p.ring / 4,
+						   sd->p.ring - 2 * sd->p.period));
+	}
 	return sd;
 }
 
 void smodem_dev_free(struct smodem_dev *sd)
 {
+	smodem_engine_free(sd->engine);
 	if (sd->pump)
 		smdsp_pump_free(sd->pump);
 	kfree(sd->rx_buf);
@@ -112,12 +142,19 @@ int smodem_dev_register(struct smodem_dev *sd)
 	err = sd->ctx->start(sd);
 	if (err)
 		return err;
+	err = smodem_tty_register(sd);
+	if (err) {
+		sd->ctx->stop(sd);
+		return err;
+	}
+	smodem_engine_attach(sd);
 	smodem_debugfs_add(sd);
-	trace_smodem_phase(sd, "on-hook");
+	trace_smodem_phase(sd, "on-hook", 0);
 	err = sd->hw->start(sd);
 	if (err) {
 		sd->hw->stop(sd);
 		smodem_debugfs_remove(sd);
+		smodem_tty_unregister(sd);
 		sd->ctx->stop(sd);
 		return err;
 	}
@@ -129,6 +166,8 @@ int smodem_dev_register(struct smodem_dev *sd)
 
 void smodem_dev_unregister(struct smodem_dev *sd)
 {
+	/* The tty hangs up first: its user must not outlive the device. */
+	smodem_tty_unregister(sd);
 	/* No more interrupts, then no more processing, then no more readers. */
 	sd->hw->stop(sd);
 	sd->ctx->stop(sd);
@@ -161,11 +200,32 @@ static int __init smodem_init(void)
 		pr_err("smodem: invalid parameters: %s\n", why);
 		return err;
 	}
+	if (engine > 1 || phase_periods > 1) {
+		pr_err("smodem: engine and phase_periods must be 0 or 1\n");
+		return -EINVAL;
+	}
+	if (engine && smodem_p.rate != SMDSP_MODEM_RATE) {
+		pr_err("smodem: engine=1 needs rate=%u\n", SMDSP_MODEM_RATE);
+		return -EINVAL;
+	}
+	/* The engine's longest period must fit twice, as period_samples. */
+	if (phase_periods && (!engine ||
+			      smodem_p.ring < 2 * (SMDSP_MODEM_RATE / 80))) {
+		pr_err("smodem: phase_periods=1 needs engine=1 and ring_samples >= %u\n",
+		       2 * (SMDSP_MODEM_RATE / 80));
+		return -EINVAL;
+	}
 	smodem_load_calibrate();
 	smodem_debugfs_init();
+	err = smodem_tty_init();
+	if (err) {
+		smodem_debugfs_exit();
+		return err;
+	}
 	backend = backends[smodem_p.hw];
 	err = backend->init();
 	if (err) {
+		smodem_tty_exit();
 		smodem_debugfs_exit();
 		return err;
 	}
@@ -175,6 +235,7 @@ static int __init smodem_init(void)
 static void __exit smodem_exit(void)
 {
 	backend->exit();
+	smodem_tty_exit();
 	smodem_debugfs_exit();
 }
 

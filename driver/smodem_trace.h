@@ -185,18 +185,22 @@ TRACE_EVENT(smodem_period_change,
 		  __entry->new)
 );
 
+/* arg: the bit rate when connected, enum smdsp_modem_cause when hung up. */
 TRACE_EVENT(smodem_phase,
-	TP_PROTO(struct smodem_dev *sd, const char *phase),
-	TP_ARGS(sd, phase),
+	TP_PROTO(struct smodem_dev *sd, const char *phase, u32 arg),
+	TP_ARGS(sd, phase, arg),
 	TP_STRUCT__entry(
 		__string(dev, sd->name)
 		__string(phase, phase)
+		__field(u32, arg)
 	),
 	TP_fast_assign(
 		smodem_assign_dev(sd);
 		smodem_assign_str(phase, phase);
+		__entry->arg = arg;
 	),
-	TP_printk("dev=%s phase=%s", __get_str(dev), __get_str(phase))
+	TP_printk("dev=%s phase=%s arg=%u", __get_str(dev), __get_str(phase),
+		  __entry->arg)
 );
 
 TRACE_EVENT(smodem_dma_halt,

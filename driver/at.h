@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The AT command interpreter of the smodem tty: a byte-fed state machine
+ * with no kernel services, so the same source is unit-tested in user space
+ * (tests/unit/test_at.c).  The caller owns the locking, the clock (every
+ * timestamp is passed in) and the modem engine: the interpreter only says
+ * what to do next through at_out.act.
+ *
+ * Output (echo, information text, result codes) goes into a caller buffer
+ * and is truncated, never overrun, when it does not fit; result codes keep
+ * a reserve at the end of the buffer so a line always ends with one.
+ */
+#ifndef SMODEM_AT_H
+#define SMODEM_AT_H
+
+#include <linux/types.h>
+
+/* Characters of a command line after "AT", spaces not counted. */
+#define AT_LINE_MAX	64
+/* Dial string characters kept for the engine (digits and modifiers). */
+#define AT_DIAL_MAX	40
+/* S0..S12 */
+#define AT_NREGS	13
+/* at_input() stops taking bytes while less than this is free in out. */
+#define AT_OUT_MIN	512
+
+/* Numeric forms are the enum values; CONNECT <rate> has its own numbers. */
+enum at_result {
+	AT_RC_OK = 0,
+	AT_RC_CONNECT = 1,
+	AT_RC_RING = 2,
+	AT_RC_NO_CARRIER = 3,
+	AT_RC_ERROR = 4,
+	AT_RC_NO_DIALTONE = 6,
+	AT_RC_BUSY = 7,
+	AT_RC_NO_ANSWER = 8,
+};
+
+/* Bits of at_out.act, to be done in this order. */
+#define AT_ACT_HANGUP	0x1
+#define AT_ACT_DIAL	0x2
+#define AT_ACT_ANSWER	0x4
+
+enum at_mode {
+	AT_MODE_COMMAND,
+	AT_MODE_DATA,
+};
+
+enum at_call_state {
+	AT_CALL_IDLE,
+	AT_CALL_DIALING,	/* ATD sent to the engine, no result yet */
+	AT_CALL_ANSWERING,
+	AT_CALL_ONLINE,		/* connected, in data or online command mode */
+};
+
+enum at_mod {
+	AT_MOD_V21,		/* 300 bit/s FSK */
+	AT_MOD_V22,		/* 1200 bit/s */
+	AT_MOD_V22B,		/* 2400 bit/s, falls back to 1200 */
+	AT_MOD_COUNT
+};
+
+/* Error control, as AT\N sets it. */
+enum at_ec {
+	AT_EC_NORMAL,		/* \N0: buffered, no error control */
+	AT_EC_DIRECT,		/* \N1: unbuffered */
+	AT_EC_RELIABLE,		/* \N2: V.42 required, hang up without it */
+	AT_EC_AUTO,		/* \N3: V.42 if the peer has it, else normal */
+};
+
+/* What the engine needs for one call, from the settings at ATD/ATA time. */
+struct at_call {
+	/*
+	 * Digits 0-9 * # A-D, ',' (pause of comma_s seconds), 'W' (wait for
+	 * a dial tone, at most dialtone_wait_s) and '!' (hook flash).  Empty
+	 * for ATA and for a bare ATD (originate without dialing).
+	 */
+	char number[AT_DIAL_MAX + 1];
+	bool pulse;		/* ATDP; one signalling mode per call */
+	bool stay_command;	/* ';': dial, report OK, no handshake */
+	bool detect_dialtone;	/* X2, X4: else dial blind */
+	bool detect_busy;	/* X3, X4 */
+	bool bell;		/* ATB1: Bell 103/212A conventions asked */
+	enum at_mod mod;
+	bool automode;		/* fall back to slower modulations */
+	u16 min_rate, max_rate;	/* bit/s, 0: the modulation's own */
+	enum at_ec ec;
+	u8 dialtone_wait_s;	/* S6 */
+	u8 carrier_wait_s;	/* S7 */
+	u8 comma_s;		/* S8 */
+	u8 carrier_loss_ds;	/* S10, tenths of a second */
+	u8 dtmf_ms;		/* S11 */
+};
+
+struct at_state {
+	/* Settings: AT&F restores them, ATZ too (there is no stored profile). */
+	u8 s[AT_NREGS];
+	bool echo, verbose, quiet, bell;
+	u8 xlevel, amp_c, amp_d, amp_k, speaker, volume;
+	enum at_mod mod;
+	bool automode;
+	u16 min_rate, max_rate;
+	u8 es[3];		/* AT+ES values; ec follows them */
+	enum at_ec ec;
+	u8 sreg_sel;		/* ATSn without = or ? selects */
+
+	/* The call as the DTE sees it. */
+	enum at_mode mode;
+	enum at_call_state call;
+	u32 rate;
+	bool dtr;
+	struct at_call callp;
+	char last_number[AT_DIAL_MAX + 1];
+	u64 ring_ns;
+
+	/* Command line editor. */
+	u8 in_state;
+	u8 len;
+	bool overflow;
+	char line[AT_LINE_MAX + 1];
+	char last[AT_LINE_MAX + 1];
+	u8 last_len;
+
+	/* "+++" detection in data mode. */
+	u8 plus;
+	u64 last_data_ns, plus_ns;
+};
+
+struct at_out {
+	u8 *buf;
+	unsigned int size, len;
+	unsigned int act;	/* AT_ACT_* */
+};
+
+static inline void at_out_init(struct at_out *o, u8 *buf, unsigned int size)
+{
+	o->buf = buf;
+	o->size = size;
+	o->len = 0;
+	o->act = 0;
+}
+
+/* Factory settings, command mode, no call. */
+void at_init(struct at_state *at);
+/* Open or last close of the port: command mode, no call, settings kept. */
+void at_reset_session(struct at_state *at);
+
+/*
+ * Command mode input from the DTE.  Returns how many bytes were taken:
+ * it stops after a command line ran (act may be set, the mode may now be
+ * data) or when out is short of AT_OUT_MIN, so call it again with the rest
+ * after acting on out.  Takes nothing in data mode.  Any byte but LF or
+ * NUL while a call is being set up aborts it (NO CARRIER, AT_ACT_HANGUP).
+ */
+unsigned int at_input(struct at_state *at, const u8 *buf, unsigned int n,
+		      u64 now_ns, struct at_out *out);
+
+/* The engine connected at rate bit/s: CONNECT <rate>, data mode. */
+void at_connected(struct at_state *at, u32 rate, u64 now_ns,
+		  struct at_out *out);
+/*
+ * A call set-up or a connection ended with rc (NO CARRIER, BUSY,
+ * NO DIALTONE, NO ANSWER), or a ';' dial finished (OK).  Ignored when no
+ * call is in progress: a hangup the DTE asked for is reported by ATH.
+ */
+void at_call_end(struct at_state *at, enum at_result rc, struct at_out *out);
+/* A ring burst: RING, S1 counts; may ask to answer (S0). */
+void at_ring(struct at_state *at, u64 now_ns, struct at_out *out);
+
+/*
+ * Data mode bytes from the DTE, all written at now_ns (they still go to
+ * the line).  Returns true while a complete escape sequence waits for its
+ * trailing guard time: call at_escape_poll() at at_escape_deadline().
+ */
+bool at_escape_feed(struct at_state *at, const u8 *buf, unsigned int n,
+		    u64 now_ns);
+u64 at_escape_deadline(const struct at_state *at);
+/* True when the guard time passed: online command mode, OK written. */
+bool at_escape_poll(struct at_state *at, u64 now_ns, struct at_out *out);
+
+/* DTR from the DTE (AT&D decides what a drop does). */
+void at_dtr(struct at_state *at, bool on, struct at_out *out);
+/* DCD as AT&C says it should be, given the carrier. */
+bool at_dcd(const struct at_state *at, bool carrier);
+
+/* Text of a result code, NULL if unknown. */
+const char *at_result_name(enum at_result rc);
+
+#endif

@@ -1,0 +1,1333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/ttySM<n>: the DTE side of the soft modem.  Bytes written in command
+ * mode go to the AT interpreter, in data mode to a queue the data pump
+ * drains once per period; bytes from the line come back through a second
+ * queue.  The pump may run in hard IRQ context (context=int), also on
+ * PREEMPT_RT, so everything it touches is under a raw spinlock and all the
+ * tty work it causes (result codes, flip buffer pushes, wakeups, hang-ups)
+ * is deferred to a work item.
+ *
+ * Locks, outermost first:
+ *  - at_lock (spinlock, irqsave): the interpreter, the engine ops and the
+ *    flip buffer producer.  Taken from write(), which a line discipline
+ *    may call from softirq context, so it never sleeps either.
+ *  - lock (raw spinlock, irqsave): the queues, the modem-control lines,
+ *    the engine's events.  Held only for short copies.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/tty.h>
+#include <linux/tty_driver.h>
+#include <linux/tty_flip.h>
+#include <linux/serial.h>
+#include <linux/kfifo.h>
+#include <linux/workqueue.h>
+#include <linux/spinlock.h>
+#include <linux/mutex.h>
+#include <linux/idr.h>
+#include <linux/rcupdate.h>
+#include <linux/ktime.h>
+#include <linux/jiffies.h>
+#include <linux/hrtimer.h>
+#include <linux/sched/signal.h>
+#include "smodem.h"
+#include "smodem_tty.h"
+
+/* Engine reports, queued for the work item. */
+#define EVQ_LEN		16
+/* Flip buffer pushes go in chunks of this much. */
+#define RX_CHUNK	256
+
+enum ev_type { EV_CONNECTED, EV_END, EV_RING_ON, EV_RING_OFF };
+
+struct smodem_ev {
+	u8 type;
+	u8 code;
+	u32 arg;
+	u32 gen;
+};
+
+struct smodem_tty {
+	struct tty_port port;
+	struct rcu_head rcu;
+	int index;
+
+	spinlock_t at_lock;
+	struct smodem_dev *sd;		/* NULL once unregistered */
+	const struct smodem_tty_engine *eng;
+	struct at_state at;
+	bool carrier;			/* the engine's, ordered with events */
+	bool ring_on;
+	u8 out[AT_OUT_MIN * 2];
+	u8 chunk[RX_CHUNK];
+
+	raw_spinlock_t lock;
+	bool dead;
+	bool throttled, crtscts, dtr, rts;
+	unsigned int mctrl;		/* TIOCM_CAR, _RNG, _DSR, _CTS */
+	struct async_icount icount;
+	u32 gen;			/* call attempts, to drop stale reports */
+	struct smodem_ev ev[EVQ_LEN];
+	unsigned int ev_head, ev_len;
+	u64 ev_dropped;
+	bool wake_tx, wake_msr, wake_open;
+	DECLARE_KFIFO_PTR(txf, u8);
+	DECLARE_KFIFO_PTR(rxf, u8);
+
+	struct work_struct work;
+	struct delayed_work esc_work;
+	struct smodem_loop *loop;	/* tty_loopback only */
+};
+
+static void loop_free(struct smodem_loop *l);
+
+static struct tty_driver *smodem_tty_driver;
+static DEFINE_IDA(smodem_tty_ida);
+static DEFINE_MUTEX(smodem_tty_table_lock);
+static struct smodem_tty *smodem_tty_table[SMODEM_TTY_MINORS];
+
+/* -- engine side (any context) ------------------------------------------- */
+
+static struct smodem_tty *get_rcu(struct smodem_dev *sd)
+{
+	return rcu_dereference(sd->tty);
+}
+
+static void post(struct smodem_dev *sd, u8 type, u8 code, u32 arg)
+{
+	struct smodem_tty *st;
+	unsigned long flags;
+
+	rcu_read_lock();
+	st = get_rcu(sd);
+	if (st) {
+		raw_spin_lock_irqsave(&st->lock, flags);
+		if (!st->dead && st->ev_len < EVQ_LEN) {
+			struct smodem_ev *e;
+
+			e = &st->ev[(st->ev_head + st->ev_len++) % EVQ_LEN];
+			e->type = type;
+			e->code = code;
+			e->arg = arg;
+			e->gen = st->gen;
+			queue_work(system_wq, &st->work);
+		} else if (!st->dead) {
+			st->ev_dropped++;
+		}
+		raw_spin_unlock_irqrestore(&st->lock, flags);
+	}
+	rcu_read_unlock();
+}
+
+void smodem_tty_connected(struct smodem_dev *sd, u32 rate)
+{
+	post(sd, EV_CONNECTED, 0, rate);
+}
+
+void smodem_tty_carrier_lost(struct smodem_dev *sd)
+{
+	post(sd, EV_END, AT_RC_NO_CARRIER, 0);
+}
+
+void smodem_tty_result(struct smodem_dev *sd, enum at_result rc)
+{
+	post(sd, EV_END, (u8)rc, 0);
+}
+
+void smodem_tty_ring(struct smodem_dev *sd, bool on)
+{
+	post(sd, on ? EV_RING_ON : EV_RING_OFF, 0, 0);
+}
+
+unsigned int smodem_tty_rx(struct smodem_dev *sd, const u8 *buf,
+			   unsigned int n)
+{
+	struct smodem_tty *st;
+	unsigned long flags;
+	unsigned int k = 0;
+
+	rcu_read_lock();
+	st = get_rcu(sd);
+	if (st) {
+		raw_spin_lock_irqsave(&st->lock, flags);
+		if (!st->dead) {
+			k = kfifo_in(&st->rxf, buf, n);
+			st->icount.buf_overrun += n - k;
+			if (k)
+				queue_work(system_wq, &st->work);
+		}
+		raw_spin_unlock_irqrestore(&st->lock, flags);
+	}
+	rcu_read_unlock();
+	return k;
+}
+
+unsigned int smodem_tty_rx_room(struct smodem_dev *sd)
+{
+	struct smodem_tty *st;
+	unsigned long flags;
+	unsigned int room = 0;
+
+	rcu_read_lock();
+	st = get_rcu(sd);
+	if (st) {
+		raw_spin_lock_irqsave(&st->lock, flags);
+		if (!st->dead)
+			room = kfifo_avail(&st->rxf);
+		raw_spin_unlock_irqrestore(&st->lock, flags);
+	}
+	rcu_read_unlock();
+	return room;
+}
+
+unsigned int smodem_tty_tx_get(struct smodem_dev *sd, u8 *buf,
+			       unsigned int max)
+{
+	struct smodem_tty *st;
+	unsigned long flags;
+	unsigned int before, after, n = 0;
+
+	rcu_read_lock();
+	st = get_rcu(sd);
+	if (!st)
+		goto out;
+	raw_spin_lock_irqsave(&st->lock, flags);
+	if (st->dead)
+		goto unlock;
+	before = kfifo_len(&st->txf);
+	n = kfifo_out(&st->txf, buf, max);
+	after = before - n;
+	st->icount.tx += n;
+	/* Writers sleep until the queue is low (or empty, for tcdrain). */
+	if (n && (!after || (before > SMODEM_TTY_TX_LOW &&
+			     after <= SMODEM_TTY_TX_LOW)))
+		st->wake_tx = true;
+	if (!(st->mctrl & TIOCM_CTS) && after <= SMODEM_TTY_TX_LOW) {
+		st->mctrl |= TIOCM_CTS;
+		st->icount.cts++;
+		st->wake_msr = true;
+	}
+	if (st->wake_tx || st->wake_msr)
+		queue_work(system_wq, &st->work);
+unlock:
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+out:
+	rcu_read_unlock();
+	return n;
+}
+
+unsigned int smodem_tty_tx_pending(struct smodem_dev *sd)
+{
+	struct smodem_tty *st;
+	unsigned long flags;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	st = get_rcu(sd);
+	if (st) {
+		raw_spin_lock_irqsave(&st->lock, flags);
+		if (!st->dead)
+			n = kfifo_len(&st->txf);
+		raw_spin_unlock_irqrestore(&st->lock, flags);
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/* -- tty side, at_lock held ----------------------------------------------- */
+
+static void emit(struct smodem_tty *st, struct at_out *o)
+{
+	/* Closed: nobody would read it, and it must not greet the next open. */
+	if (o->len && tty_port_initialized(&st->port)) {
+		tty_insert_flip_string(&st->port, o->buf, o->len);
+		tty_flip_buffer_push(&st->port);
+	}
+	o->len = 0;
+}
+
+static void flush_queues(struct smodem_tty *st)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	kfifo_reset(&st->txf);
+	kfifo_reset(&st->rxf);
+	st->wake_tx = true;
+	if (!(st->mctrl & TIOCM_CTS)) {
+		st->mctrl |= TIOCM_CTS;
+		st->icount.cts++;
+		st->wake_msr = true;
+	}
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+}
+
+static void new_call(struct smodem_tty *st)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	st->gen++;
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+}
+
+/* Carry out what the interpreter asked for; may add to o. */
+static void act(struct smodem_tty *st, struct at_out *o)
+{
+	const struct smodem_tty_engine *eng = st->sd ? st->eng : NULL;
+	unsigned int a = o->act;
+
+	o->act = 0;
+	if (!a)
+		return;
+	new_call(st);
+	if (a & AT_ACT_HANGUP) {
+		flush_queues(st);
+		st->carrier = false;
+		if (eng)
+			eng->hangup(st->sd);
+	}
+	if (a & AT_ACT_DIAL) {
+		if (!eng || eng->dial(st->sd, &st->at.callp))
+			at_call_end(&st->at, AT_RC_NO_CARRIER, o);
+	}
+	if (a & AT_ACT_ANSWER) {
+		if (!eng || eng->answer(st->sd, &st->at.callp))
+			at_call_end(&st->at, AT_RC_NO_CARRIER, o);
+	}
+}
+
+/*
+ * Bring DCD and RI in line with the interpreter and the carrier.  The
+ * wakeups are the work item's; kick it unless we are it.
+ */
+static void settle(struct smodem_tty *st, bool kick)
+{
+	bool dcd = at_dcd(&st->at, st->carrier);
+	unsigned int old, new;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	old = st->mctrl;
+	new = old & ~(TIOCM_CAR | TIOCM_RNG);
+	if (dcd)
+		new |= TIOCM_CAR;
+	if (st->ring_on)
+		new |= TIOCM_RNG;
+	if ((old ^ new) & TIOCM_CAR) {
+		st->icount.dcd++;
+		if (dcd)
+			st->wake_open = true;
+	}
+	if ((old ^ new) & TIOCM_RNG)
+		st->icount.rng++;
+	if (old != new) {
+		st->mctrl = new;
+		st->wake_msr = true;
+	}
+	if (kick && !st->dead && (st->wake_msr || st->wake_open || st->wake_tx))
+		queue_work(system_wq, &st->work);
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+}
+
+static void arm_escape(struct smodem_tty *st, u64 now)
+{
+	u64 due = at_escape_deadline(&st->at);
+
+	mod_delayed_work(system_wq, &st->esc_work,
+			 nsecs_to_jiffies(due > now ? due - now : 0) + 1);
+}
+
+/* Data mode: queue for the line; the escape sequence still goes out. */
+static unsigned int tx_put(struct smodem_tty *st, const u8 *buf,
+			   unsigned int n, u64 now)
+{
+	unsigned long flags;
+	unsigned int k;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	k = kfifo_in(&st->txf, buf, n);
+	if ((st->mctrl & TIOCM_CTS) && kfifo_len(&st->txf) > SMODEM_TTY_TX_HIGH) {
+		st->mctrl &= ~TIOCM_CTS;
+		st->icount.cts++;
+		st->wake_msr = true;
+		queue_work(system_wq, &st->work);
+	}
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+	if (k && at_escape_feed(&st->at, buf, k, now))
+		arm_escape(st, now);
+	return k;
+}
+
+/* Line data to the line discipline, as far as it has room for it. */
+static void rx_push(struct smodem_tty *st)
+{
+	unsigned long flags;
+	bool pushed = false;
+
+	if (st->at.mode != AT_MODE_DATA || !tty_port_initialized(&st->port))
+		return;
+	for (;;) {
+		unsigned int room = tty_buffer_space_avail(&st->port);
+		unsigned int n = 0, k;
+
+		raw_spin_lock_irqsave(&st->lock, flags);
+		if (!st->throttled && (st->rts || !st->crtscts))
+			n = kfifo_out(&st->rxf, st->chunk, min_t(unsigned int,
+						room, RX_CHUNK));
+		raw_spin_unlock_irqrestore(&st->lock, flags);
+		if (!n)
+			break;
+		k = tty_insert_flip_string(&st->port, st->chunk, n);
+		raw_spin_lock_irqsave(&st->lock, flags);
+		st->icount.rx += k;
+		st->icount.buf_overrun += n - k;
+		raw_spin_unlock_irqrestore(&st->lock, flags);
+		pushed = true;
+	}
+	if (pushed)
+		tty_flip_buffer_push(&st->port);
+}
+
+static bool pop_event(struct smodem_tty *st, struct smodem_ev *e, bool *cur)
+{
+	unsigned long flags;
+	bool got = false;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	if (st->ev_len) {
+		*e = st->ev[st->ev_head];
+		st->ev_head = (st->ev_head + 1) % EVQ_LEN;
+		st->ev_len--;
+		*cur = e->gen == st->gen;
+		got = true;
+	}
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+	return got;
+}
+
+/* Returns true when the tty is to be hung up (carrier lost, &C1). */
+static bool handle_event(struct smodem_tty *st, const struct smodem_ev *e,
+			 bool current_call, struct at_out *o)
+{
+	bool online = st->at.call == AT_CALL_ONLINE;
+
+	switch (e->type) {
+	case EV_CONNECTED:
+		if (!current_call)
+			break;
+		at_connected(&st->at, e->arg, ktime_get_ns(), o);
+		st->carrier = st->at.call == AT_CALL_ONLINE;
+		/* A connection nobody waits for (e.g. after a ';' dial). */
+		if (!st->carrier)
+			o->act |= AT_ACT_HANGUP;
+		break;
+	case EV_END:
+		if (!current_call)
+			break;
+		at_call_end(&st->at, (enum at_result)e->code, o);
+		st->carrier = false;
+		flush_queues(st);
+		return online && st->at.amp_c;
+	case EV_RING_ON:
+		st->ring_on = true;
+		at_ring(&st->at, ktime_get_ns(), o);
+		break;
+	case EV_RING_OFF:
+		st->ring_on = false;
+		break;
+	}
+	return false;
+}
+
+static void smodem_tty_work(struct work_struct *w)
+{
+	struct smodem_tty *st = container_of(w, struct smodem_tty, work);
+	bool hangup = false, wake_tx, wake_msr, wake_open, cur;
+	struct smodem_ev e;
+	struct at_out o;
+	unsigned long flags;
+
+	spin_lock_irqsave(&st->at_lock, flags);
+	at_out_init(&o, st->out, sizeof(st->out));
+	for (;;) {
+		/* Line data first: it came before the events after it. */
+		rx_push(st);
+		if (!pop_event(st, &e, &cur))
+			break;
+		if (!st->sd)
+			continue;
+		hangup |= handle_event(st, &e, cur, &o);
+		act(st, &o);
+		emit(st, &o);
+	}
+	settle(st, false);
+	spin_unlock_irqrestore(&st->at_lock, flags);
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	wake_tx = st->wake_tx;
+	wake_msr = st->wake_msr;
+	wake_open = st->wake_open;
+	st->wake_tx = false;
+	st->wake_msr = false;
+	st->wake_open = false;
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+
+	if (wake_tx)
+		tty_port_tty_wakeup(&st->port);
+	if (wake_open)
+		wake_up_interruptible(&st->port.open_wait);
+	if (wake_msr)
+		wake_up_interruptible(&st->port.delta_msr_wait);
+	/* SIGHUP to the session unless CLOCAL. */
+	if (hangup)
+		tty_port_tty_hangup(&st->port, true);
+}
+
+static void smodem_tty_esc_work(struct work_struct *w)
+{
+	struct smodem_tty *st = container_of(to_delayed_work(w),
+					     struct smodem_tty, esc_work);
+	struct at_out o;
+	unsigned long flags;
+	u64 now = ktime_get_ns();
+
+	spin_lock_irqsave(&st->at_lock, flags);
+	at_out_init(&o, st->out, sizeof(st->out));
+	if (st->sd) {
+		if (at_escape_poll(&st->at, now, &o))
+			emit(st, &o);
+		else if (st->at.mode == AT_MODE_DATA && st->at.plus == 3)
+			arm_escape(st, now);	/* woke a jiffy early */
+	}
+	spin_unlock_irqrestore(&st->at_lock, flags);
+}
+
+/* DTR from the DTE: TIOCMSET, B0, open, close with HUPCL. */
+static void set_dtr_rts(struct smodem_tty *st, bool dtr, bool rts)
+{
+	unsigned long flags, rflags;
+	struct at_out o;
+
+	spin_lock_irqsave(&st->at_lock, flags);
+	raw_spin_lock_irqsave(&st->lock, rflags);
+	st->dtr = dtr;
+	st->rts = rts;
+	raw_spin_unlock_irqrestore(&st->lock, rflags);
+	if (st->sd) {
+		at_out_init(&o, st->out, sizeof(st->out));
+		at_dtr(&st->at, dtr, &o);
+		act(st, &o);
+		emit(st, &o);
+		settle(st, true);
+		/* RTS may let held line data through. */
+		queue_work(system_wq, &st->work);
+	}
+	spin_unlock_irqrestore(&st->at_lock, flags);
+}
+
+/* -- tty_operations --------------------------------------------------------- */
+
+static int smodem_tty_install(struct tty_driver *driver,
+			      struct tty_struct *tty)
+{
+	struct smodem_tty *st;
+	int err;
+
+	mutex_lock(&smodem_tty_table_lock);
+	st = tty->index < SMODEM_TTY_MINORS ? smodem_tty_table[tty->index] : NULL;
+	if (st)
+		tty_port_get(&st->port);
+	mutex_unlock(&smodem_tty_table_lock);
+	if (!st)
+		return -ENODEV;
+	err = tty_port_install(&st->port, driver, tty);
+	if (err) {
+		tty_port_put(&st->port);
+		return err;
+	}
+	tty->driver_data = st;
+	return 0;
+}
+
+static void smodem_tty_cleanup(struct tty_struct *tty)
+{
+	struct smodem_tty *st = tty->driver_data;
+
+	tty->driver_data = NULL;
+	if (st)
+		tty_port_put(&st->port);
+}
+
+static int smodem_tty_open(struct tty_struct *tty, struct file *filp)
+{
+	struct smodem_tty *st = tty->driver_data;
+
+	return tty_port_open(&st->port, tty, filp);
+}
+
+static void smodem_tty_close(struct tty_struct *tty, struct file *filp)
+{
+	struct smodem_tty *st = tty->driver_data;
+
+	tty_port_close(&st->port, tty, filp);
+}
+
+static void smodem_tty_hangup(struct tty_struct *tty)
+{
+	struct smodem_tty *st = tty->driver_data;
+
+	tty_port_hangup(&st->port);
+}
+
+static long st_write(struct tty_struct *tty, const u8 *buf, size_t count)
+{
+	struct smodem_tty *st = tty->driver_data;
+	unsigned long flags;
+	size_t done = 0;
+	struct at_out o;
+	u64 now = ktime_get_ns();
+	bool data;
+
+	spin_lock_irqsave(&st->at_lock, flags);
+	if (!st->sd) {
+		spin_unlock_irqrestore(&st->at_lock, flags);
+		return -EIO;
+	}
+	data = st->at.mode == AT_MODE_DATA;
+	while (done < count) {
+		unsigned int n = min_t(size_t, count - done, INT_MAX);
+		unsigned int k;
+
+		if (st->at.mode == AT_MODE_DATA) {
+			k = tx_put(st, buf + done, n, now);
+			done += k;
+			if (k < n)
+				break;	/* full: n_tty waits for the wakeup */
+			continue;
+		}
+		at_out_init(&o, st->out, sizeof(st->out));
+		k = at_input(&st->at, buf + done, n, now, &o);
+		done += k;
+		act(st, &o);
+		emit(st, &o);
+		if (!k && st->at.mode != AT_MODE_DATA)
+			break;
+	}
+	settle(st, true);
+	/* ATO: line data held in online command mode may go now. */
+	if (!data && st->at.mode == AT_MODE_DATA)
+		queue_work(system_wq, &st->work);
+	spin_unlock_irqrestore(&st->at_lock, flags);
+	return done;
+}
+
+/*
+ * tty_operations.write took an int count before 6.6 and
+ * tty_port_operations.carrier_raised/dtr_rts took ints before 6.3.  The
+ * headers say which one applies (distribution kernels backport); the
+ * variant not chosen is not emitted.
+ */
+#define SMODEM_PICK(slot, a, b) \
+	__builtin_choose_expr(__builtin_types_compatible_p(typeof(slot), \
+							   typeof(&(a))), a, b)
+
+static __maybe_unused ssize_t smodem_tty_write_sz(struct tty_struct *tty,
+						  const u8 *buf, size_t count)
+{
+	return st_write(tty, buf, count);
+}
+
+static __maybe_unused int smodem_tty_write_int(struct tty_struct *tty,
+					       const u8 *buf, int count)
+{
+	return count > 0 ? (int)st_write(tty, buf, count) : 0;
+}
+
+static unsigned int smodem_tty_write_room(struct tty_struct *tty)
+{
+	struct smodem_tty *st = tty->driver_data;
+	unsigned long flags;
+	unsigned int room;
+
+	/* Command mode takes everything; the interpreter bounds its line. */
+	if (READ_ONCE(st->at.mode) != AT_MODE_DATA)
+		return READ_ONCE(st->dead) ? 0 : AT_OUT_MIN;
+	raw_spin_lock_irqsave(&st->lock, flags);
+	room = st->dead ? 0 : kfifo_avail(&st->txf);
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+	return room;
+}
+
+static unsigned int smodem_tty_chars_in_buffer(struct tty_struct *tty)
+{
+	struct smodem_tty *st = tty->driver_data;
+	unsigned long flags;
+	unsigned int n;
+
+	/* Gone: nothing will drain it, a close must not wait for it. */
+	raw_spin_lock_irqsave(&st->lock, flags);
+	n = st->dead ? 0 : kfifo_len(&st->txf);
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+	return n;
+}
+
+static void smodem_tty_flush_buffer(struct tty_struct *tty)
+{
+	struct smodem_tty *st = tty->driver_data;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	kfifo_reset(&st->txf);
+	if (!(st->mctrl & TIOCM_CTS)) {
+		st->mctrl |= TIOCM_CTS;
+		st->icount.cts++;
+		st->wake_msr = true;
+		if (!st->dead)
+			queue_work(system_wq, &st->work);
+	}
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+	tty_wakeup(tty);
+}
+
+static void set_throttle(struct tty_struct *tty, bool on)
+{
+	struct smodem_tty *st = tty->driver_data;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	st->throttled = on;
+	if (!on && !st->dead)
+		queue_work(system_wq, &st->work);
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+}
+
+static void smodem_tty_throttle(struct tty_struct *tty)
+{
+	set_throttle(tty, true);
+}
+
+static void smodem_tty_unthrottle(struct tty_struct *tty)
+{
+	set_throttle(tty, false);
+}
+
+static int smodem_tty_tiocmget(struct tty_struct *tty)
+{
+	struct smodem_tty *st = tty->driver_data;
+	unsigned long flags;
+	int v;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	v = st->mctrl | (st->dtr ? TIOCM_DTR : 0) | (st->rts ? TIOCM_RTS : 0);
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+	return v;
+}
+
+static int smodem_tty_tiocmset(struct tty_struct *tty, unsigned int set,
+			       unsigned int clear)
+{
+	struct smodem_tty *st = tty->driver_data;
+	unsigned long flags;
+	bool dtr, rts;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	dtr = st->dtr;
+	rts = st->rts;
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+	if (set & TIOCM_DTR)
+		dtr = true;
+	if (set & TIOCM_RTS)
+		rts = true;
+	if (clear & TIOCM_DTR)
+		dtr = false;
+	if (clear & TIOCM_RTS)
+		rts = false;
+	set_dtr_rts(st, dtr, rts);
+	return 0;
+}
+
+static bool msr_moved(struct smodem_tty *st, const struct async_icount *prev,
+		      unsigned long mask, int *ret)
+{
+	struct async_icount c;
+	unsigned long flags;
+	bool dead;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	c = st->icount;
+	dead = st->dead;
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+	if (dead || !tty_port_initialized(&st->port)) {
+		*ret = -EIO;
+		return true;
+	}
+	return ((mask & TIOCM_RNG) && c.rng != prev->rng) ||
+	       ((mask & TIOCM_DSR) && c.dsr != prev->dsr) ||
+	       ((mask & TIOCM_CD) && c.dcd != prev->dcd) ||
+	       ((mask & TIOCM_CTS) && c.cts != prev->cts);
+}
+
+/* TIOCMIWAIT: sleep until one of the lines in mask changes. */
+static int wait_msr(struct smodem_tty *st, unsigned long mask)
+{
+	struct async_icount prev;
+	unsigned long flags;
+	int ret = 0, err;
+
+	if (!(mask & (TIOCM_RNG | TIOCM_DSR | TIOCM_CD | TIOCM_CTS)))
+		return -EINVAL;
+	raw_spin_lock_irqsave(&st->lock, flags);
+	prev = st->icount;
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+	err = wait_event_interruptible(st->port.delta_msr_wait,
+				       msr_moved(st, &prev, mask, &ret));
+	return err ? err : ret;
+}
+
+static int smodem_tty_ioctl(struct tty_struct *tty, unsigned int cmd,
+			    unsigned long arg)
+{
+	struct smodem_tty *st = tty->driver_data;
+
+	switch (cmd) {
+	case TIOCMIWAIT:
+		return wait_msr(st, arg);
+	default:
+		return -ENOIOCTLCMD;
+	}
+}
+
+static int smodem_tty_get_icount(struct tty_struct *tty,
+				 struct serial_icounter_struct *ic)
+{
+	struct smodem_tty *st = tty->driver_data;
+	struct async_icount c;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	c = st->icount;
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+	ic->cts = c.cts;
+	ic->dsr = c.dsr;
+	ic->rng = c.rng;
+	ic->dcd = c.dcd;
+	ic->rx = c.rx;
+	ic->tx = c.tx;
+	ic->frame = c.frame;
+	ic->overrun = c.overrun;
+	ic->parity = c.parity;
+	ic->brk = c.brk;
+	ic->buf_overrun = c.buf_overrun;
+	return 0;
+}
+
+static void smodem_tty_set_termios(struct tty_struct *tty,
+				   const struct ktermios *old)
+{
+	struct smodem_tty *st = tty->driver_data;
+	unsigned long flags;
+	bool dtr, rts;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	st->crtscts = C_CRTSCTS(tty);
+	dtr = st->dtr;
+	rts = st->rts;
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+	/* B0 is the classic way to drop DTR; leaving it raises it again. */
+	if (old && (old->c_cflag & CBAUD) != B0 && !C_BAUD(tty))
+		set_dtr_rts(st, false, false);
+	else if (old && (old->c_cflag & CBAUD) == B0 && C_BAUD(tty))
+		set_dtr_rts(st, true, true);
+	else
+		set_dtr_rts(st, dtr, rts);	/* CRTSCTS may free held rx */
+}
+
+static const struct tty_operations smodem_tty_ops = {
+	.install = smodem_tty_install,
+	.cleanup = smodem_tty_cleanup,
+	.open = smodem_tty_open,
+	.close = smodem_tty_close,
+	.hangup = smodem_tty_hangup,
+	.write = SMODEM_PICK(smodem_tty_ops.write, smodem_tty_write_sz,
+			     smodem_tty_write_int),
+	.write_room = smodem_tty_write_room,
+	.chars_in_buffer = smodem_tty_chars_in_buffer,
+	.flush_buffer = smodem_tty_flush_buffer,
+	.throttle = smodem_tty_throttle,
+	.unthrottle = smodem_tty_unthrottle,
+	.tiocmget = smodem_tty_tiocmget,
+	.tiocmset = smodem_tty_tiocmset,
+	.ioctl = smodem_tty_ioctl,
+	.get_icount = smodem_tty_get_icount,
+	.set_termios = smodem_tty_set_termios,
+};
+
+/* -- tty_port_operations ---------------------------------------------------- */
+
+static int smodem_port_activate(struct tty_port *port, struct tty_struct *tty)
+{
+	struct smodem_tty *st = container_of(port, struct smodem_tty, port);
+	unsigned long flags, rflags;
+	int err = 0;
+
+	/* What the last session left in the flip buffer is not for this one. */
+	tty_ldisc_flush(tty);
+	spin_lock_irqsave(&st->at_lock, flags);
+	if (!st->sd) {
+		err = -ENODEV;
+	} else {
+		at_reset_session(&st->at);
+		st->ring_on = false;
+		flush_queues(st);
+		raw_spin_lock_irqsave(&st->lock, rflags);
+		st->throttled = false;
+		st->crtscts = C_CRTSCTS(tty);
+		raw_spin_unlock_irqrestore(&st->lock, rflags);
+		settle(st, true);
+	}
+	spin_unlock_irqrestore(&st->at_lock, flags);
+	return err;
+}
+
+/* Last close or hang-up: the call ends with the session. */
+static void smodem_port_shutdown(struct tty_port *port)
+{
+	struct smodem_tty *st = container_of(port, struct smodem_tty, port);
+	unsigned long flags;
+	struct at_out o;
+
+	spin_lock_irqsave(&st->at_lock, flags);
+	if (st->sd) {
+		at_out_init(&o, st->out, sizeof(st->out));
+		/* Also when idle: a ';' dial leaves the line off-hook. */
+		o.act = AT_ACT_HANGUP;
+		at_reset_session(&st->at);
+		act(st, &o);
+		st->carrier = false;
+		st->ring_on = false;
+		flush_queues(st);
+		settle(st, true);
+	}
+	spin_unlock_irqrestore(&st->at_lock, flags);
+	cancel_delayed_work(&st->esc_work);
+}
+
+static bool port_carrier(struct tty_port *port)
+{
+	struct smodem_tty *st = container_of(port, struct smodem_tty, port);
+	unsigned long flags;
+	bool dcd;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	dcd = st->dead || (st->mctrl & TIOCM_CAR);
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+	return dcd;
+}
+
+static __maybe_unused bool smodem_port_carrier_bool(struct tty_port *port)
+{
+	return port_carrier(port);
+}
+
+static __maybe_unused int smodem_port_carrier_int(struct tty_port *port)
+{
+	return port_carrier(port);
+}
+
+static __maybe_unused void smodem_port_dtr_rts_bool(struct tty_port *port,
+						    bool active)
+{
+	set_dtr_rts(container_of(port, struct smodem_tty, port), active, active);
+}
+
+static __maybe_unused void smodem_port_dtr_rts_int(struct tty_port *port,
+						   int raise)
+{
+	set_dtr_rts(container_of(port, struct smodem_tty, port), raise, raise);
+}
+
+static void smodem_port_destruct(struct tty_port *port)
+{
+	struct smodem_tty *st = container_of(port, struct smodem_tty, port);
+
+	/* A hung-up tty may have queued them after smodem_tty_unregister(). */
+	cancel_work_sync(&st->work);
+	cancel_delayed_work_sync(&st->esc_work);
+	kfifo_free(&st->txf);
+	kfifo_free(&st->rxf);
+	loop_free(st->loop);
+	if (st->index >= 0)
+		ida_free(&smodem_tty_ida, st->index);
+	/* The engine may still be looking at it under rcu_read_lock(). */
+	kfree_rcu(st, rcu);
+}
+
+static const struct tty_port_operations smodem_port_ops = {
+	.activate = smodem_port_activate,
+	.shutdown = smodem_port_shutdown,
+	.carrier_raised = SMODEM_PICK(smodem_port_ops.carrier_raised,
+				      smodem_port_carrier_bool,
+				      smodem_port_carrier_int),
+	.dtr_rts = SMODEM_PICK(smodem_port_ops.dtr_rts, smodem_port_dtr_rts_bool,
+			       smodem_port_dtr_rts_int),
+	.destruct = smodem_port_destruct,
+};
+
+/* -- loopback engine, for tests ------------------------------------------ */
+
+/*
+ * Until the data pump's call control exists, nothing can connect, and the
+ * data mode paths (flow control, escape, carrier loss) would go untested.
+ * With tty_loopback=<bytes/s>, every port gets this engine: calls connect
+ * at "2400" to an echo that moves that many bytes per second, and the
+ * first digit of the number picks another outcome.  A real engine set
+ * with smodem_tty_set_engine() replaces it.
+ */
+static uint tty_loopback;
+module_param(tty_loopback, uint, 0444);
+MODULE_PARM_DESC(tty_loopback, "TEST ONLY: connect calls to an in-kernel echo moving this many bytes/s; numbers starting 4: NO CARRIER, then the far end calls back (5 rings, 3 s apart), 6: NO DIALTONE, 7: BUSY, 8: NO ANSWER, 9: far end hangs up after 2 s (0: off, ATD/ATA answer NO CARRIER without a data pump engine) [0]");
+
+#define LOOP_TICK_MS	10
+#define LOOP_SETUP_TICKS (200 / LOOP_TICK_MS)
+#define LOOP_DROP_TICKS	(2000 / LOOP_TICK_MS)
+/* Ring cadence: on from 1 s to 2 s of every 3 s. */
+#define LOOP_RING_TICKS	(3000 / LOOP_TICK_MS)
+#define LOOP_RING_START	(1000 / LOOP_TICK_MS)
+#define LOOP_RING_END	(2000 / LOOP_TICK_MS)
+#define LOOP_RINGS	5
+
+enum loop_state { LOOP_IDLE, LOOP_CALLING, LOOP_ONLINE, LOOP_RINGING };
+
+/*
+ * It ticks from a hard-IRQ hrtimer, as the pump does per period, so the
+ * callbacks are tested in the context they are meant for.
+ */
+struct smodem_loop {
+	raw_spinlock_t lock;
+	struct smodem_dev *sd;
+	enum loop_state state;
+	enum at_result outcome;		/* OK: connects */
+	bool stay, drop, callback, ring_on;
+	unsigned int ticks;		/* in this state */
+	unsigned int rings;
+	struct hrtimer timer;
+	u8 buf[64];
+};
+
+static struct smodem_loop *loop_of(struct smodem_dev *sd)
+{
+	return rcu_dereference_protected(sd->tty, 1)->loop;
+}
+
+static void loop_step(struct smodem_loop *l)
+{
+	unsigned int budget = max(1U, tty_loopback * LOOP_TICK_MS / 1000);
+
+	l->ticks++;
+	switch (l->state) {
+	case LOOP_CALLING:
+		if (l->ticks < LOOP_SETUP_TICKS)
+			break;
+		l->ticks = 0;
+		if (l->stay || l->outcome != AT_RC_OK) {
+			l->state = l->callback ? LOOP_RINGING : LOOP_IDLE;
+			l->rings = 0;
+			smodem_tty_result(l->sd, l->stay ? AT_RC_OK : l->outcome);
+			break;
+		}
+		l->state = LOOP_ONLINE;
+		smodem_tty_connected(l->sd, 2400);
+		break;
+	case LOOP_ONLINE:
+		if (l->drop && l->ticks >= LOOP_DROP_TICKS) {
+			l->state = LOOP_IDLE;
+			smodem_tty_carrier_lost(l->sd);
+			break;
+		}
+		/* Echo, never faster than the DTE reads: nothing is lost. */
+		while (budget) {
+			unsigned int n = min3(budget, smodem_tty_rx_room(l->sd),
+					      (unsigned int)sizeof(l->buf));
+
+			n = smodem_tty_tx_get(l->sd, l->buf, n);
+			if (!n)
+				break;
+			smodem_tty_rx(l->sd, l->buf, n);
+			budget -= n;
+		}
+		break;
+	case LOOP_RINGING:
+		if (l->ticks % LOOP_RING_TICKS == LOOP_RING_START) {
+			if (l->rings++ == LOOP_RINGS) {
+				l->state = LOOP_IDLE;
+				break;
+			}
+			l->ring_on = true;
+			smodem_tty_ring(l->sd, true);
+		} else if (l->ticks % LOOP_RING_TICKS == LOOP_RING_END &&
+			   l->ring_on) {
+			l->ring_on = false;
+			smodem_tty_ring(l->sd, false);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* A new state: a ring in progress ends with it. */
+static void loop_enter(struct smodem_loop *l, enum loop_state state)
+{
+	if (l->ring_on) {
+		l->ring_on = false;
+		smodem_tty_ring(l->sd, false);
+	}
+	l->state = state;
+	l->ticks = 0;
+}
+
+static enum hrtimer_restart loop_tick(struct hrtimer *t)
+{
+	struct smodem_loop *l = container_of(t, struct smodem_loop, timer);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&l->lock, flags);
+	loop_step(l);
+	raw_spin_unlock_irqrestore(&l->lock, flags);
+	hrtimer_forward_now(t, ms_to_ktime(LOOP_TICK_MS));
+	return HRTIMER_RESTART;
+}
+
+static int loop_call(struct smodem_dev *sd, const struct at_call *call)
+{
+	struct smodem_loop *l = loop_of(sd);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&l->lock, flags);
+	loop_enter(l, LOOP_CALLING);
+	l->stay = call->stay_command;
+	l->drop = call->number[0] == '9';
+	l->callback = call->number[0] == '4';
+	switch (call->number[0]) {
+	case '4':
+		l->outcome = AT_RC_NO_CARRIER;
+		break;
+	case '6':
+		l->outcome = AT_RC_NO_DIALTONE;
+		break;
+	case '7':
+		l->outcome = AT_RC_BUSY;
+		break;
+	case '8':
+		l->outcome = AT_RC_NO_ANSWER;
+		break;
+	default:
+		l->outcome = AT_RC_OK;
+		break;
+	}
+	raw_spin_unlock_irqrestore(&l->lock, flags);
+	return 0;
+}
+
+static void loop_hangup(struct smodem_dev *sd)
+{
+	struct smodem_loop *l = loop_of(sd);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&l->lock, flags);
+	loop_enter(l, LOOP_IDLE);
+	raw_spin_unlock_irqrestore(&l->lock, flags);
+}
+
+static void loop_stop(struct smodem_loop *l)
+{
+	hrtimer_cancel(&l->timer);
+}
+
+static void loop_free(struct smodem_loop *l)
+{
+	if (l) {
+		loop_stop(l);
+		kfree(l);
+	}
+}
+
+static const struct smodem_tty_engine smodem_loop_engine = {
+	.dial = loop_call,
+	.answer = loop_call,
+	.hangup = loop_hangup,
+};
+
+static int loop_attach(struct smodem_tty *st, struct smodem_dev *sd)
+{
+	struct smodem_loop *l;
+
+	if (!tty_loopback)
+		return 0;
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	raw_spin_lock_init(&l->lock);
+	hrtimer_init(&l->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	l->timer.function = loop_tick;
+	l->sd = sd;
+	st->loop = l;
+	st->eng = &smodem_loop_engine;
+	hrtimer_start(&l->timer, ms_to_ktime(LOOP_TICK_MS),
+		      HRTIMER_MODE_REL_HARD);
+	return 0;
+}
+
+/* -- devices ------------------------------------------------------------- */
+
+void smodem_tty_set_engine(struct smodem_dev *sd,
+			   const struct smodem_tty_engine *eng)
+{
+	struct smodem_tty *st = rcu_dereference_protected(sd->tty, 1);
+	unsigned long flags;
+
+	if (!st)
+		return;
+	spin_lock_irqsave(&st->at_lock, flags);
+	if (st->sd)
+		st->eng = eng;
+	spin_unlock_irqrestore(&st->at_lock, flags);
+}
+
+int smodem_tty_register(struct smodem_dev *sd)
+{
+	struct smodem_tty *st;
+	struct device *dev;
+	int err;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	tty_port_init(&st->port);
+	st->port.ops = &smodem_port_ops;
+	st->index = -1;
+	spin_lock_init(&st->at_lock);
+	raw_spin_lock_init(&st->lock);
+	INIT_WORK(&st->work, smodem_tty_work);
+	INIT_DELAYED_WORK(&st->esc_work, smodem_tty_esc_work);
+	at_init(&st->at);
+	st->sd = sd;
+	st->mctrl = TIOCM_DSR | TIOCM_CTS;
+
+	err = kfifo_alloc(&st->txf, SMODEM_TTY_TX_SIZE, GFP_KERNEL);
+	if (!err)
+		err = kfifo_alloc(&st->rxf, SMODEM_TTY_RX_SIZE, GFP_KERNEL);
+	if (!err) {
+		st->index = ida_alloc_max(&smodem_tty_ida, SMODEM_TTY_MINORS - 1,
+					  GFP_KERNEL);
+		if (st->index < 0)
+			err = st->index;
+	}
+	if (!err)
+		err = loop_attach(st, sd);
+	if (err)
+		goto put;
+
+	mutex_lock(&smodem_tty_table_lock);
+	smodem_tty_table[st->index] = st;
+	mutex_unlock(&smodem_tty_table_lock);
+	dev = tty_register_device(smodem_tty_driver, st->index, sd->dev);
+	if (IS_ERR(dev)) {
+		err = PTR_ERR(dev);
+		mutex_lock(&smodem_tty_table_lock);
+		smodem_tty_table[st->index] = NULL;
+		mutex_unlock(&smodem_tty_table_lock);
+		goto put;
+	}
+	rcu_assign_pointer(sd->tty, st);
+	pr_info("smodem: %s: /dev/%s%d\n", sd->name, SMODEM_TTY_NAME,
+		st->index);
+	return 0;
+
+put:
+	tty_port_put(&st->port);
+	return err;
+}
+
+void smodem_tty_unregister(struct smodem_dev *sd)
+{
+	struct smodem_tty *st = rcu_dereference_protected(sd->tty, 1);
+	unsigned long flags, rflags;
+
+	if (!st)
+		return;
+	/* No new opens. */
+	mutex_lock(&smodem_tty_table_lock);
+	smodem_tty_table[st->index] = NULL;
+	mutex_unlock(&smodem_tty_table_lock);
+
+	/* No engine ops, no callbacks, no new work from here on. */
+	spin_lock_irqsave(&st->at_lock, flags);
+	if (st->eng)
+		st->eng->hangup(sd);
+	st->eng = NULL;
+	st->sd = NULL;
+	raw_spin_lock_irqsave(&st->lock, rflags);
+	st->dead = true;
+	st->mctrl = 0;
+	st->icount.dsr++;
+	raw_spin_unlock_irqrestore(&st->lock, rflags);
+	spin_unlock_irqrestore(&st->at_lock, flags);
+	if (st->loop)
+		loop_stop(st->loop);
+	RCU_INIT_POINTER(sd->tty, NULL);
+
+	/* Whoever has it open gets a hang-up (EIO, SIGHUP), then EOF. */
+	tty_port_tty_vhangup(&st->port);
+	wake_up_interruptible(&st->port.delta_msr_wait);
+	cancel_work_sync(&st->work);
+	cancel_delayed_work_sync(&st->esc_work);
+	tty_unregister_device(smodem_tty_driver, st->index);
+	/* Freed with the last tty that still holds the port. */
+	tty_port_put(&st->port);
+}
+
+int smodem_tty_init(void)
+{
+	struct tty_driver *drv;
+	int err;
+
+	drv = tty_alloc_driver(SMODEM_TTY_MINORS,
+			       TTY_DRIVER_REAL_RAW | TTY_DRIVER_DYNAMIC_DEV);
+	if (IS_ERR(drv))
+		return PTR_ERR(drv);
+	drv->driver_name = "smodem";
+	drv->name = SMODEM_TTY_NAME;
+	drv->major = 0;
+	drv->minor_start = 0;
+	drv->type = TTY_DRIVER_TYPE_SERIAL;
+	drv->subtype = SERIAL_TYPE_NORMAL;
+	drv->init_termios = tty_std_termios;
+	/*
+	 * A serial port's defaults (no CLOCAL: opens without O_NONBLOCK wait
+	 * for DCD), but no local echo: with the modem's own echo (ATE1) the
+	 * two would feed each other forever.
+	 */
+	drv->init_termios.c_cflag = B115200 | CS8 | CREAD | HUPCL;
+	drv->init_termios.c_lflag &= ~(ECHO | ECHOE | ECHOK | ECHOCTL | ECHOKE);
+	drv->init_termios.c_ispeed = 115200;
+	drv->init_termios.c_ospeed = 115200;
+	tty_set_operations(drv, &smodem_tty_ops);
+	err = tty_register_driver(drv);
+	if (err) {
+		tty_driver_kref_put(drv);
+		return err;
+	}
+	smodem_tty_driver = drv;
+	return 0;
+}
+
+void smodem_tty_exit(void)
+{
+	tty_unregister_driver(smodem_tty_driver);
+	tty_driver_kref_put(smodem_tty_driver);
+	smodem_tty_driver = NULL;
+}

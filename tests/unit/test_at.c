@@ -1,0 +1,1045 @@
+/*
+ * User-space tests of the AT command interpreter (driver/at.c), compiled
+ * from the source the module uses.  Prints one line per failed check and a
+ * final "N passed, N failed"; exits non-zero on any failure.
+ * Usage: test_at [fuzz-lines [seed]]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "at.h"
+
+static int passed, failed;
+
+#define CHECK(cond) do { \
+	if (cond) { passed++; } else { failed++; \
+		printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); } \
+} while (0)
+
+#define MS 1000000ULL
+#define SEC (1000 * MS)
+
+static struct at_state at;
+static u64 now = 100 * SEC;
+static unsigned int last_act;
+static char res[65536];
+
+static void escape(const char *s, char *dst, size_t size)
+{
+	size_t n = 0;
+
+	for (; *s && n + 5 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\r')
+			n += sprintf(dst + n, "\\r");
+		else if (c == '\n')
+			n += sprintf(dst + n, "\\n");
+		else if (c < ' ' || c >= 0x7f)
+			n += sprintf(dst + n, "\\x%02x", c);
+		else
+			dst[n++] = (char)c;
+	}
+	dst[n] = '\0';
+}
+
+#define CHECK_STR(got, want) do { \
+	const char *g_ = (got), *w_ = (want); \
+	if (!strcmp(g_, w_)) { passed++; } else { \
+		static char eg_[4096], ew_[4096]; \
+		escape(g_, eg_, sizeof(eg_)); escape(w_, ew_, sizeof(ew_)); \
+		failed++; printf("FAIL %s:%d: got \"%s\" want \"%s\"\n", \
+				 __FILE__, __LINE__, eg_, ew_); } \
+} while (0)
+
+/*
+ * Feed bytes the way the tty does: call at_input() again with the rest
+ * until it is all taken or the interpreter leaves command mode.
+ */
+static const char *feed_n(const u8 *s, size_t n, unsigned int outsize)
+{
+	static u8 obuf[4096];
+	struct at_out out;
+	size_t p = 0, rl = 0;
+
+	last_act = 0;
+	while (p < n) {
+		unsigned int k;
+
+		at_out_init(&out, obuf, outsize);
+		k = at_input(&at, s + p, (unsigned int)(n - p), now, &out);
+		if (out.len > outsize)
+			printf("FAIL overrun %u > %u\n", out.len, outsize), failed++;
+		if (rl + out.len < sizeof(res) - 1) {
+			memcpy(res + rl, obuf, out.len);
+			rl += out.len;
+		}
+		last_act |= out.act;
+		if (!k)
+			break;
+		p += k;
+	}
+	res[rl] = '\0';
+	return res;
+}
+
+static const char *feed(const char *s)
+{
+	return feed_n((const u8 *)s, strlen(s), 1024);
+}
+
+/* Output of an event callback. */
+static struct at_out ev;
+static u8 evbuf[1024];
+
+static const char *evtext(void)
+{
+	static char t[1100];
+
+	memcpy(t, evbuf, ev.len);
+	t[ev.len] = '\0';
+	return t;
+}
+
+static void fresh(void)
+{
+	at_init(&at);
+	feed("ATE0\r");
+}
+
+static unsigned int s_reg(int n)
+{
+	char q[16];
+
+	snprintf(q, sizeof(q), "ATS%d?\r", n);
+	return (unsigned int)strtoul(feed(q) + 2, NULL, 10);
+}
+
+static void test_basic(void)
+{
+	at_init(&at);
+	/* Echo is on after a reset: the command comes back. */
+	CHECK_STR(feed("AT\r"), "AT\r\r\nOK\r\n");
+	CHECK_STR(feed("ATE0\r"), "ATE0\r\r\nOK\r\n");
+	CHECK_STR(feed("AT\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("at\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("aT\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("garbage AT\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("AAT\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("\n\nAT\r\n"), "\r\nOK\r\n");
+	CHECK_STR(feed("ATE1\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("ATE\r"), "ATE\r\r\nOK\r\n");	/* E = E0 */
+	CHECK_STR(feed("ATE2\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATW\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT&W\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATH1\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATH\r"), "\r\nOK\r\n");
+	CHECK(last_act == AT_ACT_HANGUP);
+	CHECK_STR(feed("ATH0\r"), "\r\nOK\r\n");
+	CHECK(last_act == AT_ACT_HANGUP);
+	CHECK_STR(feed("AT S 7 = 4 5 \r"), "\r\nOK\r\n");
+	CHECK(at.s[7] == 45);
+	CHECK_STR(feed("ATM2L3\r"), "\r\nOK\r\n");
+	CHECK(at.speaker == 2 && at.volume == 3);
+	CHECK_STR(feed("ATM4\r"), "\r\nERROR\r\n");
+	/* Nothing happens without a terminator. */
+	CHECK_STR(feed("ATE1"), "");
+	CHECK(at.echo == false);
+	CHECK_STR(feed("\r"), "\r\nOK\r\n");
+	CHECK(at.echo == true);
+	feed("ATE0\r");
+}
+
+static void test_verbose_quiet(void)
+{
+	fresh();
+	CHECK_STR(feed("ATV0\r"), "0\r");
+	CHECK_STR(feed("AT\r"), "0\r");
+	CHECK_STR(feed("ATX9\r"), "4\r");
+	CHECK_STR(feed("ATI0\r"), "smodem\r\n0\r");
+	CHECK_STR(feed("ATS7?\r"), "050\r\n0\r");
+	CHECK_STR(feed("ATV1\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("ATQ1\r"), "");
+	CHECK_STR(feed("AT\r"), "");
+	CHECK_STR(feed("ATE5\r"), "");
+	/* Information text is not a result code. */
+	CHECK_STR(feed("ATS8?\r"), "\r\n002\r\n");
+	CHECK_STR(feed("ATQ0\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("ATQ2\r"), "\r\nERROR\r\n");
+	/* S3 and S4 shape the responses. */
+	CHECK_STR(feed("ATS4=33\r"), "\r!OK\r!");
+	CHECK_STR(feed("ATS4=10\r"), "\r\nOK\r\n");
+}
+
+static void test_info(void)
+{
+	fresh();
+	CHECK_STR(feed("ATI\r"), "\r\nsmodem\r\n\r\nOK\r\n");
+	CHECK_STR(feed("ATI0\r"), "\r\nsmodem\r\n\r\nOK\r\n");
+	CHECK_STR(feed("ATI1\r"), "\r\nV.21 V.22 V.22bis V.42 V.8\r\n\r\nOK\r\n");
+	CHECK_STR(feed("ATI2\r"), "\r\nOK\r\n");
+	CHECK(strstr(feed("ATI3\r"), "smodem 0.1") != NULL);
+	CHECK_STR(feed("ATI4\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATI0I0\r"),
+		  "\r\nsmodem\r\n\r\nsmodem\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+GMI\r"), "\r\nsmodem\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+GMR\r"), "\r\n0.1\r\n\r\nOK\r\n");
+	CHECK(strstr(feed("AT+GMM\r"), "V.22bis") != NULL);
+	CHECK_STR(feed("AT+GCAP\r"), "\r\n+GCAP: +MS,+ES\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+GMX\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+\r"), "\r\nERROR\r\n");
+}
+
+struct range {
+	int reg, def, min, max;
+};
+
+static const struct range ranges[] = {
+	{ 0, 0, 0, 255 }, { 2, 43, 0, 255 }, { 3, 13, 0, 127 },
+	{ 4, 10, 0, 127 }, { 5, 8, 0, 127 }, { 6, 2, 2, 255 },
+	{ 7, 50, 1, 255 }, { 8, 2, 0, 255 }, { 9, 6, 1, 255 },
+	{ 10, 14, 1, 255 }, { 11, 95, 50, 255 }, { 12, 50, 0, 255 },
+};
+
+static void try_set(int reg, long v, bool ok)
+{
+	char q[64];
+	const char *want = ok ? "\r\nOK\r\n" : "\r\nERROR\r\n";
+
+	/* S3 and S4 are the terminator and formatting: restore at once. */
+	snprintf(q, sizeof(q), "ATS%d=%ld\r", reg, v);
+	if (reg == 3 && ok) {
+		char q2[64];
+
+		feed(q);
+		snprintf(q2, sizeof(q2), "ATS3=13%c", (char)v);
+		feed_n((const u8 *)q2, 8, 1024);
+		CHECK(at.s[3] == 13);
+		return;
+	}
+	if (reg == 4 && ok) {
+		feed(q);
+		feed("ATS4=10\r");
+		CHECK(at.s[4] == 10);
+		return;
+	}
+	if (reg == 5 && ok && (v == 'S' || v == 'A' || v == 'T')) {
+		feed(q);
+		feed("ATS5=8\r");
+		return;
+	}
+	if (strcmp(feed(q), want)) {
+		failed++;
+		printf("FAIL S%d=%ld: want %s\n", reg, v, ok ? "OK" : "ERROR");
+	} else {
+		passed++;
+	}
+}
+
+static void test_sregs(void)
+{
+	unsigned int i;
+
+	fresh();
+	for (i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
+		const struct range *r = &ranges[i];
+
+		CHECK(s_reg(r->reg) == (unsigned int)r->def);
+		try_set(r->reg, r->min, true);
+		try_set(r->reg, r->max, true);
+		if (r->min > 0)
+			try_set(r->reg, r->min - 1, false);
+		if (r->max < 255)
+			try_set(r->reg, r->max + 1, false);
+		try_set(r->reg, 256, false);
+		try_set(r->reg, 300, false);
+		try_set(r->reg, 99999999999L, false);
+	}
+	fresh();
+	CHECK_STR(feed("ATS7=200\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("ATS7?\r"), "\r\n200\r\n\r\nOK\r\n");
+	CHECK_STR(feed("ATS7=300\r"), "\r\nERROR\r\n");
+	CHECK(at.s[7] == 200);
+	CHECK_STR(feed("ATS7=0\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATS7=\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATS0=\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("ATS1=1\r"), "\r\nERROR\r\n");	/* read-only */
+	CHECK_STR(feed("ATS1?\r"), "\r\n000\r\n\r\nOK\r\n");
+	CHECK_STR(feed("ATS13=1\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATS13?\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATS99999999999?\r"), "\r\nERROR\r\n");
+	/* ATSn selects, AT? and AT= use the selection. */
+	CHECK_STR(feed("ATS8\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("AT=7\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("AT?\r"), "\r\n007\r\n\r\nOK\r\n");
+	CHECK_STR(feed("ATS12?S8?\r"),
+		  "\r\n050\r\n\r\n007\r\n\r\nOK\r\n");
+	/* AT&F and ATZ restore every register. */
+	feed("ATS0=3S12=9S2=1\r");
+	CHECK_STR(feed("AT&F\r"), "\r\nOK\r\n");
+	CHECK(at.s[0] == 0 && at.s[12] == 50 && at.s[2] == '+' && at.s[8] == 2);
+	CHECK(at.echo);		/* &F: echo on again */
+	feed("ATE0S7=99V0X0\r");
+	CHECK_STR(feed("ATZ\r"), "\r\nOK\r\n");	/* factory V1 reports */
+	CHECK(at.s[7] == 50 && at.verbose && at.xlevel == 4 && at.echo);
+	CHECK(last_act == AT_ACT_HANGUP);
+	feed("ATE0\r");
+	CHECK_STR(feed("ATZ0\r"), "\r\nOK\r\n");
+	feed("ATE0\r");
+	CHECK_STR(feed("ATZ2\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT&F1\r"), "\r\nERROR\r\n");
+	/* What follows Z on the line is not run. */
+	feed("ATE0\r");
+	CHECK_STR(feed("ATZS7=9\r"), "\r\nOK\r\n");
+	CHECK(at.s[7] == 50);
+}
+
+static void test_concat(void)
+{
+	fresh();
+	CHECK_STR(feed("ATV0Q0X3S7=60S8=4&C0&D1\r"), "0\r");
+	CHECK(!at.verbose && at.xlevel == 3 && at.s[7] == 60 && at.s[8] == 4 &&
+	      at.amp_c == 0 && at.amp_d == 1);
+	feed("ATV1\r");
+	/* Commands before an error take effect, the rest does not run. */
+	CHECK_STR(feed("ATS7=70V9S8=9\r"), "\r\nERROR\r\n");
+	CHECK(at.s[7] == 70 && at.s[8] == 4);
+	CHECK_STR(feed("AT+MS=V21;E1\r"), "\r\nOK\r\n");
+	CHECK(at.mod == AT_MOD_V21 && at.echo);
+	feed("ATE0\r");
+	CHECK_STR(feed("AT+MS=V22B;+ES=1;\\N3S0=2\r"), "\r\nOK\r\n");
+	CHECK(at.mod == AT_MOD_V22B && at.ec == AT_EC_AUTO && at.s[0] == 2);
+}
+
+static void test_repeat(void)
+{
+	fresh();
+	CHECK_STR(feed("ATS7=33\r"), "\r\nOK\r\n");
+	feed("ATS7=40\r");
+	CHECK_STR(feed("ATI0\r"), "\r\nsmodem\r\n\r\nOK\r\n");
+	CHECK_STR(feed("A/"), "\r\nsmodem\r\n\r\nOK\r\n");
+	CHECK_STR(feed("a/"), "\r\nsmodem\r\n\r\nOK\r\n");
+	feed("ATS7=33\r");
+	feed("ATS7?\r");
+	feed("ATS7=41\r");
+	CHECK_STR(feed("A/"), "\r\nOK\r\n");
+	CHECK(at.s[7] == 41);
+	/* An overlong line is not remembered. */
+	feed("ATS7=42\r");
+	memset(res, 0, sizeof(res));
+	{
+		char big[200];
+
+		memset(big, 'E', sizeof(big));
+		memcpy(big, "AT", 2);
+		big[sizeof(big) - 1] = '\0';
+		feed(big);
+	}
+	CHECK_STR(feed("\r"), "\r\nERROR\r\n");
+	feed("ATS7=1\r");
+	CHECK_STR(feed("A/"), "\r\nOK\r\n");
+	CHECK(at.s[7] == 1);
+	/* Echo shows A/ as typed. */
+	feed("ATE1\r");
+	CHECK_STR(feed("A/"), "A/\r\nOK\r\n");
+}
+
+static void test_line_limit(void)
+{
+	static char big[8192];
+	char line[AT_LINE_MAX + 8];
+	size_t i;
+
+	fresh();
+	/* 64 characters run, 65 do not. */
+	memcpy(line, "AT", 2);
+	for (i = 0; i < AT_LINE_MAX; i += 2)
+		memcpy(line + 2 + i, "E0", 2);
+	line[2 + AT_LINE_MAX] = '\r';
+	line[3 + AT_LINE_MAX] = '\0';
+	CHECK_STR(feed(line), "\r\nOK\r\n");
+	memcpy(line + 2 + AT_LINE_MAX, "E\r", 3);
+	line[4 + AT_LINE_MAX] = '\0';
+	CHECK_STR(feed(line), "\r\nERROR\r\n");
+	/* Spaces do not count. */
+	memcpy(big, "AT", 2);
+	for (i = 2; i < 300; i++)
+		big[i] = ' ';
+	memcpy(big + 300, "S7=77\r", 7);
+	CHECK_STR(feed(big), "\r\nOK\r\n");
+	CHECK(at.s[7] == 77);
+	/* 4 KiB: ERROR, nothing in it runs, the next line works. */
+	memcpy(big, "ATS7=99", 7);
+	for (i = 7; i < 4096; i++)
+		big[i] = (char)('A' + i % 26);
+	big[4096] = '\r';
+	big[4097] = '\0';
+	CHECK_STR(feed(big), "\r\nERROR\r\n");
+	CHECK(at.s[7] == 77);
+	CHECK_STR(feed("AT\r"), "\r\nOK\r\n");
+	/* With echo the whole 4 KiB comes back, then ERROR. */
+	feed("ATE1\r");
+	feed(big);
+	CHECK(strlen(res) == 4097 + strlen("\r\nERROR\r\n"));
+	CHECK(!strcmp(res + 4097, "\r\nERROR\r\n"));
+	feed("ATE0\r");
+	/* Backspace edits the line. */
+	CHECK_STR(feed("ATX9\b4\r"), "\r\nOK\r\n");
+	CHECK(at.xlevel == 4);
+	CHECK_STR(feed("AT\b\b\bE0\r"), "\r\nOK\r\n");
+}
+
+static void test_small_out(void)
+{
+	const char *r;
+
+	fresh();
+	/* &V does not fit in 64 bytes: cut, but the OK is whole. */
+	r = feed_n((const u8 *)"AT&V\r", 5, 64);
+	CHECK(strlen(r) <= 64);
+	CHECK(strlen(r) > 12 && !strcmp(r + strlen(r) - 6, "\r\nOK\r\n"));
+	r = feed_n((const u8 *)"AT&V&V&V&V&V&V&V&V&V&V&V&V&V&V&V&V&V&V\r", 39,
+		   AT_OUT_MIN);
+	CHECK(strlen(r) <= AT_OUT_MIN);
+	CHECK(!strcmp(r + strlen(r) - 6, "\r\nOK\r\n"));
+}
+
+static void test_show_config(void)
+{
+	const char *r;
+
+	fresh();
+	feed("ATS7=123X3&C0&D1\\N0+MS=V22,0\r");
+	r = feed("AT&V\r");
+	CHECK(strstr(r, "E0 ") != NULL);
+	CHECK(strstr(r, " X3 ") != NULL);
+	CHECK(strstr(r, " &C0 ") != NULL);
+	CHECK(strstr(r, " &D1 ") != NULL);
+	CHECK(strstr(r, " \\N0 ") != NULL);
+	CHECK(strstr(r, " +MS=V22,0,0,0 ") != NULL);
+	CHECK(strstr(r, "S07:123") != NULL);
+	CHECK(strstr(r, "S12:050") != NULL);
+	CHECK(strstr(r, "S00:000") != NULL);
+	CHECK(!strcmp(r + strlen(r) - 6, "\r\nOK\r\n"));
+	CHECK_STR(feed("AT&V1\r"), "\r\nERROR\r\n");
+}
+
+static void test_modulation(void)
+{
+	fresh();
+	CHECK(at.mod == AT_MOD_V22B && at.automode);
+	CHECK_STR(feed("AT+MS?\r"), "\r\n+MS: V22B,1,0,0\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+MS=V21\r"), "\r\nOK\r\n");
+	CHECK(at.mod == AT_MOD_V21);
+	CHECK_STR(feed("AT+MS=V22,0\r"), "\r\nOK\r\n");
+	CHECK(at.mod == AT_MOD_V22 && !at.automode);
+	CHECK_STR(feed("AT+MS=V22B,1,1200,2400\r"), "\r\nOK\r\n");
+	CHECK(at.mod == AT_MOD_V22B && at.automode && at.min_rate == 1200 &&
+	      at.max_rate == 2400);
+	CHECK_STR(feed("AT+MS?\r"), "\r\n+MS: V22B,1,1200,2400\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+MS=V22B,,0,1200\r"), "\r\nOK\r\n");
+	CHECK(at.automode && at.min_rate == 0 && at.max_rate == 1200);
+	CHECK_STR(feed("AT+MS=V21,0,0,2400\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+MS=V22B,1,2400,1200\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+MS=V22B,2\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+MS=V23\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+MS=V32\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+MS=\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+MS\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+MSX=V21\r"), "\r\nERROR\r\n");
+	CHECK(strstr(feed("AT+MS=?\r"), "(V21,V22,V22B)") != NULL);
+	CHECK(at.mod == AT_MOD_V22B);
+	CHECK_STR(feed("ATB1\r"), "\r\nOK\r\n");
+	CHECK(at.bell);
+	CHECK_STR(feed("ATB0\r"), "\r\nOK\r\n");
+	CHECK(!at.bell);
+	CHECK_STR(feed("ATB2\r"), "\r\nERROR\r\n");
+	/* Error control */
+	CHECK(at.ec == AT_EC_AUTO);
+	CHECK_STR(feed("AT\\N0\r"), "\r\nOK\r\n");
+	CHECK(at.ec == AT_EC_NORMAL);
+	CHECK_STR(feed("AT+ES?\r"), "\r\n+ES: 1,0,1\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT\\N2\r"), "\r\nOK\r\n");
+	CHECK(at.ec == AT_EC_RELIABLE);
+	CHECK_STR(feed("AT\\N1\r"), "\r\nOK\r\n");
+	CHECK(at.ec == AT_EC_DIRECT);
+	CHECK_STR(feed("AT\\N3\r"), "\r\nOK\r\n");
+	CHECK(at.ec == AT_EC_AUTO);
+	CHECK_STR(feed("AT\\N4\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT\\X\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+ES=1\r"), "\r\nOK\r\n");
+	CHECK(at.ec == AT_EC_NORMAL);
+	CHECK_STR(feed("AT+ES=3,2,4\r"), "\r\nOK\r\n");
+	CHECK(at.ec == AT_EC_RELIABLE);
+	CHECK_STR(feed("AT+ES=3,0,2\r"), "\r\nOK\r\n");
+	CHECK(at.ec == AT_EC_AUTO);
+	CHECK_STR(feed("AT+ES?\r"), "\r\n+ES: 3,0,2\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+ES=0\r"), "\r\nOK\r\n");
+	CHECK(at.ec == AT_EC_DIRECT);
+	CHECK_STR(feed("AT+ES=4\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+ES=3,5\r"), "\r\nERROR\r\n");
+	CHECK(strstr(feed("AT+ES=?\r"), "+ES: (0-3)") != NULL);
+	CHECK_STR(feed("AT&K3\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("AT&K1\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT&\r"), "\r\nERROR\r\n");
+	/* The call carries the settings. */
+	feed("AT+MS=V22,0;\\N0X2S6=5S7=40S8=3S10=20S11=80B1\r");
+	feed("ATDT1\r");
+	CHECK(last_act == AT_ACT_DIAL);
+	CHECK(at.callp.mod == AT_MOD_V22 && !at.callp.automode &&
+	      at.callp.ec == AT_EC_NORMAL && at.callp.detect_dialtone &&
+	      !at.callp.detect_busy && at.callp.dialtone_wait_s == 5 &&
+	      at.callp.carrier_wait_s == 40 && at.callp.comma_s == 3 &&
+	      at.callp.carrier_loss_ds == 20 && at.callp.dtmf_ms == 80 &&
+	      at.callp.bell);
+}
+
+static void ev_begin(void)
+{
+	at_out_init(&ev, evbuf, sizeof(evbuf));
+}
+
+static void test_dial(void)
+{
+	fresh();
+	CHECK_STR(feed("ATDT5551234\r"), "");
+	CHECK(last_act == AT_ACT_DIAL && at.call == AT_CALL_DIALING);
+	CHECK(!strcmp(at.callp.number, "5551234") && !at.callp.pulse &&
+	      !at.callp.stay_command && at.callp.detect_dialtone &&
+	      at.callp.detect_busy);
+	/* No engine: the tty reports NO CARRIER at once. */
+	ev_begin();
+	at_call_end(&at, AT_RC_NO_CARRIER, &ev);
+	CHECK_STR(evtext(), "\r\nNO CARRIER\r\n");
+	CHECK(at.call == AT_CALL_IDLE && at.mode == AT_MODE_COMMAND);
+	/* A second end is not reported. */
+	ev_begin();
+	at_call_end(&at, AT_RC_NO_CARRIER, &ev);
+	CHECK(ev.len == 0);
+
+	CHECK_STR(feed("ATDP123\r"), "");
+	CHECK(at.callp.pulse && !strcmp(at.callp.number, "123"));
+	ev_begin();
+	at_call_end(&at, AT_RC_BUSY, &ev);
+	CHECK_STR(evtext(), "\r\nBUSY\r\n");
+
+	CHECK_STR(feed("ATD T 1,2W3*#ABCD!;\r"), "");
+	CHECK(at.callp.stay_command && !strcmp(at.callp.number, "1,2W3*#ABCD!"));
+	ev_begin();
+	at_call_end(&at, AT_RC_OK, &ev);
+	CHECK_STR(evtext(), "\r\nOK\r\n");
+	CHECK(at.call == AT_CALL_IDLE);
+
+	CHECK_STR(feed("ATD(555) 123-4567\r"), "");
+	CHECK(!strcmp(at.callp.number, "5551234567"));
+	ev_begin();
+	at_call_end(&at, AT_RC_NO_ANSWER, &ev);
+	CHECK_STR(evtext(), "\r\nNO ANSWER\r\n");
+	/* ATDL redials. */
+	CHECK_STR(feed("ATDL\r"), "");
+	CHECK(last_act == AT_ACT_DIAL && !strcmp(at.callp.number, "5551234567"));
+	ev_begin();
+	at_call_end(&at, AT_RC_NO_DIALTONE, &ev);
+	CHECK_STR(evtext(), "\r\nNO DIALTONE\r\n");
+	/* A bare ATD originates without digits. */
+	CHECK_STR(feed("ATD\r"), "");
+	CHECK(last_act == AT_ACT_DIAL && at.callp.number[0] == '\0');
+	ev_begin();
+	at_call_end(&at, AT_RC_NO_CARRIER, &ev);
+
+	CHECK_STR(feed("ATDT12;3\r"), "\r\nERROR\r\n");
+	CHECK(last_act == 0 && at.call == AT_CALL_IDLE);
+	CHECK_STR(feed("ATDT12R\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATDT12@\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATDS=1\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATDT12345678901234567890123456789012345678901\r"),
+		  "\r\nERROR\r\n");
+	CHECK_STR(feed("ATDT1234567890123456789012345678901234567890\r"), "");
+	CHECK(last_act == AT_ACT_DIAL && strlen(at.callp.number) == 40);
+	/* Any character aborts, LF does not. */
+	CHECK_STR(feed("\n"), "");
+	CHECK(at.call == AT_CALL_DIALING);
+	CHECK_STR(feed("x"), "\r\nNO CARRIER\r\n");
+	CHECK(last_act == AT_ACT_HANGUP && at.call == AT_CALL_IDLE);
+	CHECK_STR(feed("AT\r"), "\r\nOK\r\n");
+	/* Commands before D run; ATHD hangs up then dials. */
+	CHECK_STR(feed("ATS7=45HDT9\r"), "");
+	CHECK(last_act == (AT_ACT_HANGUP | AT_ACT_DIAL) && at.s[7] == 45);
+	/* ATD or ATA while a call is being set up: ERROR. */
+	CHECK_STR(feed("\n"), "");
+	ev_begin();
+	at_connected(&at, 2400, now, &ev);
+	CHECK_STR(evtext(), "\r\nCONNECT 2400\r\n");
+	CHECK(at.mode == AT_MODE_DATA && at.call == AT_CALL_ONLINE);
+	/* No command mode input in data mode. */
+	CHECK(at_input(&at, (const u8 *)"AT\r", 3, now, &ev) == 0);
+	ev_begin();
+	at_call_end(&at, AT_RC_NO_CARRIER, &ev);
+	CHECK_STR(evtext(), "\r\nNO CARRIER\r\n");
+	CHECK(at.mode == AT_MODE_COMMAND);
+	/* A connection nobody asked for is ignored. */
+	ev_begin();
+	at_connected(&at, 2400, now, &ev);
+	CHECK(ev.len == 0 && at.mode == AT_MODE_COMMAND);
+}
+
+static void test_result_levels(void)
+{
+	static const struct {
+		int x;
+		enum at_result in;
+		const char *v;
+		const char *n;
+	} t[] = {
+		{ 0, AT_RC_BUSY, "NO CARRIER", "3" },
+		{ 1, AT_RC_BUSY, "NO CARRIER", "3" },
+		{ 2, AT_RC_BUSY, "NO CARRIER", "3" },
+		{ 3, AT_RC_BUSY, "BUSY", "7" },
+		{ 4, AT_RC_BUSY, "BUSY", "7" },
+		{ 0, AT_RC_NO_DIALTONE, "NO CARRIER", "3" },
+		{ 1, AT_RC_NO_DIALTONE, "NO CARRIER", "3" },
+		{ 2, AT_RC_NO_DIALTONE, "NO DIALTONE", "6" },
+		{ 3, AT_RC_NO_DIALTONE, "NO CARRIER", "3" },
+		{ 4, AT_RC_NO_DIALTONE, "NO DIALTONE", "6" },
+		{ 0, AT_RC_NO_ANSWER, "NO CARRIER", "3" },
+		{ 3, AT_RC_NO_ANSWER, "NO ANSWER", "8" },
+		{ 4, AT_RC_NO_ANSWER, "NO ANSWER", "8" },
+		{ 0, AT_RC_NO_CARRIER, "NO CARRIER", "3" },
+	};
+	static const struct {
+		int x;
+		unsigned int rate;
+		const char *v;
+		const char *n;
+	} c[] = {
+		{ 0, 2400, "CONNECT", "1" },
+		{ 1, 2400, "CONNECT 2400", "10" },
+		{ 4, 2400, "CONNECT 2400", "10" },
+		{ 4, 1200, "CONNECT 1200", "5" },
+		{ 4, 300, "CONNECT 300", "1" },
+		{ 4, 0, "CONNECT", "1" },
+	};
+	char want[64], cmd[32];
+	unsigned int i, verbose;
+
+	for (verbose = 0; verbose < 2; verbose++) {
+		for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+			fresh();
+			snprintf(cmd, sizeof(cmd), "ATX%dV%u\r", t[i].x, verbose);
+			feed(cmd);
+			feed("ATD1\r");
+			ev_begin();
+			at_call_end(&at, t[i].in, &ev);
+			if (verbose)
+				snprintf(want, sizeof(want), "\r\n%s\r\n", t[i].v);
+			else
+				snprintf(want, sizeof(want), "%s\r", t[i].n);
+			CHECK_STR(evtext(), want);
+		}
+		for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+			fresh();
+			snprintf(cmd, sizeof(cmd), "ATX%dV%u\r", c[i].x, verbose);
+			feed(cmd);
+			feed("ATA\r");
+			CHECK(last_act == AT_ACT_ANSWER);
+			ev_begin();
+			at_connected(&at, c[i].rate, now, &ev);
+			if (verbose)
+				snprintf(want, sizeof(want), "\r\n%s\r\n", c[i].v);
+			else
+				snprintf(want, sizeof(want), "%s\r", c[i].n);
+			CHECK_STR(evtext(), want);
+		}
+	}
+	fresh();
+	feed("ATQ1\r");
+	feed("ATD1\r");
+	ev_begin();
+	at_connected(&at, 2400, now, &ev);
+	CHECK(ev.len == 0 && at.mode == AT_MODE_DATA);
+}
+
+static void go_online(u64 t)
+{
+	fresh();
+	feed("ATD1\r");
+	ev_begin();
+	at_connected(&at, 2400, t, &ev);
+}
+
+static bool esc(const char *s, u64 t)
+{
+	return at_escape_feed(&at, (const u8 *)s, (unsigned int)strlen(s), t);
+}
+
+static void test_escape(void)
+{
+	u64 t = 1000 * SEC;
+
+	/* Guard 1 s (S12=50): silence, "+++", silence -> OK. */
+	go_online(t);
+	CHECK(!esc("data", t + 100 * MS));
+	CHECK(esc("+++", t + 1200 * MS));
+	CHECK(at_escape_deadline(&at) == t + 2200 * MS);
+	ev_begin();
+	CHECK(!at_escape_poll(&at, t + 2199 * MS, &ev));
+	CHECK(ev.len == 0 && at.mode == AT_MODE_DATA);
+	CHECK(at_escape_poll(&at, t + 2200 * MS, &ev));
+	CHECK_STR(evtext(), "\r\nOK\r\n");
+	CHECK(at.mode == AT_MODE_COMMAND && at.call == AT_CALL_ONLINE);
+	/* Online command mode: commands work, ATO returns to data. */
+	CHECK_STR(feed("ATS7?\r"), "\r\n050\r\n\r\nOK\r\n");
+	CHECK_STR(feed("ATD1\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATA\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATO\r"), "\r\nCONNECT 2400\r\n");
+	CHECK(at.mode == AT_MODE_DATA);
+	/* Again, one '+' at a time within the guard, then ATH. */
+	t += 10 * SEC;
+	CHECK(!esc("+", t));
+	CHECK(!esc("+", t + 500 * MS));
+	CHECK(esc("+", t + 900 * MS));
+	ev_begin();
+	CHECK(at_escape_poll(&at, t + 1900 * MS, &ev));
+	CHECK_STR(feed("ATH\r"), "\r\nOK\r\n");
+	CHECK(last_act == AT_ACT_HANGUP && at.call == AT_CALL_IDLE);
+	CHECK_STR(feed("ATO\r"), "\r\nNO CARRIER\r\n");
+
+	/* Too soon after data: no escape. */
+	t += 10 * SEC;
+	go_online(t);
+	CHECK(!esc("x", t + 2 * SEC));
+	CHECK(!esc("+++", t + 2500 * MS));
+	ev_begin();
+	CHECK(!at_escape_poll(&at, t + 10 * SEC, &ev));
+	/* A gap of a guard time between the '+': no escape. */
+	CHECK(!esc("+", t + 20 * SEC));
+	CHECK(!esc("+", t + 21 * SEC));
+	CHECK(!esc("+", t + 21500 * MS));
+	CHECK(!at_escape_poll(&at, t + 30 * SEC, &ev));
+	/* Data within the trailing guard cancels it. */
+	CHECK(esc("+++", t + 40 * SEC));
+	CHECK(!esc("a", t + 40500 * MS));
+	CHECK(!at_escape_poll(&at, t + 50 * SEC, &ev));
+	/* A fourth '+' is data too. */
+	CHECK(esc("+++", t + 60 * SEC));
+	CHECK(!esc("+", t + 60 * SEC + MS));
+	CHECK(!at_escape_poll(&at, t + 70 * SEC, &ev));
+	CHECK(at.mode == AT_MODE_DATA);
+	/* "+++" embedded in data of one write: no escape. */
+	CHECK(!esc("ab+++cd", t + 80 * SEC));
+	CHECK(!esc("+++cd", t + 90 * SEC));
+	CHECK(!at_escape_poll(&at, t + 99 * SEC, &ev));
+
+	/* S12 sets the guard: 200 ms. */
+	t += 100 * SEC;
+	go_online(t);
+	CHECK(at.mode == AT_MODE_DATA);
+	at.s[12] = 10;
+	CHECK(esc("+++", t + 250 * MS));
+	ev_begin();
+	CHECK(!at_escape_poll(&at, t + 449 * MS, &ev));
+	CHECK(at_escape_poll(&at, t + 450 * MS, &ev));
+	CHECK(at.s[12] == 10);
+	/* S12=0: no timing at all. */
+	CHECK_STR(feed("ATS12=0O\r"), "\r\nCONNECT 2400\r\n");
+	CHECK(esc("+++", t + 451 * MS));
+	CHECK(at_escape_poll(&at, t + 451 * MS, &ev));
+	/* S2 > 127 disables the escape; S2 picks the character. */
+	CHECK_STR(feed("ATS12=50S2=200O\r"), "\r\nCONNECT 2400\r\n");
+	CHECK(!esc("+++", t + 5 * SEC));
+	CHECK(!esc("\xc8\xc8\xc8", t + 10 * SEC));
+	CHECK(!at_escape_poll(&at, t + 20 * SEC, &ev));
+	at.s[2] = '-';
+	CHECK(esc("---", t + 30 * SEC));
+	CHECK(at_escape_poll(&at, t + 32 * SEC, &ev));
+	/* Not in data mode: nothing. */
+	CHECK(!esc("+++", t + 50 * SEC));
+}
+
+static void test_ring(void)
+{
+	u64 t = 5000 * SEC;
+
+	fresh();
+	ev_begin();
+	at_ring(&at, t, &ev);
+	CHECK_STR(evtext(), "\r\nRING\r\n");
+	CHECK(ev.act == 0 && at.s[1] == 1);
+	ev_begin();
+	at_ring(&at, t + 6 * SEC, &ev);
+	CHECK(at.s[1] == 2 && ev.act == 0);
+	/* A new call after a long silence counts from 1. */
+	at_ring(&at, t + 30 * SEC, &ev);
+	CHECK(at.s[1] == 1);
+	CHECK_STR(feed("ATA\r"), "");
+	CHECK(last_act == AT_ACT_ANSWER && at.call == AT_CALL_ANSWERING);
+	ev_begin();
+	at_connected(&at, 1200, t, &ev);
+	CHECK_STR(evtext(), "\r\nCONNECT 1200\r\n");
+	CHECK(at.s[1] == 0);
+
+	/* Auto-answer on the second ring. */
+	fresh();
+	feed("ATS0=2\r");
+	t += 100 * SEC;
+	ev_begin();
+	at_ring(&at, t, &ev);
+	CHECK(ev.act == 0);
+	ev_begin();
+	at_ring(&at, t + 6 * SEC, &ev);
+	CHECK(ev.act == AT_ACT_ANSWER && at.call == AT_CALL_ANSWERING);
+	CHECK_STR(evtext(), "\r\nRING\r\n");
+	ev_begin();
+	at_call_end(&at, AT_RC_NO_CARRIER, &ev);
+	/* Not while DTR is down with &D2. */
+	t += 100 * SEC;
+	ev_begin();
+	at_dtr(&at, false, &ev);
+	at_ring(&at, t, &ev);
+	at_ring(&at, t + 6 * SEC, &ev);
+	CHECK(!(ev.act & AT_ACT_ANSWER) && at.call == AT_CALL_IDLE);
+	at_dtr(&at, true, &ev);
+	ev_begin();
+	at_ring(&at, t + 12 * SEC, &ev);
+	CHECK(ev.act == AT_ACT_ANSWER);
+	/* The ring count saturates. */
+	fresh();
+	for (int i = 0; i < 300; i++)
+		at_ring(&at, t + i * SEC, &ev);
+	CHECK(at.s[1] == 255);
+}
+
+static void test_dtr_dcd(void)
+{
+	fresh();
+	CHECK(at_dcd(&at, false) == false && at_dcd(&at, true) == true);
+	feed("AT&C0\r");
+	CHECK(at_dcd(&at, false) == true && at_dcd(&at, true) == true);
+	feed("AT&C1\r");
+	CHECK_STR(feed("AT&C2\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT&D4\r"), "\r\nERROR\r\n");
+
+	/* &D2 (default): drop hangs up. */
+	go_online(now);
+	ev_begin();
+	at_dtr(&at, false, &ev);
+	CHECK(ev.act == AT_ACT_HANGUP && at.call == AT_CALL_IDLE);
+	CHECK_STR(evtext(), "\r\nNO CARRIER\r\n");
+	/* Already low: no new drop. */
+	ev_begin();
+	at_dtr(&at, false, &ev);
+	CHECK(ev.act == 0);
+	at_dtr(&at, true, &ev);
+
+	/* &D1: drop goes to online command mode. */
+	go_online(now);
+	at.amp_d = 1;
+	ev_begin();
+	at_dtr(&at, false, &ev);
+	CHECK(ev.act == 0 && at.mode == AT_MODE_COMMAND &&
+	      at.call == AT_CALL_ONLINE);
+	CHECK_STR(evtext(), "\r\nOK\r\n");
+	at_dtr(&at, true, &ev);
+
+	/* &D0: ignored. */
+	go_online(now);
+	at.amp_d = 0;
+	ev_begin();
+	at_dtr(&at, false, &ev);
+	CHECK(ev.act == 0 && ev.len == 0 && at.mode == AT_MODE_DATA);
+	at_dtr(&at, true, &ev);
+
+	/* &D3: hang up and reset. */
+	go_online(now);
+	at.amp_d = 3;
+	at.s[7] = 99;
+	ev_begin();
+	at_dtr(&at, false, &ev);
+	CHECK(ev.act == AT_ACT_HANGUP && at.call == AT_CALL_IDLE &&
+	      at.s[7] == 50 && at.amp_d == 2);
+	at_dtr(&at, true, &ev);
+}
+
+static void test_session(void)
+{
+	go_online(now);
+	feed("");
+	at_reset_session(&at);
+	CHECK(at.mode == AT_MODE_COMMAND && at.call == AT_CALL_IDLE);
+	CHECK(!at.echo);	/* settings survive */
+	CHECK_STR(feed("AT\r"), "\r\nOK\r\n");
+	/* A half-typed line is dropped. */
+	feed("ATS7=9");
+	at_reset_session(&at);
+	CHECK_STR(feed("0\r"), "");
+	CHECK(at.s[7] == 50);
+	CHECK(at_result_name(AT_RC_BUSY) && !strcmp(at_result_name(AT_RC_BUSY), "BUSY"));
+	CHECK(at_result_name((enum at_result)5) == NULL);
+}
+
+/* -- fuzz ------------------------------------------------------------------- */
+
+static u64 rng_state;
+
+static u32 rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (u32)(rng_state >> 11);
+}
+
+static const char *const fragments[] = {
+	"AT", "at", "A/", "\r", "\n", "\b", "+++", "E1", "E0", "V0", "V1",
+	"Q1", "Q0", "X", "S", "=", "?", "&F", "&V", "&C", "&D", "Z", "H", "D",
+	"DT", "DP", "A", "O", "I", "+MS=", "+ES=", "V22B", ",", ";", "\\N",
+	"0", "1", "2", "3", "9", "255", "256", "99999999999", "S7=", "S12=",
+	"S2=", "S3=", "S4=", "S5=", "W", "L", "B", "+GMI", " ",
+};
+
+static bool check_invariants(void)
+{
+	unsigned int i;
+
+	if (at.len > AT_LINE_MAX || at.in_state > 2 || at.last_len > AT_LINE_MAX)
+		return false;
+	if (at.mode > AT_MODE_DATA || at.call > AT_CALL_ONLINE)
+		return false;
+	if (at.mode == AT_MODE_DATA && at.call != AT_CALL_ONLINE)
+		return false;
+	if (at.xlevel > 4 || at.amp_c > 1 || at.amp_d > 3 || at.mod >= AT_MOD_COUNT ||
+	    at.ec > AT_EC_AUTO || at.plus > 3 || at.sreg_sel >= AT_NREGS)
+		return false;
+	if (strlen(at.callp.number) > AT_DIAL_MAX ||
+	    strlen(at.last_number) > AT_DIAL_MAX)
+		return false;
+	if (at.s[3] > 127 || at.s[4] > 127 || at.s[5] > 127 || at.s[6] < 2 ||
+	    at.s[7] < 1 || at.s[11] < 50)
+		return false;
+	for (i = 0; i < 3; i++)
+		if (at.es[i] > 4)
+			return false;
+	return true;
+}
+
+static void fuzz(unsigned int lines, u64 seed)
+{
+	static u8 line[6000];
+	unsigned int i, bad = 0, data = 0, escapes = 0, oks = 0, dials = 0;
+	u64 t = 1;
+
+	rng_state = seed | 1;
+	at_init(&at);
+	for (i = 0; i < lines; i++) {
+		unsigned int n = 0, len;
+		u32 kind = rnd() % 4;
+
+		len = rnd() % (kind == 3 ? 5000 : 120);
+		while (n < len) {
+			if (kind == 0) {
+				line[n++] = (u8)rnd();
+			} else {
+				const char *f = fragments[rnd() %
+					(sizeof(fragments) / sizeof(fragments[0]))];
+				size_t fl = strlen(f);
+
+				if (n + fl > sizeof(line))
+					break;
+				memcpy(line + n, f, fl);
+				n += (unsigned int)fl;
+			}
+		}
+		t += rnd() % (3 * SEC);
+		if (at.mode == AT_MODE_DATA) {
+			data++;
+			if (rnd() % 3 == 0) {
+				memcpy(line, "+++", 3);
+				n = rnd() % 4;
+			}
+			if (at_escape_feed(&at, line, n, t)) {
+				ev_begin();
+				escapes += at_escape_poll(&at, rnd() % 2 ?
+					at_escape_deadline(&at) : t, &ev);
+			}
+		} else {
+			/* Tiny buffers must not break the progress rule. */
+			unsigned int size = rnd() % 8 ? 1024 : 1 + rnd() % 600;
+
+			feed_n(line, n, size);
+			oks += strstr(res, "OK") != NULL;
+			dials += !!(last_act & AT_ACT_DIAL);
+		}
+		ev_begin();
+		switch (rnd() % 10) {
+		case 0:
+			if (at.call == AT_CALL_IDLE && at.mode == AT_MODE_COMMAND &&
+			    at.s[3] == '\r' && rnd() % 2)
+				feed("\rATD1\r");
+			at_connected(&at, rnd() % 3 ? 2400 : rnd(), t, &ev);
+			break;
+		case 1:
+			at_call_end(&at, (enum at_result)(rnd() % 10), &ev);
+			break;
+		case 2:
+			at_ring(&at, t, &ev);
+			break;
+		case 3:
+			at_dtr(&at, rnd() % 2, &ev);
+			break;
+		case 4:
+			at_reset_session(&at);
+			break;
+		default:
+			break;
+		}
+		if (ev.len > sizeof(evbuf))
+			bad++;
+		if (!check_invariants()) {
+			if (bad++ < 5)
+				printf("FAIL fuzz invariants after line %u\n", i);
+		}
+		/* Recoverable: a reset session and a plain AT answer OK. */
+		if (i % 97 == 0) {
+			/* Random lines may move the terminator: put it back. */
+			at_reset_session(&at);
+			at.s[3] = '\r';
+			at.s[4] = '\n';
+			at.s[5] = '\b';
+			feed("ATQ0V1E0\r");
+			feed("AT\r");
+			if (!strstr(res, "OK")) {
+				if (bad++ < 5)
+					printf("FAIL fuzz: AT after line %u gave no OK\n", i);
+			}
+		}
+	}
+	CHECK(bad == 0);
+	printf("fuzz: %u lines, seed %llu: %u in data mode, %u escapes, %u with OK, %u dials\n",
+	       lines, (unsigned long long)seed, data, escapes, oks, dials);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int lines = argc > 1 ? (unsigned int)atoi(argv[1]) : 5000;
+	u64 seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 12345;
+
+	test_basic();
+	test_verbose_quiet();
+	test_info();
+	test_sregs();
+	test_concat();
+	test_repeat();
+	test_line_limit();
+	test_small_out();
+	test_show_config();
+	test_modulation();
+	test_dial();
+	test_result_levels();
+	test_escape();
+	test_ring();
+	test_dtr_dcd();
+	test_session();
+	fuzz(lines, seed);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -14,6 +14,9 @@ for p in (TOP / "tools" / "lab", TOP / "tools" / "analysis", TOP / "tests" / "mo
 
 import smtrace  # noqa: E402
 
+BAD_DMESG = re.compile(r"WARNING|BUG|Oops|Call Trace|refcount|use-after|"
+                       r"lockdep|inconsistent|circular|scheduling while")
+
 # -- the first real call: guest -> QEMU AC'97 -> JACK -> smline -----------
 #
 # Real time on TCG: on this shared 2-core host about 1 call in 7 trained

@@ -12,63 +12,31 @@ SMODEM_KO overrides the module (default
 build/<kver>/smodem.ko, built by `make modules`), SMODEM_TTY_KERNEL the
 kernel.
 """
-import os
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
 import smtrace
-from smlab.guest import available_kernels, run_guest
+import guestboot
 
 TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "call"
-BAD_DMESG = re.compile(r"WARNING|BUG|Oops|Call Trace|refcount|use-after|"
-                       r"lockdep|inconsistent|circular|scheduling while")
-_BOOT = {}
-
-
-def _kernel():
-    if os.environ.get("SMODEM_TTY_KERNEL"):
-        return os.environ["SMODEM_TTY_KERNEL"]
-    have = [k for k in available_kernels() if re.match(r"6\.1\.\d+-\d+-amd64$", k)]
-    return have[0] if have else None
-
-
-KVER = _kernel()
+KVER = guestboot.generic_kernel()
 
 
 def results():
     """Boot once; every test judges the same results."""
-    if "res" not in _BOOT:
-        try:
-            assert KVER, "no 6.1 generic kernel installed: make deps"
-            ko = Path(os.environ.get("SMODEM_KO") or TOP / "build" / KVER / "smodem.ko")
-            assert ko.is_file(), "%s missing: make modules" % ko
-            out = OUT / KVER
-            subprocess.run(["rm", "-rf", str(out)], check=True)
-            out.mkdir(parents=True)
-            exe = out / "ttyat"
-            subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror",
-                            "-s", "-o", str(exe),
-                            str(TOP / "tests/module/ttyat.c")], check=True)
-            script = (TOP / "tests/module/call_checks.sh").read_text()
-            res = run_guest(KVER, "sh -s <<'SMODEM_EOF'\n%s\nSMODEM_EOF\n" % script,
-                            str(out), audio="ac97",
-                            extra_files={"usr/bin/ttyat": str(exe),
-                                         "opt/smodem/smodem.ko": str(ko)},
-                            timeout_s=300)
-            assert res.ok, "guest failed: rc=%s timed_out=%s, see %s" % (
-                res.rc, res.timed_out, res.console)
-            print("guest: %.1f s wall" % res.wall_s)
-            _BOOT["res"] = (True, out / "results")
-        except Exception as e:  # noqa: BLE001 - re-raised for every user
-            _BOOT["res"] = (False, e)
-    ok, val = _BOOT["res"]
-    if not ok:
-        raise AssertionError("boot failed: %s" % val)
-    return val
+    def boot():
+        assert KVER, "no 6.1 generic kernel installed: make deps"
+        out = guestboot.fresh_dir(OUT / KVER)
+        exe = guestboot.build_ttyat(out)
+        return guestboot.run_checks(
+            KVER, "call_checks.sh", out, audio="ac97",
+            extra_files={"usr/bin/ttyat": str(exe),
+                         "opt/smodem/smodem.ko": str(guestboot.module(KVER))},
+            timeout_s=300)
+    return guestboot.once(("call", KVER), boot)
 
 
 def _read(name):
@@ -76,11 +44,7 @@ def _read(name):
 
 
 def _stats(name):
-    out = {}
-    for line in _read(name).splitlines():
-        k, _, v = line.partition(" ")
-        out[k] = int(v) if v.strip().isdigit() else v.strip()
-    return out
+    return smtrace.stats(_read(name))
 
 
 def _replies(name):
@@ -145,7 +109,7 @@ def test_unloads_cleanly(name):
     assert _read(name + "-rmmod.rc") == "0"
     assert _read(name + ".loaded") == "0"
     bad = [line for line in _read(name + ".dmesg").splitlines()
-           if BAD_DMESG.search(line)]
+           if guestboot.BAD_DMESG.search(line)]
     assert not bad, bad
 
 

@@ -5,13 +5,13 @@ leaves raw results in the share; the tests below judge them.  Kernels: 6.1
 generic and 6.1 PREEMPT_RT (both must be installed: `make deps`).
 """
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
+import guestboot
 import smtrace
-from smlab.guest import available_kernels, run_guest
+from smlab.guest import available_kernels
 
 TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "module"
@@ -53,37 +53,18 @@ def test_both_6_1_flavours_installed():
 
 
 def _boot(kver, hw):
-    out = OUT / kver / hw
-    subprocess.run(["rm", "-rf", str(out)], check=True)
-    out.mkdir(parents=True)
+    out = guestboot.fresh_dir(OUT / kver / hw)
     (out / "bad-params.txt").write_text(
         "".join(a + "\n" for a, _, _ in BAD_PARAMS))
-    script = (TOP / "tests/module/guest_checks.sh").read_text()
-    res = run_guest(kver, "sh -s %s <<'SMODEM_EOF'\n%s\nSMODEM_EOF\n" % (hw, script),
-                    str(out), modules=[str(TOP / "build" / kver / "smodem.ko")],
-                    audio="ac97" if hw == "ac97" else "none",
-                    timeout_s=900)
-    assert res.ok, "guest failed: rc=%s timed_out=%s, see %s" % (
-        res.rc, res.timed_out, res.console)
-    return out / "results"
-
-
-_BOOTS = {}
+    return guestboot.run_checks(
+        kver, "guest_checks.sh", out, args=hw,
+        modules=[str(TOP / "build" / kver / "smodem.ko")],
+        audio="ac97" if hw == "ac97" else "none", timeout_s=900)
 
 
 def boot(kver, hw):
-    """One boot per kernel and backend, shared by every test that needs it;
-    a failed boot fails its tests once each without booting again."""
-    key = (kver, hw)
-    if key not in _BOOTS:
-        try:
-            _BOOTS[key] = (True, _boot(kver, hw))
-        except Exception as e:  # noqa: BLE001 - re-raised for every user
-            _BOOTS[key] = (False, e)
-    ok, val = _BOOTS[key]
-    if not ok:
-        raise AssertionError("boot %s/%s failed: %s" % (kver, hw, val))
-    return val
+    """One boot per kernel and backend, shared by every test that needs it."""
+    return guestboot.once((kver, hw), lambda: _boot(kver, hw))
 
 
 AC97 = [pytest.param(k, id=k) for k in KERNELS]

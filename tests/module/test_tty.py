@@ -9,67 +9,29 @@ since the data pump's call control does not exist yet.
 SMODEM_KO overrides the module (default build/<kver>/smodem.ko, built by
 `make modules`), SMODEM_TTY_KERNEL the kernel (e.g. the rt flavour).
 """
-import os
 import re
-import subprocess
 from pathlib import Path
 
-import pytest
 
-from smlab.guest import available_kernels, run_guest
+import guestboot
 
 TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "tty"
-BAD_DMESG = re.compile(r"WARNING|BUG|Oops|Call Trace|refcount|use-after|"
-                       r"lockdep|inconsistent|circular")
-
-
-def _kernel():
-    if os.environ.get("SMODEM_TTY_KERNEL"):
-        return os.environ["SMODEM_TTY_KERNEL"]
-    have = [k for k in available_kernels() if re.match(r"6\.1\.\d+-\d+-amd64$", k)]
-    return have[0] if have else None
-
-
-KVER = _kernel()
-_BOOT = {}
-
-
-def _module(kver):
-    ko = Path(os.environ.get("SMODEM_KO") or TOP / "build" / kver / "smodem.ko")
-    assert ko.is_file(), "%s missing: make modules" % ko
-    return ko
+KVER = guestboot.generic_kernel()
 
 
 def results():
-    """Boot once; every test reads the same results (a failed boot fails
-    each of them without booting again)."""
-    if "res" not in _BOOT:
-        try:
-            assert KVER, "no 6.1 generic kernel installed: make deps"
-            out = OUT / KVER
-            subprocess.run(["rm", "-rf", str(out)], check=True)
-            out.mkdir(parents=True)
-            exe = out / "ttyat"
-            subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror",
-                            "-s", "-o", str(exe),
-                            str(TOP / "tests/module/ttyat.c")], check=True)
-            script = (TOP / "tests/module/tty_checks.sh").read_text()
-            res = run_guest(KVER, "sh -s <<'SMODEM_EOF'\n%s\nSMODEM_EOF\n" % script,
-                            str(out), audio="ac97",
-                            extra_files={"usr/bin/ttyat": str(exe),
-                                         "opt/smodem/smodem.ko": str(_module(KVER))},
-                            timeout_s=300)
-            assert res.ok, "guest failed: rc=%s timed_out=%s, see %s" % (
-                res.rc, res.timed_out, res.console)
-            print("guest: %.1f s wall" % res.wall_s)
-            _BOOT["res"] = (True, out / "results")
-        except Exception as e:  # noqa: BLE001 - re-raised for every user
-            _BOOT["res"] = (False, e)
-    ok, val = _BOOT["res"]
-    if not ok:
-        raise AssertionError("boot failed: %s" % val)
-    return val
+    """Boot once; every test reads the same results."""
+    def boot():
+        assert KVER, "no 6.1 generic kernel installed: make deps"
+        out = guestboot.fresh_dir(OUT / KVER)
+        exe = guestboot.build_ttyat(out)
+        return guestboot.run_checks(
+            KVER, "tty_checks.sh", out, audio="ac97",
+            extra_files={"usr/bin/ttyat": str(exe),
+                         "opt/smodem/smodem.ko": str(guestboot.module(KVER))},
+            timeout_s=300)
+    return guestboot.once(("tty", KVER), boot)
 
 
 def _unesc(s):
@@ -140,7 +102,7 @@ def _read(name):
 
 
 def _clean_dmesg(name):
-    bad = [line for line in _read(name).splitlines() if BAD_DMESG.search(line)]
+    bad = [line for line in _read(name).splitlines() if guestboot.BAD_DMESG.search(line)]
     assert not bad, bad
 
 

@@ -13,9 +13,7 @@ for p in (TOP / "tools" / "lab", TOP / "tools" / "analysis", TOP / "tests" / "mo
         sys.path.insert(0, str(p))
 
 import smtrace  # noqa: E402
-
-BAD_DMESG = re.compile(r"WARNING|BUG|Oops|Call Trace|refcount|use-after|"
-                       r"lockdep|inconsistent|circular|scheduling while")
+from guestboot import BAD_DMESG  # noqa: E402
 
 # -- the first real call: guest -> QEMU AC'97 -> JACK -> smline -----------
 #

@@ -1,0 +1,68 @@
+"""What the guest tests of tests/module share: which kernel and module to
+boot, one boot per file whose results every test judges, and the static
+ttyat helper the tty tests run in the guest."""
+import os
+import re
+import subprocess
+from pathlib import Path
+
+from smlab.guest import available_kernels, run_guest
+
+TOP = Path(__file__).resolve().parents[2]
+BAD_DMESG = re.compile(r"WARNING|BUG|Oops|Call Trace|refcount|use-after|"
+                       r"lockdep|inconsistent|circular|scheduling while")
+_CACHE = {}
+
+
+def generic_kernel():
+    """The 6.1 generic flavour (SMODEM_TTY_KERNEL overrides), or None."""
+    if os.environ.get("SMODEM_TTY_KERNEL"):
+        return os.environ["SMODEM_TTY_KERNEL"]
+    have = [k for k in available_kernels() if re.match(r"6\.1\.\d+-\d+-amd64$", k)]
+    return have[0] if have else None
+
+
+def module(kver):
+    """build/<kver>/smodem.ko (SMODEM_KO overrides)."""
+    ko = Path(os.environ.get("SMODEM_KO") or TOP / "build" / kver / "smodem.ko")
+    assert ko.is_file(), "%s missing: make modules" % ko
+    return ko
+
+
+def once(key, boot):
+    """boot() once per key for the whole session; a failed boot fails every
+    test that needs it without booting again."""
+    if key not in _CACHE:
+        try:
+            _CACHE[key] = (True, boot())
+        except Exception as e:  # noqa: BLE001 - re-raised for every user
+            _CACHE[key] = (False, e)
+    ok, val = _CACHE[key]
+    if not ok:
+        raise AssertionError("boot %s failed: %s" % (key, val))
+    return val
+
+
+def fresh_dir(out):
+    subprocess.run(["rm", "-rf", str(out)], check=True)
+    out.mkdir(parents=True)
+    return out
+
+
+def build_ttyat(out):
+    exe = out / "ttyat"
+    subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-s",
+                    "-o", str(exe), str(TOP / "tests/module/ttyat.c")], check=True)
+    return exe
+
+
+def run_checks(kver, script, out, args="", **kw):
+    """Run tests/module/<script> in a guest as `sh -s ARGS`; its raw results
+    land in out/results."""
+    text = (TOP / "tests/module" / script).read_text()
+    res = run_guest(kver, "sh -s %s <<'SMODEM_EOF'\n%s\nSMODEM_EOF\n" % (args, text),
+                    str(out), **kw)
+    assert res.ok, "guest failed: rc=%s timed_out=%s, see %s" % (
+        res.rc, res.timed_out, res.console)
+    print("guest: %.1f s wall" % res.wall_s)
+    return out / "results"

@@ -22,7 +22,7 @@ from smlab import compare  # noqa: E402
 
 # Max time between wakeups of the 1 ms timer callback, us (STUDY.md section 1).
 STUDY_MAX_GAP_US = {"control": 1978, "int": 5313, "dpc": 4396, "thr": 2239, "res": 1971}
-STUDY_LABEL = {"control": "control (no modem)", "int": "INT", "dpc": "DPC",
+STUDY_LABEL = {"control": "no modem", "int": "INT", "dpc": "DPC",
                "thr": "THR pri 24", "res": "RES 2/8"}
 
 

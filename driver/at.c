@@ -422,6 +422,18 @@ static int cmd_s(struct at_state *at, struct cur *c, struct at_out *o)
 	return 0;
 }
 
+
+/* The +MS settings: <mod>,<automode>,<min_rate>,<max_rate>. */
+static void put_ms(struct at_state *at, struct at_out *o, unsigned int r)
+{
+	put_str(o, mod_names[at->mod], r);
+	put_ch(o, ',', r);
+	put_uint(o, at->automode, 0, r);
+	put_ch(o, ',', r);
+	put_uint(o, at->min_rate, 0, r);
+	put_ch(o, ',', r);
+	put_uint(o, at->max_rate, 0, r);
+}
 static void show_config(struct at_state *at, struct at_out *o)
 {
 	const unsigned int r = RESULT_RESERVE;
@@ -451,13 +463,7 @@ static void show_config(struct at_state *at, struct at_out *o)
 	put_str(o, " \\N", r);
 	put_uint(o, at->ec, 0, r);
 	put_str(o, " +MS=", r);
-	put_str(o, mod_names[at->mod], r);
-	put_ch(o, ',', r);
-	put_uint(o, at->automode, 0, r);
-	put_ch(o, ',', r);
-	put_uint(o, at->min_rate, 0, r);
-	put_ch(o, ',', r);
-	put_uint(o, at->max_rate, 0, r);
+	put_ms(at, o, r);
 	put_str(o, " +ES=", r);
 	for (i = 0; i < 3; i++) {
 		if (i)
@@ -493,13 +499,7 @@ static int cmd_ms(struct at_state *at, struct cur *c, struct at_out *o)
 	if (accept(c, '?')) {
 		info_begin(at, o);
 		put_str(o, "+MS: ", r);
-		put_str(o, mod_names[at->mod], r);
-		put_ch(o, ',', r);
-		put_uint(o, at->automode, 0, r);
-		put_ch(o, ',', r);
-		put_uint(o, at->min_rate, 0, r);
-		put_ch(o, ',', r);
-		put_uint(o, at->max_rate, 0, r);
+		put_ms(at, o, r);
 		info_end(at, o);
 		return ext_end(c) ? 0 : -1;
 	}

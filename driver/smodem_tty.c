@@ -164,22 +164,28 @@ unsigned int smodem_tty_rx(struct smodem_dev *sd, const u8 *buf,
 	return k;
 }
 
-unsigned int smodem_tty_rx_room(struct smodem_dev *sd)
+/* Room in the receive fifo, or bytes waiting in the transmit fifo. */
+static unsigned int fifo_query(struct smodem_dev *sd, bool tx)
 {
 	struct smodem_tty *st;
 	unsigned long flags;
-	unsigned int room = 0;
+	unsigned int n = 0;
 
 	rcu_read_lock();
 	st = get_rcu(sd);
 	if (st) {
 		raw_spin_lock_irqsave(&st->lock, flags);
 		if (!st->dead)
-			room = kfifo_avail(&st->rxf);
+			n = tx ? kfifo_len(&st->txf) : kfifo_avail(&st->rxf);
 		raw_spin_unlock_irqrestore(&st->lock, flags);
 	}
 	rcu_read_unlock();
-	return room;
+	return n;
+}
+
+unsigned int smodem_tty_rx_room(struct smodem_dev *sd)
+{
+	return fifo_query(sd, false);
 }
 
 unsigned int smodem_tty_tx_get(struct smodem_dev *sd, u8 *buf,
@@ -220,20 +226,7 @@ out:
 
 unsigned int smodem_tty_tx_pending(struct smodem_dev *sd)
 {
-	struct smodem_tty *st;
-	unsigned long flags;
-	unsigned int n = 0;
-
-	rcu_read_lock();
-	st = get_rcu(sd);
-	if (st) {
-		raw_spin_lock_irqsave(&st->lock, flags);
-		if (!st->dead)
-			n = kfifo_len(&st->txf);
-		raw_spin_unlock_irqrestore(&st->lock, flags);
-	}
-	rcu_read_unlock();
-	return n;
+	return fifo_query(sd, true);
 }
 
 /* -- tty side, at_lock held ----------------------------------------------- */

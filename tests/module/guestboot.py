@@ -66,3 +66,19 @@ def run_checks(kver, script, out, args="", **kw):
         res.rc, res.timed_out, res.console)
     print("guest: %.1f s wall" % res.wall_s)
     return out / "results"
+
+
+def tty_results(name, script, outdir):
+    """Boot the 6.1 generic kernel once with ttyat and the module, run
+    tests/module/<script>; every test of the file reads the same results."""
+    kver = generic_kernel()
+
+    def boot():
+        assert kver, "no 6.1 generic kernel installed: make deps"
+        out = fresh_dir(outdir / kver)
+        exe = build_ttyat(out)
+        return run_checks(kver, script, out, audio="ac97",
+                          extra_files={"usr/bin/ttyat": str(exe),
+                                       "opt/smodem/smodem.ko": str(module(kver))},
+                          timeout_s=300)
+    return once((name, kver), boot)

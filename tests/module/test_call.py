@@ -22,21 +22,11 @@ import guestboot
 
 TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "call"
-KVER = guestboot.generic_kernel()
 
 
 def results():
-    """Boot once; every test judges the same results."""
-    def boot():
-        assert KVER, "no 6.1 generic kernel installed: make deps"
-        out = guestboot.fresh_dir(OUT / KVER)
-        exe = guestboot.build_ttyat(out)
-        return guestboot.run_checks(
-            KVER, "call_checks.sh", out, audio="ac97",
-            extra_files={"usr/bin/ttyat": str(exe),
-                         "opt/smodem/smodem.ko": str(guestboot.module(KVER))},
-            timeout_s=300)
-    return guestboot.once(("call", KVER), boot)
+    """Boot once; every test reads the same results."""
+    return guestboot.tty_results("call", "call_checks.sh", OUT)
 
 
 def _read(name):

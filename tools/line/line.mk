@@ -3,7 +3,8 @@
 #   make -f tools/line/line.mk line        build build/line/smline (+ test programs)
 #   make -f tools/line/line.mk check-line  build and run tests/line under pytest
 # Needs libspandsp-dev; the jack transport is built when pkg-config finds jack
-# (libjack-jackd2-dev), otherwise smline has the pipe transport only.
+# (libjack-jackd2-dev), the dbus transport when it finds gio-unix-2.0
+# (libglib2.0-dev); the pipe transport is always there.
 
 LINE_DIR   := tools/line
 LINE_TDIR  := tests/line
@@ -21,11 +22,18 @@ LINE_JACK_LIBS   := $(shell pkg-config --libs jack) -lpthread
 LINE_JACK_OBJ    := $(LINE_OUT)/transport_jack.o
 endif
 
+LINE_HAVE_DBUS := $(shell pkg-config --exists gio-unix-2.0 2>/dev/null && echo yes)
+ifeq ($(LINE_HAVE_DBUS),yes)
+LINE_DBUS_CFLAGS := -DSML_HAVE_DBUS $(shell pkg-config --cflags gio-unix-2.0)
+LINE_DBUS_LIBS   := $(shell pkg-config --libs gio-unix-2.0)
+LINE_DBUS_OBJ    := $(LINE_OUT)/transport_dbus.o
+endif
+
 # the core: everything that only counts samples
 LINE_CORE_OBJS := $(addprefix $(LINE_OUT)/, util.o modem.o wire.o resample.o \
 	service.o exchange.o hook.o)
 LINE_OBJS := $(LINE_CORE_OBJS) $(LINE_OUT)/transport_pipe.o $(LINE_OUT)/main.o \
-	$(LINE_JACK_OBJ)
+	$(LINE_JACK_OBJ) $(LINE_DBUS_OBJ)
 
 LINE_PROGS := $(LINE_OUT)/smline $(LINE_OUT)/testmodem $(LINE_OUT)/b2b \
 	$(LINE_OUT)/unit
@@ -38,13 +46,13 @@ $(LINE_OUT):
 	mkdir -p $@
 
 $(LINE_OUT)/%.o: $(LINE_DIR)/%.c | $(LINE_OUT)
-	$(LINE_CC) $(LINE_CFLAGS) $(LINE_JACK_CFLAGS) -c -o $@ $<
+	$(LINE_CC) $(LINE_CFLAGS) $(LINE_JACK_CFLAGS) $(LINE_DBUS_CFLAGS) -c -o $@ $<
 
 $(LINE_OUT)/t_%.o: $(LINE_TDIR)/%.c | $(LINE_OUT)
 	$(LINE_CC) $(LINE_CFLAGS) -c -o $@ $<
 
 $(LINE_OUT)/smline: $(LINE_OBJS)
-	$(LINE_CC) -o $@ $^ $(LINE_LIBS) $(LINE_JACK_LIBS)
+	$(LINE_CC) -o $@ $^ $(LINE_LIBS) $(LINE_JACK_LIBS) $(LINE_DBUS_LIBS)
 
 $(LINE_OUT)/testmodem: $(LINE_OUT)/t_testmodem.o $(LINE_CORE_OBJS)
 	$(LINE_CC) -o $@ $^ $(LINE_LIBS)

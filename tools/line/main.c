@@ -50,6 +50,9 @@ static void usage(FILE *f)
 "  --transport pipe:in=N,out=M | file:IN,OUT | pipe:unix=PATH [,prefill=K]\n"
 "  --jack-client NAME  --connect  --connect-in PORT  --connect-out PORT\n"
 "  --latency SAMPLES           queue towards the modem (jack, default 240)\n"
+"  --transport dbus:ADDRESS    virtual time, QEMU's D-Bus audio on that bus\n"
+"  --dbus-tick-us US (QEMU's audio timer-period, 1000)  --dbus-delay SAMPLES (1536)\n"
+"  --dbus-stall-s S (5)  --dbus-wait-s S (60)  --ready FILE (touched when listening)\n"
 "exchange:\n"
 "  --route NUMBER=answer[:WORDS] | busy | noanswer | unobtainable\n"
 "        WORDS: v21|v22|v22bis, v8, v42, rings=N, ansdelay=MS, txlevel=DBM0,\n"
@@ -151,6 +154,22 @@ static int set_opt(const char *name, const char *val)
 		NEED();
 #ifdef SML_HAVE_JACK
 		sml_jack_opts.latency = atoi(val);
+#endif
+	} else if (!strcmp(name, "dbus-tick-us") || !strcmp(name, "dbus-delay") ||
+		   !strcmp(name, "dbus-stall-s") || !strcmp(name, "dbus-wait-s") ||
+		   !strcmp(name, "ready")) {
+		NEED();
+#ifdef SML_HAVE_DBUS
+		if (!strcmp(name, "dbus-tick-us"))
+			sml_dbus_opts.tick_us = atoi(val);
+		else if (!strcmp(name, "dbus-delay"))
+			sml_dbus_opts.delay = atoi(val);
+		else if (!strcmp(name, "dbus-stall-s"))
+			sml_dbus_opts.stall_s = atof(val);
+		else if (!strcmp(name, "dbus-wait-s"))
+			sml_dbus_opts.wait_s = atof(val);
+		else
+			sml_dbus_opts.ready_file = strdup(val);
 #endif
 	} else if (!strcmp(name, "route")) {
 		NEED();

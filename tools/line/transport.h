@@ -6,9 +6,8 @@
  *   jack   real time, a JACK client at the server's rate (48 kHz), resampled
  *   pipe   offline: raw S16LE 8 kHz samples on file descriptors or files,
  *          paced by the other side (one sample in for one sample out)
- * Issue 5's D-Bus transport (QEMU's audio, locked to the guest's virtual
- * clock) fits the same four calls: its Write calls feed read(), its Read
- * calls are answered from write(), and clock() counts samples, not time.
+ *   dbus   virtual time: QEMU's D-Bus audio; its Write calls feed read(),
+ *          its Read calls are answered from write() (transport_dbus.c)
  */
 #ifndef SML_TRANSPORT_H
 #define SML_TRANSPORT_H
@@ -52,6 +51,20 @@ struct sml_jack_opts {
 	uint64_t xruns, underruns, overruns;
 };
 extern struct sml_jack_opts sml_jack_opts;
+#endif
+
+#ifdef SML_HAVE_DBUS
+extern struct sml_transport sml_transport_dbus;
+/* D-Bus options, set before open() */
+struct sml_dbus_opts {
+	int tick_us;		/* QEMU's audio timer-period (us of guest time) */
+	int delay;		/* line samples of delay towards the modem */
+	double stall_s;		/* wall seconds before missing output is silence */
+	double wait_s;		/* wait this long for QEMU on the bus */
+	const char *ready_file;	/* created once both listeners are registered */
+	uint64_t reads, writes, stalls, overflows;
+};
+extern struct sml_dbus_opts sml_dbus_opts;
 #endif
 
 #endif /* SML_TRANSPORT_H */

@@ -206,5 +206,9 @@ struct sml_transport *sml_transport_find(const char *name)
 	if (!strcmp(name, "jack"))
 		return &sml_transport_jack;
 #endif
+#ifdef SML_HAVE_DBUS
+	if (!strcmp(name, "dbus"))
+		return &sml_transport_dbus;
+#endif
 	return NULL;
 }

@@ -19,6 +19,7 @@ from pathlib import Path
 from . import image
 from .image import available_kernels, module_path, BUILD, ROOT  # noqa: F401 (API)
 from .jack import JackServer, jack_server  # noqa: F401 (API)
+from .dbusline import DbusLine, PrivateBus, qmp_command  # noqa: F401 (API)
 from .procs import Group, kill_all, term_as_interrupt
 
 atexit.register(kill_all)
@@ -111,12 +112,12 @@ _MARK = re.compile(r"SMLAB: (.*?) up=([0-9.]+)")
 
 
 def qemu_command(kernel, initrd, out_dir, console, clock, icount_shift, smp,
-                 mem_mb, audio, accel, cpu, audiodev, cmdline):
+                 mem_mb, audio, accel, cpu, audiodev, cmdline, display="none"):
     cmd = [QEMU, "-nodefaults", "-no-user-config",
            "-machine", "pc", "-accel", accel,
            "-cpu", cpu if accel == "tcg" else "host",
            "-smp", str(smp), "-m", str(mem_mb),
-           "-display", "none", "-vga", "none",
+           "-display", display, "-vga", "none",
            "-serial", "file:" + console,
            "-no-reboot", "-seed", "1",
            "-rtc", "base=%s,clock=vm" % RTC_BASE,
@@ -135,7 +136,7 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
               smp=1, mem_mb=1024, timeout_s=300, audio="ac97", jack_ports=None,
               progress=True, share="live", kmods=(), cmdline_extra="",
               accel="auto", cpu="qemu64", jack=None, extra_files=None, env=None,
-              boot="vmlinux", on_running=None):
+              boot="vmlinux", on_running=None, line=None):
     """Boot kver, run script (busybox sh, root, cwd /share), return GuestResult.
 
     Beyond the documented API:
@@ -151,6 +152,10 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
       extra_files: {guest path: host path} added to the per-run archive.
       env: variables exported to the script.
       on_running(result_so_far, jack_server): called once the script started.
+      line: a DbusLine: the AC'97 is joined to smline through QEMU's D-Bus
+          audio on a private bus (any clock; with clock="virtual" the call
+          runs on the guest's instruction-counted time). QEMU starts paused
+          and runs once smline listens. Instead of JACK for clock="real".
     """
     t0 = time.monotonic()
     if clock not in ("virtual", "real"):
@@ -162,6 +167,8 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
                          "counting does not boot an SMP guest here")
     if audio not in ("ac97", "none"):
         raise ValueError("audio must be 'ac97' or 'none'")
+    if line is not None and audio != "ac97":
+        raise ValueError("a line needs audio='ac97'")
     if share not in ("live", "deferred"):
         raise ValueError("share must be 'live' or 'deferred'")
     if kver not in available_kernels():
@@ -197,6 +204,7 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
     tmpdir = tempfile.mkdtemp(prefix="smlab-")
     group = None
     own_jack = None
+    bus = None
     try:
         initrd = os.path.join(tmpdir, "initrd.cpio")
         with open(initrd, "wb") as f:
@@ -206,7 +214,13 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
                                       extra_files, env))
 
         audiodev = "none,id=snd0,timer-period=250"
-        if audio == "ac97" and clock == "real":
+        display = "none"
+        qmp = os.path.join(tmpdir, "qmp.sock")
+        if line is not None:
+            bus = PrivateBus(tmpdir, timeout_s + 120)
+            audiodev = line.audiodev()
+            display = "dbus,addr=%s,gl=off,audiodev=snd0" % bus.address
+        elif audio == "ac97" and clock == "real":
             if jack is None:
                 say("starting jackd (dummy backend, 48 kHz)")
                 own_jack = JackServer(timeout_s=timeout_s + 60,
@@ -221,7 +235,10 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
                                           in_ports=ports[0], out_ports=ports[1])
 
         cmd = qemu_command(kernel, initrd, str(out), console, clock, icount_shift,
-                           smp, mem_mb, audio, accel, cpu, audiodev, cmdline)
+                           smp, mem_mb, audio, accel, cpu, audiodev, cmdline,
+                           display=display)
+        if line is not None:
+            cmd += ["-S", "-qmp", "unix:%s,server=on,wait=off" % qmp]
         res.cmd = cmd
         (out / "qemu-cmd.txt").write_text(" ".join(cmd) + "\n")
         mode = ("virtual, icount shift=%d" % icount_shift if clock == "virtual"
@@ -230,6 +247,11 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
         with term_as_interrupt(), open(out / "qemu.log", "wb") as qlog:
             group = Group(cmd, timeout_s, stdin=subprocess.DEVNULL,
                           stdout=qlog, stderr=subprocess.STDOUT)
+            if line is not None:
+                line.start(bus.address, tmpdir, timeout_s + 60)
+                line.wait_ready()
+                qmp_command(qmp, "cont")
+                say("line listening on D-Bus (%s); guest running" % bus.address)
             t_boot = time.monotonic()
             hard_deadline = t_boot + timeout_s + 15
             pos, buf, t_script = 0, "", None
@@ -246,8 +268,8 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
                     pass
                 lines = buf.split("\n")
                 buf = lines.pop()
-                for line in lines:
-                    m = _MARK.search(line)
+                for ln in lines:
+                    m = _MARK.search(ln)
                     if not m:
                         continue
                     what, up = m.group(1), float(m.group(2))
@@ -281,6 +303,10 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
     finally:
         if group is not None:
             group.stop(grace_s=1.0)
+        if line is not None:
+            line.stop()
+        if bus is not None:
+            bus.stop()
         if own_jack is not None:
             own_jack.stop()
         shutil.rmtree(tmpdir, ignore_errors=True)

@@ -1,0 +1,161 @@
+"""The telephone line in virtual time: smline on QEMU's D-Bus audio.
+
+QEMU joins a private bus (dbus-daemon started here), exports its audio there,
+and smline (tools/line, transport dbus) registers as the listener of both
+directions. QEMU starts paused (-S) and is let go (QMP "cont") only once
+smline listens, so that the first sample the guest plays is already the
+line's: the same command gives the same call on any machine.
+
+    line = DbusLine(["--route", "5551234=answer:v22bis,echo"], out_dir)
+    run_guest(kver, script, out_dir, line=line)      # see guest.run_guest
+
+See tools/line/transport_dbus.c for how the samples are paced.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from .image import BUILD
+from .procs import Group
+
+SMLINE = BUILD / "line" / "smline"
+
+_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path={path}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"""
+
+
+class PrivateBus:
+    """A dbus-daemon of our own, on a socket in tmpdir."""
+
+    def __init__(self, tmpdir, timeout_s):
+        self.path = os.path.join(tmpdir, "bus")
+        self.address = "unix:path=" + self.path
+        conf = os.path.join(tmpdir, "bus.conf")
+        Path(conf).write_text(_BUS_CONFIG.format(path=self.path))
+        self.group = Group(["dbus-daemon", "--nofork", "--config-file=" + conf],
+                           timeout_s, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 10
+        while not os.path.exists(self.path):
+            if self.group.poll() is not None:
+                err = self.group.proc.stderr.read().decode(errors="replace")
+                raise RuntimeError("dbus-daemon failed: " + err.strip())
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("dbus-daemon did not create " + self.path)
+            time.sleep(0.02)
+
+    def stop(self):
+        self.group.stop(grace_s=1.0)
+
+
+def qmp_command(sock_path, command, timeout_s=10):
+    """Send one QMP command (after the capabilities handshake); return reply."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(sock_path)
+            break
+        except (FileNotFoundError, ConnectionRefusedError):
+            s.close()
+            if time.monotonic() > deadline:
+                raise RuntimeError("QMP socket %s never answered" % sock_path)
+            time.sleep(0.05)
+    s.settimeout(timeout_s)
+    f = s.makefile("rwb")
+
+    def reply():
+        while True:
+            line = f.readline()
+            if not line:
+                raise RuntimeError("QMP connection closed")
+            msg = json.loads(line)
+            if "return" in msg or "error" in msg:
+                return msg
+
+    try:
+        f.readline()   # greeting
+        for cmd in ({"execute": "qmp_capabilities"}, {"execute": command}):
+            f.write((json.dumps(cmd) + "\n").encode())
+            f.flush()
+            r = reply()
+            if "error" in r:
+                raise RuntimeError("QMP %s: %s" % (cmd["execute"], r["error"]))
+        return r
+    finally:
+        f.close()
+        s.close()
+
+
+class DbusLine:
+    """smline on the D-Bus transport, started and stopped by run_guest()."""
+
+    def __init__(self, args, out_dir, tick_us=1000, delay=1536, smline=SMLINE,
+                 log_name="smline.log", stall_s=5.0):
+        self.args = list(args)
+        self.out_dir = Path(out_dir)
+        self.tick_us = int(tick_us)
+        self.delay = int(delay)
+        self.stall_s = stall_s
+        self.smline = Path(smline)
+        self.log_path = self.out_dir / log_name
+        self.group = None
+        self.ready = None
+        if not self.smline.is_file():
+            raise FileNotFoundError("%s missing: make line" % self.smline)
+
+    def audiodev(self):
+        # 8 kHz mono on QEMU's side: no resampling anywhere between the
+        # AC'97 (VRA at 8000) and the line
+        return ("dbus,id=snd0,timer-period=%d,in.frequency=8000,out.frequency=8000,"
+                "in.channels=1,out.channels=1" % self.tick_us)
+
+    def start(self, address, tmpdir, timeout_s):
+        self.ready = os.path.join(tmpdir, "line.ready")
+        cmd = [str(self.smline), "--transport", "dbus:" + address,
+               "--dbus-tick-us", str(self.tick_us), "--dbus-delay", str(self.delay),
+               "--dbus-stall-s", str(self.stall_s), "--ready", self.ready] + self.args
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        (self.out_dir / "smline-cmd.txt").write_text(" ".join(cmd) + "\n")
+        self._log = open(self.log_path, "wb")
+        self.group = Group(cmd, timeout_s, stdin=subprocess.DEVNULL,
+                           stdout=self._log, stderr=subprocess.STDOUT)
+
+    def wait_ready(self, timeout_s=60):
+        deadline = time.monotonic() + timeout_s
+        while not os.path.exists(self.ready):
+            if self.group.poll() is not None:
+                raise RuntimeError("smline exited (rc %s) before listening; see %s"
+                                   % (self.group.poll(), self.log_path))
+            if time.monotonic() > deadline:
+                raise RuntimeError("smline not listening after %d s; see %s"
+                                   % (timeout_s, self.log_path))
+            time.sleep(0.02)
+
+    def stop(self, grace_s=5.0):
+        """Let smline finish (QEMU gone: its connection closes) and reap it."""
+        if self.group is None:
+            return None
+        deadline = time.monotonic() + grace_s
+        while self.group.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        rc = self.group.stop(grace_s=2.0)
+        self.group = None
+        self._log.close()
+        return rc

@@ -1,0 +1,96 @@
+"""Issue 5: calls in virtual time are exact, repeatable experiments.
+
+The same two calls (tests/module/vt_checks.sh: a context=thr call moving
+1 KiB each way, and a context=res call whose reservation is far too small
+for load_us) run in two boots of the 6.1 generic kernel, the AC'97 joined
+to smline through QEMU's D-Bus audio on the instruction-counted clock.
+Both boots must give the same call records and the same sequence of smodem
+trace events with the same guest timestamps; the starved call must
+degrade (and degrade the same way twice) while the kernel stays healthy.
+"""
+import re
+from pathlib import Path
+
+import pytest
+
+import smtrace
+import guestboot
+
+TOP = Path(__file__).resolve().parents[2]
+OUT = TOP / "out" / "tests" / "virtual-time"
+NBYTES = 1024
+ROUTE = "5551234=answer:v22bis,v42,echo"
+ARGS = "engine=1 phase_periods=1 ring_samples=8192"
+# The issue's example: 1 ms every 50 ms for 2 ms of work per 12.5 ms period.
+STARVE = ("context=res res_runtime_us=1000 res_period_us=50000 "
+          "res_deadline_us=50000 load_us=2000")
+
+
+def run(i):
+    return guestboot.line_results(
+        "vt%d" % i, "vt_checks.sh", OUT / ("run%d" % i), ["--route", ROUTE],
+        env={"CALL_BYTES": str(NBYTES), "SMODEM_ARGS": ARGS,
+             "STARVE_ARGS": STARVE},
+        timeout_s=900)
+
+
+def _read(i, name):
+    return (run(i)[0] / name).read_text(errors="replace")
+
+
+def _events(i, name):
+    return [(e.ts_ns, e.name, tuple(sorted(e.fields.items())))
+            for e in smtrace.events(run(i)[0] / (name + ".dat"))]
+
+
+def test_call_in_virtual_time_works():
+    text = _read(1, "ok.txt")
+    assert "CONNECT 2400" in text, text
+    assert re.search(r"DATA n=%d pause=\d+ got=%d bad=0 writer=0" % (NBYTES, NBYTES),
+                     text), text
+    rec = run(1)[1][0]
+    assert rec["result"] == "connected" and rec["v42"] is True, rec
+    assert rec["crc32_from_modem"] == rec["crc32_to_modem"], rec
+
+
+def test_same_call_records_twice():
+    a, b = run(1)[1], run(2)[1]
+    assert len(a) == 2, a
+    assert a == b
+
+
+@pytest.mark.parametrize("name", ["ok", "starved"])
+def test_same_transcript_and_stats_twice(name):
+    assert _read(1, name + ".txt") == _read(2, name + ".txt")
+    s1, s2 = smtrace.stats(_read(1, name + ".stats")), smtrace.stats(_read(2, name + ".stats"))
+    assert s1 == s2
+
+
+@pytest.mark.parametrize("name", ["ok", "starved"])
+def test_same_trace_events_and_timestamps_twice(name):
+    a, b = _events(1, name), _events(2, name)
+    assert len(a) > 1000, len(a)
+    if a != b:
+        first = next(i for i, (x, y) in enumerate(zip(a, b)) if x != y) \
+            if any(x != y for x, y in zip(a, b)) else min(len(a), len(b))
+        pytest.fail("traces differ at event %d of %d/%d: %r vs %r" % (
+            first, len(a), len(b), a[first:first + 2], b[first:first + 2]))
+
+
+def test_starved_call_degrades_and_kernel_stays_healthy():
+    text = _read(1, "starved.txt")
+    st = smtrace.stats(_read(1, "starved.stats"))
+    rec = run(1)[1][1]
+    ev = [e for e in smtrace.events(run(1)[0] / "starved.dat")]
+    overruns = [e for e in ev if e.name == "smodem_overrun"]
+    # degraded: the reservation cannot carry the load, so periods are lost,
+    # and the call does not carry the data intact
+    assert st["overruns"] > 0 and overruns, st
+    intact = re.search(r"DATA n=%d pause=\d+ got=%d bad=0" % (NBYTES, NBYTES), text)
+    assert not intact or rec.get("retransmissions", 0) > 0, (text, rec)
+    # healthy: unloads, nothing bad in dmesg
+    assert _read(1, "starved-rmmod.rc").strip() == "0"
+    assert _read(1, "starved.loaded").strip() == "0"
+    bad = [x for x in _read(1, "starved.dmesg").splitlines()
+           if guestboot.BAD_DMESG.search(x)]
+    assert not bad, bad

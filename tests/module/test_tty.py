@@ -3,8 +3,11 @@ hang-ups and unloading (6.1 generic kernel, virtual clock, one boot).
 
 tests/module/tty_checks.sh runs in the guest with tests/module/ttyat.c
 (built here, static) and leaves transcripts in the share; the tests below
-judge them.  The data mode checks use the driver's tty_loopback engine,
-since the data pump's call control does not exist yet.
+judge them.  The AC'97 is joined to smline (build/line/smline) through
+QEMU's D-Bus audio on the instruction-counted clock: the calls are real
+calls (the modem engine against SpanDSP), the same on every run.  The
+calls' other results (V.21/V.22/V.8, incoming calls, +++/ATO, flow control)
+are in test_scenarios.py, the per-context calls in test_modem.py.
 
 SMODEM_KO overrides the module (default build/<kver>/smodem.ko, built by
 `make modules`), SMODEM_TTY_KERNEL the kernel (e.g. the rt flavour).
@@ -19,9 +22,13 @@ TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "tty"
 
 
+ROUTES = ["--route", "5551234=answer:v22bis,v42,echo", "--route", "7=busy",
+          "--route", "9=answer:v22bis,echo,hangup=20"]
+
+
 def results():
     """Boot once; every test reads the same results."""
-    return guestboot.tty_results("tty", "tty_checks.sh", OUT)
+    return guestboot.line_results("tty", "tty_checks.sh", OUT, ROUTES)[0]
 
 
 def _unesc(s):
@@ -196,7 +203,7 @@ def test_lines_and_no_engine():
     tiocm = fields(t.record("TIOCM"))
     assert tiocm == {"CAR": "0", "RNG": "0", "DSR": "1", "CTS": "1",
                      "DTR": "1", "RTS": "1"}, tiocm
-    # No data pump engine yet: every call attempt fails at once.
+    # engine=0 (no data pump engine): every call attempt fails at once.
     assert t.reply("ATD5551234").endswith("\r\nNO CARRIER\r\n")
     assert t.reply("ATA").endswith("\r\nNO CARRIER\r\n")
     assert t.reply("ATO").endswith("\r\nNO CARRIER\r\n")
@@ -249,95 +256,42 @@ def test_unload_with_port_open():
     _clean_dmesg("unplug.dmesg")
 
 
-def test_loopback_data_and_flow_control():
-    t = Transcript(results() / "loop.txt")
-    assert _read("insmod-loop.rc") == "0"
+def test_call_results_over_the_line():
+    t = Transcript(results() / "line.txt")
+    assert _read("insmod-line.rc") == "0"
     assert fields(t.record("TIOCM", 0))["CAR"] == "0"
-    assert t.reply("ATD5551234") == "\r\nCONNECT 2400\r\n"
+    assert t.reply("ATD7", 0) + t.reply("(read 15000 ms)", 0) == "\r\nBUSY\r\n"
+    # ATX0
+    assert t.reply("ATD7", 1) + t.reply("(read 15000 ms)", 1) == "\r\nNO CARRIER\r\n"
+    assert t.reply("ATDT5551234;") == OK                 # stays in command mode
+    assert t.reply("ATH") == OK
+    assert t.reply("(read 30000 ms)", 0).endswith("\r\nCONNECT 2400\r\n"), t.text
     assert fields(t.record("TIOCM", 1))["CAR"] == "1"
-    d = fields(t.record("DATA", 0))
-    # A writer faster than the line: nothing lost or changed, the writer
-    # was held back (CTS dropped and rose at least once).
-    assert d["n"] == d["got"] == "16384" and d["bad"] == "0", d
-    assert d["writer"] == "0" and int(d["cts_changes"]) >= 2, d
-    assert d["overrun"] == "0", d
-    assert int(fields(t.record("ICOUNT", 1))["buf_overrun"]) == 0
-    # A reader that stalls 5 s (longer than every buffer on the way lasts
-    # at this rate): the tty throttles, the line stops, the writer waits.
-    d = fields(t.record("DATA", 1))
-    assert d["n"] == d["got"] == "16384" and d["bad"] == "0", d
-    assert d["writer"] == "0" and d["overrun"] == "0", d
-    # Unthrottled it would all be waiting after 5 s; held back, the buffers
-    # on the way (tx 2 KiB, rx 4 KiB, n_tty 4 KiB) leave >= 6 KiB to go.
-    assert int(d["ms"]) >= 6000, d
-
-
-def test_loopback_escape_and_online_commands():
-    t = Transcript(results() / "loop.txt")
-    # The escape goes out on the line too (the echo returns it), then OK.
-    assert t.reply("(read 2500 ms)", 0) == "+++" + OK
-    assert t.reply("ATS7?") == "\r\n050\r\n" + OK      # online command mode
-    assert t.reply("ATO") == "\r\nCONNECT 2400\r\n"
-    assert t.reply("hello") == "hello"                  # data again
-    assert t.reply("(read 2500 ms)", 1) == "+++" + OK
-    assert t.reply("ATH", 0) == OK
-    assert fields(t.record("TIOCM", 2))["CAR"] == "0"
-
-
-def test_loopback_call_results():
-    t = Transcript(results() / "loop.txt")
-    assert t.reply("ATD7", 0) == "\r\nBUSY\r\n"
-    assert t.reply("ATD6") == "\r\nNO DIALTONE\r\n"
-    assert t.reply("ATD8") == "\r\nNO ANSWER\r\n"
-    assert t.reply("ATD7", 1) == "\r\nNO CARRIER\r\n"  # ATX0
-    assert t.reply("ATDT1;") == OK
-    assert t.reply("ATD1") == "\r\nCONNECT 2400\r\n"
-    # AT&D2: dropping DTR hangs up.
-    assert t.reply("(read 500 ms)") == "\r\nNO CARRIER\r\n"
+    # AT&D2 (the default): dropping DTR hangs up.
+    assert t.reply("(read 1000 ms)") == "\r\nNO CARRIER\r\n"
     assert t.reply("AT") == OK
-    last = fields(t.record("TIOCM", 3))
+    last = fields(t.record("TIOCM", 2))
     assert last["CAR"] == "0" and last["DTR"] == "1", last
 
 
-def test_loopback_incoming_calls():
-    t = Transcript(results() / "ring.txt")
-    assert t.reply("ATD4", 0) == "\r\nNO CARRIER\r\n"
-    assert t.record("MIWAIT") == "MIWAIT rc=0 errno=0"      # RI rose
-    assert t.reply("(read 500 ms)") == "\r\nRING\r\n"
-    assert fields(t.record("TIOCM", 0))["RNG"] == "1"
-    assert t.reply("ATA") == "\r\nCONNECT 2400\r\n"
-    assert int(fields(t.record("ICOUNT"))["rng"]) == 2     # on, off
-    assert t.reply("(read 300 ms)", 0) == "\r\nNO CARRIER\r\n"  # DTR drop
-    # S0=2: answered on the second ring without a command.
-    assert t.reply("ATS0=2") == OK
-    assert t.reply("ATD4", 1) == "\r\nNO CARRIER\r\n"
-    assert t.reply("(read 6000 ms)") == \
-        "\r\nRING\r\n\r\nRING\r\n\r\nCONNECT 2400\r\n"
-    tiocm = fields(t.record("TIOCM", 1))
-    assert tiocm["CAR"] == "1" and tiocm["RNG"] == "0", tiocm
-    assert t.reply("(read 300 ms)", 1) == "\r\nNO CARRIER\r\n"
-
-
-def test_carrier_loss_hangs_up():
-    t = Transcript(results() / "hup.txt")
-    assert t.reply("ATD9") == "\r\nCONNECT 2400\r\n"
-    hup = fields(t.record("HUP"))
-    assert hup["ended"] == "1" and int(hup["sighup"]) >= 1, hup
-    assert 1500 <= int(hup["ms"]) <= 5000, hup         # the far end's 2 s
-    # CLOCAL: NO CARRIER, no hang-up, the port stays usable.
+def test_remote_hangup_with_clocal():
     c = Transcript(results() / "hup-clocal.txt")
-    assert c.reply("ATD9") == "\r\nCONNECT 2400\r\n"
-    assert "\r\nNO CARRIER\r\n" in c.reply("(read 4000 ms)")
+    got = c.reply("(read 30000 ms)") + c.reply("(read 15000 ms)")
+    # the far end hangs up 20 s into the data phase: NO CARRIER after
+    # CONNECT (and maybe some noise decoded as the carrier faded)
+    assert got.startswith("\r\nCONNECT 2400\r\n"), c.text
+    assert got.endswith("\r\nNO CARRIER\r\n"), c.text
     assert c.reply("AT") == OK
+    assert fields(c.record("TIOCM"))["CAR"] == "0"
     assert fields(c.record("END"))["sighup"] == "0"
 
 
 def test_close_hangs_up():
     a = Transcript(results() / "close-call-1.txt")
-    assert a.reply("ATD1") == "\r\nCONNECT 2400\r\n"
+    assert a.reply("(read 30000 ms)").endswith("\r\nCONNECT 2400\r\n"), a.text
     b = Transcript(results() / "close-call-2.txt")
     assert fields(b.record("TIOCM"))["CAR"] == "0"
     assert b.reply("AT") == OK
     assert b.reply("ATO") == "\r\nNO CARRIER\r\n"
-    assert _read("rmmod-loop.rc") == "0"
-    _clean_dmesg("loop.dmesg")
+    assert _read("rmmod-line.rc") == "0"
+    _clean_dmesg("line.dmesg")

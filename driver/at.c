@@ -61,12 +61,19 @@ static const char * const info_text[] = {
 
 #define N_INFO 4
 
-/* \N modes as +ES triples (originator request, fallback, answerer). */
-static const u8 ec_es[4][3] = {
+/*
+ * \N modes as V.250 +ES triples: <orig_rqst> (0 direct, 1 buffered, 2 and
+ * 3 V.42 without and with detection), <orig_fbk> (0 and 1 error control
+ * optional, 2 required, 3 LAPM required), <ans_fbk> (0 direct, 1 buffered,
+ * 2 and 3 optional, 4 required, 5 LAPM required).  What V.250 adds for an
+ * "alternative protocol" (MNP) is refused: there is none.
+ */
+static const u8 ec_es[AT_EC_COUNT][3] = {
 	[AT_EC_NORMAL] = { 1, 0, 1 },
 	[AT_EC_DIRECT] = { 0, 0, 0 },
 	[AT_EC_RELIABLE] = { 3, 2, 4 },
 	[AT_EC_AUTO] = { 3, 0, 2 },
+	[AT_EC_LAPM] = { 3, 3, 5 },
 };
 
 static u64 elapsed(u64 now, u64 then)
@@ -114,6 +121,14 @@ static void put_uint(struct at_out *o, u32 v, unsigned int width,
 		d[n++] = '0';
 	while (n)
 		put_ch(o, d[--n], reserve);
+}
+
+static void put_hex2(struct at_out *o, u32 v, unsigned int reserve)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	put_ch(o, hex[(v >> 4) & 0xf], reserve);
+	put_ch(o, hex[v & 0xf], reserve);
 }
 
 static void put_crlf(const struct at_state *at, struct at_out *o,
@@ -238,6 +253,31 @@ static void set_ec(struct at_state *at, enum at_ec ec)
 	memcpy(at->es, ec_es[ec], sizeof(at->es));
 }
 
+/* The originator's error control from <orig_rqst>, <orig_fbk>. */
+static enum at_ec orig_ec(const u8 *es)
+{
+	static const enum at_ec fbk[4] = {
+		AT_EC_AUTO, AT_EC_AUTO, AT_EC_RELIABLE, AT_EC_LAPM
+	};
+
+	if (es[0] == 0)
+		return AT_EC_DIRECT;
+	if (es[0] == 1)
+		return AT_EC_NORMAL;
+	return fbk[es[1] & 3];
+}
+
+/* The answerer's from <ans_fbk>. */
+static enum at_ec ans_ec(const u8 *es)
+{
+	static const enum at_ec fbk[6] = {
+		AT_EC_DIRECT, AT_EC_NORMAL, AT_EC_AUTO, AT_EC_AUTO,
+		AT_EC_RELIABLE, AT_EC_LAPM
+	};
+
+	return es[2] < 6 ? fbk[es[2]] : AT_EC_NORMAL;
+}
+
 static void factory(struct at_state *at)
 {
 	unsigned int i;
@@ -259,6 +299,10 @@ static void factory(struct at_state *at)
 	at->min_rate = 0;
 	at->max_rate = 0;
 	set_ec(at, AT_EC_AUTO);
+	/* V.8 off: a V.25 start-up is what every peer understands. */
+	at->a8e[0] = 0;
+	at->a8e[1] = 0;
+	at->a8e[2] = AT_V8CF_DATA;
 	at->sreg_sel = 0;
 }
 
@@ -287,7 +331,7 @@ void at_init(struct at_state *at)
 	at_reset_session(at);
 }
 
-static void fill_call(struct at_state *at)
+static void fill_call(struct at_state *at, bool answering)
 {
 	struct at_call *c = &at->callp;
 
@@ -298,7 +342,8 @@ static void fill_call(struct at_state *at)
 	c->automode = at->automode;
 	c->min_rate = at->min_rate;
 	c->max_rate = at->max_rate;
-	c->ec = at->ec;
+	c->ec = answering ? ans_ec(at->es) : orig_ec(at->es);
+	c->v8 = answering ? at->a8e[1] != 0 : at->a8e[0] != 0;
 	c->dialtone_wait_s = at->s[6];
 	c->carrier_wait_s = at->s[7];
 	c->comma_s = at->s[8];
@@ -328,6 +373,13 @@ static bool is_digit(char ch)
 	return ch >= '0' && ch <= '9';
 }
 
+static int hex_val(char ch)
+{
+	if (is_digit(ch))
+		return ch - '0';
+	return ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+}
+
 /* A decimal number, 0 when absent (Hayes); false above max. */
 static bool number(struct cur *c, u32 max, u32 *v)
 {
@@ -351,6 +403,27 @@ static bool opt_number(struct cur *c, u32 max, u32 *v)
 	if (!is_digit(peek(c)))
 		return true;
 	return number(c, max, v);
+}
+
+/* A hexadecimal subparameter (V.250 5.4.2.1), empty: unchanged. */
+static bool opt_hex(struct cur *c, u32 max, u32 *v)
+{
+	u32 x = 0;
+	bool any = false, big = false;
+	int d;
+
+	while ((d = hex_val(peek(c))) >= 0) {
+		if (x > 0xffff)
+			big = true;
+		else
+			x = x * 16 + (u32)d;
+		any = true;
+		c->p++;
+	}
+	if (!any)
+		return true;
+	*v = x;
+	return !big && x <= max;
 }
 
 static bool accept(struct cur *c, char ch)
@@ -422,7 +495,6 @@ static int cmd_s(struct at_state *at, struct cur *c, struct at_out *o)
 	return 0;
 }
 
-
 /* The +MS settings: <mod>,<automode>,<min_rate>,<max_rate>. */
 static void put_ms(struct at_state *at, struct at_out *o, unsigned int r)
 {
@@ -434,6 +506,29 @@ static void put_ms(struct at_state *at, struct at_out *o, unsigned int r)
 	put_ch(o, ',', r);
 	put_uint(o, at->max_rate, 0, r);
 }
+
+/* The +ES settings: <orig_rqst>,<orig_fbk>,<ans_fbk>. */
+static void put_es(struct at_state *at, struct at_out *o, unsigned int r)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		if (i)
+			put_ch(o, ',', r);
+		put_uint(o, at->es[i], 0, r);
+	}
+}
+
+/* The +A8E settings: <v8o>,<v8a>,<v8cf>. */
+static void put_a8e(struct at_state *at, struct at_out *o, unsigned int r)
+{
+	put_uint(o, at->a8e[0], 0, r);
+	put_ch(o, ',', r);
+	put_uint(o, at->a8e[1], 0, r);
+	put_ch(o, ',', r);
+	put_hex2(o, at->a8e[2], r);
+}
+
 static void show_config(struct at_state *at, struct at_out *o)
 {
 	const unsigned int r = RESULT_RESERVE;
@@ -465,11 +560,9 @@ static void show_config(struct at_state *at, struct at_out *o)
 	put_str(o, " +MS=", r);
 	put_ms(at, o, r);
 	put_str(o, " +ES=", r);
-	for (i = 0; i < 3; i++) {
-		if (i)
-			put_ch(o, ',', r);
-		put_uint(o, at->es[i], 0, r);
-	}
+	put_es(at, o, r);
+	put_str(o, " +A8E=", r);
+	put_a8e(at, o, r);
 	put_crlf(at, o, r);
 	for (i = 0; i < AT_NREGS; i++) {
 		put_ch(o, 'S', r);
@@ -536,9 +629,10 @@ static int cmd_ms(struct at_state *at, struct cur *c, struct at_out *o)
 	return 0;
 }
 
-/* AT+ES=<orig>[,<orig_fbk>[,<ans_fbk>]] */
+/* AT+ES=<orig_rqst>[,<orig_fbk>[,<ans_fbk>]]; see ec_es[]. */
 static int cmd_es(struct at_state *at, struct cur *c, struct at_out *o)
 {
+	static const u32 max[3] = { 3, 3, 5 };
 	const unsigned int r = RESULT_RESERVE;
 	u32 v[3] = { at->es[0], at->es[1], at->es[2] };
 	unsigned int i;
@@ -546,36 +640,70 @@ static int cmd_es(struct at_state *at, struct cur *c, struct at_out *o)
 	if (accept(c, '?')) {
 		info_begin(at, o);
 		put_str(o, "+ES: ", r);
-		for (i = 0; i < 3; i++) {
-			if (i)
-				put_ch(o, ',', r);
-			put_uint(o, at->es[i], 0, r);
-		}
+		put_es(at, o, r);
 		info_end(at, o);
 		return ext_end(c) ? 0 : -1;
 	}
 	if (!accept(c, '='))
 		return -1;
 	if (accept(c, '?')) {
-		info(at, o, "+ES: (0-3),(0-4),(0-4)");
+		info(at, o, "+ES: (0-3),(0-3),(0-5)");
 		return ext_end(c) ? 0 : -1;
 	}
 	for (i = 0; i < 3; i++) {
 		if (i && !accept(c, ','))
 			break;
-		if (!number(c, i ? 4 : 3, &v[i]))
+		if (!opt_number(c, max[i], &v[i]))
 			return -1;
 	}
 	if (!ext_end(c))
 		return -1;
 	for (i = 0; i < 3; i++)
 		at->es[i] = (u8)v[i];
-	if (v[0] == 0)
-		at->ec = AT_EC_DIRECT;
-	else if (v[0] == 1)
-		at->ec = AT_EC_NORMAL;
-	else
-		at->ec = v[1] == 2 || v[1] == 4 ? AT_EC_RELIABLE : AT_EC_AUTO;
+	/* \N shows the originator's side, as &V always did. */
+	at->ec = orig_ec(at->es);
+	return 0;
+}
+
+/*
+ * AT+A8E=<v8o>[,<v8a>[,<v8cf>]] (V.250 6.6.1): V.8 when dialing, when
+ * answering.  Only the DCE-controlled modes exist (the DTE-controlled ones
+ * need +A8x indications and commands); 6 and 5 are taken as 1, without
+ * the indications.  The call function is V-series data, nothing else.
+ */
+static int cmd_a8e(struct at_state *at, struct cur *c, struct at_out *o)
+{
+	const unsigned int r = RESULT_RESERVE;
+	u32 v[3] = { at->a8e[0], at->a8e[1], at->a8e[2] };
+
+	if (accept(c, '?')) {
+		info_begin(at, o);
+		put_str(o, "+A8E: ", r);
+		put_a8e(at, o, r);
+		info_end(at, o);
+		return ext_end(c) ? 0 : -1;
+	}
+	if (!accept(c, '='))
+		return -1;
+	if (accept(c, '?')) {
+		info(at, o, "+A8E: (0,1,6),(0,1,5),(C1)");
+		return ext_end(c) ? 0 : -1;
+	}
+	if (!opt_number(c, AT_V8O_IND, &v[0]))
+		return -1;
+	if (accept(c, ',') && !opt_number(c, AT_V8A_IND, &v[1]))
+		return -1;
+	if (accept(c, ',') && !opt_hex(c, 0xff, &v[2]))
+		return -1;
+	if (!ext_end(c))
+		return -1;
+	if ((v[0] != 0 && v[0] != AT_V8O_ON && v[0] != AT_V8O_IND) ||
+	    (v[1] != 0 && v[1] != AT_V8A_ON && v[1] != AT_V8A_IND) ||
+	    v[2] != AT_V8CF_DATA)
+		return -1;
+	at->a8e[0] = (u8)v[0];
+	at->a8e[1] = (u8)v[1];
+	at->a8e[2] = (u8)v[2];
 	return 0;
 }
 
@@ -585,6 +713,8 @@ static int cmd_ext(struct at_state *at, struct cur *c, struct at_out *o)
 		return cmd_ms(at, c, o);
 	if (ext_name(c, "ES"))
 		return cmd_es(at, c, o);
+	if (ext_name(c, "A8E"))
+		return cmd_a8e(at, c, o);
 	if (ext_name(c, "GMI")) {
 		info(at, o, info_text[0]);
 		return ext_end(c) ? 0 : -1;
@@ -696,7 +826,7 @@ static int cmd_d(struct at_state *at, struct cur *c)
 	memcpy(at->last_number, call->number, n + 1);
 	call->pulse = pulse;
 	call->stay_command = stay;
-	fill_call(at);
+	fill_call(at, false);
 	at->call = AT_CALL_DIALING;
 	return 0;
 }
@@ -726,7 +856,7 @@ static void answer(struct at_state *at, struct at_out *o)
 	at->callp.number[0] = '\0';
 	at->callp.pulse = false;
 	at->callp.stay_command = false;
-	fill_call(at);
+	fill_call(at, true);
 	at->call = AT_CALL_ANSWERING;
 	editor_reset(at);
 	o->act |= AT_ACT_ANSWER;
@@ -805,7 +935,7 @@ static int run(struct at_state *at, const char *line, unsigned int n,
 			err = cmd_amp(at, &c, o);
 			break;
 		case '\\':
-			if (!accept(&c, 'N') || !number(&c, 3, &v))
+			if (!accept(&c, 'N') || !number(&c, AT_EC_COUNT - 1, &v))
 				err = -1;
 			else
 				set_ec(at, (enum at_ec)v);

@@ -60,20 +60,34 @@ enum at_mod {
 	AT_MOD_COUNT
 };
 
-/* Error control, as AT\N sets it. */
+/*
+ * Error control, as AT\N sets it.  LAPM is the only protocol there is, so
+ * "reliable" and "LAPM only" differ in what +ES reports, not on the line.
+ */
 enum at_ec {
 	AT_EC_NORMAL,		/* \N0: buffered, no error control */
 	AT_EC_DIRECT,		/* \N1: unbuffered */
 	AT_EC_RELIABLE,		/* \N2: V.42 required, hang up without it */
 	AT_EC_AUTO,		/* \N3: V.42 if the peer has it, else normal */
+	AT_EC_LAPM,		/* \N4: LAPM required, hang up without it */
+	AT_EC_COUNT
 };
+
+/* +A8E <v8o> and <v8a> values that enable V.8 (DCE-controlled). */
+#define AT_V8O_ON	1
+#define AT_V8O_IND	6	/* with +A8x indications (not sent) */
+#define AT_V8A_ON	1
+#define AT_V8A_IND	5
+/* +A8E <v8cf>: the call function octet of CI/CM, V-series data. */
+#define AT_V8CF_DATA	0xc1
 
 /* What the engine needs for one call, from the settings at ATD/ATA time. */
 struct at_call {
 	/*
 	 * Digits 0-9 * # A-D, ',' (pause of comma_s seconds), 'W' (wait for
-	 * a dial tone, at most dialtone_wait_s) and '!' (hook flash).  Empty
-	 * for ATA and for a bare ATD (originate without dialing).
+	 * a dial tone again, as long as for the first one) and '!' (hook
+	 * flash).  Empty for ATA and for a bare ATD (originate without
+	 * dialing).
 	 */
 	char number[AT_DIAL_MAX + 1];
 	bool pulse;		/* ATDP; one signalling mode per call */
@@ -84,7 +98,9 @@ struct at_call {
 	enum at_mod mod;
 	bool automode;		/* fall back to slower modulations */
 	u16 min_rate, max_rate;	/* bit/s, 0: the modulation's own */
+	/* For this call's role: +ES's originator or answerer settings. */
 	enum at_ec ec;
+	bool v8;		/* +A8E: <v8o> dialing, <v8a> answering */
 	u8 dialtone_wait_s;	/* S6 */
 	u8 carrier_wait_s;	/* S7 */
 	u8 comma_s;		/* S8 */
@@ -102,6 +118,7 @@ struct at_state {
 	u16 min_rate, max_rate;
 	u8 es[3];		/* AT+ES values; ec follows them */
 	enum at_ec ec;
+	u8 a8e[3];		/* AT+A8E <v8o>, <v8a>, <v8cf> */
 	u8 sreg_sel;		/* ATSn without = or ? selects */
 
 	/* The call as the DTE sees it. */

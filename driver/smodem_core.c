@@ -76,52 +76,90 @@ static void rx_copy(struct smodem_dev *sd, u64 pos, u32 n)
 	}
 }
 
-/*
- * Write the pump's output tx_lead frames after the input it answered.  The
- * output engine reads ahead of the input engine by however much its device
- * buffers (QEMU's AC'97 pulls tens of ms early; the vline not at all), so the
- * lead follows the largest skew seen, plus a period and a half of slack for
- * the processing itself.  It only grows: a latency that moved back and forth
- * would be a phase jump on the line at every move.  Frames the engine
- * already read are dropped and counted: written, they would go out a whole
- * ring later, which is worse than a gap.
- */
-static void tx_copy(struct smodem_dev *sd, u64 pos, u32 n, u64 rx_hw, u64 tx_hw)
+/* The output engine reads ahead of the input engine by this much. */
+static void note_skew(struct smodem_dev *sd, u64 rx_hw, u64 tx_hw)
 {
-	struct smodem_piece pc[2];
-	u64 start, skew = tx_hw > rx_hw ? tx_hw - rx_hw : 0;
-	u32 late, f, i, k, j;
+	u64 skew = tx_hw > rx_hw ? tx_hw - rx_hw : 0;
 
 	if (skew > sd->st.tx_skew_max)
 		sd->st.tx_skew_max = clamp_u32(skew);
-	if (skew + n + n / 2 > sd->tx_lead)
-		sd->tx_lead = clamp_u32(min_t(u64, skew + n + n / 2,
-					      sd->p.ring - n));
-	start = pos + sd->tx_lead;
-	late = smodem_tx_late(start, n, tx_hw);
+}
+
+/* src[0..n) to both channels of the output frames [start, start + n). */
+static void tx_write(struct smodem_dev *sd, u64 start, const s16 *src, u32 n)
+{
+	struct smodem_piece pc[2];
+	u32 f, i, k, j = 0;
+
+	k = smodem_split_period(start, n, sd->p.ring, pc);
+	for (i = 0; i < k; i++) {
+		s16 *dst = sd->tx_ring + 2 * pc[i].off;
+
+		for (f = 0; f < pc[i].len; f++, j++) {
+			WRITE_ONCE(dst[2 * f], src[j]);
+			WRITE_ONCE(dst[2 * f + 1], src[j]);
+		}
+	}
+}
+
+/*
+ * The output is written tx_lead frames after the input it answers: the
+ * output engine reads ahead of the input engine by however much its device
+ * buffers (QEMU's AC'97 pulls tens of ms early; the vline not at all).  A
+ * larger skew than ever moves the lead on, before the pump runs, and the
+ * frames the move leaves are the transmitter's own continuation: a gap
+ * there is a carrier drop for the far modem (SpanDSP restarts its
+ * handshake after 20-40 ms) and a hook flash for the line.  tx_buf, not
+ * yet this period's, holds the pieces; the ring bounds the work.
+ */
+static void tx_grow(struct smodem_dev *sd, u64 pos, u32 n, u64 tx_hw)
+{
+	struct smodem_tx_gap g = smodem_tx_grow(pos, n, sd->tx_lead,
+						sd->st.tx_skew_max, tx_hw,
+						sd->p.ring);
+	u32 chunk = sd->p.ring / 2, k;
+
+	if (g.lead == sd->tx_lead)
+		return;
+	sd->tx_lead = g.lead;
+	smodem_engine_tx_gap(sd, g.len, g.late);
+	while (g.len) {
+		k = min(g.len, chunk);
+		smodem_engine_tx_fill(sd, sd->tx_buf, k);
+		tx_write(sd, g.start, sd->tx_buf, k);
+		g.start += k;
+		g.len -= k;
+	}
+}
+
+/*
+ * This period's output at its place.  Frames the output engine already
+ * read are dropped and counted: written, they would go out a whole ring
+ * later, which is worse than a gap.  A skew seen only now moves the lead
+ * for the next period, where the move can be filled without a seam.
+ */
+static void tx_copy(struct smodem_dev *sd, u64 pos, u32 n, u64 rx_hw, u64 tx_hw)
+{
+	u64 start = pos + sd->tx_lead;
+	u32 late = smodem_tx_late(start, n, tx_hw);
+
+	note_skew(sd, rx_hw, tx_hw);
 	if (late) {
 		sd->st.tx_late += late;
 		if (late == n)
 			return;
 	}
-	j = late;
-	k = smodem_split_period(start + late, n - late, sd->p.ring, pc);
-	for (i = 0; i < k; i++) {
-		s16 *dst = sd->tx_ring + 2 * pc[i].off;
-
-		for (f = 0; f < pc[i].len; f++, j++) {
-			WRITE_ONCE(dst[2 * f], sd->tx_buf[j]);
-			WRITE_ONCE(dst[2 * f + 1], sd->tx_buf[j]);
-		}
-	}
+	tx_write(sd, start + late, sd->tx_buf + late, n - late);
 }
 
-static void process_one(struct smodem_dev *sd, u32 n)
+/* *tx_hw: the output engine's latest position, read again here. */
+static void process_one(struct smodem_dev *sd, u32 n, u64 *tx_hw_last)
 {
 	u64 t0 = ktime_get_ns(), t1, hw, tx_hw;
 	u32 pend;
 
 	rx_copy(sd, sd->sw_pos, n);
+	tx_grow(sd, sd->sw_pos, n, *tx_hw_last);
 	smodem_engine_pre(sd);
 	smdsp_pump_process(sd->pump, sd->rx_buf, sd->tx_buf, n);
 	smodem_engine_post(sd, sd->tx_buf, n);
@@ -133,6 +171,7 @@ static void process_one(struct smodem_dev *sd, u32 n)
 	 */
 	hw = sd->hw->position(sd, &tx_hw);
 	tx_copy(sd, sd->sw_pos, n, hw, tx_hw);
+	*tx_hw_last = tx_hw;
 	WRITE_ONCE(sd->sw_pos, sd->sw_pos + n);
 	t1 = ktime_get_ns();
 
@@ -151,6 +190,7 @@ unsigned int smodem_run(struct smodem_dev *sd)
 	u64 tx_hw, hw = sd->hw->position(sd, &tx_hw);
 	unsigned int done = 0;
 
+	note_skew(sd, hw, tx_hw);
 	/*
 	 * One position snapshot bounds the loop: a context slower than the
 	 * line would otherwise never return.  What arrives meanwhile is the
@@ -174,7 +214,7 @@ unsigned int smodem_run(struct smodem_dev *sd)
 		}
 		if (!s.process)
 			break;
-		process_one(sd, q);
+		process_one(sd, q, &tx_hw);
 		done++;
 	}
 	return done;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /sys/kernel/debug/smodem/<dev>/: stats (one "name value" per line, for
- * people and scripts alike), reset, period (ask for a new period, as a modem
+ * people and scripts alike; the modem engine's own lines, engine_*, come
+ * from smodem_engine.c), reset, period (ask for a new period, as a modem
  * phase will), inject_irq_stall_ms (hold the next interrupt handler busy, to
  * prove that a halted DMA engine is detected and recovered).
  */
@@ -10,6 +11,7 @@
 #include <linux/uaccess.h>
 #include <linux/kstrtox.h>
 #include "smodem.h"
+#include "smodem_engine.h"
 
 static struct dentry *root;
 
@@ -53,6 +55,7 @@ static int stats_show(struct seq_file *m, void *unused)
 	show_stat(m, "thr_ns", &st->thr_ns);
 	show_stat(m, "wake_ns", &st->wake_ns);
 	show_stat(m, "proc_ns", &st->proc_ns);
+	smodem_engine_show(sd, m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);

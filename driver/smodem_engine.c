@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/seq_file.h>
 #include <smdsp/pump.h>
 #include <smdsp/modem.h>
 #include "smodem.h"
@@ -42,6 +43,28 @@
 #define CMD_HANGUP	BIT(0)
 #define CMD_CALL	BIT(1)
 
+enum engine_role { ROLE_NONE, ROLE_DIAL, ROLE_ANSWER };
+
+/* What the stats file shows: the last call's, and totals since load. */
+struct smodem_engine_stats {
+	u32 phase;			/* enum smdsp_modem_phase */
+	u32 role;			/* enum engine_role */
+	u32 flags;			/* SMDSP_MODEM_FLAG_* configured */
+	u32 modulations;		/* SMDSP_MODEM_V* configured */
+	bool ec_required;		/* \N2, \N4: no LAPM, no call */
+	u32 rate;			/* bit/s when it connected, 0: never */
+	u32 retrains;
+	u64 tx_bytes;			/* DTE bytes given to the engine */
+	u64 rx_bytes;			/* and taken from it */
+	u64 calls;
+	u64 connects;
+	/* Output lead growths since load, frames filled and lost in them. */
+	u64 tx_gaps;
+	u64 tx_gap_filled;
+	u64 tx_gap_late;
+	struct smdsp_modem_stats dsp;
+};
+
 struct smodem_engine {
 	struct smodem_dev *sd;
 	struct smdsp_modem *m;
@@ -57,9 +80,25 @@ struct smodem_engine {
 	struct at_call run;
 	bool run_answer;
 	bool stay;			/* ';': report OK once dialed */
-	bool connected;
+	bool connected;			/* CONNECT reported */
+	/*
+	 * Connected with V.42 configured: CONNECT waits for the error
+	 * control to be settled, as a V.42 modem's always did, so that \N2
+	 * and \N4 can still refuse a peer without LAPM.
+	 */
+	bool ec_wait;
+	bool dirty;			/* the stats file is behind */
 	u32 ring_left;			/* samples until RI drops, 0: off */
 	u8 buf[SMODEM_ENGINE_CHUNK];
+	struct smodem_engine_stats cur;
+
+	/*
+	 * A copy of cur for debugfs, refreshed by the processing context:
+	 * the engine itself must not be read while it runs, and that may be
+	 * in hard IRQ context, so the reader only ever copies this.
+	 */
+	raw_spinlock_t st_lock;
+	struct smodem_engine_stats pub;
 };
 
 static const char *const phase_names[] = {
@@ -131,61 +170,41 @@ static const struct smodem_tty_engine smodem_pump_engine = {
 
 /* -- processing context ------------------------------------------------- */
 
-static u32 modulations(const struct at_call *c)
-{
-	switch (c->mod) {
-	case AT_MOD_V21:
-		return SMDSP_MODEM_V21;
-	case AT_MOD_V22:
-		return SMDSP_MODEM_V22 | (c->automode ? SMDSP_MODEM_V21 : 0);
-	default:
-		return SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 |
-		       (c->automode ? SMDSP_MODEM_V21 : 0);
-	}
-}
-
-/*
- * Only what the engine dials: digits.  Pauses, 'W' and hook flashes are
- * dropped (the engine waits for the dial tone once, before the first).
- */
-static void copy_digits(char *dst, size_t size, const char *src)
-{
-	size_t n = 0;
-
-	for (; *src && n + 1 < size; src++)
-		if (strchr("0123456789*#ABCD", *src))
-			dst[n++] = *src;
-	dst[n] = '\0';
-}
-
 static void start_call(struct smodem_engine *e)
 {
-	struct smdsp_modem_config cfg = {
-		.sample_rate = SMDSP_MODEM_RATE,
-		.modulations = modulations(&e->run),
-		.flags = e->run.detect_dialtone ? 0 : SMDSP_MODEM_FLAG_BLIND,
-	};
+	struct smdsp_modem_config cfg;
 	char digits[AT_DIAL_MAX + 1];
 	int err;
 
-	/*
-	 * +MS picks the modulations; V.8 and V.42 (\N) stay off until the
-	 * engine's own have been proven against the line's far modem.
-	 */
+	smodem_engine_config(&e->run, e->run_answer, &cfg);
 	err = smdsp_modem_configure(e->m, &cfg);
 	e->connected = false;
+	e->ec_wait = false;
 	e->stay = !e->run_answer && e->run.stay_command;
+
+	/* A new call: its figures start from zero, the totals go on. */
+	e->cur.role = e->run_answer ? ROLE_ANSWER : ROLE_DIAL;
+	e->cur.flags = cfg.flags;
+	e->cur.modulations = cfg.modulations;
+	e->cur.ec_required = smodem_engine_ec_required(e->run.ec);
+	e->cur.rate = 0;
+	e->cur.retrains = 0;
+	e->cur.tx_bytes = 0;
+	e->cur.rx_bytes = 0;
+	e->cur.calls++;
+
 	if (!err && e->run_answer) {
 		err = smdsp_modem_answer(e->m);
 	} else if (!err) {
-		copy_digits(digits, sizeof(digits), e->run.number);
+		smodem_engine_digits(digits, sizeof(digits), e->run.number,
+				     e->run.comma_s != 0);
 		err = smdsp_modem_dial(e->m, digits);
 	}
 	if (err)
 		smodem_tty_result(e->sd, AT_RC_NO_CARRIER);
 }
 
-static void run_commands(struct smodem_engine *e)
+static unsigned int run_commands(struct smodem_engine *e)
 {
 	unsigned long flags;
 	unsigned int cmd;
@@ -201,11 +220,13 @@ static void run_commands(struct smodem_engine *e)
 
 	if (cmd & CMD_HANGUP) {
 		e->connected = false;
+		e->ec_wait = false;
 		e->stay = false;
 		smdsp_modem_hangup(e->m);
 	}
 	if (cmd & CMD_CALL)
 		start_call(e);
+	return cmd;
 }
 
 void smodem_engine_pre(struct smodem_dev *sd)
@@ -215,7 +236,8 @@ void smodem_engine_pre(struct smodem_dev *sd)
 
 	if (!e)
 		return;
-	run_commands(e);
+	if (run_commands(e))
+		e->dirty = true;
 	if (smdsp_modem_phase(e->m) != SMDSP_PHASE_CONNECTED)
 		return;
 	/* What does not fit stays with the tty, which holds CTS down. */
@@ -226,6 +248,7 @@ void smodem_engine_pre(struct smodem_dev *sd)
 		if (!n)
 			break;
 		k = smdsp_modem_write(e->m, e->buf, n);
+		e->cur.tx_bytes += k;
 		room -= k;
 		if (k < n)
 			break;
@@ -238,6 +261,7 @@ static void call_ended(struct smodem_engine *e, u32 cause)
 	bool was_connected = e->connected;
 
 	e->connected = false;
+	e->ec_wait = false;
 	if (cause == SMDSP_CAUSE_LOCAL)
 		return;		/* the tty asked: it expects no report */
 	if (was_connected) {
@@ -285,10 +309,20 @@ static void phase_event(struct smodem_engine *e,
 		}
 		break;
 	case SMDSP_PHASE_CONNECTED:
-		if (!e->connected) {
+		/* Again after a retrain or a carrier loss: nothing to say. */
+		if (e->connected || e->ec_wait)
+			break;
+		e->cur.rate = ev->arg;
+		e->cur.connects++;
+		if (e->cur.flags & SMDSP_MODEM_FLAG_V42) {
+			e->ec_wait = true;
+		} else {
 			e->connected = true;
 			smodem_tty_connected(sd, ev->arg);
 		}
+		break;
+	case SMDSP_PHASE_RETRAIN:
+		e->cur.retrains++;
 		break;
 	case SMDSP_PHASE_HUNGUP:
 		e->stay = false;
@@ -299,19 +333,60 @@ static void phase_event(struct smodem_engine *e,
 	}
 }
 
+/* CONNECT, held while V.42 negotiates, or NO CARRIER. */
+static void ec_settle(struct smodem_engine *e)
+{
+	enum smodem_ec_verdict v;
+
+	if (!e->ec_wait)
+		return;
+	v = smodem_engine_ec(e->cur.dsp.link, e->cur.dsp.v42_status,
+			     e->cur.ec_required);
+	if (v == SMODEM_EC_WAIT)
+		return;
+	e->ec_wait = false;
+	if (v == SMODEM_EC_REFUSE) {
+		/* LOCAL: the engine reports nothing, the tty hears it here. */
+		smdsp_modem_hangup(e->m);
+		smodem_tty_result(e->sd, AT_RC_NO_CARRIER);
+		return;
+	}
+	e->connected = true;
+	smodem_tty_connected(e->sd, e->cur.rate);
+}
+
+/* Whatever changed this period, for the stats file. */
+static void publish(struct smodem_engine *e)
+{
+	unsigned long flags;
+
+	e->cur.phase = smdsp_modem_phase(e->m);
+	smdsp_modem_get_stats(e->m, &e->cur.dsp);
+	raw_spin_lock_irqsave(&e->st_lock, flags);
+	e->pub = e->cur;
+	raw_spin_unlock_irqrestore(&e->st_lock, flags);
+}
+
+static void add_hook_dc(s16 *tx, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		tx[i] = clamp_t(s32, tx[i] + SMODEM_HOOK_DC, S16_MIN, S16_MAX);
+}
+
 void smodem_engine_post(struct smodem_dev *sd, s16 *tx, u32 n)
 {
 	struct smodem_engine *e = sd->engine;
 	struct smdsp_modem_event ev;
 	unsigned int room, k;
-	u32 i;
+	bool changed;
 
 	if (!e)
 		return;
+	changed = e->dirty;
 	if (smdsp_modem_offhook(e->m))
-		for (i = 0; i < n; i++)
-			tx[i] = clamp_t(s32, tx[i] + SMODEM_HOOK_DC,
-					S16_MIN, S16_MAX);
+		add_hook_dc(tx, n);
 
 	/* A full tty leaves the rest in the engine, which counts overruns. */
 	while ((room = smodem_tty_rx_room(sd)) != 0) {
@@ -319,6 +394,7 @@ void smodem_engine_post(struct smodem_dev *sd, s16 *tx, u32 n)
 				     min_t(unsigned int, room, sizeof(e->buf)));
 		if (!k)
 			break;
+		e->cur.rx_bytes += k;
 		smodem_tty_rx(sd, e->buf, k);
 	}
 
@@ -329,6 +405,7 @@ void smodem_engine_post(struct smodem_dev *sd, s16 *tx, u32 n)
 			ring_off(e);
 	}
 	while (smdsp_modem_get_event(e->m, &ev)) {
+		changed = true;
 		if (ev.type == SMDSP_EV_PHASE) {
 			phase_event(e, &ev);
 		} else if (ev.type == SMDSP_EV_RING) {
@@ -338,9 +415,162 @@ void smodem_engine_post(struct smodem_dev *sd, s16 *tx, u32 n)
 			smodem_tty_ring(sd, true);
 		}
 	}
+	/*
+	 * On hook and quiet nothing moves: the copy would cost every 2.5 ms
+	 * for nothing.  A call's last figures come with its hang-up event.
+	 */
+	if (changed || smdsp_modem_offhook(e->m)) {
+		publish(e);
+		e->dirty = false;
+		ec_settle(e);
+	}
 
 	if (e->phase_periods)
 		smodem_request_period(sd, smdsp_modem_period(e->m));
+}
+
+void smodem_engine_tx_gap(struct smodem_dev *sd, u32 len, u32 late)
+{
+	struct smodem_engine *e = sd->engine;
+
+	if (!e)
+		return;
+	e->dirty = true;
+	e->cur.tx_gaps++;
+	e->cur.tx_gap_filled += len;
+	e->cur.tx_gap_late += late;
+}
+
+void smodem_engine_tx_fill(struct smodem_dev *sd, s16 *tx, u32 n)
+{
+	struct smodem_engine *e = sd->engine;
+
+	/* The pump without call control is on hook, or a pass-through. */
+	if (!e) {
+		memset(tx, 0, n * sizeof(*tx));
+		return;
+	}
+	smdsp_modem_tx_fill(e->m, tx, n);
+	if (smdsp_modem_offhook(e->m))
+		add_hook_dc(tx, n);
+}
+
+/* -- the stats file ------------------------------------------------------- */
+
+static const char *const role_names[] = {
+	[ROLE_NONE] = "none",
+	[ROLE_DIAL] = "dial",
+	[ROLE_ANSWER] = "answer",
+};
+
+static const char *const link_names[] = {
+	[SMDSP_LINK_NONE] = "none",
+	[SMDSP_LINK_ASYNC] = "async",
+	[SMDSP_LINK_V42] = "v42",
+};
+
+static const char *const v8_names[] = {
+	[SMDSP_V8_IN_PROGRESS] = "in-progress",
+	[SMDSP_V8_DONE] = "done",
+	[SMDSP_V8_NON_V8] = "non-v8",
+	[SMDSP_V8_FAILED] = "failed",
+};
+
+static const char *name_of(const char *const *names, size_t n, u32 i)
+{
+	return i < n && names[i] ? names[i] : "unknown";
+}
+
+/* The engine reports a rate; each of its modulations has one of its own. */
+static const char *modulation_name(u32 rate)
+{
+	switch (rate) {
+	case 0:
+		return "none";
+	case 300:
+		return "v21";
+	case 1200:
+		return "v22";
+	default:
+		return "v22bis";
+	}
+}
+
+static void show_modulations(struct seq_file *sf, u32 mods)
+{
+	seq_puts(sf, "engine_cfg_modulations ");
+	seq_puts(sf, mods & SMDSP_MODEM_V22BIS ? "v22bis" : "");
+	seq_puts(sf, mods & SMDSP_MODEM_V22 ?
+		 (mods & SMDSP_MODEM_V22BIS ? ",v22" : "v22") : "");
+	seq_puts(sf, mods & SMDSP_MODEM_V21 ?
+		 (mods & (SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22) ? ",v21" : "v21") :
+		 "");
+	seq_puts(sf, mods ? "\n" : "none\n");
+}
+
+void smodem_engine_show(struct smodem_dev *sd, struct seq_file *sf)
+{
+	struct smodem_engine *e = sd->engine;
+	const struct smdsp_v42_stats *v42;
+	struct smodem_engine_stats st;
+	unsigned long flags;
+
+	if (!e)
+		return;
+	raw_spin_lock_irqsave(&e->st_lock, flags);
+	st = e->pub;
+	raw_spin_unlock_irqrestore(&e->st_lock, flags);
+	v42 = &st.dsp.v42;
+
+	seq_printf(sf, "engine_phase %s\n", phase_name(st.phase));
+	seq_printf(sf, "engine_calls %llu\n", st.calls);
+	seq_printf(sf, "engine_connects %llu\n", st.connects);
+	/* The last call's: what it was set up with, then what it did. */
+	seq_printf(sf, "engine_role %s\n",
+		   name_of(role_names, ARRAY_SIZE(role_names), st.role));
+	show_modulations(sf, st.modulations);
+	seq_printf(sf, "engine_cfg_v8 %d\n", !!(st.flags & SMDSP_MODEM_FLAG_V8));
+	seq_printf(sf, "engine_cfg_v42 %d\n",
+		   !!(st.flags & SMDSP_MODEM_FLAG_V42));
+	seq_printf(sf, "engine_cfg_v42_required %d\n", st.ec_required);
+	seq_printf(sf, "engine_cfg_blind %d\n",
+		   !!(st.flags & SMDSP_MODEM_FLAG_BLIND));
+	seq_printf(sf, "engine_rate %u\n", st.rate);
+	seq_printf(sf, "engine_modulation %s\n", modulation_name(st.rate));
+	seq_printf(sf, "engine_link %s\n",
+		   name_of(link_names, ARRAY_SIZE(link_names), st.dsp.link));
+	seq_printf(sf, "engine_v42 %d\n", st.dsp.link == SMDSP_LINK_V42 &&
+		   st.dsp.v42_status == SMDSP_V42_CONNECTED);
+	seq_printf(sf, "engine_v42_status %s\n", st.dsp.v42_status < 0 ?
+		   "none" : smdsp_v42_status_name(st.dsp.v42_status));
+	seq_printf(sf, "engine_v8 %u\n", st.dsp.v8_used);
+	seq_printf(sf, "engine_v8_status %s\n", st.dsp.v8_used ?
+		   name_of(v8_names, ARRAY_SIZE(v8_names), st.dsp.v8.status) :
+		   "none");
+	seq_printf(sf, "engine_tx_bytes %llu\n", st.tx_bytes);
+	seq_printf(sf, "engine_rx_bytes %llu\n", st.rx_bytes);
+	seq_printf(sf, "engine_rx_overruns %u\n", st.dsp.rx_overruns);
+	seq_printf(sf, "engine_framing_errors %u\n",
+		   st.dsp.async_rx.framing_errors);
+	seq_printf(sf, "engine_retrains %u\n", st.retrains);
+	seq_printf(sf, "engine_carrier_losses %u\n", st.dsp.carrier_losses);
+	seq_printf(sf, "engine_v42_frames_tx %u\n", v42->frames_tx);
+	seq_printf(sf, "engine_v42_frames_rx %u\n", v42->frames_rx);
+	seq_printf(sf, "engine_v42_iframes_tx %u\n", v42->iframes_tx);
+	seq_printf(sf, "engine_v42_iframes_rx %u\n", v42->iframes_rx);
+	seq_printf(sf, "engine_v42_retransmissions %u\n", v42->retransmissions);
+	seq_printf(sf, "engine_v42_rej_tx %u\n", v42->rej_tx);
+	seq_printf(sf, "engine_v42_rej_rx %u\n", v42->rej_rx);
+	seq_printf(sf, "engine_v42_srej_tx %u\n", v42->srej_tx);
+	seq_printf(sf, "engine_v42_srej_rx %u\n", v42->srej_rx);
+	seq_printf(sf, "engine_v42_crc_errors %u\n", v42->crc_errors);
+	seq_printf(sf, "engine_v42_bad_frames %u\n", v42->bad_frames);
+	seq_printf(sf, "engine_v42_t401_expiries %u\n", v42->t401_expiries);
+	seq_printf(sf, "engine_v42_bytes_tx %u\n", v42->bytes_tx);
+	seq_printf(sf, "engine_v42_bytes_rx %u\n", v42->bytes_rx);
+	seq_printf(sf, "engine_tx_gaps %llu\n", st.tx_gaps);
+	seq_printf(sf, "engine_tx_gap_filled %llu\n", st.tx_gap_filled);
+	seq_printf(sf, "engine_tx_gap_late %llu\n", st.tx_gap_late);
 }
 
 /* -- lifetime ------------------------------------------------------------ */
@@ -360,6 +590,10 @@ struct smodem_engine *smodem_engine_create(struct smodem_dev *sd,
 	e->m = m;
 	e->phase_periods = phase_periods;
 	raw_spin_lock_init(&e->lock);
+	raw_spin_lock_init(&e->st_lock);
+	e->cur.phase = smdsp_modem_phase(m);
+	e->cur.dsp.v42_status = -1;
+	e->pub = e->cur;
 	return e;
 }
 

@@ -54,9 +54,9 @@ static uint res_deadline_us;
 module_param(res_deadline_us, uint, 0444);
 MODULE_PARM_DESC(res_deadline_us, "res: SCHED_DEADLINE relative deadline, microseconds, 0 = the period [0]");
 
-static uint engine;
+static uint engine = 1;
 module_param(engine, uint, 0444);
-MODULE_PARM_DESC(engine, "1: /dev/ttySM<n> dials and answers through the data pump's modem engine (rate=8000 only; replaces tty_loopback), hook signalled by a +4096 DC offset on the transmitted samples; 0: no call control, ATD/ATA answer NO CARRIER [0]");
+MODULE_PARM_DESC(engine, "1: /dev/ttySM<n> dials and answers through the data pump's modem engine (rate=8000 only), hook signalled by a +4096 DC offset on the transmitted samples; 0: no call control (any rate), ATD/ATA answer NO CARRIER [1]");
 
 static uint phase_periods;
 module_param(phase_periods, uint, 0444);
@@ -205,7 +205,8 @@ static int __init smodem_init(void)
 		return -EINVAL;
 	}
 	if (engine && smodem_p.rate != SMDSP_MODEM_RATE) {
-		pr_err("smodem: engine=1 needs rate=%u\n", SMDSP_MODEM_RATE);
+		pr_err("smodem: engine=1 (the default) needs rate=%u; engine=0 for other rates\n",
+		       SMDSP_MODEM_RATE);
 		return -EINVAL;
 	}
 	/* The engine's longest period must fit twice, as period_samples. */

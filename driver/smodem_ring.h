@@ -78,4 +78,48 @@ static inline u32 smodem_tx_late(u64 start, u32 len, u64 tx_hw)
 	return tx_hw - start >= len ? len : (u32)(tx_hw - start);
 }
 
+/*
+ * How far ahead of the input the output is written: the largest skew seen
+ * between the output and the input engines plus a period and a half for
+ * the processing itself.  It only grows (a latency that moved back and
+ * forth would be a phase jump on the line at every move), and never beyond
+ * ring - n, where a period would overwrite what is still to be played.
+ */
+static inline u32 smodem_tx_lead(u32 lead, u64 skew, u32 n, u32 ring)
+{
+	u64 want = skew + n + n / 2;
+
+	if (want > ring - n)
+		want = ring - n;
+	return want > lead ? (u32)want : lead;
+}
+
+/* Output frames a growing lead leaves between two periods. */
+struct smodem_tx_gap {
+	u32 lead;	/* the lead from this period on */
+	u64 start;	/* the first frame still to be filled */
+	u32 len;	/* frames to fill from start */
+	u32 late;	/* frames before start already played: lost */
+};
+
+/*
+ * Decided before the period at pos is processed: the frames from the last
+ * period's end (pos + lead) to this one's start (pos + the new lead) are
+ * then filled by the transmitter first, and the signal goes on without a
+ * gap.  Decided after, the transmitter would already be a period further.
+ */
+static inline struct smodem_tx_gap smodem_tx_grow(u64 pos, u32 n, u32 lead,
+						  u64 skew, u64 tx_hw, u32 ring)
+{
+	struct smodem_tx_gap g;
+	u32 len;
+
+	g.lead = smodem_tx_lead(lead, skew, n, ring);
+	len = g.lead - lead;
+	g.late = smodem_tx_late(pos + lead, len, tx_hw);
+	g.start = pos + lead + g.late;
+	g.len = len - g.late;
+	return g;
+}
+
 #endif

@@ -16,7 +16,6 @@
  *    the engine's events.  Held only for short copies.
  */
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/tty.h>
 #include <linux/tty_driver.h>
@@ -30,7 +29,6 @@
 #include <linux/rcupdate.h>
 #include <linux/ktime.h>
 #include <linux/jiffies.h>
-#include <linux/hrtimer.h>
 #include <linux/sched/signal.h>
 #include "smodem.h"
 #include "smodem_tty.h"
@@ -78,10 +76,7 @@ struct smodem_tty {
 
 	struct work_struct work;
 	struct delayed_work esc_work;
-	struct smodem_loop *loop;	/* tty_loopback only */
 };
-
-static void loop_free(struct smodem_loop *l);
 
 static struct tty_driver *smodem_tty_driver;
 static DEFINE_IDA(smodem_tty_ida);
@@ -951,7 +946,6 @@ static void smodem_port_destruct(struct tty_port *port)
 	cancel_delayed_work_sync(&st->esc_work);
 	kfifo_free(&st->txf);
 	kfifo_free(&st->rxf);
-	loop_free(st->loop);
 	if (st->index >= 0)
 		ida_free(&smodem_tty_ida, st->index);
 	/* The engine may still be looking at it under rcu_read_lock(). */
@@ -968,211 +962,6 @@ static const struct tty_port_operations smodem_port_ops = {
 			       smodem_port_dtr_rts_int),
 	.destruct = smodem_port_destruct,
 };
-
-/* -- loopback engine, for tests ------------------------------------------ */
-
-/*
- * Until the data pump's call control exists, nothing can connect, and the
- * data mode paths (flow control, escape, carrier loss) would go untested.
- * With tty_loopback=<bytes/s>, every port gets this engine: calls connect
- * at "2400" to an echo that moves that many bytes per second, and the
- * first digit of the number picks another outcome.  A real engine set
- * with smodem_tty_set_engine() replaces it.
- */
-static uint tty_loopback;
-module_param(tty_loopback, uint, 0444);
-MODULE_PARM_DESC(tty_loopback, "TEST ONLY: connect calls to an in-kernel echo moving this many bytes/s; numbers starting 4: NO CARRIER, then the far end calls back (5 rings, 3 s apart), 6: NO DIALTONE, 7: BUSY, 8: NO ANSWER, 9: far end hangs up after 2 s (0: off, ATD/ATA answer NO CARRIER without a data pump engine) [0]");
-
-#define LOOP_TICK_MS	10
-#define LOOP_SETUP_TICKS (200 / LOOP_TICK_MS)
-#define LOOP_DROP_TICKS	(2000 / LOOP_TICK_MS)
-/* Ring cadence: on from 1 s to 2 s of every 3 s. */
-#define LOOP_RING_TICKS	(3000 / LOOP_TICK_MS)
-#define LOOP_RING_START	(1000 / LOOP_TICK_MS)
-#define LOOP_RING_END	(2000 / LOOP_TICK_MS)
-#define LOOP_RINGS	5
-
-enum loop_state { LOOP_IDLE, LOOP_CALLING, LOOP_ONLINE, LOOP_RINGING };
-
-/*
- * It ticks from a hard-IRQ hrtimer, as the pump does per period, so the
- * callbacks are tested in the context they are meant for.
- */
-struct smodem_loop {
-	raw_spinlock_t lock;
-	struct smodem_dev *sd;
-	enum loop_state state;
-	enum at_result outcome;		/* OK: connects */
-	bool stay, drop, callback, ring_on;
-	unsigned int ticks;		/* in this state */
-	unsigned int rings;
-	struct hrtimer timer;
-	u8 buf[64];
-};
-
-static struct smodem_loop *loop_of(struct smodem_dev *sd)
-{
-	return rcu_dereference_protected(sd->tty, 1)->loop;
-}
-
-static void loop_step(struct smodem_loop *l)
-{
-	unsigned int budget = max(1U, tty_loopback * LOOP_TICK_MS / 1000);
-
-	l->ticks++;
-	switch (l->state) {
-	case LOOP_CALLING:
-		if (l->ticks < LOOP_SETUP_TICKS)
-			break;
-		l->ticks = 0;
-		if (l->stay || l->outcome != AT_RC_OK) {
-			l->state = l->callback ? LOOP_RINGING : LOOP_IDLE;
-			l->rings = 0;
-			smodem_tty_result(l->sd, l->stay ? AT_RC_OK : l->outcome);
-			break;
-		}
-		l->state = LOOP_ONLINE;
-		smodem_tty_connected(l->sd, 2400);
-		break;
-	case LOOP_ONLINE:
-		if (l->drop && l->ticks >= LOOP_DROP_TICKS) {
-			l->state = LOOP_IDLE;
-			smodem_tty_carrier_lost(l->sd);
-			break;
-		}
-		/* Echo, never faster than the DTE reads: nothing is lost. */
-		while (budget) {
-			unsigned int n = min3(budget, smodem_tty_rx_room(l->sd),
-					      (unsigned int)sizeof(l->buf));
-
-			n = smodem_tty_tx_get(l->sd, l->buf, n);
-			if (!n)
-				break;
-			smodem_tty_rx(l->sd, l->buf, n);
-			budget -= n;
-		}
-		break;
-	case LOOP_RINGING:
-		if (l->ticks % LOOP_RING_TICKS == LOOP_RING_START) {
-			if (l->rings++ == LOOP_RINGS) {
-				l->state = LOOP_IDLE;
-				break;
-			}
-			l->ring_on = true;
-			smodem_tty_ring(l->sd, true);
-		} else if (l->ticks % LOOP_RING_TICKS == LOOP_RING_END &&
-			   l->ring_on) {
-			l->ring_on = false;
-			smodem_tty_ring(l->sd, false);
-		}
-		break;
-	default:
-		break;
-	}
-}
-
-/* A new state: a ring in progress ends with it. */
-static void loop_enter(struct smodem_loop *l, enum loop_state state)
-{
-	if (l->ring_on) {
-		l->ring_on = false;
-		smodem_tty_ring(l->sd, false);
-	}
-	l->state = state;
-	l->ticks = 0;
-}
-
-static enum hrtimer_restart loop_tick(struct hrtimer *t)
-{
-	struct smodem_loop *l = container_of(t, struct smodem_loop, timer);
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&l->lock, flags);
-	loop_step(l);
-	raw_spin_unlock_irqrestore(&l->lock, flags);
-	hrtimer_forward_now(t, ms_to_ktime(LOOP_TICK_MS));
-	return HRTIMER_RESTART;
-}
-
-static int loop_call(struct smodem_dev *sd, const struct at_call *call)
-{
-	struct smodem_loop *l = loop_of(sd);
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&l->lock, flags);
-	loop_enter(l, LOOP_CALLING);
-	l->stay = call->stay_command;
-	l->drop = call->number[0] == '9';
-	l->callback = call->number[0] == '4';
-	switch (call->number[0]) {
-	case '4':
-		l->outcome = AT_RC_NO_CARRIER;
-		break;
-	case '6':
-		l->outcome = AT_RC_NO_DIALTONE;
-		break;
-	case '7':
-		l->outcome = AT_RC_BUSY;
-		break;
-	case '8':
-		l->outcome = AT_RC_NO_ANSWER;
-		break;
-	default:
-		l->outcome = AT_RC_OK;
-		break;
-	}
-	raw_spin_unlock_irqrestore(&l->lock, flags);
-	return 0;
-}
-
-static void loop_hangup(struct smodem_dev *sd)
-{
-	struct smodem_loop *l = loop_of(sd);
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&l->lock, flags);
-	loop_enter(l, LOOP_IDLE);
-	raw_spin_unlock_irqrestore(&l->lock, flags);
-}
-
-static void loop_stop(struct smodem_loop *l)
-{
-	hrtimer_cancel(&l->timer);
-}
-
-static void loop_free(struct smodem_loop *l)
-{
-	if (l) {
-		loop_stop(l);
-		kfree(l);
-	}
-}
-
-static const struct smodem_tty_engine smodem_loop_engine = {
-	.dial = loop_call,
-	.answer = loop_call,
-	.hangup = loop_hangup,
-};
-
-static int loop_attach(struct smodem_tty *st, struct smodem_dev *sd)
-{
-	struct smodem_loop *l;
-
-	if (!tty_loopback)
-		return 0;
-	l = kzalloc(sizeof(*l), GFP_KERNEL);
-	if (!l)
-		return -ENOMEM;
-	raw_spin_lock_init(&l->lock);
-	hrtimer_init(&l->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	l->timer.function = loop_tick;
-	l->sd = sd;
-	st->loop = l;
-	st->eng = &smodem_loop_engine;
-	hrtimer_start(&l->timer, ms_to_ktime(LOOP_TICK_MS),
-		      HRTIMER_MODE_REL_HARD);
-	return 0;
-}
 
 /* -- devices ------------------------------------------------------------- */
 
@@ -1219,8 +1008,6 @@ int smodem_tty_register(struct smodem_dev *sd)
 		if (st->index < 0)
 			err = st->index;
 	}
-	if (!err)
-		err = loop_attach(st, sd);
 	if (err)
 		goto put;
 
@@ -1269,8 +1056,6 @@ void smodem_tty_unregister(struct smodem_dev *sd)
 	st->icount.dsr++;
 	raw_spin_unlock_irqrestore(&st->lock, rflags);
 	spin_unlock_irqrestore(&st->at_lock, flags);
-	if (st->loop)
-		loop_stop(st->loop);
 	RCU_INIT_POINTER(sd->tty, NULL);
 
 	/* Whoever has it open gets a hang-up (EIO, SIGHUP), then EOF. */

@@ -45,6 +45,18 @@
 #define V8_ANS_MS	600
 #define ANSAM_MS	5200	/* longer than V.8's 5 s: the V.8 block ends it */
 #define SHUTTLE		32	/* bytes moved per copy between the FIFOs and V.42 */
+/*
+ * The originator's detection pattern (ODP) is DC1 with even and with odd
+ * parity, which 8N1 framing reads as these two bytes.  A peer without V.42
+ * that echoes (a host's login line, an echo service) sends it back, and
+ * what is still on its way back when T400 expires arrives within a round
+ * trip: an echo runs at least ODP_ECHO_MIN bytes, and is waited for at
+ * most ODP_ECHO_MS.
+ */
+#define ODP_1		0x11
+#define ODP_2		0x91
+#define ODP_ECHO_MIN	2
+#define ODP_ECHO_MS	1000
 
 enum data_pump {
 	PUMP_NONE = 0,
@@ -55,6 +67,13 @@ enum data_pump {
 enum v8_run {
 	V8_IDLE = 0,		/* not used in this call, or over */
 	V8_RUNNING,
+};
+
+/* Where the dial string is, in the dialling phase. */
+enum dial_step {
+	DIAL_TONES = 0,		/* DTMF up to the next ',' or 'W' */
+	DIAL_PAUSE,		/* ',' */
+	DIAL_WAIT_TONE,		/* 'W': listening for a dial tone */
 };
 
 struct fifo {
@@ -75,6 +94,9 @@ struct smdsp_modem {
 	enum data_pump pump;
 	unsigned int rate;
 	char digits[64];
+	unsigned int dial_pos;	/* next character of digits[] */
+	enum dial_step dial_step;
+	uint32_t dial_t;	/* samples into the pause or the wait */
 
 	struct smdsp_ring ring;
 	struct smdsp_cpt cpt;
@@ -104,6 +126,9 @@ struct smdsp_modem {
 	uint8_t det_buf[DET_BUF];
 	unsigned int det_len;
 	uint32_t det_dropped;
+	uint32_t odp_echoed;
+	bool odp_echo;		/* our ODP may still come back, until odp_echo_end */
+	uint32_t odp_echo_end;
 	uint32_t carrier_losses;
 	uint32_t rx_overruns;
 
@@ -175,12 +200,25 @@ static int atx_get_byte(void *user)
 	return fifo_get(&m->txq);
 }
 
+static bool is_odp(int byte)
+{
+	return byte == ODP_1 || byte == ODP_2;
+}
+
 static void arx_put_byte(void *user, int byte)
 {
 	struct smdsp_modem *m = user;
 
 	if (byte < 0)
 		return;
+	if (m->odp_echo) {
+		/* the echo ends with the first other byte, or in time */
+		if (is_odp(byte) && (int32_t)(m->now - m->odp_echo_end) < 0) {
+			m->odp_echoed++;
+			return;
+		}
+		m->odp_echo = false;
+	}
 	if (m->link == SMDSP_LINK_V42) {
 		/* V.42 detection: user data if the peer turns out to have no V.42 */
 		if (m->det_len < DET_BUF)
@@ -307,7 +345,19 @@ static void link_service(struct smdsp_modem *m)
 			event(m, SMDSP_EV_V42, 0);
 			m->link = SMDSP_LINK_ASYNC;
 			smdsp_async_tx_reset(m->atx);
-			for (i = 0; i < m->det_len; i++)
+			i = 0;
+			if (m->calling) {
+				while (i < m->det_len && is_odp(m->det_buf[i]))
+					i++;
+				if (i < ODP_ECHO_MIN) {
+					i = 0;
+				} else {
+					m->odp_echoed += i;
+					m->odp_echo = true;
+					m->odp_echo_end = m->now + MS(ODP_ECHO_MS);
+				}
+			}
+			for (; i < m->det_len; i++)
 				if (!fifo_put(&m->rxq, m->det_buf[i]))
 					m->rx_overruns++;
 			m->det_len = 0;
@@ -443,6 +493,8 @@ static void go_offhook(struct smdsp_modem *m, bool calling)
 	m->v42_status = -1;
 	m->det_len = 0;
 	m->det_dropped = 0;
+	m->odp_echoed = 0;
+	m->odp_echo = false;
 	m->carrier_losses = 0;
 	m->rx_overruns = 0;
 	m->v8_run = V8_IDLE;
@@ -600,6 +652,77 @@ static void do_onhook(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, uns
 		smdsp_ring_init(&m->ring);
 }
 
+static bool dial_digit(char c)
+{
+	return (c >= '0' && c <= '9') || c == '*' || c == '#' || (c >= 'A' && c <= 'D') ||
+	       (c >= 'a' && c <= 'd');
+}
+
+static bool dial_stop(char c)
+{
+	return c == ',' || c == 'W' || c == 'w';
+}
+
+/*
+ * The DTMF digits up to the next ',' or 'W' (or as many as the generator
+ * queues: the rest is the next segment); returns how many.  The generator
+ * would take a ',' for a fixed 2 s pause of its own, so it only ever gets
+ * digits.
+ */
+static unsigned int dial_segment(struct smdsp_modem *m)
+{
+	char seg[SMDSP_DTMF_QUEUE];
+	unsigned int n = 0;
+	char c;
+
+	while ((c = m->digits[m->dial_pos]) != '\0' && !dial_stop(c) &&
+	       n + 1 < SMDSP_DTMF_QUEUE) {
+		if (dial_digit(c))
+			seg[n++] = c;
+		m->dial_pos++;
+	}
+	seg[n] = '\0';
+	smdsp_dtmf_tx_init(&m->dtmf);
+	smdsp_dtmf_tx_put(&m->dtmf, seg);
+	return n;
+}
+
+static void dial_done(struct smdsp_modem *m);
+
+/*
+ * What the dial string asks for next: digits, a pause, a wait for a dial
+ * tone, or nothing more (then the answer is awaited).  Each step starts at
+ * once, so a pause lasts what S8 says and no chunk is lost in between.
+ */
+static void dial_advance(struct smdsp_modem *m)
+{
+	char c;
+
+	for (;;) {
+		c = m->digits[m->dial_pos];
+		if (c == '\0') {
+			dial_done(m);
+			return;
+		}
+		if (dial_stop(c)) {
+			m->dial_pos++;
+			m->dial_t = 0;
+			if (c == ',') {
+				m->dial_step = DIAL_PAUSE;
+			} else {
+				/* the dial tone went with the first digit: a new one */
+				smdsp_cpt_init(&m->cpt, m->cfg.tone_plan);
+				m->dial_step = DIAL_WAIT_TONE;
+			}
+			return;
+		}
+		if (dial_segment(m)) {
+			m->dial_step = DIAL_TONES;
+			return;
+		}
+	}
+}
+
 static void do_offhook(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
 {
 	enum smdsp_cpt_event e = smdsp_cpt_process(&m->cpt, rx, n);
@@ -608,11 +731,11 @@ static void do_offhook(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, un
 	memset(tx, 0, n * sizeof(*tx));
 	if (e != SMDSP_CPT_NONE)
 		event(m, SMDSP_EV_CALL_PROGRESS, e);
-	if (e == SMDSP_CPT_DIALTONE || (blind && m->t >= MS(2000))) {
-		smdsp_dtmf_tx_init(&m->dtmf);
-		smdsp_dtmf_tx_put(&m->dtmf, m->digits);
+	if (e == SMDSP_CPT_DIALTONE || (blind && m->t >= MS(m->cfg.blind_wait_ms))) {
+		m->dial_pos = 0;
 		set_phase(m, SMDSP_PHASE_DIALING, 0);
-	} else if (m->t >= MS(5000)) {
+		dial_advance(m);
+	} else if (m->t >= MS(m->cfg.dialtone_wait_ms)) {
 		hangup(m, SMDSP_CAUSE_NO_DIALTONE);
 	}
 }
@@ -629,14 +752,43 @@ static void legacy_caller(struct smdsp_modem *m)
 	}
 }
 
+/* Dialled: call progress, and V.8 or the V.25 start-up. */
+static void dial_done(struct smdsp_modem *m)
+{
+	smdsp_cpt_init(&m->cpt, m->cfg.tone_plan);
+	set_phase(m, SMDSP_PHASE_WAITING, 0);
+	if (!(m->cfg.flags & SMDSP_MODEM_FLAG_V8) || !v8_start(m))
+		legacy_caller(m);
+}
+
 static void do_dialing(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
 {
-	(void)rx;
-	if (smdsp_dtmf_tx_process(&m->dtmf, tx, n) == 0) {
-		smdsp_cpt_init(&m->cpt, m->cfg.tone_plan);
-		set_phase(m, SMDSP_PHASE_WAITING, 0);
-		if (!(m->cfg.flags & SMDSP_MODEM_FLAG_V8) || !v8_start(m))
-			legacy_caller(m);
+	enum smdsp_cpt_event e;
+
+	switch (m->dial_step) {
+	case DIAL_TONES:
+		if (smdsp_dtmf_tx_process(&m->dtmf, tx, n) == 0)
+			dial_advance(m);
+		return;
+	case DIAL_PAUSE:
+		memset(tx, 0, n * sizeof(*tx));
+		m->dial_t += n;
+		if (m->dial_t >= MS(m->cfg.comma_ms))
+			dial_advance(m);
+		return;
+	case DIAL_WAIT_TONE:
+		memset(tx, 0, n * sizeof(*tx));
+		e = smdsp_cpt_process(&m->cpt, rx, n);
+		if (e != SMDSP_CPT_NONE)
+			event(m, SMDSP_EV_CALL_PROGRESS, e);
+		m->dial_t += n;
+		if (e == SMDSP_CPT_BUSY || e == SMDSP_CPT_CONGESTION)
+			hangup(m, SMDSP_CAUSE_BUSY);
+		else if (e == SMDSP_CPT_DIALTONE)
+			dial_advance(m);
+		else if (m->dial_t >= MS(m->cfg.dialtone_wait_ms))
+			hangup(m, SMDSP_CAUSE_NO_DIALTONE);
+		return;
 	}
 }
 
@@ -921,6 +1073,62 @@ int smdsp_modem_process(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, u
 	return 0;
 }
 
+/* What the transmitter of each phase sends, without its receiver. */
+static bool tx_more(struct smdsp_modem *m, int16_t *tx, unsigned int n)
+{
+	switch (m->phase) {
+	case SMDSP_PHASE_DIALING:
+		if (m->dial_step != DIAL_TONES)
+			return false;
+		smdsp_dtmf_tx_process(&m->dtmf, tx, n);
+		return true;
+	case SMDSP_PHASE_WAITING:
+	case SMDSP_PHASE_ANSWER_TONE:
+	case SMDSP_PHASE_V8:
+		if (m->v8_run == V8_RUNNING) {
+			/* what v8_chunk() sent last, it decides on the next change */
+			if (m->v8_sig == SMDSP_V8_TX_V21)
+				smdsp_fsk_tx_process(&m->fsk_tx, tx, n);
+			else if (m->v8_sig == SMDSP_V8_TX_ANSAM)
+				smdsp_tonegen_process(&m->ans_tx, tx, n);
+			else
+				return false;
+			return true;
+		}
+		if (!m->calling && m->phase == SMDSP_PHASE_ANSWER_TONE) {
+			if (!m->tone_started || m->tone_done)
+				return false;
+			smdsp_tonegen_process(&m->ans_tx, tx, n);
+			return true;
+		}
+		if (m->pump != PUMP_V22)
+			return false;
+		smdsp_v22bis_tx(&m->v22, tx, n);
+		return true;
+	case SMDSP_PHASE_TRAINING:
+	case SMDSP_PHASE_CONNECTED:
+	case SMDSP_PHASE_RETRAIN:
+	case SMDSP_PHASE_CARRIER_LOST:
+		if (m->pump == PUMP_V22)
+			smdsp_v22bis_tx(&m->v22, tx, n);
+		else if (m->pump == PUMP_V21)
+			smdsp_fsk_tx_process(&m->fsk_tx, tx, n);
+		else
+			return false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+void smdsp_modem_tx_fill(struct smdsp_modem *m, int16_t *tx, unsigned int n)
+{
+	if (!m || !tx || !n)
+		return;
+	if (!tx_more(m, tx, n))
+		memset(tx, 0, n * sizeof(*tx));
+}
+
 unsigned int smdsp_modem_period(const struct smdsp_modem *m)
 {
 	/* ring detection wants short periods; everything else 12.5 ms */
@@ -994,6 +1202,7 @@ void smdsp_modem_get_stats(const struct smdsp_modem *m, struct smdsp_modem_stats
 	st->carrier_losses = m->carrier_losses;
 	st->rx_overruns = m->rx_overruns;
 	st->det_dropped = m->det_dropped;
+	st->odp_echoed = m->odp_echoed;
 	if (m->v8_used)
 		smdsp_v8_get_result(m->v8, &st->v8);
 	smdsp_async_tx_get_stats(m->atx, &st->async_tx);
@@ -1016,8 +1225,15 @@ static int check_config(struct smdsp_modem_config *c)
 		c->wait_answer_ms = 45000;
 	if (!c->carrier_loss_ms)
 		c->carrier_loss_ms = 1400;
+	if (!c->blind_wait_ms)
+		c->blind_wait_ms = 2000;
+	if (!c->dialtone_wait_ms)
+		c->dialtone_wait_ms = 5000;
+	if (!c->comma_ms)
+		c->comma_ms = 2000;
 	/* keeps MS() within 32 bits */
-	if (c->wait_answer_ms > 255000 || c->carrier_loss_ms > 255000)
+	if (c->wait_answer_ms > 255000 || c->carrier_loss_ms > 255000 ||
+	    c->blind_wait_ms > 255000 || c->dialtone_wait_ms > 255000 || c->comma_ms > 255000)
 		return -EINVAL;
 	return 0;
 }

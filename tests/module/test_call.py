@@ -104,8 +104,9 @@ def test_unloads_cleanly(name):
 
 
 BAD = [("engine=2", "engine"), ("phase_periods=2", "phase_periods"),
-       ("phase_periods=1", "phase_periods"), ("engine=1 rate=9600", "rate"),
-       ("engine=1 phase_periods=1 ring_samples=128", "ring_samples")]
+       ("engine=0 phase_periods=1", "phase_periods"), ("engine=1 rate=9600", "rate"),
+       ("engine=1 phase_periods=1 ring_samples=128", "ring_samples"),
+       ("rate=9600", "rate")]
 
 
 @pytest.mark.parametrize("i,args,word", [(i, a, w) for i, (a, w) in enumerate(BAD, 1)])
@@ -115,3 +116,121 @@ def test_bad_parameters_rejected(i, args, word):
     assert rec["args"] == args
     assert rec["rc"] != "0" and rec["loaded"] == "0", rec
     assert word in rec.get("msg", ""), rec
+
+
+# -- the AT settings reach the engine (one load, four calls) -------------------
+
+def _flag_phases():
+    """[(phase, arg, seconds)] of the flags load, in order."""
+    ev = smtrace.events(results() / "flags.dat")
+    return [(e.fields["phase"], e.fields.get("arg"), e.ts_ns / 1e9)
+            for e in ev if e.name == "smodem_phase"]
+
+
+def _calls():
+    """The flags load's phases cut into calls, each from its off-hook (or
+    answer-tone) to its on-hook."""
+    calls, cur = [], None
+    for p, arg, ts in _flag_phases():
+        if p in ("off-hook", "answer-tone") and cur is None:
+            cur = []
+        if cur is not None:
+            cur.append((p, arg, ts))
+            if p == "on-hook":
+                calls.append(cur)
+                cur = None
+    return calls
+
+
+def test_flags_loaded_and_unloaded():
+    assert _read("flags-insmod.rc") == "0"
+    assert _read("flags-rmmod.rc") == "0" and _read("flags.loaded") == "0"
+    bad = [line for line in _read("flags.dmesg").splitlines()
+           if guestboot.BAD_DMESG.search(line)]
+    assert not bad, bad
+
+
+def test_engine_stats_v8_lapm_required():
+    st = _stats("flags-1.stats")
+    print({k: v for k, v in st.items() if k.startswith("engine_")})
+    assert st["engine_calls"] == 1 and st["engine_connects"] == 0
+    assert st["engine_role"] == "dial" and st["engine_phase"] == "on-hook"
+    assert (st["engine_cfg_v8"], st["engine_cfg_v42"],
+            st["engine_cfg_v42_required"], st["engine_cfg_blind"]) == (1, 1, 1, 1)
+    assert st["engine_cfg_modulations"] == "v22bis,v22,v21"
+    # Never connected: no rate, no link, nothing moved, V.8 never started.
+    assert (st["engine_rate"], st["engine_modulation"], st["engine_link"]) == \
+        (0, "none", "none")
+    assert (st["engine_v42"], st["engine_v42_status"]) == (0, "none")
+    assert (st["engine_v8"], st["engine_v8_status"]) == (0, "none")
+    for k in ("engine_tx_bytes", "engine_rx_bytes", "engine_retrains",
+              "engine_carrier_losses", "engine_v42_frames_tx",
+              "engine_v42_retransmissions", "engine_v42_crc_errors"):
+        assert st[k] == 0, k
+
+
+def test_engine_stats_plain_and_default():
+    st = _stats("flags-2.stats")
+    assert st["engine_calls"] == 2 and st["engine_role"] == "dial"
+    assert (st["engine_cfg_v8"], st["engine_cfg_v42"],
+            st["engine_cfg_v42_required"]) == (0, 0, 0)
+    # ATZ: \N3, V.42 if the peer has it; +A8E off.
+    st = _stats("flags-3.stats")
+    assert st["engine_calls"] == 3 and st["engine_phase"] == "on-hook"
+    assert (st["engine_cfg_v8"], st["engine_cfg_v42"],
+            st["engine_cfg_v42_required"], st["engine_cfg_blind"]) == (0, 1, 0, 1)
+
+
+def test_engine_stats_answer_v8():
+    st = _stats("flags-4.stats")
+    assert st["engine_calls"] == 4 and st["engine_role"] == "answer"
+    # +ES=1,0,5: the answerer asks for LAPM only (the originator's 1 does
+    # not count when answering); +A8E=0,5: V.8 answering, and it ran.
+    assert (st["engine_cfg_v8"], st["engine_cfg_v42"],
+            st["engine_cfg_v42_required"]) == (1, 1, 1)
+    assert st["engine_v8"] == 1 and st["engine_v8_status"] != "none"
+    assert st["engine_cfg_blind"] == 0
+
+
+def test_dial_pauses_and_wait_timed():
+    calls = _calls()
+    assert len(calls) == 4, _flag_phases()
+    for i, s8 in ((0, 1), (1, 3)):
+        c = calls[i]
+        assert [(p, a) for p, a, _ in c] == \
+            [("off-hook", 0), ("dialing", 0), ("hung-up", 1), ("on-hook", 0)], c
+        blind = c[1][2] - c[0][2]
+        # '1' (70 ms tone, 70 ms gap), S8 seconds, '2', then 'W' waits 5 s
+        # for a dial tone (a silent line: NO_DIALTONE, cause 1).
+        dialing = c[2][2] - c[1][2]
+        want = 0.14 + s8 + 0.14 + 5.0
+        print("S8=%d: blind %.3f s, dialing %.3f s (want %.3f)" % (s8, blind, dialing, want))
+        assert abs(blind - 2.0) < 0.03, c
+        assert abs(dialing - want) < 0.05, c
+    # X1 says NO CARRIER for it.
+    for name in ("flags-1", "flags-2"):
+        text, got = _replies(name)
+        assert "NO CARRIER" in "".join(got) and "NO DIALTONE" not in text, text
+    # The factory settings' blind call: dialed and waiting when aborted.
+    assert [p for p, _, _ in calls[2]] == \
+        ["off-hook", "dialing", "waiting", "hung-up", "on-hook"], calls[2]
+    assert [p for p, _, _ in calls[3]][0] == "answer-tone", calls[3]
+
+
+def test_tx_lead_growth_filled():
+    """The AC'97's output engine reads ahead of its input (the vline does
+    not): each growth of the output lead is counted by the engine, and
+    every frame it opened was filled by the transmitter or already played."""
+    for name in ("vline", "ac97", "fixed"):
+        st = _stats(name + "-after.stats")
+        print(name, {k: st[k] for k in ("tx_lead", "tx_skew_max", "tx_late",
+                                        "engine_tx_gaps", "engine_tx_gap_filled",
+                                        "engine_tx_gap_late")})
+        # The engine's lead starts at a period and a half (ring_samples=512).
+        grown = st["tx_lead"] - 150
+        assert st["engine_tx_gap_filled"] + st["engine_tx_gap_late"] == grown, st
+        assert (st["engine_tx_gaps"] > 0) == (grown > 0), st
+        if name == "ac97":
+            assert st["tx_skew_max"] > 0 and grown > 0, st
+        else:
+            assert st["tx_skew_max"] == 0 and st["tx_late"] == 0, st

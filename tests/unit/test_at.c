@@ -465,7 +465,12 @@ static void test_modulation(void)
 	CHECK(at.ec == AT_EC_DIRECT);
 	CHECK_STR(feed("AT\\N3\r"), "\r\nOK\r\n");
 	CHECK(at.ec == AT_EC_AUTO);
-	CHECK_STR(feed("AT\\N4\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT\\N4\r"), "\r\nOK\r\n");
+	CHECK(at.ec == AT_EC_LAPM);
+	CHECK_STR(feed("AT+ES?\r"), "\r\n+ES: 3,3,5\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT\\N5\r"), "\r\nERROR\r\n");
+	CHECK(at.ec == AT_EC_LAPM);
+	CHECK_STR(feed("AT\\N3\r"), "\r\nOK\r\n");
 	CHECK_STR(feed("AT\\X\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+ES=1\r"), "\r\nOK\r\n");
 	CHECK(at.ec == AT_EC_NORMAL);
@@ -478,7 +483,8 @@ static void test_modulation(void)
 	CHECK(at.ec == AT_EC_DIRECT);
 	CHECK_STR(feed("AT+ES=4\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+ES=3,5\r"), "\r\nERROR\r\n");
-	CHECK(strstr(feed("AT+ES=?\r"), "+ES: (0-3)") != NULL);
+	CHECK_STR(feed("AT+ES=?\r"),
+		  "\r\n+ES: (0-3),(0-3),(0-5)\r\n\r\nOK\r\n");
 	CHECK_STR(feed("AT&K3\r"), "\r\nOK\r\n");
 	CHECK_STR(feed("AT&K1\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT&\r"), "\r\nERROR\r\n");
@@ -497,6 +503,157 @@ static void test_modulation(void)
 static void ev_begin(void)
 {
 	at_out_init(&ev, evbuf, sizeof(evbuf));
+}
+
+/* What ATD and ATA hand the engine for error control and V.8. */
+static void call_flags(enum at_ec *dial_ec, bool *dial_v8, enum at_ec *ans_ec,
+		       bool *ans_v8)
+{
+	feed("ATD1\r");
+	*dial_ec = at.callp.ec;
+	*dial_v8 = at.callp.v8;
+	ev_begin();
+	at_call_end(&at, AT_RC_NO_CARRIER, &ev);
+	feed("ATA\r");
+	*ans_ec = at.callp.ec;
+	*ans_v8 = at.callp.v8;
+	ev_begin();
+	at_call_end(&at, AT_RC_NO_CARRIER, &ev);
+}
+
+static void test_error_control(void)
+{
+	static const struct {
+		const char *cmd;
+		enum at_ec show, dial, answer;
+		const char *es;
+	} cases[] = {
+		{ "\\N0", AT_EC_NORMAL, AT_EC_NORMAL, AT_EC_NORMAL, "1,0,1" },
+		{ "\\N1", AT_EC_DIRECT, AT_EC_DIRECT, AT_EC_DIRECT, "0,0,0" },
+		{ "\\N2", AT_EC_RELIABLE, AT_EC_RELIABLE, AT_EC_RELIABLE, "3,2,4" },
+		{ "\\N3", AT_EC_AUTO, AT_EC_AUTO, AT_EC_AUTO, "3,0,2" },
+		{ "\\N4", AT_EC_LAPM, AT_EC_LAPM, AT_EC_LAPM, "3,3,5" },
+		/* V.250: the roles are set apart by +ES. */
+		{ "+ES=1,0,5", AT_EC_NORMAL, AT_EC_NORMAL, AT_EC_LAPM, "1,0,5" },
+		{ "+ES=3,3,1", AT_EC_LAPM, AT_EC_LAPM, AT_EC_NORMAL, "3,3,1" },
+		{ "+ES=2,1,3", AT_EC_AUTO, AT_EC_AUTO, AT_EC_AUTO, "2,1,3" },
+		{ "+ES=2,2,0", AT_EC_RELIABLE, AT_EC_RELIABLE, AT_EC_DIRECT, "2,2,0" },
+		{ "+ES=0,3,4", AT_EC_DIRECT, AT_EC_DIRECT, AT_EC_RELIABLE, "0,3,4" },
+		/* Empty subparameters keep their values. */
+		{ "+ES=,,2", AT_EC_DIRECT, AT_EC_DIRECT, AT_EC_AUTO, "0,3,2" },
+		{ "+ES=3", AT_EC_LAPM, AT_EC_LAPM, AT_EC_AUTO, "3,3,2" },
+		{ "+ES=", AT_EC_LAPM, AT_EC_LAPM, AT_EC_AUTO, "3,3,2" },
+	};
+	static const char *const bad[] = {
+		"+ES=4", "+ES=3,4", "+ES=3,0,6", "+ES=3,0,2,1", "+ES=3X",
+		"+ES=A", "\\N5", "\\N99999999999",
+	};
+	enum at_ec de, ae;
+	bool dv, av;
+	unsigned int i;
+	char q[64], want[64];
+
+	fresh();
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(q, sizeof(q), "AT%s\r", cases[i].cmd);
+		CHECK_STR(feed(q), "\r\nOK\r\n");
+		CHECK(at.ec == cases[i].show);
+		snprintf(want, sizeof(want), "\r\n+ES: %s\r\n\r\nOK\r\n", cases[i].es);
+		CHECK_STR(feed("AT+ES?\r"), want);
+		call_flags(&de, &dv, &ae, &av);
+		if (de != cases[i].dial || ae != cases[i].answer)
+			printf("FAIL %s: dial %d answer %d\n", cases[i].cmd, de, ae);
+		CHECK(de == cases[i].dial && ae == cases[i].answer);
+	}
+	feed("AT\\N2\r");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(q, sizeof(q), "AT%s\r", bad[i]);
+		CHECK_STR(feed(q), "\r\nERROR\r\n");
+		CHECK(at.ec == AT_EC_RELIABLE);
+		CHECK_STR(feed("AT+ES?\r"), "\r\n+ES: 3,2,4\r\n\r\nOK\r\n");
+	}
+	/* &V shows \N4 as itself. */
+	feed("AT\\N4\r");
+	CHECK(strstr(feed("AT&V\r"), " \\N4 +MS=") != NULL);
+	CHECK(strstr(res, " +ES=3,3,5 ") != NULL);
+	/* The factory setting: V.42 if the peer has it, both ways. */
+	feed("AT&F\r");
+	feed("ATE0\r");
+	CHECK(at.ec == AT_EC_AUTO);
+	call_flags(&de, &dv, &ae, &av);
+	CHECK(de == AT_EC_AUTO && ae == AT_EC_AUTO);
+	/* Auto-answer carries the answerer's setting too. */
+	feed("AT+ES=1,0,4;S0=1\r");
+	ev_begin();
+	at_ring(&at, now, &ev);
+	CHECK(ev.act == AT_ACT_ANSWER && at.call == AT_CALL_ANSWERING);
+	CHECK(at.callp.ec == AT_EC_RELIABLE);
+	ev_begin();
+	at_call_end(&at, AT_RC_NO_CARRIER, &ev);
+}
+
+static void test_v8(void)
+{
+	enum at_ec de, ae;
+	bool dv, av;
+
+	fresh();
+	/* Off by default: a V.25 start-up. */
+	CHECK_STR(feed("AT+A8E?\r"), "\r\n+A8E: 0,0,C1\r\n\r\nOK\r\n");
+	call_flags(&de, &dv, &ae, &av);
+	CHECK(!dv && !av);
+	CHECK_STR(feed("AT+A8E=?\r"),
+		  "\r\n+A8E: (0,1,6),(0,1,5),(C1)\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+A8E=1,1\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("AT+A8E?\r"), "\r\n+A8E: 1,1,C1\r\n\r\nOK\r\n");
+	call_flags(&de, &dv, &ae, &av);
+	CHECK(dv && av);
+	/* Each role on its own. */
+	CHECK_STR(feed("AT+A8E=0\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("AT+A8E?\r"), "\r\n+A8E: 0,1,C1\r\n\r\nOK\r\n");
+	call_flags(&de, &dv, &ae, &av);
+	CHECK(!dv && av);
+	CHECK_STR(feed("AT+A8E=6,0,C1\r"), "\r\nOK\r\n");
+	call_flags(&de, &dv, &ae, &av);
+	CHECK(dv && !av);
+	CHECK_STR(feed("AT+A8E=,5\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("AT+A8E?\r"), "\r\n+A8E: 6,5,C1\r\n\r\nOK\r\n");
+	/* Lower case hex: the line editor folds it. */
+	CHECK_STR(feed("at+a8e=1,1,c1\r"), "\r\nOK\r\n");
+	/* Only DCE-controlled V.8, only V-series data. */
+	CHECK_STR(feed("AT+A8E=2\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+A8E=7\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+A8E=1,2\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+A8E=1,6\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+A8E=0,0,21\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+A8E=0,0,1C1\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+A8E=0,0,FFFFFFFFFFFF\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+A8E=0,0,C1,0\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+A8E=0X\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+A8E\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+A8EX=1\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+A8E?\r"), "\r\n+A8E: 1,1,C1\r\n\r\nOK\r\n");
+	/* With other commands on the line. */
+	CHECK_STR(feed("AT+A8E=0,1;+ES=1;S7=33\r"), "\r\nOK\r\n");
+	CHECK(at.a8e[0] == 0 && at.a8e[1] == 1 && at.ec == AT_EC_NORMAL &&
+	      at.s[7] == 33);
+	CHECK(strstr(feed("AT&V\r"), " +A8E=0,1,C1\r\n") != NULL);
+	/* ATZ and AT&F turn it off again. */
+	feed("AT+A8E=1,1\r");
+	CHECK_STR(feed("ATZ\r"), "\r\nOK\r\n");
+	feed("ATE0\r");
+	CHECK_STR(feed("AT+A8E?\r"), "\r\n+A8E: 0,0,C1\r\n\r\nOK\r\n");
+	feed("AT+A8E=1,1\r");
+	feed("AT&F\r");
+	feed("ATE0\r");
+	CHECK(at.a8e[0] == 0 && at.a8e[1] == 0 && at.a8e[2] == 0xc1);
+	/* Auto-answer uses <v8a>. */
+	feed("AT+A8E=0,5;S0=1\r");
+	ev_begin();
+	at_ring(&at, now, &ev);
+	CHECK(at.call == AT_CALL_ANSWERING && at.callp.v8);
+	ev_begin();
+	at_call_end(&at, AT_RC_NO_CARRIER, &ev);
 }
 
 static void test_dial(void)
@@ -893,13 +1050,13 @@ static const char *const fragments[] = {
 	"AT", "at", "A/", "\r", "\n", "\b", "+++", "E1", "E0", "V0", "V1",
 	"Q1", "Q0", "X", "S", "=", "?", "&F", "&V", "&C", "&D", "Z", "H", "D",
 	"DT", "DP", "A", "O", "I", "+MS=", "+ES=", "V22B", ",", ";", "\\N",
+	"+A8E=", "+A8E?", "C1",
 	"0", "1", "2", "3", "9", "255", "256", "99999999999", "S7=", "S12=",
 	"S2=", "S3=", "S4=", "S5=", "W", "L", "B", "+GMI", " ",
 };
 
 static bool check_invariants(void)
 {
-	unsigned int i;
 
 	if (at.len > AT_LINE_MAX || at.in_state > 2 || at.last_len > AT_LINE_MAX)
 		return false;
@@ -908,7 +1065,7 @@ static bool check_invariants(void)
 	if (at.mode == AT_MODE_DATA && at.call != AT_CALL_ONLINE)
 		return false;
 	if (at.xlevel > 4 || at.amp_c > 1 || at.amp_d > 3 || at.mod >= AT_MOD_COUNT ||
-	    at.ec > AT_EC_AUTO || at.plus > 3 || at.sreg_sel >= AT_NREGS)
+	    at.ec >= AT_EC_COUNT || at.plus > 3 || at.sreg_sel >= AT_NREGS)
 		return false;
 	if (strlen(at.callp.number) > AT_DIAL_MAX ||
 	    strlen(at.last_number) > AT_DIAL_MAX)
@@ -916,9 +1073,14 @@ static bool check_invariants(void)
 	if (at.s[3] > 127 || at.s[4] > 127 || at.s[5] > 127 || at.s[6] < 2 ||
 	    at.s[7] < 1 || at.s[11] < 50)
 		return false;
-	for (i = 0; i < 3; i++)
-		if (at.es[i] > 4)
-			return false;
+	if (at.es[0] > 3 || at.es[1] > 3 || at.es[2] > 5)
+		return false;
+	if ((at.a8e[0] != 0 && at.a8e[0] != 1 && at.a8e[0] != 6) ||
+	    (at.a8e[1] != 0 && at.a8e[1] != 1 && at.a8e[1] != 5) ||
+	    at.a8e[2] != 0xc1)
+		return false;
+	if (at.callp.ec >= AT_EC_COUNT)
+		return false;
 	return true;
 }
 
@@ -1034,6 +1196,8 @@ int main(int argc, char **argv)
 	test_show_config();
 	test_modulation();
 	test_dial();
+	test_error_control();
+	test_v8();
 	test_result_levels();
 	test_escape();
 	test_ring();

@@ -1,12 +1,17 @@
 /*
- * User-space tests of the driver's pure logic: parameter rules and the
- * position arithmetic, compiled from the very sources the module uses.
+ * User-space tests of the driver's pure logic: parameter rules, the
+ * position arithmetic, the output lead and its gap fill, and what the
+ * engine glue makes of the AT settings, compiled from the very sources the
+ * module uses.
  * Prints one line per failed check and a final "N passed, N failed".
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include "smodem_params.h"
 #include "smodem_ring.h"
+#include "smodem_engine.h"
 
 static int passed, failed;
 
@@ -178,11 +183,239 @@ static void test_step(void)
 	CHECK(smodem_tx_late(1000, 100, 5000) == 100);
 }
 
+static void test_lead(void)
+{
+	struct smodem_tx_gap g;
+
+	/* Enough already: it stays. */
+	CHECK(smodem_tx_lead(150, 0, 100, 512) == 150);
+	CHECK(smodem_tx_lead(200, 50, 100, 512) == 200);
+	/* A skew and a period and a half. */
+	CHECK(smodem_tx_lead(150, 51, 100, 512) == 201);
+	CHECK(smodem_tx_lead(150, 90, 90, 512) == 225);
+	/* Never shrinks, never past ring - n. */
+	CHECK(smodem_tx_lead(300, 10, 100, 512) == 300);
+	CHECK(smodem_tx_lead(150, 400, 100, 512) == 412);
+	CHECK(smodem_tx_lead(150, 1ULL << 40, 100, 512) == 412);
+	/* A lead made for shorter periods is kept as it is. */
+	CHECK(smodem_tx_lead(480, 1000, 100, 512) == 480);
+
+	g = smodem_tx_grow(1000, 100, 150, 0, 0, 512);
+	CHECK(g.lead == 150 && g.len == 0 && g.late == 0);
+	/* The gap is the end of the last period to this period's start. */
+	g = smodem_tx_grow(1000, 100, 150, 100, 1100, 512);
+	CHECK(g.lead == 250 && g.start == 1150 && g.len == 100 && g.late == 0);
+	/* What the output already played of it is lost, not filled. */
+	g = smodem_tx_grow(1000, 100, 150, 100, 1180, 512);
+	CHECK(g.lead == 250 && g.late == 30 && g.start == 1180 && g.len == 70);
+	g = smodem_tx_grow(1000, 100, 150, 100, 99999, 512);
+	CHECK(g.late == 100 && g.len == 0);
+}
+
+/*
+ * The output as the line hears it while the skew grows in steps: every
+ * frame comes from one transmitter counting up, so a seamless signal is
+ * one where each frame is its predecessor plus one.  The only frames never
+ * written are those the output engine took before they could be.
+ */
+#define SIM_PERIODS	2000
+#define SIM_N		100
+#define SIM_RING	8192
+#define SIM_LEN		(SIM_PERIODS * SIM_N + SIM_RING)
+
+static long line[SIM_LEN];
+
+struct sim {
+	unsigned int growths, late, holes, seams;
+};
+
+static struct sim simulate(bool fill, u64 seed)
+{
+	struct sim r = { 0 };
+	u64 skew = 0, skew_max = 0, tx_hw_last = 0, rng = seed | 1;
+	long t = 0;
+	u32 lead = SIM_N + SIM_N / 2, i, f;
+	u64 first = 0, last = 0;
+
+	for (i = 0; i < SIM_LEN; i++)
+		line[i] = -1;
+	for (i = 0; i < SIM_PERIODS; i++) {
+		u64 pos = (u64)i * SIM_N, tx_hw, start;
+		struct smodem_tx_gap g;
+		u32 late;
+
+		/* before the pump: the latest skew seen */
+		g = smodem_tx_grow(pos, SIM_N, lead, skew_max, tx_hw_last,
+				   SIM_RING);
+		if (g.lead != lead) {
+			r.growths++;
+			r.late += g.late;
+			for (f = 0; f < g.len && fill; f++)
+				line[g.start + f] = t++;
+			lead = g.lead;
+		}
+		/* the output engine moves on meanwhile, now and then a lot */
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		if (rng % 50 == 0 && skew < 3000)
+			skew += rng % 400;
+		tx_hw = pos + SIM_N + skew;
+		start = pos + lead;
+		late = smodem_tx_late(start, SIM_N, tx_hw);
+		r.late += late;
+		for (f = late; f < SIM_N; f++)
+			line[start + f] = t + f;
+		t += SIM_N;
+		if (!first)
+			first = start + late;
+		last = start + SIM_N;
+		if (skew > skew_max)
+			skew_max = skew;
+		tx_hw_last = tx_hw;
+	}
+	for (i = first; i < last; i++) {
+		if (line[i] < 0)
+			r.holes++;
+		else if (i > first && line[i - 1] >= 0 && line[i] != line[i - 1] + 1)
+			r.seams++;
+	}
+	return r;
+}
+
+static void test_gap_fill(void)
+{
+	u64 seeds[] = { 1, 42, 0xdeadbeef, 777 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		struct sim with = simulate(true, seeds[i]);
+		struct sim without = simulate(false, seeds[i]);
+
+		printf("gap fill, seed %llu: %u growths, %u frames late, "
+		       "%u holes, %u seams; unfilled: %u holes, %u seams\n",
+		       (unsigned long long)seeds[i], with.growths, with.late,
+		       with.holes, with.seams, without.holes, without.seams);
+		/* The run grows the lead, also by more than a period. */
+		CHECK(with.growths >= 5);
+		/* Filled: no seam, and a hole only where the output was first. */
+		CHECK(with.seams == 0);
+		CHECK(with.holes == with.late);
+		/* Not filled: the growths leave holes and the test sees them. */
+		CHECK(without.holes > with.holes);
+	}
+}
+
+/* An ATD with the factory settings. */
+static struct at_call factory_call(void)
+{
+	struct at_call c;
+
+	memset(&c, 0, sizeof(c));
+	c.detect_dialtone = true;
+	c.detect_busy = true;
+	c.mod = AT_MOD_V22B;
+	c.automode = true;
+	c.ec = AT_EC_AUTO;
+	c.dialtone_wait_s = 2;
+	c.carrier_wait_s = 50;
+	c.comma_s = 2;
+	c.carrier_loss_ds = 14;
+	c.dtmf_ms = 95;
+	return c;
+}
+
+static void test_engine_config(void)
+{
+	static const struct {
+		enum at_ec ec;
+		bool v42, required;
+	} ecs[] = {
+		{ AT_EC_NORMAL, false, false }, { AT_EC_DIRECT, false, false },
+		{ AT_EC_AUTO, true, false }, { AT_EC_RELIABLE, true, true },
+		{ AT_EC_LAPM, true, true },
+	};
+	struct smdsp_modem_config cfg;
+	struct at_call c = factory_call();
+	unsigned int i;
+	char d[AT_DIAL_MAX + 1];
+
+	smodem_engine_config(&c, false, &cfg);
+	CHECK(cfg.sample_rate == 8000 && cfg.flags == SMDSP_MODEM_FLAG_V42);
+	CHECK(cfg.modulations ==
+	      (SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 | SMDSP_MODEM_V21));
+	CHECK(cfg.blind_wait_ms == 2000 && cfg.dialtone_wait_ms == 5000 &&
+	      cfg.comma_ms == 2000 && cfg.wait_answer_ms == 50000 &&
+	      cfg.carrier_loss_ms == 1400);
+	for (i = 0; i < sizeof(ecs) / sizeof(ecs[0]); i++) {
+		c.ec = ecs[i].ec;
+		smodem_engine_config(&c, i % 2, &cfg);
+		CHECK(!!(cfg.flags & SMDSP_MODEM_FLAG_V42) == ecs[i].v42);
+		CHECK(smodem_engine_ec_required(c.ec) == ecs[i].required);
+	}
+	c = factory_call();
+	c.v8 = true;
+	smodem_engine_config(&c, true, &cfg);
+	CHECK(cfg.flags == (SMDSP_MODEM_FLAG_V42 | SMDSP_MODEM_FLAG_V8));
+	/* Blind (X0, X1, X3) when dialling only. */
+	c.detect_dialtone = false;
+	smodem_engine_config(&c, false, &cfg);
+	CHECK(cfg.flags & SMDSP_MODEM_FLAG_BLIND);
+	smodem_engine_config(&c, true, &cfg);
+	CHECK(!(cfg.flags & SMDSP_MODEM_FLAG_BLIND));
+	/* A longer S6 waits longer for the dial tone too. */
+	c.dialtone_wait_s = 7;
+	smodem_engine_config(&c, false, &cfg);
+	CHECK(cfg.blind_wait_ms == 7000 && cfg.dialtone_wait_ms == 7000);
+	/* The largest registers stay within what the engine takes. */
+	c.dialtone_wait_s = c.carrier_wait_s = c.comma_s = 255;
+	c.carrier_loss_ds = 255;
+	smodem_engine_config(&c, false, &cfg);
+	CHECK(cfg.blind_wait_ms <= 255000 && cfg.dialtone_wait_ms <= 255000 &&
+	      cfg.comma_ms <= 255000 && cfg.wait_answer_ms <= 255000 &&
+	      cfg.carrier_loss_ms == 25500);
+	/* +MS */
+	c.mod = AT_MOD_V21;
+	smodem_engine_config(&c, false, &cfg);
+	CHECK(cfg.modulations == SMDSP_MODEM_V21);
+	c.mod = AT_MOD_V22;
+	c.automode = false;
+	smodem_engine_config(&c, false, &cfg);
+	CHECK(cfg.modulations == SMDSP_MODEM_V22);
+
+	smodem_engine_digits(d, sizeof(d), "1,2W3!*#ABCD", true);
+	CHECK(!strcmp(d, "1,2W3*#ABCD"));
+	smodem_engine_digits(d, sizeof(d), "1,2W3!*#ABCD", false);
+	CHECK(!strcmp(d, "12W3*#ABCD"));
+	smodem_engine_digits(d, 4, "123456", true);
+	CHECK(!strcmp(d, "123"));
+	smodem_engine_digits(d, sizeof(d), "", true);
+	CHECK(d[0] == '\0');
+
+	/* V.42 settled: LAPM up, or async after it; else wait. */
+	CHECK(smodem_engine_ec(SMDSP_LINK_V42, SMDSP_V42_DETECTING, true) ==
+	      SMODEM_EC_WAIT);
+	CHECK(smodem_engine_ec(SMDSP_LINK_V42, SMDSP_V42_ESTABLISHING, false) ==
+	      SMODEM_EC_WAIT);
+	CHECK(smodem_engine_ec(SMDSP_LINK_NONE, -1, false) == SMODEM_EC_WAIT);
+	CHECK(smodem_engine_ec(SMDSP_LINK_V42, SMDSP_V42_CONNECTED, true) ==
+	      SMODEM_EC_CONNECT);
+	CHECK(smodem_engine_ec(SMDSP_LINK_ASYNC, SMDSP_V42_NO_V42, false) ==
+	      SMODEM_EC_CONNECT);
+	CHECK(smodem_engine_ec(SMDSP_LINK_ASYNC, SMDSP_V42_NO_V42, true) ==
+	      SMODEM_EC_REFUSE);
+	/* V.8 agreed on no LAPM: async without any V.42 status. */
+	CHECK(smodem_engine_ec(SMDSP_LINK_ASYNC, -1, true) == SMODEM_EC_REFUSE);
+}
+
 int main(void)
 {
 	test_params();
 	test_split();
 	test_step();
+	test_lead();
+	test_gap_fill();
+	test_engine_config();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -84,6 +84,12 @@ struct smdsp_modem_config {
 	unsigned int wait_answer_ms;	/* 0: 45000 */
 	/* connected: hang up after this long without carrier (0: 1400, as S10) */
 	unsigned int carrier_loss_ms;
+	/* FLAG_BLIND: off hook this long before the first digit (0: 2000, as S6) */
+	unsigned int blind_wait_ms;
+	/* no dial tone after this long, off hook or at a 'W': NO_DIALTONE (0: 5000) */
+	unsigned int dialtone_wait_ms;
+	/* a ',' in the dial string pauses this long (0: 2000, as S8) */
+	unsigned int comma_ms;
 };
 
 enum smdsp_modem_link {
@@ -100,6 +106,7 @@ struct smdsp_modem_stats {
 	uint32_t carrier_losses;	/* carrier gone while connected (held or not) */
 	uint32_t rx_overruns;		/* received bytes dropped: the read FIFO was full */
 	uint32_t det_dropped;		/* async bytes dropped while V.42 detection held them */
+	uint32_t odp_echoed;		/* our own ODP come back from an echoing peer: no data */
 	struct smdsp_v8_result v8;
 	struct smdsp_async_tx_stats async_tx;
 	struct smdsp_async_rx_stats async_rx;	/* framing errors: loss without V.42 */
@@ -121,6 +128,15 @@ int smdsp_modem_configure(struct smdsp_modem *m, const struct smdsp_modem_config
  * and never allocates. Returns 0 or -EINVAL.
  */
 int smdsp_modem_process(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n);
+/*
+ * n more samples to send with nothing received: the signal goes on where
+ * the last smdsp_modem_process() left it (the caller's output has moved
+ * further ahead of its input, and a gap would be a carrier drop or a hook
+ * flash on the line).  Receivers and timers do not move.  Same rules as
+ * smdsp_modem_process(): never sleeps, never allocates, not concurrently
+ * with it.
+ */
+void smdsp_modem_tx_fill(struct smdsp_modem *m, int16_t *tx, unsigned int n);
 /* Samples per period the current phase wants: 2.5 ms on hook, 12.5 ms otherwise. */
 unsigned int smdsp_modem_period(const struct smdsp_modem *m);
 enum smdsp_modem_phase smdsp_modem_phase(const struct smdsp_modem *m);
@@ -132,7 +148,12 @@ unsigned int smdsp_modem_rate(const struct smdsp_modem *m);
  * Commands. They neither sleep nor allocate, so they may be called from any
  * context, but not concurrently with smdsp_modem_process() on the same modem.
  */
-int smdsp_modem_dial(struct smdsp_modem *m, const char *digits);	/* -EBUSY if not on hook */
+/*
+ * digits: 0-9 * # A-D (DTMF), ',' (a pause of cfg.comma_ms), 'W' (wait for
+ * a dial tone again, at most cfg.dialtone_wait_ms; busy: SMDSP_CAUSE_BUSY);
+ * anything else is skipped.  -EBUSY if not on hook.
+ */
+int smdsp_modem_dial(struct smdsp_modem *m, const char *digits);
 int smdsp_modem_answer(struct smdsp_modem *m);
 void smdsp_modem_hangup(struct smdsp_modem *m);
 

@@ -25,6 +25,12 @@
 #define CHUNK		40	/* 5 ms: granularity of the call set-up timers */
 #define MS(ms)		((uint32_t)(ms) * (SMDSP_RATE / 1000))
 /*
+ * A break in the loop shorter than this is a hook flash to the exchange, not
+ * a clear-down: a dial right after a hang-up stays on hook until the line
+ * has seen this much of it (smline clears after 300 ms of open loop).
+ */
+#define HOOK_GUARD	MS(1000)
+/*
  * V.42 queues: the engine's FIFOs do the buffering, so these only need to
  * keep the window moving between two chunks (the receive side must hold
  * two maximum information fields).
@@ -87,6 +93,9 @@ struct smdsp_modem {
 	enum smdsp_modem_phase phase;
 	uint32_t now;		/* samples since create (wraps after 6 days) */
 	uint32_t t;		/* samples in this phase */
+	uint32_t onhook_t;	/* samples on hook, up to HOOK_GUARD */
+	uint32_t hook_wait;	/* a dial's remaining wait on hook */
+	uint32_t async_idle;	/* mark bits still to send before async data */
 	bool calling;
 	bool tone_done;		/* answerer: ANS sent / caller: ANS heard and gone */
 	bool tone_started;	/* answerer: the billing delay is over */
@@ -239,6 +248,10 @@ static int data_get_bit(void *user)
 	case SMDSP_LINK_V42:
 		return smdsp_v42_get_bit(m->v42);
 	case SMDSP_LINK_ASYNC:
+		if (m->async_idle) {
+			m->async_idle--;
+			return 1;
+		}
 		return smdsp_async_tx_get_bit(m->atx);
 	default:
 		return 1;
@@ -285,8 +298,21 @@ static void v8_put_bit(void *user, int bit)
 	smdsp_v8_put_bit(m->v8, bit);
 }
 
+/*
+ * Marks before the first start bit of an async link: the far receiver
+ * frames on a start bit after idle line, and a V.21 caller's data would
+ * otherwise follow its carrier's first bit (150 ms, at least 40 bits).
+ */
+static void async_idle_start(struct smdsp_modem *m)
+{
+	m->async_idle = m->rate * 15 / 100;
+	if (m->async_idle < 40)
+		m->async_idle = 40;
+}
+
 static void link_async(struct smdsp_modem *m)
 {
+	async_idle_start(m);
 	smdsp_async_tx_reset(m->atx);
 	smdsp_async_rx_reset(m->arx);
 	m->link = SMDSP_LINK_ASYNC;
@@ -344,6 +370,7 @@ static void link_service(struct smdsp_modem *m)
 		} else if (st == SMDSP_V42_NO_V42) {
 			event(m, SMDSP_EV_V42, 0);
 			m->link = SMDSP_LINK_ASYNC;
+			async_idle_start(m);
 			smdsp_async_tx_reset(m->atx);
 			i = 0;
 			if (m->calling) {
@@ -482,6 +509,8 @@ static void hangup(struct smdsp_modem *m, enum smdsp_modem_cause cause)
 
 static void go_offhook(struct smdsp_modem *m, bool calling)
 {
+	m->onhook_t = 0;
+	m->hook_wait = 0;
 	m->calling = calling;
 	m->rate = 0;
 	m->tone_done = false;
@@ -612,7 +641,9 @@ int smdsp_modem_dial(struct smdsp_modem *m, const char *digits)
 	if (n >= sizeof(m->digits))
 		return -EINVAL;
 	memcpy(m->digits, digits, n + 1);
+	n = HOOK_GUARD - m->onhook_t;
 	go_offhook(m, true);
+	m->hook_wait = n;
 	set_phase(m, SMDSP_PHASE_OFFHOOK, 0);
 	return 0;
 }
@@ -725,10 +756,17 @@ static void dial_advance(struct smdsp_modem *m)
 
 static void do_offhook(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
 {
-	enum smdsp_cpt_event e = smdsp_cpt_process(&m->cpt, rx, n);
+	enum smdsp_cpt_event e;
 	bool blind = m->cfg.flags & SMDSP_MODEM_FLAG_BLIND;
 
 	memset(tx, 0, n * sizeof(*tx));
+	if (m->hook_wait) {
+		/* still on hook; the waits below count from going off hook */
+		m->hook_wait -= n < m->hook_wait ? n : m->hook_wait;
+		m->t = 0;
+		return;
+	}
+	e = smdsp_cpt_process(&m->cpt, rx, n);
 	if (e != SMDSP_CPT_NONE)
 		event(m, SMDSP_EV_CALL_PROGRESS, e);
 	if (e == SMDSP_CPT_DIALTONE || (blind && m->t >= MS(m->cfg.blind_wait_ms))) {
@@ -1028,6 +1066,7 @@ static void step(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned
 	switch (m->phase) {
 	case SMDSP_PHASE_ONHOOK:
 	case SMDSP_PHASE_HUNGUP:
+		m->onhook_t += HOOK_GUARD - m->onhook_t < n ? HOOK_GUARD - m->onhook_t : n;
 		do_onhook(m, rx, tx, n);
 		break;
 	case SMDSP_PHASE_OFFHOOK:
@@ -1142,7 +1181,8 @@ enum smdsp_modem_phase smdsp_modem_phase(const struct smdsp_modem *m)
 
 bool smdsp_modem_offhook(const struct smdsp_modem *m)
 {
-	return m->phase != SMDSP_PHASE_ONHOOK && m->phase != SMDSP_PHASE_HUNGUP;
+	return m->phase != SMDSP_PHASE_ONHOOK && m->phase != SMDSP_PHASE_HUNGUP &&
+	       !m->hook_wait;
 }
 
 unsigned int smdsp_modem_rate(const struct smdsp_modem *m)
@@ -1287,6 +1327,7 @@ struct smdsp_modem *smdsp_modem_create(const struct smdsp_modem_config *cfg)
 	m->v42_status = -1;
 	smdsp_ring_init(&m->ring);
 	m->phase = SMDSP_PHASE_ONHOOK;
+	m->onhook_t = HOOK_GUARD;
 	return m;
 }
 

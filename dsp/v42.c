@@ -172,6 +172,7 @@ struct smdsp_v42 {
 	uint8_t vr;
 	int far_busy;
 	int local_busy;
+	int busy_change;	/* RNR or RR owed before any I-frame */
 	int busy_discarded;
 	int rej_exception;
 	int peer_spoke;			/* an I or S frame came since the link was set up */
@@ -342,6 +343,7 @@ static void reset_sequence(struct smdsp_v42 *s)
 	s->vr = 0;
 	s->far_busy = 0;
 	s->local_busy = 0;
+	s->busy_change = 0;
 	s->busy_discarded = 0;
 	s->rej_exception = 0;
 	s->recovery = 0;
@@ -781,7 +783,7 @@ static void check_local_busy(struct smdsp_v42 *s)
 		s->rej_f = 0;
 		s->rej_exception = 1;
 	} else {
-		s->ack_needed = 1;
+		s->busy_change = 1;
 	}
 }
 
@@ -831,7 +833,7 @@ static void rx_iframe(struct smdsp_v42 *s, const uint8_t *f, unsigned int len,
 		if (s->local_busy || rxq_free(s) < ilen) {
 			s->st.busy_discards++;
 			if (!s->local_busy)
-				s->st.rnr_tx++;
+				s->busy_change = 1;
 			s->local_busy = 1;
 			s->busy_discarded = 1;
 			if (p)
@@ -1295,6 +1297,17 @@ static unsigned int next_frame(struct smdsp_v42 *s, uint8_t *f)
 		timer_start(s, TMR_T401);
 		return build_s(s, f, s->cmd_addr,
 			       s->local_busy ? S_RNR : S_RR, adv_nr(s), 1);
+	}
+	/*
+	 * An I-frame carries N(R) but not our busy state: the peer must hear
+	 * RNR "at the earliest opportunity" (and RR once we take frames again)
+	 * even while we have data of our own to send.
+	 */
+	if (s->busy_change) {
+		s->busy_change = 0;
+		s->ack_needed = 0;
+		return build_s(s, f, s->rsp_addr,
+			       s->local_busy ? S_RNR : S_RR, adv_nr(s), 0);
 	}
 	len = next_iframe(s, f);
 	if (len)

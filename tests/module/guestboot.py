@@ -85,22 +85,23 @@ def tty_results(name, script, outdir):
 
 
 def line_run(kver, script, out, line_args, env=None, timeout_s=600,
-             tick_us=1000, args=""):
+             tick_us=1000, args="", extra_files=None, kmods=()):
     """Run tests/module/<script> in a guest whose AC'97 is joined to smline
     (build/line/smline, route etc. in line_args) through QEMU's D-Bus audio,
     on the instruction-counted clock: a call here is the same call on every
-    run. Returns (results dir, smline's call records)."""
+    run. line_args may name files in out (save=...): out is emptied first.
+    Returns (results dir, smline's call records)."""
     import json
     from smlab.dbusline import DbusLine
     out = fresh_dir(out)
     exe = build_ttyat(out)
     calls = out / "calls.jsonl"
     line = DbusLine(list(line_args) + ["--json", str(calls), "-v"], out, tick_us=tick_us)
+    files = {"usr/bin/ttyat": str(exe), "opt/smodem/smodem.ko": str(module(kver))}
+    files.update(extra_files or {})
     results = run_checks(kver, script, out, args=args, audio="ac97", line=line,
-                         share="deferred", env=env or {},
-                         extra_files={"usr/bin/ttyat": str(exe),
-                                      "opt/smodem/smodem.ko": str(module(kver))},
-                         timeout_s=timeout_s)
+                         share="deferred", env=env or {}, extra_files=files,
+                         kmods=kmods, timeout_s=timeout_s)
     recs = []
     if calls.exists():
         recs = [json.loads(x) for x in calls.read_text().splitlines() if x.strip()]

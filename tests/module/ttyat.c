@@ -13,10 +13,17 @@
  *       %random:N:S   N random bytes (seed S), reading meanwhile
  *       %tiocm        TIOCMGET    %icount   TIOCGICOUNT
  *       %dtr:0|1      drop / raise DTR
- *       %miwait:LINES TIOCMIWAIT on RNG,CD,DSR,CTS (comma list)
+ *       %miwait:LINES[:MS] TIOCMIWAIT on RNG,CD,DSR,CTS (comma list),
+ *                     given up after MS (EINTR) if given
  *       %data:N[:MS]  data mode: N random bytes out, the echo back,
  *                     compared; the reader starts MS late
- *       %ready        print READY (for a script waiting on us)
+ *       %ready[:TAG]  print READY [TAG] (for a script waiting on us)
+ *       %until:TEXT:MS  read until TEXT arrived (\r \n \xNN escapes),
+ *                     at most MS; prints UNTIL found=0|1 ms=...
+ *       %final:MS     read until a final result code, at most MS;
+ *                     prints FINAL found=0|1 ms=...
+ *       %waitfile:PATH:MS  wait (not reading) until PATH exists, at most MS
+ *       %reopen       close the port and open it again (CLOCAL, no ctty)
  *       %hupwait:MS   read until EOF or error (a hang-up), at most MS
  *     -c: become a session leader with DEV as controlling tty (SIGHUP)
  *     -h: clear CLOCAL, so carrier loss hangs up
@@ -36,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <linux/serial.h>
 
@@ -45,6 +53,23 @@ static void on_hup(int sig)
 {
 	(void)sig;
 	sighups++;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* SIGALRM in ms (0: off), interrupting a blocking call with EINTR. */
+static void alarm_ms(int ms)
+{
+	struct itimerval it = { { 0, 0 }, { ms / 1000, (ms % 1000) * 1000L } };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART */
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
 }
 
 static long long now_ms(void)
@@ -429,18 +454,86 @@ static int cmd_at(int argc, char **argv)
 			ioctl(fd, atoi(a + 5) ? TIOCMBIS : TIOCMBIC, &m);
 			continue;
 		} else if (!strncmp(a, "%miwait:", 8)) {
-			int r = ioctl(fd, TIOCMIWAIT, line_mask(a + 8));
+			const char *c = strchr(a + 8, ':');
+			long long t0 = now_ms();
+			int r;
 
-			printf("MIWAIT rc=%d errno=%d\n", r, r ? errno : 0);
+			if (c)
+				alarm_ms(atoi(c + 1));
+			r = ioctl(fd, TIOCMIWAIT, line_mask(a + 8));
+			if (c)
+				alarm_ms(0);
+			if (c)
+				printf("MIWAIT rc=%d errno=%d ms=%lld\n", r,
+				       r ? errno : 0, now_ms() - t0);
+			else
+				printf("MIWAIT rc=%d errno=%d\n", r, r ? errno : 0);
 			continue;
 		} else if (!strncmp(a, "%data:", 6)) {
 			const char *p = strchr(a + 6, ':');
 
 			data_step(fd, strtoul(a + 6, NULL, 10), p ? atoi(p + 1) : 0);
 			continue;
-		} else if (!strcmp(a, "%ready")) {
-			printf("READY\n");
+		} else if (!strcmp(a, "%ready") || !strncmp(a, "%ready:", 7)) {
+			printf("READY%s%s\n", a[6] ? " " : "", a[6] ? a + 7 : "");
 			fflush(stdout);
+			continue;
+		} else if (!strncmp(a, "%until:", 7)) {
+			const char *c = strrchr(a + 7, ':');
+			unsigned char want[256];
+			long long t0 = now_ms();
+			int ms = c ? atoi(c + 1) : 0, found = 0, r = 0;
+			size_t wn;
+			char text[256];
+
+			snprintf(text, sizeof(text), "%.*s",
+				 (int)(c ? c - (a + 7) : (long)strlen(a + 7)), a + 7);
+			wn = unescape(text, want, sizeof(want));
+			printf("> (until %s, at most %d ms)\n", text, ms);
+			while (now_ms() - t0 < ms) {
+				if (wn && rlen >= wn && memmem(rbuf, rlen, want, wn)) {
+					found = 1;
+					break;
+				}
+				r = rd(fd, 20);
+				if (r < 0)
+					break;
+			}
+			if (!found && wn && rlen >= wn && memmem(rbuf, rlen, want, wn))
+				found = 1;
+			/* the rest of a final result line */
+			if (found)
+				collect(fd, 100, 1000, 1);
+			print_esc("< ", rbuf, rlen);
+			printf("UNTIL found=%d eof=%d ms=%lld\n", found, r < 0,
+			       now_ms() - t0);
+			continue;
+		} else if (!strncmp(a, "%final:", 7)) {
+			long long t0 = now_ms();
+
+			printf("> (final result, at most %s ms)\n", a + 7);
+			collect(fd, 0, atoi(a + 7), 1);
+			print_esc("< ", rbuf, rlen);
+			printf("FINAL found=%d ms=%lld\n", final_seen(),
+			       now_ms() - t0);
+			continue;
+		} else if (!strncmp(a, "%waitfile:", 10)) {
+			const char *c = strrchr(a + 10, ':');
+			char path[256];
+			long long t0 = now_ms();
+			int ms = c ? atoi(c + 1) : 0, found;
+
+			snprintf(path, sizeof(path), "%.*s",
+				 (int)(c ? c - (a + 10) : (long)strlen(a + 10)), a + 10);
+			while (!(found = !access(path, F_OK)) && now_ms() - t0 < ms)
+				msleep(20);
+			printf("WAITFILE %s found=%d ms=%lld\n", path, found,
+			       now_ms() - t0);
+			continue;
+		} else if (!strcmp(a, "%reopen")) {
+			close(fd);
+			fd = open_port(argv[1], 0, 1);
+			printf("REOPEN\n");
 			continue;
 		} else if (!strncmp(a, "%hupwait:", 9)) {
 			long long t0 = now_ms();

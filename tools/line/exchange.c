@@ -398,6 +398,7 @@ static void write_record(struct sml_exchange *x, struct call *c)
 		sml_json_obj_end(&j);
 		sml_json_int(&j, "retransmissions", (int64_t)c->pst.retransmissions);
 		sml_json_int(&j, "rej_received", (int64_t)c->pst.rej_rx);
+		sml_json_int(&j, "rnr_received", (int64_t)c->pst.rnr_rx);
 		if (c->pst.fail_reason[0])
 			sml_json_str(&j, "failure", c->pst.fail_reason);
 	}
@@ -548,6 +549,16 @@ static void dtmf_cb(void *user, const char *digits, int len)
 }
 
 /* ---- hook ---- */
+static bool unplugged_call(const struct sml_exchange *x, int id)
+{
+	int i;
+
+	for (i = 0; i < x->cfg.nunplugged; i++)
+		if (x->cfg.unplugged[i] == id)
+			return true;
+	return false;
+}
+
 static void on_offhook(struct sml_exchange *x, int64_t t)
 {
 	struct call *c;
@@ -557,7 +568,7 @@ static void on_offhook(struct sml_exchange *x, int64_t t)
 		c = call_new(x, false);
 		c->start = t;
 		call_event(x, t, "call %d: off-hook", c->id);
-		if (x->cfg.no_dialtone) {
+		if (x->cfg.no_dialtone || unplugged_call(x, c->id)) {
 			c->result = "nodialtone";
 			set_state(x, X_DEAD);
 		} else {
@@ -782,6 +793,13 @@ void sml_exchange_ring_now(struct sml_exchange *x, const struct sml_incoming *in
 {
 	x->ring_req = *in;
 	x->ring_req_pending = true;
+}
+
+void sml_exchange_set_unplugged(struct sml_exchange *x, bool unplugged)
+{
+	x->cfg.no_dialtone = unplugged;
+	sml_log(SML_LOG_INFO, x->now, "exchange", "line %s",
+		unplugged ? "unplugged" : "plugged in");
 }
 
 void sml_exchange_force_hook(struct sml_exchange *x, int state)

@@ -37,6 +37,7 @@ struct sml_incoming {
 
 #define SML_MAX_ROUTES 64
 #define SML_MAX_INCOMING 16
+#define SML_MAX_UNPLUGGED 16
 
 struct sml_exchange_cfg {
 	struct sml_route routes[SML_MAX_ROUTES];
@@ -44,6 +45,8 @@ struct sml_exchange_cfg {
 	struct sml_incoming incoming[SML_MAX_INCOMING];
 	int nincoming;
 	bool no_dialtone;	/* "line unplugged": silence, digits ignored */
+	int unplugged[SML_MAX_UNPLUGGED];	/* these calls (record numbers) */
+	int nunplugged;				/* find the line unplugged */
 	int dialtone_timeout_ms;
 	int interdigit_ms;
 	int hangup_ms;		/* loop open this long = on-hook (shorter: pulse/flash) */
@@ -76,6 +79,8 @@ void sml_exchange_process(struct sml_exchange *x, const int16_t *rx,
 			  int16_t *tx, int m, bool loop_closed);
 /* an incoming call now (control socket) */
 void sml_exchange_ring_now(struct sml_exchange *x, const struct sml_incoming *in);
+/* "line unplugged" from now on (true) or not (control socket) */
+void sml_exchange_set_unplugged(struct sml_exchange *x, bool unplugged);
 /* side-channel hook override: -1 follow the loop, 0 on-hook, 1 off-hook */
 void sml_exchange_force_hook(struct sml_exchange *x, int state);
 int sml_exchange_calls(const struct sml_exchange *x);

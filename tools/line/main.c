@@ -61,6 +61,7 @@ static void usage(FILE *f)
 "  --incoming SECONDS[=WORDS]  a call to the modem at this line time;\n"
 "        WORDS as above plus from=NUMBER, rings=N (give up after N)\n"
 "  --no-dialtone               line unplugged\n"
+"  --no-dialtone-calls N[,M...] these calls (record numbers) find it unplugged\n"
 "  --dialtone-timeout S  --interdigit S  --hangup-ms MS  --clear-ms MS\n"
 "  --ring-cadence ON_MS,OFF_MS  --ring-hz F  --ring-dbm0 L\n"
 "  --hook dc|control  --hook-threshold N  --control FIFO\n"
@@ -190,6 +191,20 @@ static int set_opt(const char *name, const char *val)
 	} else if (!strcmp(name, "no-dialtone")) {
 		o.x.no_dialtone = true;
 		return 0;
+	} else if (!strcmp(name, "no-dialtone-calls")) {
+		char buf[256], *save = NULL, *w, *end;
+
+		NEED();
+		snprintf(buf, sizeof(buf), "%s", val);
+		for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+			long n = strtol(w, &end, 10);
+
+			if (*end || n < 1 || o.x.nunplugged == SML_MAX_UNPLUGGED) {
+				fprintf(stderr, "smline: bad call number '%s'\n", w);
+				return -1;
+			}
+			o.x.unplugged[o.x.nunplugged++] = (int)n;
+		}
 	} else if (!strcmp(name, "dialtone-timeout")) {
 		NEED();
 		o.x.dialtone_timeout_ms = (int)(atof(val) * 1000);
@@ -356,6 +371,10 @@ static void control_poll(struct control *c, struct sml_exchange *x)
 				sml_log(SML_LOG_ERR, now, "control", "bad ring '%s'", cmd);
 			else
 				sml_exchange_ring_now(x, &in);
+		} else if (!strcmp(cmd, "unplug")) {
+			sml_exchange_set_unplugged(x, true);
+		} else if (!strcmp(cmd, "plug")) {
+			sml_exchange_set_unplugged(x, false);
 		} else if (!strcmp(cmd, "quit")) {
 			sml_quit = 1;
 		} else if (cmd[0]) {

@@ -80,6 +80,7 @@ struct sml_modem {
 	v8_state_t *v8;
 	v8_parms_t v8p;
 	int v8_status;		/* last status reported, -1 none */
+	bool v8_lapm;		/* V.8 agreed on LAPM: no V.42 detection phase */
 	unsigned int v8_mods;
 
 	/* data pump */
@@ -234,6 +235,8 @@ static void mon_frame(void *user, const uint8_t *pkt, int len, int ok)
 		if (!h->is_tx) {
 			if ((pkt[1] & 0x0C) == 0x08 || (pkt[1] & 0x0C) == 0x0C)
 				m->st.rej_rx++;
+			else if ((pkt[1] & 0x0C) == 0x04)
+				m->st.rnr_rx++;
 			if (len >= 3)
 				h->last_nr = pkt[2] >> 1;
 		}
@@ -458,8 +461,12 @@ static void start_pump(struct sml_modem *m)
 	m->trained = false;
 	m->carrier = false;
 	if (m->cfg.v42) {
-		m->v42 = v42_init(NULL, caller, TRUE, v42_get_frame,
-				  v42_put_frame, m);
+		/*
+		 * V.42 8.1: when V.8 has agreed on LAPM there is no detection
+		 * phase (ODP/ADP); LAPM starts with SABME at once.
+		 */
+		m->v42 = v42_init(NULL, caller, !(m->st.v8_done && m->v8_lapm),
+				  v42_get_frame, v42_put_frame, m);
 		v42_set_status_callback(m->v42, v42_status, m);
 		v42_restart(m->v42);
 		mon_init(m, &m->mon_tx, true);
@@ -588,6 +595,7 @@ static void v8_result(void *user, v8_parms_t *r)
 		break;
 	case V8_STATUS_V8_CALL:
 		m->v8_mods = r->modulations & m->v8p.modulations;
+		m->v8_lapm = m->cfg.v42 && r->protocol == V8_PROTOCOL_LAPM_V42;
 		break;
 	default:
 		break;

@@ -55,6 +55,7 @@ struct sml_modem_stats {
 	uint64_t fcs_errors;	/* V.42 frames with a bad FCS */
 	uint64_t retransmissions; /* V.42 I frames sent again */
 	uint64_t rej_rx;	/* V.42 REJ/SREJ received */
+	uint64_t rnr_rx;	/* V.42 RNR received: the modem's receiver busy */
 	uint64_t framing_errors; /* async 8N1 stop-bit errors */
 	uint64_t carrier_drops;
 	uint64_t retrains;	/* receiver trained again during the call */

@@ -20,6 +20,9 @@ struct stream {
 	uint64_t pos;
 };
 
+/* echo backlog: far beyond what a test call moves while its far end is held */
+#define ECHO_BACKLOG (1 << 18)
+
 struct sml_service {
 	struct sml_service_cfg cfg;
 	struct sml_fifo *to_modem, *from_modem;
@@ -28,6 +31,13 @@ struct sml_service {
 	bool have_src, have_exp;
 	FILE *save;
 	int pty_fd;
+	/*
+	 * echo: what came in and is still to go back.  The far modem may be
+	 * held (the modem's V.42 receiver busy) while the modem goes on
+	 * sending; the echo waits, it never drops.
+	 */
+	struct sml_fifo echo_q;
+	bool have_echo;
 };
 
 int sml_service_cfg_parse_word(struct sml_service_cfg *c, const char *w)
@@ -151,6 +161,11 @@ struct sml_service *sml_service_new(const struct sml_service_cfg *cfg,
 	s->to_modem = to_modem;
 	s->from_modem = from_modem;
 	s->pty_fd = -1;
+	if (cfg->echo) {
+		if (sml_fifo_init(&s->echo_q, ECHO_BACKLOG))
+			goto fail;
+		s->have_echo = true;
+	}
 	if (cfg->send[0]) {
 		if (stream_open(&s->src, cfg->send))
 			goto fail;
@@ -188,6 +203,8 @@ void sml_service_free(struct sml_service *s)
 		fclose(s->save);
 	if (s->pty_fd >= 0)
 		close(s->pty_fd);
+	if (s->have_echo)
+		sml_fifo_free(&s->echo_q);
 	if (s->cfg.pty_link[0] && s->st.pty_name[0])
 		unlink(s->cfg.pty_link);
 	free(s);
@@ -226,8 +243,9 @@ void sml_service_poll(struct sml_service *s)
 		}
 		if (s->save)
 			fwrite(buf, 1, n, s->save);
-		if (s->cfg.echo)
-			to_modem(s, buf, n);
+		if (s->have_echo &&
+		    sml_fifo_put(&s->echo_q, buf, n) < n)
+			sml_log(SML_LOG_ERR, 0, "service", "echo backlog overflow");
 		if (s->pty_fd >= 0) {
 			/* nobody on the slave side yet: dropped, as by a dead DTE */
 			ssize_t wr = write(s->pty_fd, buf, n);
@@ -244,6 +262,15 @@ void sml_service_poll(struct sml_service *s)
 		s->st.expect_ok = s->exp.pos == s->exp.total && !s->st.mismatches;
 
 	/* service -> modem: keep the FIFO topped up, never far ahead */
+	if (s->have_echo) {
+		size_t room = sml_fifo_space(s->to_modem);
+
+		if (room > sizeof(buf))
+			room = sizeof(buf);
+		n = sml_fifo_get(&s->echo_q, buf, room);
+		if (n)
+			to_modem(s, buf, n);
+	}
 	if (s->have_src) {
 		size_t room = sml_fifo_space(s->to_modem);
 
@@ -269,6 +296,8 @@ void sml_service_poll(struct sml_service *s)
 
 bool sml_service_done(const struct sml_service *s)
 {
+	if (s->have_echo && s->echo_q.len)
+		return false;
 	if (s->have_src && s->src.pos < s->src.total)
 		return false;
 	if (s->have_exp && s->st.received < s->exp.total)

@@ -76,13 +76,21 @@ static void rx_copy(struct smodem_dev *sd, u64 pos, u32 n)
 	}
 }
 
-/* The output engine reads ahead of the input engine by this much. */
-static void note_skew(struct smodem_dev *sd, u64 rx_hw, u64 tx_hw)
+/*
+ * The output engine reads ahead of the input engine by this much.  A skew
+ * the ring cannot hold a lead for makes every transmitted frame late (a
+ * silent modem that cannot even dial): say so once, with what would do.
+ */
+static void note_skew(struct smodem_dev *sd, u64 rx_hw, u64 tx_hw, u32 n)
 {
 	u64 skew = tx_hw > rx_hw ? tx_hw - rx_hw : 0;
 
-	if (skew > sd->st.tx_skew_max)
-		sd->st.tx_skew_max = clamp_u32(skew);
+	if (skew <= sd->st.tx_skew_max)
+		return;
+	sd->st.tx_skew_max = clamp_u32(skew);
+	if (skew + n + n / 2 > sd->p.ring - n)
+		pr_warn_once("smodem: %s: the output DMA reads %llu frames ahead of the input, more than ring_samples=%u leaves room for: use ring_samples >= %llu\n",
+			     sd->name, skew, sd->p.ring, 2 * (skew + 3 * (u64)n));
 }
 
 /* src[0..n) to both channels of the output frames [start, start + n). */
@@ -143,7 +151,7 @@ static void tx_copy(struct smodem_dev *sd, u64 pos, u32 n, u64 rx_hw, u64 tx_hw)
 	u64 start = pos + sd->tx_lead;
 	u32 late = smodem_tx_late(start, n, tx_hw);
 
-	note_skew(sd, rx_hw, tx_hw);
+	note_skew(sd, rx_hw, tx_hw, n);
 	if (late) {
 		sd->st.tx_late += late;
 		if (late == n)
@@ -190,7 +198,7 @@ unsigned int smodem_run(struct smodem_dev *sd)
 	u64 tx_hw, hw = sd->hw->position(sd, &tx_hw);
 	unsigned int done = 0;
 
-	note_skew(sd, hw, tx_hw);
+	note_skew(sd, hw, tx_hw, sd->p.period);
 	/*
 	 * One position snapshot bounds the loop: a context slower than the
 	 * line would otherwise never return.  What arrives meanwhile is the

@@ -20,7 +20,7 @@ ICOUNT_SHIFT ?= 0
 OUT          ?= out/compare
 export CONTEXTS DURATION LOAD_US KERNEL CLOCK ICOUNT_SHIFT OUT
 
-.PHONY: all module modules deps check check-real check-build compare demo bench-module clean FORCE
+.PHONY: all module modules deps check check-real check-build compare demo bench-module bench-modem clean FORCE
 
 all: module
 
@@ -59,11 +59,22 @@ compare: deps
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko
 	$(PYTHON) tools/lab/compare.py
 
-# The demo runs on the live JACK line (real time) unless CLOCK is given.
+# The demo: a call from the guest's modem to smline (file each way, hang-up),
+# then the contexts comparison, and a report (out/demo/report.md). CLOCK=virtual
+# (default): the line on QEMU's D-Bus audio, instruction-counted; CLOCK=real: JACK.
 demo: deps
-	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko
-	CLOCK=$(if $(filter command line environment,$(origin CLOCK)),$(CLOCK),real) \
-		$(PYTHON) tools/demo.py
+	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko line
+	$(PYTHON) tools/demo.py
+
+# The modem's benchmarks: throughput against SpanDSP back to back, set-up
+# time, the contexts under the study's load, line time against wall time
+# (out/bench-modem.json, out/bench-modem.md). CLOCK as for the demo.
+NBYTES    ?= 4096
+IDLE_S    ?= 20
+BENCH_OUT ?= out
+bench-modem: deps
+	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko line
+	NBYTES=$(NBYTES) IDLE_S=$(IDLE_S) BENCH_OUT=$(BENCH_OUT) $(PYTHON) tools/bench_modem.py
 
 bench-module: deps
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko

@@ -1,0 +1,138 @@
+"""tools/bench_modem.py and tools/demo.py: the pure-Python parts (payloads,
+log and mark parsers, report and timeline generation), no guest boot."""
+import json
+import sys
+import zlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+for p in (ROOT / "tools", ROOT / "tools" / "lab", ROOT / "tools" / "analysis"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+import bench_modem as bm  # noqa: E402
+import demo  # noqa: E402
+
+
+def test_payload_is_smlines():
+    # smline's record of a call with send=random:4096:11 gave this CRC-32
+    assert "%08x" % zlib.crc32(bm.payload(11, 4096)) == "e224c114"
+    assert bm.payload(12, 10) == bm.payload(12, 4096)[:10]
+    assert bm.payload(11, 64) != bm.payload(12, 64)
+
+
+def test_route_words():
+    assert bm.route(4096) == ("5551234=answer:v22bis,v42,send=random:4096:11,"
+                              "expect=random:4096:12")
+
+
+def test_parse_marks_first_wins():
+    m = bm.parse_marks("clean dial 9.71\nclean connect 24.38\nbad line\nclean dial 99\n")
+    assert m == {("clean", "dial"): 9.71, ("clean", "connect"): 24.38}
+
+
+SMLINE_LOG = """\
+smline [    2.520 s] exchange call 1: off-hook
+smline [    7.140 s] far      phase v42-link
+smline [    8.770 s] far      got  ok  len 25 03 bf 82
+smline [    9.560 s] far      phase data: LAPM up
+smline [   10.660 s] far      got  ok  len 131 03 00 00
+smline [   10.700 s] far      sent ok  len 131 03 00 00
+smline [   11.110 s] far      got  BAD len 131 03 02 02
+smline [   11.560 s] far      got  ok  len 131 03 02 02
+smline [   11.600 s] far      got  ok  len 131 03 02 02
+smline [   11.700 s] far      got  ok  len 3 01 01 3e
+smline [   12.020 s] far      got  ok  len 131 03 04 04
+smline [   20.000 s] far      got  ok  len 6 03 06 06
+smline [   30.000 s] exchange call 2: off-hook
+smline [   35.000 s] far      phase data: LAPM up
+"""
+
+
+def test_far_receive_times():
+    calls = bm.far_receive_times(SMLINE_LOG, 384)
+    assert len(calls) == 2
+    c = calls[0]
+    # three new I frames of 128 bytes (the repeat of N(S)=1 and the S frame
+    # do not count, the BAD one is not received); the +++ frame comes after
+    assert c["data_t"] == 9.56 and c["done_t"] == 12.02
+    assert c["iframes"] == 4 and c["info_bytes"] == 387 and c["last_iframe_t"] == 20.0
+    assert calls[1] == {"data_t": 35.0, "done_t": None, "last_iframe_t": None,
+                        "iframes": 0, "info_bytes": 0}
+
+
+def _call(tag="clean", clock="virtual", ok=True, **kw):
+    c = {"tag": tag, "clock": clock, "nbytes": 4096, "data_ok": ok, "expect_ok": ok,
+         "connected": True, "dte_result": "ok", "setup_s": 14.03, "transfer_s": 15.2,
+         "from_modem_Bps": 270.4, "to_modem_Bps": 281.9, "retransmissions": 0,
+         "overruns": 0, "stats": {"pending_max": 84}, "call_line_s": 34.45,
+         "call_wall_s": 9.75, "wall_per_line_s": 0.283,
+         "record": {"result": "connected", "v42": True, "duration_s": 34.46,
+                    "setup_s": 14.03, "transfer_s": 15.2, "errors": {}},
+         "boot": {"wall_s": 20.0}}
+    c.update(kw)
+    return c
+
+
+def test_report_tables():
+    b2b = {"to_answer_Bps": 280.4, "to_caller_Bps": 282.1, "answer_data_s": 5.89,
+           "caller_data_s": 5.95, "answer_done_s": 20.5, "caller_done_s": 20.47}
+    calls = {("virtual", "clean"): _call(idle={"line_s": 20.0, "wall_s": 3.3,
+                                               "wall_per_line_s": 0.166}),
+             ("virtual", "int"): _call("int"),
+             ("virtual", "res"): _call("res", ok=False, data_ok=False),
+             ("real", "clean"): _call("clean", "real", ok=False,
+                                      record={"result": "connected", "v42": False,
+                                              "errors": {"retrains": 3}},
+                                      dte_rx_bytes=4000, dte_rx_differing=12, jack_xruns=7)}
+    meta = {"date": "today", "kernel": "k", "clock": "virtual", "icount_shift": 0,
+            "nbytes": 4096, "load_us": 1840, "smodem_args": bm.SMODEM_ARGS, "raw": "r",
+            "notes": ["n1"], "wall_s": 300}
+    rep = bm.build_report(meta, b2b, calls, "virtual", ["int", "dpc", "res"])
+    assert rep["ratio"] == {"from_modem_pct": 96.4, "to_modem_pct": 99.9, "goal_pct": 95}
+    assert rep["b2b"]["both_done_s"] == 14.61
+    assert [c["tag"] for c in rep["contexts"]] == ["int", "res"]
+    assert [c["clock"] for c in rep["speed"]["calls"]] == ["virtual", "real"]
+    md = bm.markdown(rep)
+    assert "| ratio (goal >= 95 %) | 96.4 % | 99.9 % | |" in md
+    assert "| int | 14.03 | 15.20 | 270.4 | 281.9 | 0 | 0 | 84 | ok | 0.28 |" in md
+    assert "| res | 14.03 |" in md and "FAILED: line: connected, V.42 up, modem got no data" in md
+    assert "| idle line, module on hook (virtual clock) | 20.00 | 3.30 | 0.166 |" in md
+    assert "FAILED: line: connected, V.42 not established, retrains 3, modem got 4000 of " \
+           "4096 bytes, 12 differing, 7 JACK xruns" in md
+    assert "Note: n1" in md
+    json.dumps(rep)
+
+
+def test_failure_without_record():
+    assert bm.failure(None) == "no call"
+    assert bm.failure({"dte_result": "fail NO CARRIER"}) == \
+        "no call record (DTE: fail NO CARRIER)"
+    assert bm.failure({"boot": {"timed_out": True}}) == \
+        "guest timed out, no call record (DTE: no result)"
+
+
+def test_demo_timeline_and_report(tmp_path):
+    call = _call("demo", phases=[
+        {"phase": "on-hook", "arg": 0, "t_s": 0.0},
+        {"phase": "off-hook", "arg": 0, "t_s": 1.0},
+        {"phase": "dialing", "arg": 0, "t_s": 2.5},
+        {"phase": "connected", "arg": 2400, "t_s": 13.0},
+        {"phase": "hung-up", "arg": 0, "t_s": 40.0}])
+    call["record"].update(start_sample=8000, events=[
+        {"t": 8000, "event": "call 1: off-hook"},
+        {"t": 8000 + 4 * 8000, "event": "far end answers"}])
+    rows = demo.timeline(call)
+    assert rows[0] == (-1.0, "modem (trace)", "on-hook")
+    assert (0.0, "line (smline)", "call 1: off-hook") in rows
+    assert (4.0, "line (smline)", "far end answers") in rows
+    assert (12.0, "modem (trace)", "connected 2400 bit/s") in rows
+    assert [r[0] for r in rows] == sorted(r[0] for r in rows)
+    demo.report(tmp_path, "virtual", call=call)
+    md = (tmp_path / "report.md").read_text()
+    assert "| 12.000 | modem (trace) | connected 2400 bit/s |" in md
+    assert "data intact both ways" in md
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert data["call"]["tag"] == "demo" and len(data["timeline"]) == len(rows)
+    demo.report(tmp_path, "real", call_error="smline missing")
+    assert "The call could not run: smline missing" in (tmp_path / "report.md").read_text()

@@ -1,0 +1,644 @@
+#!/usr/bin/env python3
+"""make bench-modem: benchmarks of the modem as a whole (numbers, not
+pass/fail), in one run:
+
+  a. payload throughput of a V.22bis + V.42 transfer, each way at once, in
+     bytes per second of line time, against two SpanDSP modems back to back
+     on the same line (build/line/b2b, run here for the reference);
+  b. call set-up time: smline's record (off-hook to data), the guest's trace
+     (off-hook to connected) and the DTE's view (ATD to CONNECT);
+  c. the same transfer in each context (int, dpc, thr, res) with the study's
+     spinning competitor and load_us=1840;
+  d. wall-clock seconds per second of line time, idle and in a call, and the
+     same call in virtual time (D-Bus line) and in real time (JACK).
+
+The guest side is tools/guest/modem_calls.sh; the far end is smline
+answering V.22bis + V.42, sending NBYTES (send=random) and checking what
+arrives (expect=random). One guest boot per call, all on the main clock
+(CLOCK: virtual, the default, through QEMU's D-Bus audio on the
+instruction-counted clock; real: JACK), plus the reference call once more
+on the other clock.
+
+Environment: KERNEL, CLOCK, ICOUNT_SHIFT, NBYTES (4096), CONTEXTS
+(int dpc thr res), LOAD_US (1840), IDLE_S (20), OTHER_CLOCK (1: also the
+call on the other clock; 0: skip it), BENCH_OUT (out), MODULE (default
+build/<kernel>/smodem.ko), SMLINE (build/line/smline).
+Writes BENCH_OUT/bench-modem.json, BENCH_OUT/bench-modem.md and the raw
+runs under BENCH_OUT/bench-modem/.
+"""
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+TOP = Path(__file__).resolve().parents[1]
+for _p in (TOP / "tools" / "lab", TOP / "tools" / "analysis"):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
+
+import smtrace  # noqa: E402
+
+NUMBER = "5551234"
+SEED_LINE = 11      # what smline sends (send=random:N:11)
+SEED_MODEM = 12     # what the guest sends, smline checks (expect=random:N:12)
+# The engine behind the tty and a ring deep enough for the output lead (as
+# tests/module/call_real.py). The period stays at 12.5 ms throughout
+# (phase_periods=0, the default): load_us is per period, and the study's
+# 1.84 ms in the 2.5 ms on-hook periods of phase_periods=1 would take 74 %
+# of the CPU instead of the study's 14.7 % (a res 2/8 ms reservation then
+# falls seconds behind while on hook).
+SMODEM_ARGS = "engine=1 ring_samples=8192"
+GUEST_SCRIPT = TOP / "tools" / "guest" / "modem_calls.sh"
+B2B = TOP / "build" / "line" / "b2b"
+SMLINE = TOP / "build" / "line" / "smline"
+CONTEXTS = ["int", "dpc", "thr", "res"]
+
+
+def log(msg):
+    print("bench-modem: " + msg, flush=True)
+
+
+# -- payloads ------------------------------------------------------------------
+def payload(seed, n):
+    """Python twin of sml_payload_fill() (tools/line/util.c): byte k is a pure
+    function of (seed, k), so both ends can check a transfer."""
+    m = (1 << 64) - 1
+    out = bytearray(n)
+    z = 0
+    for k in range(n):
+        if k % 8 == 0:
+            z = (seed * 0x9E3779B97F4A7C15 + (k >> 3) + 1) & m
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+            z ^= z >> 31
+        out[k] = (z >> (8 * (k & 7))) & 0xFF
+    return bytes(out)
+
+
+def route(nbytes):
+    return ("%s=answer:v22bis,v42,send=random:%d:%d,expect=random:%d:%d"
+            % (NUMBER, nbytes, SEED_LINE, nbytes, SEED_MODEM))
+
+
+# -- the reference: two SpanDSP modems back to back ------------------------------
+def run_b2b(nbytes, b2b=B2B):
+    t0 = time.monotonic()
+    p = subprocess.run([str(b2b), "--mod", "v22bis", "--v42", "--bytes", str(nbytes)],
+                       capture_output=True, text=True, timeout=120)
+    r = json.loads(p.stdout.strip().splitlines()[-1])
+    r["rc"] = p.returncode
+    r["wall_s"] = round(time.monotonic() - t0, 3)
+    return r
+
+
+# -- wall-clock stamps of the guest's marks ---------------------------------------
+_MARK = re.compile(r"SMLAB: bench (\S+) (\S+) up=([0-9.]+)")
+
+
+class ConsoleMarks(threading.Thread):
+    """Follows the guest's console and stamps each bench mark with the host's
+    monotonic clock (polled every 20 ms): wall time against guest time."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.path = Path(path)
+        self.marks = {}
+        self._halt = threading.Event()
+
+    def run(self):
+        pos, buf = 0, ""
+        while True:
+            stopping = self._halt.is_set()
+            try:
+                with open(self.path, "rb") as f:
+                    f.seek(pos)
+                    chunk = f.read()
+                    pos += len(chunk)
+                buf += chunk.decode(errors="replace")
+            except FileNotFoundError:
+                pass
+            now = time.monotonic()
+            lines = buf.split("\n")
+            buf = lines.pop()
+            for ln in lines:
+                m = _MARK.search(ln)
+                if m:
+                    self.marks.setdefault((m.group(1), m.group(2)),
+                                          {"up": float(m.group(3)), "wall": now})
+            if stopping:
+                return
+            time.sleep(0.02)
+
+    def stop(self):
+        self._halt.set()
+        self.join(timeout=5)
+
+
+def parse_marks(text):
+    """marks.txt of the guest: 'TAG EVENT UPTIME' lines -> {(tag, event): up}."""
+    out = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            try:
+                out.setdefault((parts[0], parts[1]), float(parts[2]))
+            except ValueError:
+                pass
+    return out
+
+
+# -- smline's log: when the far end had all the modem's bytes ---------------------
+_LOGLINE = re.compile(r"^smline \[\s*([0-9.]+) s\] (\S+)\s+(.*)$")
+_FRAME = re.compile(r"^got\s+ok\s+len (\d+) ([0-9a-f]{2}) ([0-9a-f]{2})")
+
+
+def far_receive_times(log_text, nbytes):
+    """Per call (in order), from smline -vv: the far modem's data phase and
+    the good V.42 I frame from the modem that completed nbytes of payload
+    (new sequence numbers only; 3 octets of address and control before the
+    information field), in the far modem's own seconds.
+    [{"data_t", "done_t" (None: never complete), "last_iframe_t", "iframes",
+      "info_bytes"}]"""
+    calls = []
+    cur = None
+    for line in log_text.splitlines():
+        m = _LOGLINE.match(line)
+        if not m:
+            continue
+        t, who, rest = float(m.group(1)), m.group(2), m.group(3)
+        if who == "exchange" and re.match(r"call \d+: (off-hook|incoming)", rest):
+            cur = {"data_t": None, "done_t": None, "last_iframe_t": None,
+                   "iframes": 0, "info_bytes": 0, "_next_ns": None}
+            calls.append(cur)
+        elif cur is None or who != "far":
+            continue
+        elif rest.startswith("phase data"):
+            cur["data_t"] = t
+        elif cur["data_t"] is not None:
+            f = _FRAME.match(rest)
+            if not f or int(f.group(1)) < 3 or int(f.group(3), 16) & 1:
+                continue    # not an I frame (control octet with bit 0 clear)
+            ns = int(f.group(3), 16) >> 1
+            if cur["_next_ns"] is not None and ns != cur["_next_ns"]:
+                continue    # sent again
+            cur["_next_ns"] = (ns + 1) & 0x7F
+            cur["iframes"] += 1
+            cur["info_bytes"] += int(f.group(1)) - 3
+            cur["last_iframe_t"] = t
+            if cur["done_t"] is None and cur["info_bytes"] >= nbytes:
+                cur["done_t"] = t
+    for c in calls:
+        del c["_next_ns"]
+    return calls
+
+
+# -- one guest boot ------------------------------------------------------------------
+def guest_env(steps, nbytes):
+    return {"STEPS": " ".join(steps), "SMODEM_ARGS": SMODEM_ARGS,
+            "DIAL": "T" + NUMBER, "AT_SETUP": "AT\\N3", "NBYTES": str(nbytes)}
+
+
+def run_boot(clock, steps, out, nbytes, kver, ko, smline=SMLINE, shift=0,
+             timeout_s=1200, progress=True):
+    """Boot once, run the steps; return the raw material of every call."""
+    from smlab.guest import run_guest
+    from smlab.dbusline import DbusLine
+    from smlab.jack import jack_server
+    from smlab.procs import Group
+
+    out = Path(out)
+    subprocess.run(["rm", "-rf", str(out)], check=True)
+    out.mkdir(parents=True)
+    (out / "tx.bin").write_bytes(payload(SEED_MODEM, nbytes))
+    (out / "rx.bin").write_bytes(payload(SEED_LINE, nbytes))
+    calls = out / "calls.jsonl"
+    line_args = ["--route", route(nbytes), "--json", str(calls), "-vv"]
+    kw = dict(audio="ac97", share="deferred", env=guest_env(steps, nbytes),
+              extra_files={"opt/smodem/smodem.ko": str(ko),
+                           "opt/bench/tx.bin": str(out / "tx.bin"),
+                           "opt/bench/rx.bin": str(out / "rx.bin")},
+              timeout_s=timeout_s, progress=progress)
+    script = GUEST_SCRIPT.read_text()
+    marks = ConsoleMarks(out / "console.log")
+    marks.start()
+    t0 = time.monotonic()
+    try:
+        if clock == "virtual":
+            line = DbusLine(line_args, out, smline=smline)
+            res = run_guest(kver, script, str(out), clock="virtual", icount_shift=shift,
+                            line=line, **kw)
+        else:
+            # as tests/module/call_real.py: 21 ms JACK periods (5.3 ms ones
+            # gave the dummy driver xruns on the loaded 2-core host)
+            with jack_server(timeout_s=timeout_s + 60, period=1024,
+                             log=str(out / "jackd.log")) as js, \
+                    open(out / "smline.log", "wb") as lf:
+                ln = Group([str(smline), "--transport", "jack"] + line_args,
+                           timeout_s + 30, env=js.env, stdin=subprocess.DEVNULL,
+                           stdout=lf, stderr=subprocess.STDOUT)
+                try:
+                    js.wait_ports(r"^smline:to_modem$", timeout_s=10)
+                    res = run_guest(kver, script, str(out), clock="real", jack=js,
+                                    jack_ports={"in": "smline:to_modem",
+                                                "out": "smline:from_modem"}, **kw)
+                    time.sleep(0.5)
+                finally:
+                    ln.stop()
+    finally:
+        marks.stop()
+    wall = time.monotonic() - t0
+    recs = []
+    if calls.exists():
+        recs = [json.loads(x) for x in calls.read_text().splitlines() if x.strip()]
+    rdir = out / "results"
+    if (rdir / "marks.txt").exists():
+        gmarks = parse_marks((rdir / "marks.txt").read_text())
+    else:   # a guest that never finished: what its console said
+        gmarks = {k: v["up"] for k, v in marks.marks.items()}
+    slog = (out / "smline.log").read_text(errors="replace") if (out / "smline.log").exists() else ""
+    return {"clock": clock, "out": out, "results": rdir, "guest": res, "wall_s": wall,
+            "records": recs, "marks": gmarks, "wall_marks": marks.marks,
+            "far": far_receive_times(slog, nbytes)}
+
+
+def _read(p):
+    return p.read_text(errors="replace") if p.exists() else None
+
+
+def trace_phases(dat):
+    """[(phase, arg, seconds since the first event)] from a trace.dat."""
+    if not Path(dat).exists():
+        return []
+    try:
+        ev = smtrace.events(dat)
+    except subprocess.CalledProcessError:
+        return []
+    ph = [e for e in ev if e.name == "smodem_phase"]
+    if not ph:
+        return []
+    t0 = ph[0].ts_ns
+    return [(e.fields.get("phase"), e.fields.get("arg"), (e.ts_ns - t0) / 1e9) for e in ph]
+
+
+def _first(phases, name):
+    for p, _, t in phases:
+        if p == name:
+            return t
+    return None
+
+
+def _r(v, d=2):
+    return None if v is None else round(v, d)
+
+
+def analyse_call(tag, run, rec, far, nbytes):
+    """Everything measured about one call, as a flat dict."""
+    rdir = run["results"]
+    mk = run["marks"]
+    wm = run["wall_marks"]
+    up = lambda ev: mk.get((tag, ev))  # noqa: E731
+    txt = _read(rdir / (tag + ".txt")) or ""
+    st = smtrace.stats(_read(rdir / (tag + ".stats")) or "")
+    phases = trace_phases(rdir / (tag + ".dat"))
+    c = {"tag": tag, "clock": run["clock"], "nbytes": nbytes,
+         "connected": "RESULT ok" in txt, "data_ok": "DATA ok" in txt,
+         "dte_result": (re.findall(r"^RESULT (.*)$", txt, re.M) or [None])[-1],
+         "record": rec}
+    m = re.search(r"^DATA bad n=\d+ got=(\d+) differing=(\d*)", txt, re.M)
+    if m:
+        c["dte_rx_bytes"] = int(m.group(1))
+        c["dte_rx_differing"] = int(m.group(2) or 0)
+    if up("dial") is not None and up("connect") is not None:
+        c["dte_dial_to_connect_s"] = _r(up("connect") - up("dial"))
+    if up("connect") is not None and up("rxdone") is not None:
+        c["dte_rx_s"] = _r(up("rxdone") - up("connect"))
+        if c["data_ok"]:
+            c["to_modem_Bps"] = _r(nbytes / max(1e-3, up("rxdone") - up("connect")), 1)
+    if up("connect") is not None and up("txdone") is not None:
+        c["dte_writer_s"] = _r(up("txdone") - up("connect"))
+    if far and far.get("data_t") is not None and far.get("done_t") is not None:
+        c["far_rx_s"] = _r(far["done_t"] - far["data_t"])
+        if c["far_rx_s"] > 0:
+            c["from_modem_Bps"] = _r(nbytes / c["far_rx_s"], 1)
+    if rec:
+        c["setup_s"] = rec.get("setup_s")
+        c["transfer_s"] = rec.get("transfer_s")
+        c["line_duration_s"] = rec.get("duration_s")
+        c["expect_ok"] = rec.get("expect_ok")
+        c["far_retransmissions"] = rec.get("retransmissions")
+        c["far_fcs_errors"] = (rec.get("errors") or {}).get("fcs")
+    if phases:
+        c["phases"] = [{"phase": p, "arg": a, "t_s": round(t, 3)} for p, a, t in phases]
+        oh, cn = _first(phases, "off-hook"), _first(phases, "connected")
+        dl = _first(phases, "dialing")
+        if oh is not None and cn is not None:
+            c["trace_offhook_to_connected_s"] = _r(cn - oh)
+        if dl is not None and cn is not None:
+            c["trace_dialing_to_connected_s"] = _r(cn - dl)
+    if st:
+        c["stats"] = {k: st.get(k) for k in (
+            "context", "policy", "load_us", "overruns", "dropped", "tx_late", "dma_halts",
+            "pending_max", "engine_rate", "engine_link", "engine_v42_retransmissions",
+            "engine_v42_crc_errors", "engine_rx_overruns", "engine_v42_bytes_tx",
+            "engine_v42_bytes_rx", "engine_tx_gap_late") if k in st}
+        c["overruns"] = st.get("overruns")
+        c["modem_retransmissions"] = st.get("engine_v42_retransmissions")
+    rt = [x for x in (c.get("far_retransmissions"), c.get("modem_retransmissions"))
+          if x is not None]
+    c["retransmissions"] = sum(rt) if rt else None
+    # wall clock against line (guest) time over the call, dial to hang-up
+    d, h = wm.get((tag, "dial")), wm.get((tag, "hungup"))
+    if d and h and h["up"] > d["up"]:
+        c["call_line_s"] = _r(h["up"] - d["up"])
+        c["call_wall_s"] = _r(h["wall"] - d["wall"])
+        c["wall_per_line_s"] = _r((h["wall"] - d["wall"]) / (h["up"] - d["up"]), 3)
+    return c
+
+
+def analyse_boot(run, tags, nbytes):
+    """Calls of one boot in order: smline's records and far-end logs follow
+    the calls that dialled. Each call also gets its boot's figures."""
+    out = {}
+    i = 0
+    g = run["guest"]
+    boot = {"rc": g.rc, "timed_out": g.timed_out, "wall_s": _r(g.wall_s, 1),
+            "boot_s": _r(g.boot_s, 1), "script_s": _r(g.script_s, 1), "out": str(run["out"])}
+    for tag in tags:
+        rec = far = None
+        if (tag, "dial") in run["marks"]:
+            rec = run["records"][i] if i < len(run["records"]) else None
+            far = run["far"][i] if i < len(run["far"]) else None
+            i += 1
+        c = analyse_call(tag, run, rec, far, nbytes)
+        s, e = run["wall_marks"].get((tag, "idle-start")), run["wall_marks"].get((tag, "idle-end"))
+        if s and e and e["up"] > s["up"]:
+            c["idle"] = {"line_s": _r(e["up"] - s["up"]), "wall_s": _r(e["wall"] - s["wall"]),
+                         "wall_per_line_s": _r((e["wall"] - s["wall"]) / (e["up"] - s["up"]), 3)}
+        c["boot"] = boot
+        if run["clock"] == "real":
+            c["jack_xruns"] = jack_xruns(run["out"])
+        out[tag] = c
+    return out
+
+
+def call_ok(c):
+    return bool(c and c.get("data_ok") and c.get("expect_ok"))
+
+
+def failure(c):
+    """Why a call did not move its data, in a few words."""
+    if c is None:
+        return "no call"
+    rec = c.get("record") or {}
+    why = ["guest timed out"] if (c.get("boot") or {}).get("timed_out") else []
+    if not rec:
+        why.append("no call record (DTE: %s)" % (c.get("dte_result") or "no result"))
+        return ", ".join(why)
+    why.append("line: %s" % rec.get("result"))
+    if rec.get("result") == "connected":
+        why.append("V.42 %s" % ("up" if rec.get("v42") else "not established"))
+        err = rec.get("errors") or {}
+        for k in ("retrains", "carrier_drops", "fcs", "mismatched_bytes"):
+            if err.get(k):
+                why.append("%s %s" % (k.replace("_", " "), err[k]))
+        if rec.get("expect_ok") is False:
+            why.append("far end's check failed (%s of %s bytes)"
+                       % (rec.get("bytes_from_modem"), c.get("nbytes")))
+    if not c.get("data_ok"):
+        if "dte_rx_bytes" in c:
+            why.append("modem got %d of %s bytes, %d differing"
+                       % (c["dte_rx_bytes"], c.get("nbytes"), c.get("dte_rx_differing", 0)))
+        else:
+            why.append("modem got no data (DTE: %s)" % (c.get("dte_result") or "no result"))
+    if c.get("jack_xruns"):
+        why.append("%d JACK xruns" % c["jack_xruns"])
+    return ", ".join(why)
+
+
+# -- report ------------------------------------------------------------------------------
+def _f(v, fmt="%.2f"):
+    return "-" if v is None else fmt % v
+
+
+def _pct(a, b):
+    return None if a is None or not b else 100.0 * a / b
+
+
+def markdown(rep):
+    """The human table (also printed)."""
+    b = rep["b2b"]
+    L = ["# make bench-modem", "",
+         "%s; kernel %s; main clock %s%s; %d bytes each way at once, V.22bis 2400 + V.42 "
+         "(smline answering, SpanDSP); module `%s`; one guest boot per call; %.0f s wall."
+         % (rep["date"], rep["kernel"], rep["clock"],
+            " (icount shift %d)" % rep["icount_shift"] if rep["clock"] == "virtual" else "",
+            rep["nbytes"], rep["smodem_args"], rep.get("wall_s") or 0), ""]
+    cl = rep.get("clean") or {}
+    L += ["## a. Throughput (bytes/s of line time, each way, full duplex)", "",
+          "| | modem -> line | line -> modem | both ways done (s) |",
+          "|---|---|---|---|",
+          "| SpanDSP <-> SpanDSP (b2b) | %s | %s | %s |" % (
+              _f(b.get("to_answer_Bps"), "%.1f"), _f(b.get("to_caller_Bps"), "%.1f"),
+              _f(b.get("both_done_s"))),
+          "| smodem (thr, no load) <-> SpanDSP (smline), %s clock | %s | %s | %s |" % (
+              rep["clock"], _f(cl.get("from_modem_Bps"), "%.1f"),
+              _f(cl.get("to_modem_Bps"), "%.1f"), _f(cl.get("transfer_s"))),
+          "| ratio (goal >= 95 %%) | %s | %s | |" % (
+              _f(rep["ratio"].get("from_modem_pct"), "%.1f %%"),
+              _f(rep["ratio"].get("to_modem_pct"), "%.1f %%")),
+          "",
+          "modem -> line: from the far modem's data phase to the I frame that completes the "
+          "file (smline -vv); line -> modem: from CONNECT to the last byte read at the "
+          "guest's DTE; b2b: each receiver's data phase to its last byte. Both ways done: "
+          "smline's `transfer_s` (b2b: the later direction).", ""]
+    if not call_ok(cl):
+        L += ["The reference call FAILED: %s." % failure(cl), ""]
+    L += ["## b. Call set-up (s)", "",
+          "| call | smline: off-hook to data (`setup_s`) | trace: off-hook to connected | "
+          "trace: dialing to connected | DTE: ATD to CONNECT |",
+          "|---|---|---|---|---|"]
+    for c in rep["all_calls"]:
+        L.append("| %s (%s) | %s | %s | %s | %s |" % (
+            c["tag"], c["clock"], _f(c.get("setup_s")), _f(c.get("trace_offhook_to_connected_s")),
+            _f(c.get("trace_dialing_to_connected_s")), _f(c.get("dte_dial_to_connect_s"))))
+    L += ["", "smline's set-up runs from the modem's off-hook to the far modem's data phase "
+          "(V.42 up); the trace's `connected` is the modem's training done (before V.42); "
+          "the DTE's CONNECT comes once V.42 is settled. b2b (no exchange, no dialling, "
+          "answer tone after 0.5 s): data phase after %s s (caller) / %s s (answerer)."
+          % (_f(b.get("caller_data_s")), _f(b.get("answer_data_s"))), ""]
+    L += ["## c. The contexts, with the spinning competitor and load_us=%s" % rep["load_us"], "",
+          "| context | setup s | transfer s (both ways) | modem -> line B/s | line -> modem B/s | "
+          "retransmissions | overruns | max pending | data | wall s per line s |",
+          "|---|---|---|---|---|---|---|---|---|---|"]
+    for c in rep["contexts"]:
+        st = c.get("stats") or {}
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            c["tag"], _f(c.get("setup_s")), _f(c.get("transfer_s")),
+            _f(c.get("from_modem_Bps"), "%.1f"), _f(c.get("to_modem_Bps"), "%.1f"),
+            _f(c.get("retransmissions"), "%d"), _f(c.get("overruns"), "%d"),
+            _f(st.get("pending_max"), "%d"),
+            "ok" if call_ok(c) else "FAILED: %s" % failure(c),
+            _f(c.get("wall_per_line_s"), "%.2f")))
+    L += ["", "retransmissions: V.42 I frames sent again by the far end (smline) plus by the "
+          "modem (`engine_v42_retransmissions`); overruns, max pending: the module's stats "
+          "(ring of 8192 samples); wall s per line s: dial to hang-up.", ""]
+    d = rep["speed"]
+    L += ["## d. Line time against wall time", "",
+          "| what | line s | wall s | wall s per line s |", "|---|---|---|---|"]
+    for c in d.get("calls", []):
+        if c.get("idle"):
+            i = c["idle"]
+            L.append("| idle line, module on hook (%s clock) | %s | %s | %s |" % (
+                c["clock"], _f(i["line_s"]), _f(i["wall_s"]), _f(i["wall_per_line_s"], "%.3f")))
+    for c in d.get("calls", []):
+        L.append("| call, %s clock, ATD to ATH | %s | %s | %s |" % (
+            c["clock"], _f(c.get("call_line_s")), _f(c.get("call_wall_s")),
+            _f(c.get("wall_per_line_s"), "%.3f")))
+    L += ["", "The same call (%d bytes each way, thr, no load) on both clocks, from smline's "
+          "record (line time) and the host's clock:" % rep["nbytes"], "",
+          "| clock | result | call, off-hook to on-hook (line s) | setup s | transfer s | "
+          "ATD to ATH (wall s) | guest boot to power-off (wall s) |",
+          "|---|---|---|---|---|---|---|"]
+    for c in d.get("calls", []):
+        rec = c.get("record") or {}
+        L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            c["clock"], "ok" if call_ok(c) else "FAILED: %s" % failure(c),
+            _f(rec.get("duration_s")), _f(rec.get("setup_s")), _f(rec.get("transfer_s")),
+            _f(c.get("call_wall_s")), _f((c.get("boot") or {}).get("wall_s"), "%.1f")))
+    for note in rep.get("notes", []):
+        L += ["", "Note: " + note]
+    L += ["", "Raw runs: %s/<clock>/<call>/ (console.log, smline.log, calls.jsonl, "
+          "results/<call>.{txt,stats,dat}, marks.txt)." % rep["raw"], ""]
+    return "\n".join(L)
+
+
+def build_report(meta, b2b, calls, main_clock, contexts):
+    """Assemble the JSON report from the analysed calls:
+    calls = {(clock, tag): analysed call}."""
+    b2b = dict(b2b)
+    if b2b.get("answer_done_s") is not None:
+        b2b["both_done_s"] = _r(max(b2b["answer_done_s"] - b2b["answer_data_s"],
+                                    b2b["caller_done_s"] - b2b["caller_data_s"]))
+    clean = calls.get((main_clock, "clean")) or {}
+    rep = dict(meta)
+    rep["b2b"] = b2b
+    rep["clean"] = clean
+    rep["ratio"] = {
+        "from_modem_pct": _r(_pct(clean.get("from_modem_Bps"), b2b.get("to_answer_Bps")), 1),
+        "to_modem_pct": _r(_pct(clean.get("to_modem_Bps"), b2b.get("to_caller_Bps")), 1),
+        "goal_pct": 95}
+    rep["contexts"] = [calls[(main_clock, c)] for c in contexts if (main_clock, c) in calls]
+    rep["all_calls"] = list(calls.values())
+    rep["speed"] = {"calls": [c for (clk, tag), c in calls.items() if tag == "clean"]}
+    return rep
+
+
+def jack_xruns(out):
+    p = Path(out) / "jackd.log"
+    return len(re.findall(r"XRun", p.read_text(errors="replace"))) if p.exists() else None
+
+
+def one_call(clock, tag, ctx, load_us, spin, idle_s, raw, nbytes, kver, ko, smline, shift):
+    """One boot, one call; returns the analysed call (failures recorded)."""
+    out = raw / clock / tag
+    step = "call:%s:%s:%d:%d:%d" % (tag, ctx, load_us, 1 if spin else 0, idle_s)
+    t = time.monotonic()
+    try:
+        run = run_boot(clock, [step], out, nbytes, kver, ko, smline, shift,
+                       timeout_s=240 + 3 * idle_s if clock == "virtual" else 300)
+        c = analyse_boot(run, [tag], nbytes)[tag]
+    except Exception as e:  # noqa: BLE001 - a benchmark records its failures
+        c = {"tag": tag, "clock": clock, "nbytes": nbytes, "error": str(e),
+             "dte_result": "harness error: %s" % e}
+    c["context"] = ctx
+    c["load_us"] = load_us
+    c["spin"] = bool(spin)
+    log("    %s/%s: %s; set-up %s s, transfer %s s, modem->line %s B/s, line->modem %s B/s, "
+        "%.0f s wall" % (clock, tag, "ok" if call_ok(c) else "FAILED: " + failure(c),
+                         c.get("setup_s"), c.get("transfer_s"), c.get("from_modem_Bps"),
+                         c.get("to_modem_Bps"), time.monotonic() - t))
+    return c
+
+
+def main():
+    from smlab.guest import available_kernels
+    kernels = available_kernels()
+    kver = os.environ.get("KERNEL") or next(
+        k for k in kernels if k.startswith("6.1.") and "-rt-" not in k)
+    clock = os.environ.get("CLOCK") or "virtual"
+    if clock not in ("virtual", "real"):
+        sys.exit("bench-modem: CLOCK must be virtual or real")
+    shift = int(os.environ.get("ICOUNT_SHIFT") or 0)
+    nbytes = int(os.environ.get("NBYTES") or 4096)
+    contexts = (os.environ.get("CONTEXTS") or " ".join(CONTEXTS)).split()
+    if contexts == ["none"]:
+        contexts = []
+    bad = [c for c in contexts if c not in CONTEXTS]
+    if bad:
+        sys.exit("bench-modem: unknown context(s) %s" % " ".join(bad))
+    load_us = int(os.environ.get("LOAD_US") or 1840)
+    idle_s = int(os.environ.get("IDLE_S") or 20)
+    other = os.environ.get("OTHER_CLOCK", "1") != "0"
+    base = Path(os.environ.get("BENCH_OUT") or TOP / "out")
+    raw = base / "bench-modem"
+    ko = Path(os.environ.get("MODULE") or TOP / "build" / kver / "smodem.ko")
+    smline = Path(os.environ.get("SMLINE") or SMLINE)
+    for f, hint in ((ko, "make module KVER=%s" % kver), (smline, "make line"), (B2B, "make line")):
+        if not f.is_file():
+            sys.exit("bench-modem: %s missing: %s" % (f, hint))
+    subprocess.run(["rm", "-rf", str(raw)], check=True)
+    t0 = time.monotonic()
+    oc = "real" if clock == "virtual" else "virtual"
+    total = 2 + len(contexts) + (1 if other else 0)
+    log("%s, main clock %s, %d bytes each way, contexts %s, load_us=%d"
+        % (kver, clock, nbytes, " ".join(contexts) or "none", load_us))
+
+    log("[1/%d] reference: two SpanDSP modems back to back (build/line/b2b)" % total)
+    b2b = run_b2b(nbytes)
+    log("    b2b: %.1f B/s caller->answerer, %.1f B/s answerer->caller"
+        % (b2b["to_answer_Bps"], b2b["to_caller_Bps"]))
+
+    calls = {}
+    # One boot per call: a module reload within a boot was seen to lengthen
+    # the D-Bus line's delay by about 125 ms each time, which would favour
+    # whichever context ran first.
+    plan = [(clock, "clean", "thr", 0, False, idle_s if clock == "virtual" else 0)]
+    plan += [(clock, c, c, load_us, True, 0) for c in contexts]
+    if other:
+        plan.append((oc, "clean", "thr", 0, False, idle_s if oc == "virtual" else 0))
+    for i, (clk, tag, ctx, load, spin, idle) in enumerate(plan, 2):
+        log("[%d/%d] %s clock: call %s (context %s, load_us=%d%s%s)"
+            % (i, total, clk, tag, ctx, load, ", spinning competitor" if spin else "",
+               ", %d s idle line first" % idle if idle else ""))
+        calls[(clk, tag)] = one_call(clk, tag, ctx, load, spin, idle, raw, nbytes, kver,
+                                     ko, smline, shift)
+    notes = []
+    r = calls.get(("real", "clean"))
+    if r is not None and not call_ok(r):
+        notes.append("the real-time call over JACK did not move its data intact (%s). "
+                     "Real-time TCG on this shared 2-core machine loses time; see "
+                     "tests/module/call_real.py." % failure(r))
+    meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "kernel": kver,
+            "clock": clock, "icount_shift": shift, "nbytes": nbytes, "load_us": load_us,
+            "smodem_args": SMODEM_ARGS, "route": route(nbytes), "raw": str(raw),
+            "notes": notes}
+    rep = build_report(meta, b2b, calls, clock, contexts)
+    rep["wall_s"] = round(time.monotonic() - t0, 1)
+    base.mkdir(parents=True, exist_ok=True)
+    (base / "bench-modem.json").write_text(json.dumps(rep, indent=1, default=str) + "\n")
+    md = markdown(rep)
+    (base / "bench-modem.md").write_text(md)
+    print()
+    print(md)
+    log("wrote %s and %s in %.0f s" % (base / "bench-modem.json", base / "bench-modem.md",
+                                        rep["wall_s"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+# Guest side of tools/bench_modem.py and tools/demo.py (busybox sh, root):
+# whole calls from /dev/ttySM0 to smline on the host (through QEMU's D-Bus
+# audio on the virtual clock, or JACK in real time), each moving one file
+# each way at once (full duplex) and timed from the DTE's side.
+#
+# Environment (set by the host):
+#   STEPS        space-separated steps, run in order, each
+#                  call:TAG:CTX:LOAD_US:SPIN[:IDLE]
+#                a module load (context CTX, load_us), IDLE seconds on hook
+#                on an idle line (marks TAG idle-start, idle-end), one call,
+#                an unload; SPIN=1 runs the study's competitor meanwhile
+#   SMODEM_ARGS  insmod arguments common to every step (engine=1 ...)
+#   DIAL         the dial command's argument (T5551234)
+#   AT_SETUP     one AT command sent before dialling (AT\N3)
+#   NBYTES       bytes each way: /opt/bench/tx.bin goes out, the line's
+#                bytes must equal /opt/bench/rx.bin
+# Every moment that matters is a mark, "TAG EVENT UPTIME" in marks.txt and
+# "SMLAB: bench TAG EVENT up=UPTIME" on the console, where the host stamps it
+# with its own wall clock.  Results go to /share/results.  Every wait is
+# bounded.
+set -u
+K=/opt/smodem/smodem.ko
+D=/dev/ttySM0
+T=/tmp/results
+R=/share/results
+CR=$(printf '\r')
+mkdir -p $T $R
+
+mark() {
+	read -r up _ < /proc/uptime
+	echo "$1 $2 $up" >> $T/marks.txt
+	echo "SMLAB: bench $1 $2 up=$up" > /dev/console
+}
+secs() { read -r up _ < /proc/uptime; echo "${up%.*}"; }
+dev_file() { for f in /sys/kernel/debug/smodem/*/"$1"; do echo "$f"; return; done; }
+stat_of() { grep "^$1 " "$(dev_file stats)" 2>/dev/null | cut -d' ' -f2; }
+
+# Read lines from the port (fd 3) until one matches the extended regex $2
+# or $1 seconds pass; the transcript goes to $LOG, the line to RESULT.
+wait_for() {
+	end=$(( $(secs) + $1 ))
+	RESULT=
+	while [ "$(secs)" -lt $end ]; do
+		if IFS= read -r -t 2 line <&3; then
+			line=${line%"$CR"}
+			[ -n "$line" ] || continue
+			# a line of data mode garbage is cut short
+			echo "< $(echo "$line" | cut -c1-100)" >> "$LOG"
+			if echo "$line" | grep -Eq "$2"; then
+				RESULT=$line
+				return 0
+			fi
+		fi
+	done
+	echo "! timeout ($1 s) waiting for $2" >> "$LOG"
+	return 1
+}
+
+at() {
+	echo "> $1" >> "$LOG"
+	printf '%s\r' "$1" >&3
+	wait_for "${2:-5}" '^(OK|ERROR|NO CARRIER|BUSY|NO DIALTONE|NO ANSWER|CONNECT)'
+}
+
+# One call: dial, both files at once, escape, hang up.
+call_once() {
+	tag=$1
+	LOG=$T/$tag.txt
+	: > "$LOG"
+	# CLOCAL: the open must not wait for carrier (the termios stays with
+	# the port between opens); raw, no echo
+	stty -F $D 115200 raw -echo clocal >> "$LOG" 2>&1
+	exec 3<>$D
+	at ATE0
+	at ATX4
+	at "$AT_SETUP"
+	mark "$tag" dial
+	if ! at "ATD$DIAL" 60 || [ "${RESULT%% *}" != CONNECT ]; then
+		echo "RESULT fail ${RESULT:-timeout}" >> "$LOG"
+		mark "$tag" failed
+		exec 3>&-
+		return 1
+	fi
+	mark "$tag" connect
+	cat /opt/bench/tx.bin >&3 &
+	wp=$!
+	# a third of V.22bis's 2400 bit/s at worst, plus the line's delays
+	timeout $((NBYTES / 80 + 20)) head -c "$NBYTES" <&3 > $T/$tag.rx
+	mark "$tag" rxdone
+	# the writer is done when the tty took the last byte; a dead line
+	# leaves it blocked in write(): bounded, then killed
+	n=0
+	while kill -0 $wp 2>/dev/null && [ $n -lt $((NBYTES / 40 + 40)) ]; do
+		sleep 0.5
+		n=$((n + 1))
+	done
+	kill $wp 2>/dev/null
+	wait $wp
+	echo "WRITER rc=$?" >> "$LOG"
+	mark "$tag" txdone
+	# Until the engine has sent every byte (in I frames with V.42), then
+	# one more frame time and its acknowledgement before the escape.
+	key=engine_tx_bytes
+	[ "$(stat_of engine_link)" = v42 ] && key=engine_v42_bytes_tx
+	n=0
+	while [ "$(stat_of $key)" != "" ] && [ "$(stat_of $key)" -lt "$NBYTES" ] &&
+	      [ $n -lt 60 ]; do
+		sleep 0.5
+		n=$((n + 1))
+	done
+	sleep 2
+	mark "$tag" sent
+	if cmp -s $T/$tag.rx /opt/bench/rx.bin; then
+		echo "DATA ok n=$NBYTES" >> "$LOG"
+	else
+		echo "DATA bad n=$NBYTES got=$(wc -c < $T/$tag.rx)" \
+			"differing=$(cmp -l $T/$tag.rx /opt/bench/rx.bin 2>/dev/null | wc -l)" >> "$LOG"
+	fi
+	# guard time, +++, guard time, ATH
+	sleep 1.2
+	echo "> +++" >> "$LOG"
+	printf '+++' >&3
+	wait_for 4 '^OK'
+	at ATH 5
+	mark "$tag" hungup
+	exec 3>&-
+	echo "RESULT ok" >> "$LOG"
+	return 0
+}
+
+step_call() {
+	tag=$1 ctx=$2 load=$3 spin=$4 idle=${5:-0}
+	sp=
+	dmesg -c > /dev/null
+	if [ "$spin" = 1 ]; then
+		spin &
+		sp=$!
+	fi
+	# shellcheck disable=SC2086
+	insmod $K $SMODEM_ARGS context=$ctx load_us=$load
+	echo $? > $T/$tag-insmod.rc
+	trace-cmd start -q -e smodem:smodem_phase -e smodem:smodem_period_change \
+		-e smodem:smodem_overrun -e smodem:smodem_dma_halt -b 8192 \
+		> /dev/null 2>&1
+	sleep 1
+	if [ "$idle" -gt 0 ]; then
+		mark "$tag" idle-start
+		sleep "$idle"
+		mark "$tag" idle-end
+	fi
+	echo 1 > "$(dev_file reset)"
+	call_once "$tag"
+	echo $? > $T/$tag.rc
+	sleep 1
+	cat "$(dev_file stats)" > $T/$tag.stats
+	trace-cmd stop
+	trace-cmd extract -o $T/$tag.dat > /dev/null 2>&1
+	trace-cmd reset > /dev/null 2>&1
+	rmmod smodem
+	echo $? > $T/$tag-rmmod.rc
+	[ -n "$sp" ] && kill "$sp" && wait "$sp" 2>/dev/null
+	dmesg > $T/$tag.dmesg
+	# the line goes idle between calls
+	sleep 2
+}
+
+for s in $STEPS; do
+	IFS=: read -r kind a b c d e <<EOF
+$s
+EOF
+	case $kind in
+	call) step_call "$a" "$b" "$c" "$d" "$e" ;;
+	*) echo "unknown step $s" ;;
+	esac
+done
+cp -r $T/. $R/
+echo "[guest] done"

@@ -276,8 +276,11 @@ static void on_method(GDBusConnection *conn, const gchar *sender,
 
 		g_variant_get(params, "(tb)", &id, &en);
 		s->enabled = en;
-		sml_log(SML_LOG_DEBUG, 0, "dbus", "%s %s", out ? "output" : "input",
-			en ? "enabled" : "disabled");
+		sml_log(SML_LOG_DEBUG, p->clock, "dbus",
+			"%s %s (%" G_GINT64_FORMAT " samples in, %" G_GINT64_FORMAT
+			" out, %zu queued in, %zu out)", out ? "output" : "input",
+			en ? "enabled" : "disabled", p->in_frames, p->out_frames,
+			p->iq.len, p->oq.len);
 		g_dbus_method_invocation_return_value(inv, NULL);
 	} else {
 		/* Fini, SetVolume: the line has no volume control to follow */

@@ -136,7 +136,7 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
               smp=1, mem_mb=1024, timeout_s=300, audio="ac97", jack_ports=None,
               progress=True, share="live", kmods=(), cmdline_extra="",
               accel="auto", cpu="qemu64", jack=None, extra_files=None, env=None,
-              boot="vmlinux", on_running=None, line=None):
+              boot="vmlinux", on_running=None, line=None, qemu_extra=()):
     """Boot kver, run script (busybox sh, root, cwd /share), return GuestResult.
 
     Beyond the documented API:
@@ -156,6 +156,10 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
           audio on a private bus (any clock; with clock="virtual" the call
           runs on the guest's instruction-counted time). QEMU starts paused
           and runs once smline listens. Instead of JACK for clock="real".
+      qemu_extra: further QEMU arguments, appended to the command as given
+          (e.g. ["-chardev", "tty,id=pp,path=/dev/pts/3",
+          "-device", "isa-serial,chardev=pp"] for a second serial port,
+          which the guest sees with cmdline_extra="8250.nr_uarts=2").
     """
     t0 = time.monotonic()
     if clock not in ("virtual", "real"):
@@ -239,6 +243,7 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
                            display=display)
         if line is not None:
             cmd += ["-S", "-qmp", "unix:%s,server=on,wait=off" % qmp]
+        cmd += list(qemu_extra)
         res.cmd = cmd
         (out / "qemu-cmd.txt").write_text(" ".join(cmd) + "\n")
         mode = ("virtual, icount shift=%d" % icount_shift if clock == "virtual"

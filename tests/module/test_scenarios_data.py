@@ -10,10 +10,9 @@ instruction-counted clock:
     V.42 told the far end to wait (RNR, counted by smline's monitor)
   2 pppd (Debian's, with the guest kernel's ppp_async) on /dev/ttySM0 over
     a connected call: its LCP Configure-Requests reach the far end intact
-    (HDLC-like framing and FCS checked on the bytes smline saved).  The
-    host side of the link (pppd on smline's pty bridge, a ping across)
-    cannot run on our machines: their kernel has no PPP (no /dev/ppp, no
-    ppp_generic, char major 108 unregistered) and cannot load modules
+    (HDLC-like framing and FCS checked on the bytes smline saved).  pppd
+    at both ends and a ping across: test_ppp.py (the far pppd in a second
+    guest: our hosts have no kernel PPP)
   3 unloading during a connected call: rmmod is refused while the call's
     port is open and the call goes on; unbinding the device hangs the
     session up (SIGHUP, EOF); then rmmod returns 0, the module is gone,
@@ -26,7 +25,6 @@ SMODEM_TTY_KERNEL the kernel.
 import os
 import re
 import struct
-import subprocess
 from pathlib import Path
 
 import guestboot
@@ -36,19 +34,8 @@ TOP = Path(__file__).resolve().parents[2]
 OUT = Path(os.environ.get("SMODEM_SCENARIOS_DATA_OUT") or
            TOP / "out" / "tests" / "scenarios-data")
 ARGS = "engine=1 phase_periods=1 ring_samples=8192"
-PPPD = "/usr/sbin/pppd"
 CALLS = ["flow", "ppp", "rm"]
 FLOW_N = 16384
-
-
-def _pppd_files():
-    """pppd and the shared objects it needs, at their own paths."""
-    out = {PPPD.lstrip("/"): PPPD}
-    ldd = subprocess.run(["ldd", PPPD], check=True, capture_output=True, text=True).stdout
-    for m in re.finditer(r"(/\S+) \(0x", ldd):
-        lib = m.group(1)
-        out[lib.lstrip("/")] = os.path.realpath(lib)
-    return out
 
 
 def run():
@@ -63,7 +50,7 @@ def run():
             kver, "scenario_data_checks.sh", out,
             ["--route", "5552400=answer:v22bis,v42,echo",
              "--route", "5557000=answer:v22bis,v42,save=%s" % (out / "ppp-from-guest.bin")],
-            env={"SMODEM_ARGS": ARGS}, extra_files=_pppd_files(),
+            env={"SMODEM_ARGS": ARGS}, extra_files=guestboot.pppd_files(),
             kmods=["ppp_async"], timeout_s=600)
     return guestboot.once(("scenarios-data", kver), boot)
 

@@ -1,0 +1,155 @@
+"""pppd at both ends of a modem call, and a ping across it.
+
+The host here has no kernel PPP (no /dev/ppp, modules cannot be loaded), so
+the far end's pppd runs in a second guest.  Two guests of the 6.1 generic
+kernel, each with its ppp_async and Debian's pppd:
+
+  - the modem's guest (guestboot.line_run: instruction-counted clock, AC'97
+    joined to build/line/smline through QEMU's D-Bus audio) dials
+    5551234, answered by smline's far modem (V.22bis + V.42) whose data is
+    bridged to a host pty (route word pty=LINK); pppd on /dev/ttySM0,
+    10.0.0.1:10.0.0.2, then `ping -c 3 10.0.0.2`;
+  - the far guest (real clock), started once smline has made the pty (at
+    answer time), has it as its second serial port (QEMU -chardev tty on
+    the pty's slave, ttyS1 in the guest); pppd there, 10.0.0.2:10.0.0.1.
+
+tests/module/ppp_modem.sh and ppp_far.sh run in the guests.
+SMODEM_KO overrides the module, SMODEM_TTY_KERNEL the kernel.
+"""
+import os
+import re
+import threading
+import time
+from pathlib import Path
+
+import guestboot
+from smlab.guest import run_guest
+
+TOP = Path(__file__).resolve().parents[2]
+OUT = Path(os.environ.get("SMODEM_PPP_OUT") or TOP / "out" / "tests" / "ppp")
+ARGS = "engine=1 phase_periods=1 ring_samples=8192"
+
+
+class FarGuest(threading.Thread):
+    """Waits for smline's pty link, then boots the far guest on it."""
+
+    def __init__(self, kver, link, out, timeout_s):
+        super().__init__(daemon=True)
+        self.kver, self.link, self.out, self.timeout_s = kver, link, out, timeout_s
+        self.stop = threading.Event()
+        self.res = None
+        self.err = None
+        self.started_at = None
+
+    def run(self):
+        try:
+            deadline = time.monotonic() + self.timeout_s
+            while not os.path.exists(self.link):
+                if self.stop.is_set() or time.monotonic() > deadline:
+                    return
+                time.sleep(0.1)
+            pts = os.path.realpath(self.link)
+            self.started_at = time.monotonic()
+            text = (TOP / "tests/module/ppp_far.sh").read_text()
+            self.res = run_guest(
+                self.kver, "sh -s <<'SMODEM_EOF'\n%s\nSMODEM_EOF\n" % text,
+                str(self.out), clock="real", audio="none", share="live",
+                kmods=["ppp_async"], extra_files=guestboot.pppd_files(),
+                cmdline_extra="8250.nr_uarts=2",
+                qemu_extra=["-chardev", "tty,id=pp,path=%s" % pts,
+                            "-device", "isa-serial,chardev=pp"],
+                timeout_s=1500)
+        except Exception as e:  # noqa: BLE001 - reported by the test
+            self.err = e
+
+
+def run():
+    """Both guests once; every test reads the same results."""
+    kver = guestboot.generic_kernel()
+
+    def boot():
+        assert kver, "no 6.1 generic kernel installed: make deps"
+        top = OUT / kver
+        top.mkdir(parents=True, exist_ok=True)
+        link = top / "pty"
+        if os.path.lexists(link):
+            link.unlink()
+        far_out = guestboot.fresh_dir(top / "far")
+        far = FarGuest(kver, str(link), far_out, 900)
+        far.start()
+        try:
+            res, recs = guestboot.line_run(
+                kver, "ppp_modem.sh", top / "modem",
+                ["--route", "5551234=answer:v22bis,v42,pty=%s" % link],
+                env={"SMODEM_ARGS": ARGS}, extra_files=guestboot.pppd_files(),
+                kmods=["ppp_async"], timeout_s=1500)
+        finally:
+            far.stop.set()
+            far.join(120)
+        assert not far.is_alive(), "far guest still running"
+        assert far.err is None, "far guest: %r" % far.err
+        assert far.res is not None, "far guest never started (no pty from smline)"
+        return res, recs, far_out / "results", far.res
+    return guestboot.once(("ppp", kver), boot)
+
+
+def _read(name):
+    p = run()[0] / name
+    return p.read_text(errors="replace") if p.exists() else ""
+
+
+def _far(name):
+    p = run()[2] / name
+    return p.read_text(errors="replace") if p.exists() else ""
+
+
+def test_call_connected_with_v42():
+    recs = run()[1]
+    assert len(recs) == 1, recs
+    r = recs[0]
+    assert r["result"] == "connected" and r["v42"] is True, r
+    assert r["rate"] == 2400, r
+    assert "\\r\\nCONNECT 2400\\r\\n" in _read("tty.txt"), _read("tty.txt")
+
+
+def test_far_guest_ran_pppd_on_the_pty():
+    far = run()[3]
+    print(far.log()[-2000:])
+    assert far.ok, (far.rc, far.timed_out, far.console)
+    assert "ttyS1" in _far("far-dev.txt") and "/dev/ppp" in _far("far-dev.txt"), \
+        _far("far-dev.txt")
+
+
+def test_pppd_negotiates_both_ends():
+    log, far = _read("pppd.log"), _far("far-pppd.log")
+    print(log[-3000:])
+    print(far[-3000:])
+    assert "local  IP address 10.0.0.1" in log and "remote IP address 10.0.0.2" in log, log
+    assert "local  IP address 10.0.0.2" in far and "remote IP address 10.0.0.1" in far, far
+    # both ends saw each other's LCP and IPCP acknowledged
+    assert re.search(r"rcvd \[LCP ConfAck", log) and re.search(r"rcvd \[LCP ConfAck", far)
+    assert re.search(r"rcvd \[IPCP ConfAck", log) and re.search(r"rcvd \[IPCP ConfAck", far)
+    assert "10.0.0.1" in _read("ppp0.txt") and "10.0.0.2" in _read("ppp0.txt"), \
+        _read("ppp0.txt")
+
+
+def test_ping_crosses_the_link():
+    ping = _read("ping.txt")
+    print(ping)
+    assert _read("ping.rc").strip() == "0", ping
+    replies = re.findall(r"bytes from 10\.0\.0\.2: seq=(\d+)", ping)
+    assert len(replies) == 3, ping
+    assert re.search(r"3 packets transmitted, 3 packets received, 0% packet loss", ping), ping
+
+
+def test_link_ends_cleanly():
+    log, far = _read("pppd.log"), _far("far-pppd.log")
+    # the modem's pppd ended the link (SIGTERM: LCP Terminate-Request),
+    # the far pppd acknowledged and exited by itself
+    assert "sent [LCP TermReq" in log, log[-2000:]
+    assert "rcvd [LCP TermReq" in far, far[-2000:]
+    assert _far("far-pppd.rc").strip() != "", far[-2000:]
+    assert not Path(run()[0] / "pppd.stuck").exists()
+    r = run()[1][0]
+    assert r["end"] == "local-hangup", r
+    assert r["errors"]["fcs"] <= 1 and r["errors"]["carrier_drops"] == 0, r

@@ -5,16 +5,6 @@
 # +ES, X, S8) must reach the engine, as its stats show, and the dial
 # string's pauses and 'W' must take their time.  Raw results go to
 # /share/results for the host to judge.  Every wait is bounded.
-set -u
-K=/opt/smodem/smodem.ko
-R=/share/results
-T=/tmp/results
-D=/dev/ttySM0
-mkdir -p $R $T
-
-say() { echo "[guest] $*"; }
-loaded() { lsmod | grep -c '^smodem'; }
-dev_file() { for f in /sys/kernel/debug/smodem/*/"$1"; do echo "$f"; return; done; }
 
 # silent_call NAME INSMOD-ARGS...: load, dial, trace, unload.
 silent_call() {

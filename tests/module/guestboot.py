@@ -57,9 +57,10 @@ def build_ttyat(out):
 
 
 def run_checks(kver, script, out, args="", **kw):
-    """Run tests/module/<script> in a guest as `sh -s ARGS`; its raw results
-    land in out/results."""
-    text = (TOP / "tests/module" / script).read_text()
+    """Run tests/module/<script>, after tests/module/guestlib.sh, in a guest
+    as `sh -s ARGS`; its raw results land in out/results."""
+    text = ((TOP / "tests/module/guestlib.sh").read_text() +
+            (TOP / "tests/module" / script).read_text())
     res = run_guest(kver, "sh -s %s <<'SMODEM_EOF'\n%s\nSMODEM_EOF\n" % (args, text),
                     str(out), **kw)
     assert res.ok, "guest failed: rc=%s timed_out=%s, see %s" % (

@@ -5,24 +5,7 @@
 # pppd (LCP Terminate), hang up.  Raw results go to /share/results.  Every
 # wait is bounded (guest seconds: the far guest boots in wall time
 # meanwhile, and an idle guest's clock runs ahead of the wall).
-set -u
-K=/opt/smodem/smodem.ko
-R=/share/results
-T=/tmp/results
-D=/dev/ttySM0
-mkdir -p $R $T
 
-say() { echo "[guest] $*"; }
-# Wait until file $1 contains $2, at most $3 tenths of a second.
-wait_for() {
-	i=0
-	while [ $i -lt "$3" ]; do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
 # Wait for process $1 to end, at most $2 tenths of a second; else kill it.
 reap() {
 	i=0

@@ -12,16 +12,7 @@
 #   6 busy, 7 unobtainable, 8 no answer (ATS7), 9 no dial tone
 # Raw results go to /share/results for the host to judge.  Every wait is
 # bounded.
-set -u
-K=/opt/smodem/smodem.ko
-R=/share/results
-T=/tmp/results
-D=/dev/ttySM0
-mkdir -p $R $T
 
-say() { echo "[guest] $*"; }
-loaded() { lsmod | grep -c '^smodem'; }
-dev_file() { for f in /sys/kernel/debug/smodem/*/"$1"; do echo "$f"; return; done; }
 # after each call: the engine's figures, and a pause the line hears as
 # on-hook (smline needs 300 ms) before the next one
 stats() {

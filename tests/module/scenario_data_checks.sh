@@ -11,29 +11,10 @@
 #     again lets the line run on so that the far end sees the end.
 # Raw results go to /share/results for the host to judge.  Every wait is
 # bounded.
-set -u
-K=/opt/smodem/smodem.ko
-R=/share/results
-T=/tmp/results
-D=/dev/ttySM0
-mkdir -p $R $T
 
-say() { echo "[guest] $*"; }
-loaded() { lsmod | grep -c '^smodem'; }
-dev_file() { for f in /sys/kernel/debug/smodem/*/"$1"; do echo "$f"; return; done; }
 stats() {
 	sleep 1
 	cat "$(dev_file stats)" > $T/$1.stats
-}
-# Wait until file $1 contains $2, at most $3 tenths of a second.
-wait_for() {
-	i=0
-	while [ $i -lt "$3" ]; do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
 }
 # Wait for process $1 to end, at most $2 tenths of a second; else kill it.
 reap() {

@@ -1,25 +1,6 @@
 # Guest side of tests/module/test_tty.py (busybox sh, root): drives
 # /dev/ttySM0 with /usr/bin/ttyat and leaves raw transcripts in
 # /share/results for the host to judge.  Every background job is bounded.
-set -u
-K=/opt/smodem/smodem.ko
-R=/share/results
-T=/tmp/results
-D=/dev/ttySM0
-mkdir -p $R $T
-
-say() { echo "[guest] $*"; }
-loaded() { lsmod | grep -c '^smodem'; }
-# Wait until file $1 contains $2, at most $3 tenths of a second.
-wait_for() {
-	i=0
-	while [ $i -lt "$3" ]; do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
 
 say "load"
 dmesg -c >/dev/null

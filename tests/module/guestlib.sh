@@ -1,0 +1,58 @@
+# What every guest script of tests/module shares (busybox sh, root):
+# guestboot.run_checks() puts this in front of the script it runs.  A
+# script may redefine any of it after.
+set -u
+K=/opt/smodem/smodem.ko
+R=/share/results
+T=/tmp/results
+D=/dev/ttySM0
+mkdir -p $R $T
+
+say() { echo "[guest] $*"; }
+loaded() { lsmod | grep -c '^smodem'; }
+dev_file() { for f in /sys/kernel/debug/smodem/*/"$1"; do echo "$f"; return; done; }
+# Wait until file $1 contains $2, at most $3 tenths of a second.
+wait_for() {
+	i=0
+	while [ $i -lt "$3" ]; do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# echo_call NAME TRACE-OPTIONS INSMOD-ARGS...: load the module, trace, dial
+# ATD$DIAL after ATE0 ATX4 $AT_SETUP, move $CALL_BYTES random bytes out and
+# the far end's echo back, +++, ATH, unload.  Leaves $T/NAME.txt (ttyat's
+# transcript), .rc, .stats, .dat, -insmod.rc, -rmmod.rc, .loaded, .dmesg.
+echo_call() {
+	name=$1
+	trace=$2
+	shift 2
+	say "$name: $*"
+	dmesg -c > /dev/null
+	insmod $K "$@"
+	echo $? > $T/$name-insmod.rc
+	# shellcheck disable=SC2086
+	trace-cmd start -q $trace > /dev/null 2>&1
+	sleep 1
+	echo 1 > "$(dev_file reset)"
+	# set-up (dial tone, digits, ringback, answer tone, training) takes
+	# about 14 s of line time: read on for 30 s after the command step
+	ttyat at $D ATE0 ATX4 "$AT_SETUP" "ATD$DIAL" %expect:30000 %tiocm \
+		"%data:$CALL_BYTES" %sleep:1500 %send:+++ %expect:2500 ATH %tiocm \
+		> $T/$name.txt 2>&1
+	echo $? > $T/$name.rc
+	sleep 1
+	cat "$(dev_file stats)" > $T/$name.stats
+	trace-cmd stop
+	trace-cmd extract -o $T/$name.dat > /dev/null 2>&1
+	trace-cmd reset > /dev/null 2>&1
+	rmmod smodem
+	echo $? > $T/$name-rmmod.rc
+	loaded > $T/$name.loaded
+	dmesg > $T/$name.dmesg
+	# the line goes idle between calls
+	sleep 2
+}

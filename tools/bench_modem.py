@@ -42,6 +42,7 @@ for _p in (TOP / "tools" / "lab", TOP / "tools" / "analysis"):
         sys.path.insert(0, str(_p))
 
 import smtrace  # noqa: E402
+from smlab.payload import payload  # noqa: E402
 
 NUMBER = "5551234"
 SEED_LINE = 11      # what smline sends (send=random:N:11)
@@ -61,23 +62,6 @@ CONTEXTS = ["int", "dpc", "thr", "res"]
 
 def log(msg):
     print("bench-modem: " + msg, flush=True)
-
-
-# -- payloads ------------------------------------------------------------------
-def payload(seed, n):
-    """Python twin of sml_payload_fill() (tools/line/util.c): byte k is a pure
-    function of (seed, k), so both ends can check a transfer."""
-    m = (1 << 64) - 1
-    out = bytearray(n)
-    z = 0
-    for k in range(n):
-        if k % 8 == 0:
-            z = (seed * 0x9E3779B97F4A7C15 + (k >> 3) + 1) & m
-            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
-            z ^= z >> 31
-        out[k] = (z >> (8 * (k & 7))) & 0xFF
-    return bytes(out)
 
 
 def route(nbytes):

@@ -14,6 +14,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 import tty
@@ -23,6 +24,9 @@ import numpy as np
 import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+if os.path.join(ROOT, "tools", "lab") not in sys.path:
+    sys.path.insert(0, os.path.join(ROOT, "tools", "lab"))
+from smlab.payload import payload  # noqa: E402
 OUT = os.path.join(ROOT, "build", "line")
 SMLINE = os.path.join(OUT, "smline")
 TESTMODEM = os.path.join(OUT, "testmodem")
@@ -35,21 +39,6 @@ def build():
     r = subprocess.run(["make", "-s", "-f", "tools/line/line.mk", "line"], cwd=ROOT,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
-
-
-def payload(seed, n):
-    """Python twin of sml_payload_fill() (tools/line/util.c)."""
-    m = (1 << 64) - 1
-    out = bytearray(n)
-    z = 0
-    for k in range(n):
-        if k % 8 == 0:
-            z = (seed * 0x9E3779B97F4A7C15 + (k >> 3) + 1) & m
-            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
-            z ^= z >> 31
-        out[k] = (z >> (8 * (k & 7))) & 0xFF
-    return bytes(out)
 
 
 def crc(seed, n):

@@ -131,3 +131,16 @@ def pppd_files():
         lib = m.group(1)
         out[lib.lstrip("/")] = os.path.realpath(lib)
     return out
+
+
+def read_result(run, name):
+    """Text of results/<name> of a line_run() (results dir, records)."""
+    return (run[0] / name).read_text(errors="replace")
+
+
+def call_record(run, calls, name):
+    """smline's record of the call named name, calls being the names of the
+    boot's calls in order (all of them must have a record, in order)."""
+    recs = run[1]
+    assert [r["call"] for r in recs] == list(range(1, len(calls) + 1)), recs
+    return recs[calls.index(name)]

@@ -59,13 +59,11 @@ def _res():
 
 
 def _read(name):
-    return (_res() / name).read_text(errors="replace")
+    return guestboot.read_result(run(), name)
 
 
 def record(name):
-    recs = run()[1]
-    assert [r["call"] for r in recs] == list(range(1, len(CALLS) + 1)), recs
-    return recs[CALLS.index(name)]
+    return guestboot.call_record(run(), CALLS, name)
 
 
 def stats(name):

@@ -53,33 +53,28 @@ struct sml_dbus_opts sml_dbus_opts = {
 	.wait_s = 60.0,
 };
 
+/* What both listener interfaces have: the stream's life cycle. */
+#define STREAM_METHODS \
+	"  <method name='Init'><arg type='t' direction='in'/>" \
+	"   <arg type='y' direction='in'/><arg type='b' direction='in'/>" \
+	"   <arg type='b' direction='in'/><arg type='u' direction='in'/>" \
+	"   <arg type='y' direction='in'/><arg type='u' direction='in'/>" \
+	"   <arg type='u' direction='in'/><arg type='b' direction='in'/></method>" \
+	"  <method name='Fini'><arg type='t' direction='in'/></method>" \
+	"  <method name='SetEnabled'><arg type='t' direction='in'/>" \
+	"   <arg type='b' direction='in'/></method>" \
+	"  <method name='SetVolume'><arg type='t' direction='in'/>" \
+	"   <arg type='b' direction='in'/><arg type='ay' direction='in'/></method>"
+
 static const char listener_xml[] =
 	"<node>"
 	" <interface name='org.qemu.Display1.AudioOutListener'>"
-	"  <method name='Init'><arg type='t' direction='in'/>"
-	"   <arg type='y' direction='in'/><arg type='b' direction='in'/>"
-	"   <arg type='b' direction='in'/><arg type='u' direction='in'/>"
-	"   <arg type='y' direction='in'/><arg type='u' direction='in'/>"
-	"   <arg type='u' direction='in'/><arg type='b' direction='in'/></method>"
-	"  <method name='Fini'><arg type='t' direction='in'/></method>"
-	"  <method name='SetEnabled'><arg type='t' direction='in'/>"
-	"   <arg type='b' direction='in'/></method>"
-	"  <method name='SetVolume'><arg type='t' direction='in'/>"
-	"   <arg type='b' direction='in'/><arg type='ay' direction='in'/></method>"
+	STREAM_METHODS
 	"  <method name='Write'><arg type='t' direction='in'/>"
 	"   <arg type='ay' direction='in'/></method>"
 	" </interface>"
 	" <interface name='org.qemu.Display1.AudioInListener'>"
-	"  <method name='Init'><arg type='t' direction='in'/>"
-	"   <arg type='y' direction='in'/><arg type='b' direction='in'/>"
-	"   <arg type='b' direction='in'/><arg type='u' direction='in'/>"
-	"   <arg type='y' direction='in'/><arg type='u' direction='in'/>"
-	"   <arg type='u' direction='in'/><arg type='b' direction='in'/></method>"
-	"  <method name='Fini'><arg type='t' direction='in'/></method>"
-	"  <method name='SetEnabled'><arg type='t' direction='in'/>"
-	"   <arg type='b' direction='in'/></method>"
-	"  <method name='SetVolume'><arg type='t' direction='in'/>"
-	"   <arg type='b' direction='in'/><arg type='ay' direction='in'/></method>"
+	STREAM_METHODS
 	"  <method name='Read'><arg type='t' direction='in'/>"
 	"   <arg type='t' direction='in'/><arg type='ay' direction='out'/></method>"
 	" </interface>"

@@ -2,8 +2,17 @@
 # itself (tools/lab/deps.sh reads tools/lab/packages.txt), so the README's two
 # commands work on a fresh Debian 12 machine.
 
-PYTHON   := /usr/bin/python3
 TOP      := $(CURDIR)
+# The project's Python: a venv over Debian's /usr/bin/python3 that still sees
+# Debian's numpy, matplotlib and pytest (--system-site-packages), with the
+# project (pyproject.toml: smlab, smtrace) installed editable and qemu.qmp
+# from PyPI.  Made once (make venv); every target that runs Python needs it.
+HOST_PYTHON := /usr/bin/python3
+VENV        := build/venv
+PYTHON      := $(VENV)/bin/python
+VENV_STAMP  := $(VENV)/.installed
+# tools/line/line.mk's tests import smlab too
+LINE_PYTHON ?= $(PYTHON)
 # Installed kernel flavours, from their headers: never the running kernel.
 KVERS     = $(sort $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/*/build))))
 KVER_GEN  = $(firstword $(filter 6.1.%,$(filter-out %-rt-amd64,$(KVERS))) $(KVERS))
@@ -20,7 +29,7 @@ ICOUNT_SHIFT ?= 0
 OUT          ?= out/compare
 export CONTEXTS DURATION LOAD_US KERNEL CLOCK ICOUNT_SHIFT OUT
 
-.PHONY: all module modules deps check check-real check-build compare demo bench-module bench-modem clean FORCE
+.PHONY: all module modules deps venv check check-real check-build compare demo bench-module bench-modem clean FORCE
 
 all: module
 
@@ -39,30 +48,41 @@ modules:
 deps:
 	@tools/lab/deps.sh
 
+venv: $(VENV_STAMP)
+
+# Rebuilt from scratch when pyproject.toml changes.  --no-build-isolation:
+# the build uses the venv's own setuptools and Debian's wheel (no download).
+$(VENV_STAMP): pyproject.toml | deps
+	rm -rf $(VENV)
+	$(HOST_PYTHON) -m venv --system-site-packages $(VENV)
+	$(PYTHON) -m pip install -q --disable-pip-version-check --no-build-isolation -e .
+	@touch $@
+
 -include dsp/dsp.mk
 -include tools/line/line.mk
+check-line: venv
 
 # Everything the tests need, built before pytest starts.
 check-build: modules dsp-tests dsp-fuzz-build $(if $(wildcard tools/line/line.mk),line)
 
 # Real-time tests (a live call over JACK) are not repeatable on a shared
 # machine: they run with check-real, not in check.
-check: deps
+check: deps venv
 	@$(MAKE) --no-print-directory check-build
 	$(PYTHON) -m pytest -p no:cacheprovider -rfE --ignore=tests/realtime tests
 
-check-real: deps
+check-real: deps venv
 	@$(MAKE) --no-print-directory modules line
 	$(PYTHON) -m pytest -p no:cacheprovider -rfE tests/realtime
 
-compare: deps
+compare: deps venv
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko
 	$(PYTHON) tools/lab/compare.py
 
 # The demo: a call from the guest's modem to smline (file each way, hang-up),
 # then the contexts comparison, and a report (out/demo/report.md). CLOCK=virtual
 # (default): the line on QEMU's D-Bus audio, instruction-counted; CLOCK=real: JACK.
-demo: deps
+demo: deps venv
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko line
 	$(PYTHON) tools/demo.py
 
@@ -72,13 +92,13 @@ demo: deps
 NBYTES    ?= 4096
 IDLE_S    ?= 20
 BENCH_OUT ?= out
-bench-modem: deps
+bench-modem: deps venv
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko line
 	NBYTES=$(NBYTES) IDLE_S=$(IDLE_S) BENCH_OUT=$(BENCH_OUT) $(PYTHON) tools/bench_modem.py
 
-bench-module: deps
+bench-module: deps venv
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko
-	$(PYTHON) tools/bench_module.py
+	$(PYTHON) tools/bench_module.py --out $(BENCH_OUT)
 
 clean:
 	rm -rf build out

@@ -19,16 +19,17 @@ arrives (expect=random). One guest boot per call, all on the main clock
 instruction-counted clock; real: JACK), plus the reference call once more
 on the other clock.
 
-Environment: KERNEL, CLOCK, ICOUNT_SHIFT, NBYTES (4096), CONTEXTS
-(int dpc thr res), LOAD_US (1840), IDLE_S (20), OTHER_CLOCK (1: also the
-call on the other clock; 0: skip it), BENCH_OUT (out), MODULE (default
-build/<kernel>/smodem.ko), SMLINE (build/line/smline).
+Every option (--help) defaults to its variable when that is set: KERNEL,
+CLOCK, ICOUNT_SHIFT, NBYTES (4096), CONTEXTS (int dpc thr res), LOAD_US
+(1840), IDLE_S (20), OTHER_CLOCK (1: also the call on the other clock; 0:
+skip it), BENCH_OUT (out), MODULE (default build/<kernel>/smodem.ko), SMLINE
+(build/line/smline).
 Writes BENCH_OUT/bench-modem.json, BENCH_OUT/bench-modem.md and the raw
 runs under BENCH_OUT/bench-modem/.
 """
+import argparse
 import datetime
 import json
-import os
 import re
 import subprocess
 import sys
@@ -36,13 +37,11 @@ import threading
 import time
 from pathlib import Path
 
-TOP = Path(__file__).resolve().parents[1]
-for _p in (TOP / "tools" / "lab", TOP / "tools" / "analysis"):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
+import smtrace
+from smlab import cli
+from smlab.payload import payload
 
-import smtrace  # noqa: E402
-from smlab.payload import payload  # noqa: E402
+TOP = Path(__file__).resolve().parents[1]
 
 NUMBER = "5551234"
 SEED_LINE = 11      # what smline sends (send=random:N:11)
@@ -549,32 +548,51 @@ def one_call(clock, tag, ctx, load_us, spin, idle_s, raw, nbytes, kver, ko, smli
     return c
 
 
-def main():
+def _contexts(text):
+    ctxs = [] if text.split() == ["none"] else text.split()
+    bad = [c for c in ctxs if c not in CONTEXTS]
+    if bad:
+        raise argparse.ArgumentTypeError("unknown context(s) %s (choose from %s, or none)"
+                                         % (" ".join(bad), " ".join(CONTEXTS)))
+    return ctxs
+
+
+def main(argv=None):
     from smlab.guest import available_kernels
     kernels = available_kernels()
-    kver = os.environ.get("KERNEL") or next(
-        k for k in kernels if k.startswith("6.1.") and "-rt-" not in k)
-    clock = os.environ.get("CLOCK") or "virtual"
-    if clock not in ("virtual", "real"):
-        sys.exit("bench-modem: CLOCK must be virtual or real")
-    shift = int(os.environ.get("ICOUNT_SHIFT") or 0)
-    nbytes = int(os.environ.get("NBYTES") or 4096)
-    contexts = (os.environ.get("CONTEXTS") or " ".join(CONTEXTS)).split()
-    if contexts == ["none"]:
-        contexts = []
-    bad = [c for c in contexts if c not in CONTEXTS]
-    if bad:
-        sys.exit("bench-modem: unknown context(s) %s" % " ".join(bad))
-    load_us = int(os.environ.get("LOAD_US") or 1840)
-    idle_s = int(os.environ.get("IDLE_S") or 20)
-    other = os.environ.get("OTHER_CLOCK", "1") != "0"
-    base = Path(os.environ.get("BENCH_OUT") or TOP / "out")
+    ap = cli.parser(__doc__)
+    opt = (lambda *a, **kw: cli.env_option(ap, *a, **kw))
+    opt("--kernel", "KERNEL", next((k for k in kernels if k.startswith("6.1.")
+                                    and "-rt-" not in k), None), str,
+        "guest kernel (an installed Debian flavour)", choices=kernels)
+    opt("--clock", "CLOCK", "virtual", str, "the main clock: virtual (D-Bus line, "
+        "instruction-counted) or real (JACK)", choices=["virtual", "real"])
+    opt("--icount-shift", "ICOUNT_SHIFT", 0, cli.int_range(0, 10),
+        "virtual clock: 2^N ns of guest time per instruction")
+    opt("--nbytes", "NBYTES", 4096, cli.positive_int, "bytes each way in every call")
+    opt("--contexts", "CONTEXTS", " ".join(CONTEXTS), _contexts,
+        "contexts of step c, space-separated, or none")
+    opt("--load-us", "LOAD_US", 1840, cli.nonneg_int, "load_us of the contexts' calls")
+    opt("--idle-s", "IDLE_S", 20, cli.nonneg_int,
+        "seconds of idle line before the virtual-clock reference call")
+    opt("--other-clock", "OTHER_CLOCK", 1, cli.int_range(0, 1),
+        "1: the reference call once more on the other clock; 0: skip it")
+    opt("--out", "BENCH_OUT", str(TOP / "out"), str,
+        "output directory (bench-modem.json, bench-modem.md, bench-modem/)")
+    opt("--module", "MODULE", None, str, "smodem.ko (default: build/<kernel>/smodem.ko)")
+    opt("--smline", "SMLINE", str(SMLINE), str, "the line program")
+    a = ap.parse_args(argv)
+    if a.kernel is None:
+        ap.error("no 6.1 generic kernel installed: give --kernel (make deps)")
+    kver, clock, shift, nbytes = a.kernel, a.clock, a.icount_shift, a.nbytes
+    contexts, load_us, idle_s, other = a.contexts, a.load_us, a.idle_s, a.other_clock == 1
+    base = Path(a.out)
     raw = base / "bench-modem"
-    ko = Path(os.environ.get("MODULE") or TOP / "build" / kver / "smodem.ko")
-    smline = Path(os.environ.get("SMLINE") or SMLINE)
+    ko = Path(a.module or TOP / "build" / kver / "smodem.ko")
+    smline = Path(a.smline)
     for f, hint in ((ko, "make module KVER=%s" % kver), (smline, "make line"), (B2B, "make line")):
         if not f.is_file():
-            sys.exit("bench-modem: %s missing: %s" % (f, hint))
+            ap.error("%s missing: %s" % (f, hint))
     subprocess.run(["rm", "-rf", str(raw)], check=True)
     t0 = time.monotonic()
     oc = "real" if clock == "virtual" else "virtual"

@@ -6,19 +6,19 @@
   - trace overhead: processing and ISR time with the smodem events on vs off,
     same boot, same context.
 
-Writes OUT/bench-module.json and prints a table.  Environment: KERNEL, CLOCK
-(virtual|real), ICOUNT_SHIFT, BENCH_SECONDS (per measurement, default 5), OUT.
+Writes OUT/bench-module.json (make bench-module: out/) and prints a table;
+the guest's raw files go to OUT/bench-module/.  Every option defaults to the
+variable in brackets when that is set (--help).
 """
 import json
-import os
 import sys
 from pathlib import Path
 
-TOP = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(TOP / "tools" / "lab"), str(TOP / "tools" / "analysis")]
+import smtrace
+from smlab import cli
+from smlab.guest import available_kernels, run_guest
 
-import smtrace  # noqa: E402
-from smlab.guest import available_kernels, run_guest  # noqa: E402
+TOP = Path(__file__).resolve().parents[1]
 
 CONTEXTS = ["int", "dpc", "thr", "res"]
 
@@ -42,19 +42,36 @@ cp -r /tmp/r /share/
 """
 
 
-def main():
+def main(argv=None):
     kernels = available_kernels()
-    kver = os.environ.get("KERNEL") or next(
-        k for k in kernels if k.startswith("6.1.") and "-rt-" not in k)
-    clock = os.environ.get("CLOCK", "virtual")
-    shift = int(os.environ.get("ICOUNT_SHIFT", "0"))
-    secs = int(os.environ.get("BENCH_SECONDS", "5"))
-    out = Path(os.environ.get("OUT", "out")) / "bench-module"
+    ap = cli.parser(__doc__)
+    cli.env_option(ap, "--kernel", "KERNEL", next(
+        (k for k in kernels if k.startswith("6.1.") and "-rt-" not in k), None), str,
+        "guest kernel (an installed Debian flavour)", choices=kernels)
+    cli.env_option(ap, "--clock", "CLOCK", "virtual", str,
+                   "virtual: instruction-counted; real: real-time TCG",
+                   choices=["virtual", "real"])
+    cli.env_option(ap, "--icount-shift", "ICOUNT_SHIFT", 0, cli.int_range(0, 10),
+                   "virtual clock: 2^N ns of guest time per instruction")
+    cli.env_option(ap, "--seconds", "BENCH_SECONDS", 5, cli.positive_int,
+                   "seconds per measurement")
+    cli.env_option(ap, "--out", "BENCH_OUT", "out", str,
+                   "output directory (bench-module.json, bench-module/)")
+    cli.env_option(ap, "--module", "MODULE", None, str,
+                   "smodem.ko (default: build/<kernel>/smodem.ko)")
+    a = ap.parse_args(argv)
+    if a.kernel is None:
+        ap.error("no 6.1 generic kernel installed: give --kernel (make deps)")
+    kver, clock, shift, secs = a.kernel, a.clock, a.icount_shift, a.seconds
+    ko = Path(a.module or TOP / "build" / kver / "smodem.ko")
+    if not ko.is_file():
+        ap.error("%s missing: make module KVER=%s" % (ko, kver))
+    out = Path(a.out) / "bench-module"
     out.mkdir(parents=True, exist_ok=True)
     print("bench-module: %s, clock=%s shift=%d, %d s per measurement"
           % (kver, clock, shift, secs), flush=True)
     res = run_guest(kver, GUEST % {"contexts": " ".join(CONTEXTS), "secs": secs},
-                    str(out), modules=[str(TOP / "build" / kver / "smodem.ko")],
+                    str(out), modules=[str(ko)],
                     clock=clock, icount_shift=shift, timeout_s=600)
     if not res.ok:
         sys.exit("bench-module: guest failed (rc=%s), see %s" % (res.rc, res.console))

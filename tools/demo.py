@@ -13,9 +13,10 @@
    timeline from the trace and smline's record, the comparison beside the
    study's figures), next to the comparison's summary.json and PNGs.
 
-Environment as for make compare (CONTEXTS, DURATION, LOAD_US, KERNEL, CLOCK,
-ICOUNT_SHIFT); OUT defaults to out/demo; DEMO_CONTEXT (thr) and DEMO_BYTES
-(4096) for the call; DEMO_CALL=0 or DEMO_COMPARE=0 skip a part.
+Options (--help) as for make compare (CONTEXTS, DURATION, LOAD_US, KERNEL,
+CLOCK, ICOUNT_SHIFT, ...), each defaulting to its variable when that is set;
+OUT defaults to out/demo; DEMO_CONTEXT (thr) and DEMO_BYTES (4096) for the
+call; DEMO_CALL=0 or DEMO_COMPARE=0 skip a part.
 """
 import datetime
 import json
@@ -24,13 +25,10 @@ import sys
 import time
 from pathlib import Path
 
-TOP = Path(__file__).resolve().parents[1]
-for _p in (TOP / "tools", TOP / "tools" / "lab", TOP / "tools" / "analysis"):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
+import bench_modem    # tools/bench_modem.py, beside this script
+from smlab import cli, compare
 
-import bench_modem  # noqa: E402
-from smlab import compare  # noqa: E402
+TOP = Path(__file__).resolve().parents[1]
 
 # Max time between wakeups of the 1 ms timer callback, us (STUDY.md section 1).
 STUDY_MAX_GAP_US = {"control": 1978, "int": 5313, "dpc": 4396, "thr": 2239, "res": 1971}
@@ -180,24 +178,23 @@ def report(out, clock, call=None, call_error=None, summary=None):
     (out / "report.json").write_text(json.dumps(data, indent=1, default=str) + "\n")
 
 
-def run_call(env, out):
-    """The demo's call; returns the analysed call (bench_modem.analyse_call)."""
-    from smlab.guest import available_kernels
-    kver = env.get("KERNEL") or next(k for k in available_kernels()
-                                     if k.startswith("6.1.") and "-rt-" not in k)
-    ko = Path(env.get("MODULE") or TOP / "build" / kver / "smodem.ko")
-    smline = Path(env.get("SMLINE") or bench_modem.SMLINE)
+def run_call(a, p, out):
+    """The demo's call (options a, the comparison's parameters p); returns
+    the analysed call (bench_modem.analyse_call)."""
+    kver = p["kernel"]
+    ko = Path(p["module"])
+    smline = Path(a.smline)
     for f in (ko, smline):
         if not f.is_file():
             raise FileNotFoundError("%s missing (make module line)" % f)
-    ctx = env.get("DEMO_CONTEXT") or "thr"
-    nbytes = int(env.get("DEMO_BYTES") or 4096)
-    clock = env["CLOCK"]
+    ctx = a.demo_context
+    nbytes = a.demo_bytes
+    clock = p["clock"]
     print("demo: [1/2] a call: %s, %s clock, context %s, %d bytes each way"
           % (kver, clock, ctx, nbytes), flush=True)
     t = time.monotonic()
     run = bench_modem.run_boot(clock, ["call:demo:%s:0:0" % ctx], out / "call", nbytes,
-                               kver, ko, smline, int(env.get("ICOUNT_SHIFT") or 0),
+                               kver, ko, smline, p["icount_shift"],
                                timeout_s=300)
     call = bench_modem.analyse_boot(run, ["demo"], nbytes)["demo"]
     call["trace"] = os.path.relpath(run["results"] / "demo.dat", out)
@@ -210,29 +207,41 @@ def run_call(env, out):
     return call
 
 
-def main():
+def main(argv=None):
     env = dict(os.environ)
-    env.setdefault("CLOCK", "virtual")
+    # make exports OUT=out/compare for make compare: the demo's is out/demo
     if env.get("OUT", "out/compare") == "out/compare":
         env["OUT"] = "out/demo"
-    out = Path(env["OUT"])
+    ap = cli.parser(__doc__)
+    compare.add_arguments(ap, env, out="out/demo")
+    g = ap.add_argument_group("the call")
+    opt = (lambda *a, **kw: cli.env_option(ap, *a, env=env, group=g, **kw))
+    opt("--demo-context", "DEMO_CONTEXT", "thr", str, "the call's context",
+        choices=list(compare.CONTEXTS))
+    opt("--demo-bytes", "DEMO_BYTES", 4096, cli.positive_int, "bytes each way")
+    opt("--smline", "SMLINE", str(bench_modem.SMLINE), str, "the line program")
+    opt("--call", "DEMO_CALL", 1, cli.int_range(0, 1), "0: skip the call")
+    opt("--compare", "DEMO_COMPARE", 1, cli.int_range(0, 1), "0: skip the comparison")
+    a = ap.parse_args(argv)
+    p = compare.params(ap, a)
+    out = Path(p["out"])
     out.mkdir(parents=True, exist_ok=True)
     rc = 0
     call = err = summary = None
-    if env.get("DEMO_CALL", "1") != "0":
+    if a.call:
         try:
-            call = run_call(env, out)
+            call = run_call(a, p, out)
             if not bench_modem.call_ok(call):
                 rc = 1
         except Exception as e:  # noqa: BLE001 - reported, the comparison still runs
             err = str(e)
             print("demo: the call failed: %s" % e, file=sys.stderr)
             rc = 1
-    if env.get("DEMO_COMPARE", "1") != "0":
+    if a.compare:
         print("demo: [2/2] the contexts comparison", flush=True)
-        rc = compare.main([], env=env) or rc
+        rc = compare.run(p, no_control=a.no_control) or rc
         summary = json.loads((out / "summary.json").read_text())
-    report(out, env["CLOCK"], call, err, summary)
+    report(out, p["clock"], call, err, summary)
     print("demo: report in %s (and report.json)" % (out / "report.md"))
     return rc
 

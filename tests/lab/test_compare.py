@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "lab"))
+from smlab.compare import parse_cyclictest
 
-from smlab.compare import parse_cyclictest  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 KERNEL = "6.1.0-56-amd64"
 DURATION = 3
@@ -24,28 +23,38 @@ GUEST_SIDE = ("module_sha256", "cyclictest", "trace", "stats", "module_args", "c
 
 
 # -- parser, no boot ----------------------------------------------------------
+def _json(hist, cycles, lo, avg, hi):
+    """cyclictest --json output of one thread (as rt-tests 2.4 writes it)."""
+    return json.dumps({"file_version": 1, "num_threads": 1, "resolution_in_ns": 0,
+                       "thread": {"0": {"histogram": {str(k): v for k, v in hist.items()},
+                                        "cycles": cycles, "min": lo, "max": hi,
+                                        "avg": avg, "cpu": 0, "node": 0}}})
+
+
 def test_parse_cyclictest_synthetic():
-    lines = ["# /dev/cpu_dma_latency set to 0us"]
     # 6 cycles: latencies 3 4 3 10 3 3 -> gaps 1001 999 1007 993 1000
+    verbose = ["# /dev/cpu_dma_latency set to 0us"]
     for c, v in enumerate([3, 4, 3, 10, 3, 3]):
-        lines.append("%8d:%8d:%8d" % (0, c, v))
-    lines.append("# Histogram")
-    for us in range(20):
-        n = {3: 4, 4: 1, 10: 1}.get(us, 0)
-        lines.append("%06d %06d" % (us, n))
-    lines += ["# Total: 000000006", "# Min Latencies: 00003", "# Avg Latencies: 00004",
-              "# Max Latencies: 00010", "# Histogram Overflows: 00000"]
-    r = parse_cyclictest("\n".join(lines))
+        verbose.append("%8d:%8d:%8d" % (0, c, v))
+    r = parse_cyclictest(_json({3: 4, 4: 1, 10: 1}, 6, 3, 4.33, 10), "\n".join(verbose))
+    # the average truncated to whole us, as cyclictest's text summary has it
     assert (r["cycles"], r["min_us"], r["avg_us"], r["max_us"]) == (6, 3, 4, 10)
     assert r["histogram"] == {"3": 4, "4": 1, "10": 1}
+    assert r["overflows"] == 0
     assert r["p50_us"] == 3
     assert r["p99_us"] == 10
     assert r["max_gap_us"] == 1007
     assert r["gap_cycles"] == 5
     assert r["skipped_periods"] == 0
+    # 0.995 below a whole us: the histogram's exact mean, not the JSON's rounding
+    r = parse_cyclictest(_json({2: 1, 3: 199}, 200, 2, 3.00, 3))
+    assert r["avg_us"] == 2
+    # cycles past the histogram (-h) count as overflows, and in the percentiles
+    r = parse_cyclictest(_json({3: 2}, 4, 3, 10002.5, 30000))
+    assert (r["cycles"], r["overflows"], r["avg_us"], r["p99_us"]) == (4, 2, 10002, 20000)
     # a wakeup 1.5 periods late makes cyclictest skip the missed period
     skip = "\n".join("%8d:%8d:%8d" % (0, c, v) for c, v in enumerate([3, 1500, 3]))
-    r = parse_cyclictest(skip)
+    r = parse_cyclictest(_json({3: 2, 1500: 1}, 3, 3, 502.0, 1500), skip)
     assert r["max_gap_us"] == 2497
     assert r["skipped_periods"] == 1
 
@@ -58,7 +67,8 @@ def run_compare(out, module):
     for k in ("PRIO", "RES_RUNTIME_US", "RES_PERIOD_US", "RATE", "RING_SAMPLES",
               "PERIOD_SAMPLES", "MODULE_PARAMS", "GUEST_APPEND", "SMP", "HW"):
         env.pop(k, None)
-    p = subprocess.run(["/usr/bin/python3", str(ROOT / "tools" / "lab" / "compare.py")],
+    # this interpreter: the project's venv, where smlab is installed
+    p = subprocess.run([sys.executable, str(ROOT / "tools" / "lab" / "compare.py")],
                        env=env, cwd=str(ROOT), stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, universal_newlines=True, timeout=600)
     print(p.stdout)
@@ -112,6 +122,9 @@ def test_schema_and_values(two_runs):
         assert 0 < c["min_us"] <= c["avg_us"] <= c["p99_us"] <= c["max_us"]
         assert c["max_gap_us"] >= 1000
         assert sum(c["histogram"].values()) + c["overflows"] == c["cycles"]
+        # read from cyclictest's own JSON, copied out of the guest
+        assert (out / ctx / "cyclictest.json").exists()
+        assert "--json=" in e["cyclictest_cmd"]
         assert ctx in stdout
         if ctx == "control":
             assert e["trace"] is None and e["stats"] is None

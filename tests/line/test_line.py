@@ -14,7 +14,6 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import threading
 import time
 import tty
@@ -23,10 +22,9 @@ import zlib
 import numpy as np
 import pytest
 
+from smlab.payload import payload
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-if os.path.join(ROOT, "tools", "lab") not in sys.path:
-    sys.path.insert(0, os.path.join(ROOT, "tools", "lab"))
-from smlab.payload import payload  # noqa: E402
 OUT = os.path.join(ROOT, "build", "line")
 SMLINE = os.path.join(OUT, "smline")
 TESTMODEM = os.path.join(OUT, "testmodem")

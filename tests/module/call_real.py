@@ -14,14 +14,11 @@ import sys
 import time
 from pathlib import Path
 
-TOP = Path(__file__).resolve().parents[2]
-for p in (TOP / "tools" / "lab", TOP / "tools" / "analysis"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
+from smlab.guest import available_kernels, run_guest
+from smlab.jack import jack_server
+from smlab.procs import Group
 
-from smlab.guest import available_kernels, run_guest  # noqa: E402
-from smlab.jack import jack_server  # noqa: E402
-from smlab.procs import Group  # noqa: E402
+TOP = Path(__file__).resolve().parents[2]
 
 OUT = TOP / "out" / "tests" / "call-real"
 SMLINE = TOP / "build" / "line" / "smline"

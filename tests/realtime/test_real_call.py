@@ -4,16 +4,9 @@ AC'97 on a private JACK server) dials build/line/smline, which answers
 Not part of make check (real time on a shared host is not repeatable):
 `make check-real`."""
 import re
-import sys
-from pathlib import Path
 
-TOP = Path(__file__).resolve().parents[2]
-for p in (TOP / "tools" / "lab", TOP / "tools" / "analysis", TOP / "tests" / "module"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
-
-import smtrace  # noqa: E402
-from guestboot import BAD_DMESG  # noqa: E402
+import smtrace
+from guestboot import BAD_DMESG     # tests/module: pytest's pythonpath (pyproject.toml)
 
 # -- the first real call: guest -> QEMU AC'97 -> JACK -> smline -----------
 #

@@ -1,12 +1,21 @@
+#!/usr/bin/env python3
 """Read what smodem leaves behind: trace-cmd captures and debugfs stats.
 
 One parser for the tests, the comparison run and the reports:
   events(dat_path)       -> list of Event(name, ts_ns, cpu, flags, fields)
   stats(text)            -> dict of the debugfs stats file
   summarize(values)      -> dict(n, min, avg, p50, p99, max)
+
+As a command (python -m smtrace --help, with the project's venv): the
+summary of trace.dat files (events per name, each numeric field's
+n/min/avg/p50/p99/max) or of debugfs stats files, as JSON.
 """
+import argparse
+import json
+import os
 import re
 import subprocess
+import sys
 from dataclasses import dataclass
 
 # `trace-cmd report -l -t`: "  <comm>-<pid>  0d.h1.  12.345678901: smodem_irq: k=v ..."
@@ -82,3 +91,54 @@ def summarize(values):
         return vals[min(len(vals) - 1, int(p / 100.0 * len(vals)))]
     return {"n": len(vals), "min": vals[0], "avg": sum(vals) / len(vals),
             "p50": pct(50), "p99": pct(99), "max": vals[-1]}
+
+
+def trace_summary(evs):
+    """{event name: {"count": n, field: summarize(values)}} of numeric fields."""
+    out = {}
+    for e in evs:
+        out.setdefault(e.name, {"count": 0, "_v": {}})
+        d = out[e.name]
+        d["count"] += 1
+        for k, v in e.fields.items():
+            if isinstance(v, int):
+                d["_v"].setdefault(k, []).append(v)
+    for d in out.values():
+        for k, vals in d.pop("_v").items():
+            d[k] = summarize(vals)
+    return dict(sorted(out.items()))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        prog="smtrace", description="Summaries of smodem's trace captures "
+        "(trace-cmd record/extract -e smodem) or debugfs stats files, as JSON.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap.add_argument("files", nargs="+", metavar="FILE",
+                    help="trace.dat files (or stats files with --stats)")
+    ap.add_argument("--stats", action="store_true",
+                    help="the files are debugfs stats files, not traces")
+    ap.add_argument("--prefix", default="smodem_",
+                    help="only the events whose name starts with this")
+    a = ap.parse_args(argv)
+    out = {}
+    for f in a.files:
+        if not os.path.isfile(f):
+            ap.error("%s: no such file" % f)
+        try:
+            if a.stats:
+                with open(f) as fh:
+                    out[f] = stats(fh.read())
+            else:
+                out[f] = trace_summary(events(f, a.prefix))
+        except OSError as e:
+            ap.error("%s: %s" % (f, e.strerror or e))
+        except subprocess.CalledProcessError as e:
+            ap.error("%s: trace-cmd report failed: %s" % (f, (e.stderr or "").strip()))
+    json.dump(out if len(out) > 1 else out[a.files[0]], sys.stdout, indent=1)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,13 +1,11 @@
-#!/usr/bin/python3
-"""smodem context comparison (make compare).  Parameters from the environment
-(CONTEXTS, DURATION, LOAD_US, KERNEL, CLOCK, ICOUNT_SHIFT, OUT; also HW, PRIO,
-RES_RUNTIME_US, RES_PERIOD_US, RATE, RING_SAMPLES, PERIOD_SAMPLES,
-MODULE_PARAMS, GUEST_APPEND, SMP, MODULE) or the command line (--help)."""
-import os
+#!/usr/bin/env python3
+"""smodem context comparison (make compare); --help lists every setting and
+the variable each one defaults to (CONTEXTS, DURATION, LOAD_US, KERNEL,
+CLOCK, ICOUNT_SHIFT, OUT, HW, PRIO, ...).  Run it with the project's venv:
+build/venv/bin/python tools/lab/compare.py --help (make venv)."""
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from smlab.compare import main  # noqa: E402
+from smlab.compare import main
 
 if __name__ == "__main__":
     sys.exit(main())

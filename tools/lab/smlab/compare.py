@@ -2,6 +2,7 @@
 each with the spinning competitor and cyclictest as the coexisting periodic
 task (the study's 1 ms timer callback).  See tools/lab/README.md."""
 
+import argparse
 import hashlib
 import json
 import os
@@ -10,10 +11,10 @@ import sys
 import time
 from pathlib import Path
 
-from .guest import run_guest, module_path, ROOT
+import smtrace
 
-sys.path.insert(0, str(ROOT / "tools" / "analysis"))
-import smtrace  # noqa: E402  (the lead's trace/stats parser)
+from . import cli
+from .guest import available_kernels, run_guest, module_path, ROOT
 
 CONTEXTS = ("int", "dpc", "thr", "res")
 INTERVAL_US = 1000
@@ -36,7 +37,9 @@ def guest_script(ctx, p):
             args.append(p["module_params"])
         modargs = " ".join(args)
     pin = p["smp"] > 1
-    cyc = ("cyclictest -m -p %d -i %d -h %d -q -v -D %d%s"
+    # --json: cyclictest's own summary and histogram (parse_cyclictest);
+    # -v: every cycle's latency, for the gaps between wakeups
+    cyc = ("cyclictest -m -p %d -i %d -h %d -q -v -D %d%s --json=/tmp/m/cyclictest.json"
            % (CYCLIC_PRIO, INTERVAL_US, HIST_US, p["duration_s"],
               " -a 0" if pin else ""))
     return r"""
@@ -104,45 +107,49 @@ exit $RC
 
 
 # -- host side parsers -------------------------------------------------------------
-def parse_cyclictest(text, interval_us=INTERVAL_US):
-    """cyclictest -h -q -v output: histogram, summary and per-cycle values."""
-    hist = {}
-    summ = {}
+def parse_cyclictest(summary, verbose="", interval_us=INTERVAL_US):
+    """cyclictest's --json output (summary: its text or the parsed object;
+    one measuring thread, run with -h) and the per-cycle latencies its -v
+    printed (verbose: that text).  Latencies in us."""
+    if isinstance(summary, (str, bytes)):
+        summary = json.loads(summary)
+    th = summary["thread"]["0"]
+    hist = {int(k): v for k, v in th.get("histogram", {}).items() if v}
+    cycles = th["cycles"]
+    inside = sum(hist.values())
+    overflows = cycles - inside     # the JSON has no count of its own
     values = []
-    for line in text.splitlines():
-        m = re.match(r"^(\d{6}) (\d+)\s*$", line)
-        if m:
-            n = int(m.group(2))
-            if n:
-                hist[int(m.group(1))] = n
-            continue
-        m = re.match(r"^# (Total|Min Latencies|Avg Latencies|Max Latencies|"
-                     r"Histogram Overflows):\s*(\d+)", line)
-        if m:
-            summ[m.group(1)] = int(m.group(2))
-            continue
+    for line in verbose.splitlines():
         m = re.match(r"^\s*(\d+):\s*(\d+):\s*(\d+)\s*$", line)
         if m:
             values.append((int(m.group(2)), int(m.group(3))))
-    total = sum(hist.values()) + summ.get("Histogram Overflows", 0)
 
     def pct(p):
-        if not total:
+        if not cycles:
             return None
-        need, acc = p / 100.0 * total, 0
+        need, acc = p / 100.0 * cycles, 0
         for us in sorted(hist):
             acc += hist[us]
             if acc >= need:
                 return us
         return HIST_US  # in the overflow
 
+    # The average in whole us, truncated (as cyclictest's text summary
+    # gives it): exact from the histogram when every cycle is in it; the
+    # JSON's own average has 2 decimals.
+    if not cycles:
+        avg = None
+    elif not overflows:
+        avg = sum(us * n for us, n in hist.items()) // cycles
+    else:
+        avg = int(th["avg"])
     out = {
-        "cycles": summ.get("Total", total),
-        "min_us": summ.get("Min Latencies"),
-        "avg_us": summ.get("Avg Latencies"),
-        "max_us": summ.get("Max Latencies"),
+        "cycles": cycles,
+        "min_us": th.get("min") if cycles else None,
+        "avg_us": avg,
+        "max_us": th.get("max") if cycles else None,
         "p50_us": pct(50), "p99_us": pct(99), "p999_us": pct(99.9),
-        "overflows": summ.get("Histogram Overflows", 0),
+        "overflows": overflows,
         "histogram": {str(k): v for k, v in sorted(hist.items())},
     }
     # Absolute-timer mode: a wakeup lat late aims the next one at the first
@@ -211,41 +218,113 @@ def _hist(vals):
 
 
 # -- the run ------------------------------------------------------------------------
-def params_from_env(env=os.environ):
-    def num(name, default):
-        v = env.get(name)
-        return default if v in (None, "") else int(v)
-    return {
-        "contexts": (env.get("CONTEXTS") or " ".join(CONTEXTS)).split(),
-        "duration_s": num("DURATION", 10),
-        "load_us": num("LOAD_US", 1840),
-        "kernel": env.get("KERNEL") or "6.1.0-56-amd64",
-        "clock": env.get("CLOCK") or "virtual",
-        "icount_shift": num("ICOUNT_SHIFT", 0),
-        "out": env.get("OUT") or "out/compare",
-        "hw": env.get("HW") or "ac97",
-        "prio": num("PRIO", None),
-        "res_runtime_us": num("RES_RUNTIME_US", None),
-        "res_period_us": num("RES_PERIOD_US", None),
-        "rate": num("RATE", None),
-        "ring_samples": num("RING_SAMPLES", None),
-        "period_samples": num("PERIOD_SAMPLES", None),
-        "module_params": env.get("MODULE_PARAMS") or "",
+def _contexts(text):
+    ctxs = text.split()
+    bad = [c for c in ctxs if c not in CONTEXTS]
+    if bad:
+        raise argparse.ArgumentTypeError(
+            "unknown context(s) %s (choose from %s)" % (" ".join(bad), " ".join(CONTEXTS)))
+    return ctxs
+
+
+def default_kernel():
+    """The 6.1 generic flavour, as the Makefile's KVER_GEN."""
+    ks = available_kernels()
+    return next((k for k in ks if k.startswith("6.1.") and "-rt-" not in k),
+                ks[0] if ks else "6.1.0-56-amd64")
+
+
+def add_arguments(ap, env=os.environ, out="out/compare"):
+    """The comparison's options on parser ap, their defaults from env (the
+    variables make compare exports)."""
+    g = ap.add_argument_group("the comparison")
+    def opt(*a, **kw):
+        return cli.env_option(ap, *a, env=env, group=g, **kw)
+    opt("--contexts", "CONTEXTS", " ".join(CONTEXTS), _contexts,
+        "contexts to run after the control run, space-separated (%s)" % " ".join(CONTEXTS))
+    opt("--duration", "DURATION", 10, cli.positive_int, "seconds of cyclictest per run")
+    opt("--load-us", "LOAD_US", 1840, cli.nonneg_int,
+        "module parameter load_us: emulated processing per period (us)")
+    opt("--kernel", "KERNEL", default_kernel(), str, "guest kernel (installed Debian flavour)")
+    opt("--clock", "CLOCK", "virtual", str,
+        "virtual: instruction-counted (-icount), real: real-time TCG", choices=["virtual", "real"])
+    opt("--icount-shift", "ICOUNT_SHIFT", 0, cli.int_range(0, 10),
+        "virtual clock: 2^N ns of guest time per instruction")
+    opt("--out", "OUT", out, str, "output directory")
+    opt("--module", "MODULE", None, str, "smodem.ko to load (default: build/<kernel>/smodem.ko)")
+    opt("--hw", "HW", "ac97", str, "module parameter hw", choices=["ac97", "vline"])
+    opt("--prio", "PRIO", None, cli.int_range(1, 99),
+        "module parameter prio (SCHED_FIFO priority of thr; default: the module's)")
+    opt("--res-runtime-us", "RES_RUNTIME_US", None, cli.positive_int,
+        "module parameter res_runtime_us (default: the module's)")
+    opt("--res-period-us", "RES_PERIOD_US", None, cli.positive_int,
+        "module parameter res_period_us (default: the module's)")
+    opt("--rate", "RATE", None, int, "module parameter rate (default: the module's, 8000)",
+        choices=[7200, 8000, 9600, 16000])
+    opt("--ring-samples", "RING_SAMPLES", None, cli.int_range(64, 8192),
+        "module parameter ring_samples (default: the module's, 512)")
+    opt("--period-samples", "PERIOD_SAMPLES", None, cli.int_range(8, 4096),
+        "module parameter period_samples (default: the module's, 100)")
+    opt("--module-params", "MODULE_PARAMS", "", str, "further module parameters, as given to insmod")
+    # "" (PREEMPT= given empty) keeps the kernel's own default: not env_option
+    preempt = env.get("PREEMPT", "full")
+    if preempt not in ("", "none", "voluntary", "full"):
+        ap.error("PREEMPT=%s (the default of --preempt): choose from none, voluntary, "
+                 "full or empty" % preempt)
+    g.add_argument("--preempt", default=preempt, choices=["", "none", "voluntary", "full"],
+                   help="kernel preempt= model ('' for the kernel's default, Debian 6.1: "
+                   "voluntary; the study's kernel preempted its threads) [PREEMPT]")
+    opt("--guest-append", "GUEST_APPEND", "", str, "extra guest kernel command line")
+    opt("--smp", "SMP", 1, cli.positive_int,
+        "guest CPUs; > 1 needs --clock real, pins the modem and the measurement to CPU 0")
+    g.add_argument("--no-control", action="store_true", help="skip the run without the module")
+    return g
+
+
+def params(ap, a):
+    """The run's parameters from parsed options (checked together)."""
+    if a.smp > 1 and a.clock == "virtual":
+        ap.error("--smp %d needs --clock real: QEMU's instruction counting does not "
+                 "boot an SMP guest here" % a.smp)
+    if a.kernel not in available_kernels():
+        ap.error("--kernel %s is not installed (have: %s)"
+                 % (a.kernel, ", ".join(available_kernels())))
+    p = {
+        "contexts": list(a.contexts),
+        "duration_s": a.duration,
+        "load_us": a.load_us,
+        "kernel": a.kernel,
+        "clock": a.clock,
+        "icount_shift": a.icount_shift,
+        "out": a.out,
+        "hw": a.hw,
+        "prio": a.prio,
+        "res_runtime_us": a.res_runtime_us,
+        "res_period_us": a.res_period_us,
+        "rate": a.rate,
+        "ring_samples": a.ring_samples,
+        "period_samples": a.period_samples,
+        "module_params": a.module_params,
         # The study's kernel preempted its threads; Debian's 6.1 is
         # PREEMPT_DYNAMIC and boots "voluntary", where a SCHED_FIFO kthread
         # busy for 1.84 ms is not preempted even by cyclictest at 95.
         # PREEMPT=voluntary shows that; "" keeps the kernel's own default.
-        "preempt": env.get("PREEMPT", "full"),
-        "cmdline_extra": env.get("GUEST_APPEND") or "",
-        "smp": num("SMP", 1),
-        "module": env.get("MODULE") or None,
+        "preempt": a.preempt,
+        "cmdline_extra": a.guest_append,
+        "smp": a.smp,
+        "module": a.module,
     }
+    if not p["module"]:
+        p["module"] = str(ROOT / module_path(p["kernel"]))
+    if p["contexts"] and not os.path.isfile(p["module"]):
+        ap.error("module %s missing: make module KVER=%s" % (p["module"], p["kernel"]))
+    return p
 
 
 def run_one(ctx, p, idx, total, log=print):
     out = Path(p["out"]) / ctx
     out.mkdir(parents=True, exist_ok=True)
-    for f in ("trace.dat", "stats.txt", "cyclictest.txt", "stats-load.txt"):
+    for f in ("trace.dat", "stats.txt", "cyclictest.txt", "cyclictest.json", "stats-load.txt"):
         try:
             (out / f).unlink()
         except FileNotFoundError:
@@ -279,12 +358,14 @@ def run_one(ctx, p, idx, total, log=print):
                   "boot_s": round(res.boot_s, 2) if res.boot_s else None,
                   "kvm": res.kvm, "console": os.path.relpath(res.console, p["out"])},
     }
-    cyc = out / "cyclictest.txt"
+    cyc, cyc_json = out / "cyclictest.txt", out / "cyclictest.json"
     entry["cyclictest_cmd"] = ((out / "cyclictest.cmd").read_text().strip()
                                if (out / "cyclictest.cmd").exists() else None)
     entry["module_args"] = ((out / "module.args").read_text().strip()
                             if (out / "module.args").exists() else None)
-    entry["cyclictest"] = parse_cyclictest(cyc.read_text()) if cyc.exists() else None
+    entry["cyclictest"] = (parse_cyclictest(cyc_json.read_text(),
+                                            cyc.read_text() if cyc.exists() else "")
+                           if cyc_json.exists() else None)
     pinf = out / "pinning.txt"
     entry["pinning"] = (dict(line.split(" ", 1) for line in pinf.read_text().split("\n") if " " in line)
                         if pinf.exists() else None)
@@ -412,32 +493,20 @@ def figures(summary, out, bin_us=50):
 
 
 def main(argv=None, env=os.environ):
-    import argparse
-    p = params_from_env(env)
-    ap = argparse.ArgumentParser(description="smodem context comparison in a QEMU guest "
-                                 "(parameters also from the environment, as make compare passes them)")
-    ap.add_argument("--contexts", default=" ".join(p["contexts"]))
-    ap.add_argument("--duration", type=int, default=p["duration_s"])
-    ap.add_argument("--load-us", type=int, default=p["load_us"])
-    ap.add_argument("--kernel", default=p["kernel"])
-    ap.add_argument("--clock", choices=["virtual", "real"], default=p["clock"])
-    ap.add_argument("--icount-shift", type=int, default=p["icount_shift"])
-    ap.add_argument("--out", default=p["out"])
-    ap.add_argument("--module", default=p["module"], help="default build/<kernel>/smodem.ko")
-    ap.add_argument("--no-control", action="store_true", help="skip the run without module")
+    ap = cli.parser("smodem context comparison in a QEMU guest (make compare): the "
+                    "control run and one boot per context, each with the spinning "
+                    "competitor and cyclictest as the 1 ms periodic task. Every option "
+                    "defaults to the variable in brackets when that is set, as make "
+                    "compare passes them; see tools/lab/README.md.")
+    add_arguments(ap, env)
     a = ap.parse_args(argv)
-    p.update(contexts=a.contexts.split(), duration_s=a.duration, load_us=a.load_us,
-             kernel=a.kernel, clock=a.clock, icount_shift=a.icount_shift, out=a.out,
-             module=a.module)
-    bad = [c for c in p["contexts"] if c not in CONTEXTS]
-    if bad:
-        ap.error("unknown context(s) %s (choose from %s)" % (bad, " ".join(CONTEXTS)))
-    if not p["module"]:
-        p["module"] = str(ROOT / module_path(p["kernel"]))
-    if p["contexts"] and not os.path.isfile(p["module"]):
-        ap.error("module %s missing: make module KVER=%s" % (p["module"], p["kernel"]))
+    return run(params(ap, a), no_control=a.no_control)
+
+
+def run(p, no_control=False):
+    """The comparison with parameters p (params()); returns the exit status."""
     Path(p["out"]).mkdir(parents=True, exist_ok=True)
-    runs = ([] if a.no_control else ["control"]) + p["contexts"]
+    runs = ([] if no_control else ["control"]) + p["contexts"]
     summary = {}
     t0 = time.monotonic()
     for i, ctx in enumerate(runs, 1):

@@ -12,12 +12,14 @@ line's: the same command gives the same call on any machine.
 See tools/line/transport_dbus.c for how the samples are paced.
 """
 
-import json
+import asyncio
 import os
-import socket
 import subprocess
 import time
 from pathlib import Path
+
+# QEMU's own QMP client library (PyPI qemu.qmp, installed into the venv)
+from qemu.qmp import ConnectError, ExecuteError, QMPClient
 
 from .image import BUILD
 from .procs import Group
@@ -64,43 +66,40 @@ class PrivateBus:
         self.group.stop(grace_s=1.0)
 
 
-def qmp_command(sock_path, command, timeout_s=10):
-    """Send one QMP command (after the capabilities handshake); return reply."""
+async def _qmp(sock_path, command, arguments, timeout_s, alive):
+    qmp = QMPClient("smlab")
     deadline = time.monotonic() + timeout_s
     while True:
         try:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.connect(sock_path)
+            if not os.path.exists(sock_path):
+                raise FileNotFoundError(sock_path)
+            # greeting and qmp_capabilities included
+            await asyncio.wait_for(qmp.connect(sock_path),
+                                   max(0.1, deadline - time.monotonic()))
             break
-        except (FileNotFoundError, ConnectionRefusedError):
-            s.close()
+        except (FileNotFoundError, ConnectError, asyncio.TimeoutError) as e:
+            # QEMU not listening yet
+            if alive is not None and not alive():
+                raise RuntimeError("QEMU exited before its QMP socket %s answered"
+                                   % sock_path) from e
             if time.monotonic() > deadline:
-                raise RuntimeError("QMP socket %s never answered" % sock_path)
-            time.sleep(0.05)
-    s.settimeout(timeout_s)
-    f = s.makefile("rwb")
-
-    def reply():
-        while True:
-            line = f.readline()
-            if not line:
-                raise RuntimeError("QMP connection closed")
-            msg = json.loads(line)
-            if "return" in msg or "error" in msg:
-                return msg
-
+                raise RuntimeError("QMP socket %s never answered: %s" % (sock_path, e)) from e
+            await asyncio.sleep(0.05)
     try:
-        f.readline()   # greeting
-        for cmd in ({"execute": "qmp_capabilities"}, {"execute": command}):
-            f.write((json.dumps(cmd) + "\n").encode())
-            f.flush()
-            r = reply()
-            if "error" in r:
-                raise RuntimeError("QMP %s: %s" % (cmd["execute"], r["error"]))
-        return r
+        return await asyncio.wait_for(qmp.execute(command, arguments),
+                                      max(0.1, deadline - time.monotonic()))
+    except ExecuteError as e:
+        raise RuntimeError("QMP %s: %s" % (command, e)) from e
     finally:
-        f.close()
-        s.close()
+        await qmp.disconnect()
+
+
+def qmp_command(sock_path, command, arguments=None, timeout_s=10, alive=None):
+    """Run one QMP command on QEMU's monitor socket (-qmp unix:PATH,server=on)
+    with qemu.qmp's client; return its result (the "return" value).  Waits
+    up to timeout_s for QEMU to listen; alive() (e.g. a QEMU Group's
+    `lambda: g.poll() is None`) ends the wait early when QEMU died."""
+    return asyncio.run(_qmp(sock_path, command, arguments, timeout_s, alive))
 
 
 class DbusLine:

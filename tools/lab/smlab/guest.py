@@ -255,7 +255,7 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
             if line is not None:
                 line.start(bus.address, tmpdir, timeout_s + 60)
                 line.wait_ready()
-                qmp_command(qmp, "cont")
+                qmp_command(qmp, "cont", alive=lambda: group.poll() is None)
                 say("line listening on D-Bus (%s); guest running" % bus.address)
             t_boot = time.monotonic()
             hard_deadline = t_boot + timeout_s + 15

@@ -1,24 +1,20 @@
 """Child processes that never outlive us: own process group, bounded by
 timeout(1), killed as a group on any exit path."""
 
-import ctypes
 import os
 import signal
 import subprocess
 import threading
 import time
 
-_PR_SET_PDEATHSIG = 1
-_libc = None
-
-
-def _pdeathsig():
-    # runs in the child between fork and exec: if the harness dies without
-    # cleaning up (SIGKILL), timeout(1) gets SIGTERM and forwards it
-    global _libc
-    if _libc is None:
-        _libc = ctypes.CDLL(None, use_errno=True)
-    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+# If the harness dies without cleaning up (SIGKILL), the kernel sends
+# timeout(1) SIGTERM and timeout forwards it to the command.  setpriv(1)
+# (util-linux) sets that parent-death signal and execs timeout: nothing of
+# ours runs between fork and exec (preexec_fn is unsafe in a threaded
+# program).  As with prctl(PR_SET_PDEATHSIG), the "parent" is the thread
+# that started the child: start long-lived children from a thread that
+# outlives them (run_guest does, from its caller's thread).
+PDEATHSIG = ["setpriv", "--pdeathsig", "TERM", "--"]
 
 
 _live = set()
@@ -26,13 +22,14 @@ _live_lock = threading.Lock()
 
 
 class Group:
-    """A command run as `timeout -k K T cmd...` in a new session."""
+    """A command run as `setpriv --pdeathsig TERM -- timeout -k K T cmd...`
+    in a new session (its own process group)."""
 
     def __init__(self, cmd, timeout_s, kill_after_s=5, **popen_kw):
         self.timeout_s = timeout_s
-        full = ["timeout", "-k", str(kill_after_s), "%.0f" % max(1, timeout_s)] + list(cmd)
-        self.proc = subprocess.Popen(full, start_new_session=True,
-                                     preexec_fn=_pdeathsig, **popen_kw)
+        full = PDEATHSIG + ["timeout", "-k", str(kill_after_s),
+                            "%.0f" % max(1, timeout_s)] + list(cmd)
+        self.proc = subprocess.Popen(full, start_new_session=True, **popen_kw)
         self.pgid = self.proc.pid
         self.start = time.monotonic()
         with _live_lock:

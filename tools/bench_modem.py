@@ -558,12 +558,11 @@ def _contexts(text):
 
 
 def main(argv=None):
-    from smlab.guest import available_kernels
+    from smlab.guest import available_kernels, default_kernel
     kernels = available_kernels()
     ap = cli.parser(__doc__)
     opt = (lambda *a, **kw: cli.env_option(ap, *a, **kw))
-    opt("--kernel", "KERNEL", next((k for k in kernels if k.startswith("6.1.")
-                                    and "-rt-" not in k), None), str,
+    opt("--kernel", "KERNEL", default_kernel(), str,
         "guest kernel (an installed Debian flavour)", choices=kernels)
     opt("--clock", "CLOCK", "virtual", str, "the main clock: virtual (D-Bus line, "
         "instruction-counted) or real (JACK)", choices=["virtual", "real"])

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import smtrace
 from smlab import cli
-from smlab.guest import available_kernels, run_guest
+from smlab.guest import available_kernels, default_kernel, run_guest
 
 TOP = Path(__file__).resolve().parents[1]
 
@@ -45,9 +45,8 @@ cp -r /tmp/r /share/
 def main(argv=None):
     kernels = available_kernels()
     ap = cli.parser(__doc__)
-    cli.env_option(ap, "--kernel", "KERNEL", next(
-        (k for k in kernels if k.startswith("6.1.") and "-rt-" not in k), None), str,
-        "guest kernel (an installed Debian flavour)", choices=kernels)
+    cli.env_option(ap, "--kernel", "KERNEL", default_kernel(), str,
+                   "guest kernel (an installed Debian flavour)", choices=kernels)
     cli.env_option(ap, "--clock", "CLOCK", "virtual", str,
                    "virtual: instruction-counted; real: real-time TCG",
                    choices=["virtual", "real"])

@@ -29,7 +29,6 @@ def _typed(conv, what):
             return conv(text)
         except (TypeError, ValueError):
             raise argparse.ArgumentTypeError("%r is not %s" % (text, what)) from None
-    check.__name__ = what
     return check
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import smtrace
 
 from . import cli
-from .guest import available_kernels, run_guest, module_path, ROOT
+from .guest import available_kernels, default_kernel, run_guest, module_path, ROOT
 
 CONTEXTS = ("int", "dpc", "thr", "res")
 INTERVAL_US = 1000
@@ -227,13 +227,6 @@ def _contexts(text):
     return ctxs
 
 
-def default_kernel():
-    """The 6.1 generic flavour, as the Makefile's KVER_GEN."""
-    ks = available_kernels()
-    return next((k for k in ks if k.startswith("6.1.") and "-rt-" not in k),
-                ks[0] if ks else "6.1.0-56-amd64")
-
-
 def add_arguments(ap, env=os.environ, out="out/compare"):
     """The comparison's options on parser ap, their defaults from env (the
     variables make compare exports)."""
@@ -286,6 +279,8 @@ def params(ap, a):
     if a.smp > 1 and a.clock == "virtual":
         ap.error("--smp %d needs --clock real: QEMU's instruction counting does not "
                  "boot an SMP guest here" % a.smp)
+    if a.kernel is None:
+        ap.error("no 6.1 generic kernel installed: give --kernel (make deps)")
     if a.kernel not in available_kernels():
         ap.error("--kernel %s is not installed (have: %s)"
                  % (a.kernel, ", ".join(available_kernels())))

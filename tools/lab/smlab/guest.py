@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import image
-from .image import available_kernels, module_path, BUILD, ROOT  # noqa: F401 (API)
+from .image import available_kernels, default_kernel, module_path, BUILD, ROOT  # noqa: F401 (API)
 from .jack import JackServer, jack_server  # noqa: F401 (API)
 from .dbusline import DbusLine, PrivateBus, qmp_command  # noqa: F401 (API)
 from .procs import Group, kill_all, term_as_interrupt

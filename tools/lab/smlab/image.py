@@ -37,6 +37,12 @@ def available_kernels():
     return out
 
 
+def default_kernel():
+    """The 6.1 generic flavour (the Makefile's KVER_GEN), None if not installed."""
+    return next((k for k in available_kernels()
+                 if k.startswith("6.1.") and "-rt-" not in k), None)
+
+
 def module_path(kver):
     """Where the top-level Makefile builds smodem.ko for kernel kver."""
     return str(Path("build") / kver / "smodem.ko")

@@ -138,46 +138,51 @@ static void tx_ci(struct smdsp_v8 *s)
 	tx_octet(s, (uint8_t)((s->cfg.call_function << 5) | TAG_CALL_FUNCTION));
 }
 
+/*
+ * The modulation category: an octet with the tag, then up to two extension
+ * octets. Which bit of which octet stands for which mode:
+ */
+#define MOD_OCTETS	3
+#define EXT_OCTET	0x10		/* bits 3-5 = 010: an extension octet */
+
+static const struct {
+	uint8_t octet;
+	uint8_t bit;
+	unsigned int mod;
+} mod_bits[] = {
+	{ 0, 0x20, SMDSP_V8_MOD_V90 },
+	{ 0, 0x40, SMDSP_V8_MOD_V34 },
+	{ 0, 0x80, SMDSP_V8_MOD_V34HDX },
+	{ 1, 0x01, SMDSP_V8_MOD_V32 },
+	{ 1, 0x02, SMDSP_V8_MOD_V22 },
+	{ 1, 0x04, SMDSP_V8_MOD_V17 },
+	{ 1, 0x40, SMDSP_V8_MOD_V29 },
+	{ 1, 0x80, SMDSP_V8_MOD_V27TER },
+	{ 2, 0x01, SMDSP_V8_MOD_V26TER },
+	{ 2, 0x02, SMDSP_V8_MOD_V26BIS },
+	{ 2, 0x04, SMDSP_V8_MOD_V23 },
+	{ 2, 0x40, SMDSP_V8_MOD_V23HDX },
+	{ 2, 0x80, SMDSP_V8_MOD_V21 },
+};
+
+static int mod_extension(uint8_t o)
+{
+	return (o & 0x38) == EXT_OCTET;
+}
+
+/* the modes m in the first n octets of the category (at least the first) */
 static void tx_modulations(struct smdsp_v8 *s, unsigned int m, unsigned int n)
 {
-	uint8_t o;
+	unsigned int i, k;
 
-	o = TAG_MODULATION;
-	if (m & SMDSP_V8_MOD_V90)
-		o |= 0x20;
-	if (m & SMDSP_V8_MOD_V34)
-		o |= 0x40;
-	if (m & SMDSP_V8_MOD_V34HDX)
-		o |= 0x80;
-	tx_octet(s, o);
-	if (n < 2)
-		return;
-	o = 0x10;
-	if (m & SMDSP_V8_MOD_V32)
-		o |= 0x01;
-	if (m & SMDSP_V8_MOD_V22)
-		o |= 0x02;
-	if (m & SMDSP_V8_MOD_V17)
-		o |= 0x04;
-	if (m & SMDSP_V8_MOD_V29)
-		o |= 0x40;
-	if (m & SMDSP_V8_MOD_V27TER)
-		o |= 0x80;
-	tx_octet(s, o);
-	if (n < 3)
-		return;
-	o = 0x10;
-	if (m & SMDSP_V8_MOD_V26TER)
-		o |= 0x01;
-	if (m & SMDSP_V8_MOD_V26BIS)
-		o |= 0x02;
-	if (m & SMDSP_V8_MOD_V23)
-		o |= 0x04;
-	if (m & SMDSP_V8_MOD_V23HDX)
-		o |= 0x40;
-	if (m & SMDSP_V8_MOD_V21)
-		o |= 0x80;
-	tx_octet(s, o);
+	for (i = 0; i < MOD_OCTETS && (i == 0 || i < n); i++) {
+		uint8_t o = i ? EXT_OCTET : TAG_MODULATION;
+
+		for (k = 0; k < SMDSP_ARRAY_SIZE(mod_bits); k++)
+			if (mod_bits[k].octet == i && (m & mod_bits[k].mod))
+				o |= mod_bits[k].bit;
+		tx_octet(s, o);
+	}
 }
 
 /* CM (calling) or JM (answering) */
@@ -300,47 +305,21 @@ int smdsp_v8_tx_channel(const struct smdsp_v8 *s)
 
 /* ---- receiver ---- */
 
+/* the category at m[*i], moving *i past it; *noct: its octets */
 static unsigned int decode_modulations(const uint8_t *m, unsigned int len,
 				       unsigned int *i, unsigned int *noct)
 {
-	unsigned int mods = 0;
-	uint8_t o = m[(*i)++];
+	unsigned int k, mods = 0;
 
-	*noct = 1;
-	if (o & 0x20)
-		mods |= SMDSP_V8_MOD_V90;
-	if (o & 0x40)
-		mods |= SMDSP_V8_MOD_V34;
-	if (o & 0x80)
-		mods |= SMDSP_V8_MOD_V34HDX;
-	if (*i < len && (m[*i] & 0x38) == 0x10) {
-		o = m[(*i)++];
+	*noct = 0;
+	do {
+		uint8_t o = m[(*i)++];
+
+		for (k = 0; k < SMDSP_ARRAY_SIZE(mod_bits); k++)
+			if (mod_bits[k].octet == *noct && (o & mod_bits[k].bit))
+				mods |= mod_bits[k].mod;
 		(*noct)++;
-		if (o & 0x01)
-			mods |= SMDSP_V8_MOD_V32;
-		if (o & 0x02)
-			mods |= SMDSP_V8_MOD_V22;
-		if (o & 0x04)
-			mods |= SMDSP_V8_MOD_V17;
-		if (o & 0x40)
-			mods |= SMDSP_V8_MOD_V29;
-		if (o & 0x80)
-			mods |= SMDSP_V8_MOD_V27TER;
-		if (*i < len && (m[*i] & 0x38) == 0x10) {
-			o = m[(*i)++];
-			(*noct)++;
-			if (o & 0x01)
-				mods |= SMDSP_V8_MOD_V26TER;
-			if (o & 0x02)
-				mods |= SMDSP_V8_MOD_V26BIS;
-			if (o & 0x04)
-				mods |= SMDSP_V8_MOD_V23;
-			if (o & 0x40)
-				mods |= SMDSP_V8_MOD_V23HDX;
-			if (o & 0x80)
-				mods |= SMDSP_V8_MOD_V21;
-		}
-	}
+	} while (*noct < MOD_OCTETS && *i < len && mod_extension(m[*i]));
 	return mods;
 }
 
@@ -377,21 +356,28 @@ static int decode_cm_jm(const uint8_t *m, unsigned int len, unsigned int *mods,
 			break;
 		}
 		/* extension octets of categories we do not know */
-		while (i < len && (m[i] & 0x38) == 0x10)
+		while (i < len && mod_extension(m[i]))
 			i++;
 	}
 	return have_cf && have_mod;
 }
 
-static void accept_cm(struct smdsp_v8 *s, unsigned int mods, int cf, int lapm,
-		      unsigned int noct)
+/* a CM (answering) or JM (calling) that came twice: what both ends can run */
+static void take_peer(struct smdsp_v8 *s, unsigned int mods, int cf, int lapm)
 {
 	s->res.peer_modulations = mods;
 	s->res.call_function = cf;
 	s->res.peer_lapm = lapm;
+	/* a JM may echo our CM: only what we offered counts */
 	s->res.common = mods & s->cfg.modulations;
 	s->res.lapm = lapm && s->cfg.lapm;
 	s->res.selected = smdsp_v8_select(s->res.common);
+}
+
+static void accept_cm(struct smdsp_v8 *s, unsigned int mods, int cf, int lapm,
+		      unsigned int noct)
+{
+	take_peer(s, mods, cf, lapm);
 	s->jm_mod_octets = (uint8_t)(noct ? noct : 1);
 	/* stop ANSam, a short silence, then JM until CJ */
 	set_state(s, ST_GAP, SILENCE_MS);
@@ -401,13 +387,7 @@ static void accept_cm(struct smdsp_v8 *s, unsigned int mods, int cf, int lapm,
 
 static void accept_jm(struct smdsp_v8 *s, unsigned int mods, int cf, int lapm)
 {
-	s->res.peer_modulations = mods;
-	s->res.call_function = cf;
-	s->res.peer_lapm = lapm;
-	/* a JM may echo our CM: only what we offered counts */
-	s->res.common = mods & s->cfg.modulations;
-	s->res.lapm = lapm && s->cfg.lapm;
-	s->res.selected = smdsp_v8_select(s->res.common);
+	take_peer(s, mods, cf, lapm);
 	s->state = ST_CJ;
 	tx_cj(s);
 }

@@ -22,11 +22,16 @@ enum {
 /* an all-space character is held until we know it is not part of a break */
 #define RX_MAX_PENDING	4
 
-struct smdsp_async_tx {
+/* what both directions keep; the first member of each (see async_create()) */
+struct async_base {
 	struct smdsp_async_config cfg;
-	smdsp_async_get_byte_fn get_byte;
-	void *user;
+	void *user;			/* for the byte callback */
 	unsigned int char_bits;		/* M: start + data + parity + stop */
+};
+
+struct smdsp_async_tx {
+	struct async_base base;
+	smdsp_async_get_byte_fn get_byte;
 	uint64_t sr;			/* bits still to send, LSB first */
 	unsigned int nbits;
 	unsigned int run;		/* back-to-back characters since a deletion */
@@ -36,9 +41,8 @@ struct smdsp_async_tx {
 };
 
 struct smdsp_async_rx {
-	struct smdsp_async_config cfg;
+	struct async_base base;
 	smdsp_async_put_byte_fn put_byte;
-	void *user;
 	unsigned int frame_bits;	/* data + parity */
 	unsigned int break_bits;	/* 2M + 3 */
 	int state;
@@ -65,35 +69,50 @@ static int async_cfg_ok(const struct smdsp_async_config *cfg)
 	return 1;
 }
 
-static unsigned int parity_of(uint32_t v)
+/* the data bits of v, and the parity bit that goes with them (if any) */
+static uint32_t data_of(const struct smdsp_async_config *cfg, uint32_t v)
 {
-	v ^= v >> 4;
-	v ^= v >> 2;
-	v ^= v >> 1;
-	return v & 1;
+	return v & ((1u << cfg->data_bits) - 1);
 }
 
-static unsigned int async_char_bits(const struct smdsp_async_config *cfg)
+static unsigned int parity_bit(const struct smdsp_async_config *cfg,
+			       uint32_t data)
 {
-	return 1 + cfg->data_bits + (cfg->parity ? 1 : 0) + cfg->stop_bits;
+	data ^= data >> 4;
+	data ^= data >> 2;
+	data ^= data >> 1;
+	return (data & 1) ^ (cfg->parity == SMDSP_ASYNC_PARITY_ODD);
+}
+
+/*
+ * A zeroed instance of size bytes, its struct async_base filled in;
+ * NULL on a bad configuration, a missing callback or no memory.
+ */
+static void *async_create(const struct smdsp_async_config *cfg, bool have_fn,
+			  void *user, size_t size)
+{
+	struct async_base *b;
+
+	if (!async_cfg_ok(cfg) || !have_fn)
+		return NULL;
+	b = smdsp_alloc(size);
+	if (!b)
+		return NULL;
+	b->cfg = *cfg;
+	b->user = user;
+	b->char_bits = 1 + cfg->data_bits + (cfg->parity ? 1 : 0) +
+		       cfg->stop_bits;
+	return b;
 }
 
 struct smdsp_async_tx *smdsp_async_tx_create(const struct smdsp_async_config *cfg,
 					     smdsp_async_get_byte_fn get_byte,
 					     void *user)
 {
-	struct smdsp_async_tx *s;
+	struct smdsp_async_tx *s = async_create(cfg, get_byte, user, sizeof(*s));
 
-	if (!async_cfg_ok(cfg) || !get_byte)
-		return NULL;
-	s = smdsp_alloc(sizeof(*s));
-	if (!s)
-		return NULL;
-	memset(s, 0, sizeof(*s));
-	s->cfg = *cfg;
-	s->get_byte = get_byte;
-	s->user = user;
-	s->char_bits = async_char_bits(cfg);
+	if (s)
+		s->get_byte = get_byte;
 	return s;
 }
 
@@ -114,25 +133,19 @@ void smdsp_async_tx_reset(struct smdsp_async_tx *s)
 
 static void tx_load_char(struct smdsp_async_tx *s, int c)
 {
-	const struct smdsp_async_config *cfg = &s->cfg;
-	uint32_t data = (uint32_t)c & ((1u << cfg->data_bits) - 1);
+	const struct smdsp_async_config *cfg = &s->base.cfg;
+	uint32_t data = data_of(cfg, (uint32_t)c);
 	uint64_t v;
 	unsigned int pos;
 
 	/* start bit (0) in bit 0, then data, parity, stop bits */
 	v = (uint64_t)data << 1;
 	pos = 1 + cfg->data_bits;
-	if (cfg->parity) {
-		unsigned int p = parity_of(data);
-
-		if (cfg->parity == SMDSP_ASYNC_PARITY_ODD)
-			p ^= 1;
-		v |= (uint64_t)p << pos;
-		pos++;
-	}
+	if (cfg->parity)
+		v |= (uint64_t)parity_bit(cfg, data) << pos++;
 	v |= ((1ull << cfg->stop_bits) - 1) << pos;
 	s->sr = v;
-	s->nbits = s->char_bits;
+	s->nbits = s->base.char_bits;
 	s->st.chars++;
 	s->run++;
 	s->del_candidate = cfg->v14 && cfg->v14_interval > 0 &&
@@ -144,18 +157,19 @@ static void tx_load(struct smdsp_async_tx *s)
 	int c;
 
 	if (s->break_pending) {
-		unsigned int zeros = 2 * s->char_bits + 3;
+		unsigned int m = s->base.char_bits;
+		unsigned int zeros = 2 * m + 3;
 
 		/* space for the break, then a character time of marks */
 		s->break_pending = 0;
-		s->sr = ((1ull << s->char_bits) - 1) << zeros;
-		s->nbits = zeros + s->char_bits;
+		s->sr = ((1ull << m) - 1) << zeros;
+		s->nbits = zeros + m;
 		s->run = 0;
 		s->del_candidate = 0;
 		s->st.breaks++;
 		return;
 	}
-	c = s->get_byte(s->user);
+	c = s->get_byte(s->base.user);
 	if (c < 0) {
 		s->sr = 1;
 		s->nbits = 1;
@@ -176,7 +190,7 @@ int smdsp_async_tx_get_bit(struct smdsp_async_tx *s)
 
 		/* only the last stop bit is left: drop it if data is waiting */
 		s->del_candidate = 0;
-		c = s->get_byte(s->user);
+		c = s->get_byte(s->base.user);
 		if (c >= 0) {
 			s->st.stops_deleted++;
 			s->run = 0;
@@ -215,20 +229,14 @@ struct smdsp_async_rx *smdsp_async_rx_create(const struct smdsp_async_config *cf
 					     smdsp_async_put_byte_fn put_byte,
 					     void *user)
 {
-	struct smdsp_async_rx *s;
+	struct smdsp_async_rx *s = async_create(cfg, put_byte, user, sizeof(*s));
 
-	if (!async_cfg_ok(cfg) || !put_byte)
-		return NULL;
-	s = smdsp_alloc(sizeof(*s));
-	if (!s)
-		return NULL;
-	memset(s, 0, sizeof(*s));
-	s->cfg = *cfg;
-	s->put_byte = put_byte;
-	s->user = user;
-	s->frame_bits = cfg->data_bits + (cfg->parity ? 1 : 0);
-	s->break_bits = 2 * async_char_bits(cfg) + 3;
-	s->state = RX_HUNT;
+	if (s) {
+		s->put_byte = put_byte;
+		s->frame_bits = cfg->data_bits + (cfg->parity ? 1 : 0);
+		s->break_bits = 2 * s->base.char_bits + 3;
+		s->state = RX_HUNT;
+	}
 	return s;
 }
 
@@ -249,27 +257,22 @@ void smdsp_async_rx_reset(struct smdsp_async_rx *s)
 
 static void rx_deliver(struct smdsp_async_rx *s, uint32_t acc)
 {
-	const struct smdsp_async_config *cfg = &s->cfg;
-	uint32_t data = acc & ((1u << cfg->data_bits) - 1);
+	const struct smdsp_async_config *cfg = &s->base.cfg;
+	uint32_t data = data_of(cfg, acc);
 
-	if (cfg->parity) {
-		unsigned int p = parity_of(data);
-
-		if (cfg->parity == SMDSP_ASYNC_PARITY_ODD)
-			p ^= 1;
-		/* the character is still passed on, as a UART would */
-		if (p != ((acc >> cfg->data_bits) & 1))
-			s->st.parity_errors++;
-	}
+	/* the character is still passed on, as a UART would */
+	if (cfg->parity &&
+	    parity_bit(cfg, data) != ((acc >> cfg->data_bits) & 1))
+		s->st.parity_errors++;
 	s->st.chars++;
-	s->put_byte(s->user, (int)data);
+	s->put_byte(s->base.user, (int)data);
 }
 
 static void rx_flush_pending(struct smdsp_async_rx *s)
 {
 	while (s->pending_zeros) {
 		s->pending_zeros--;
-		if (s->cfg.v14) {
+		if (s->base.cfg.v14) {
 			s->st.stops_inserted++;
 			rx_deliver(s, 0);
 		} else {
@@ -291,7 +294,7 @@ void smdsp_async_rx_put_bit(struct smdsp_async_rx *s, int bit)
 			s->pending_zeros = 0;
 			s->st.breaks++;
 			s->state = RX_WAIT_MARK;
-			s->put_byte(s->user, SMDSP_ASYNC_BREAK);
+			s->put_byte(s->base.user, SMDSP_ASYNC_BREAK);
 			return;
 		}
 	}
@@ -319,8 +322,8 @@ void smdsp_async_rx_put_bit(struct smdsp_async_rx *s, int bit)
 		if (s->acc == 0) {
 			if (s->pending_zeros < RX_MAX_PENDING)
 				s->pending_zeros++;
-			s->state = s->cfg.v14 ? RX_DATA : RX_WAIT_MARK;
-		} else if (s->cfg.v14) {
+			s->state = s->base.cfg.v14 ? RX_DATA : RX_WAIT_MARK;
+		} else if (s->base.cfg.v14) {
 			s->st.stops_inserted++;
 			rx_deliver(s, s->acc);
 			s->state = RX_DATA;

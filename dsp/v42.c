@@ -116,11 +116,15 @@ struct v42_slot {
 	uint8_t data[SMDSP_V42_MAX_N401];
 };
 
+/* XID parameters per direction, as one end sees it: it sends, it receives */
+enum {
+	DIR_TX,
+	DIR_RX,
+};
+
 struct v42_xid {
-	unsigned int n401_tx;
-	unsigned int n401_rx;
-	unsigned int k_tx;
-	unsigned int k_rx;
+	unsigned int n401[2];		/* information field, octets */
+	unsigned int k[2];		/* window */
 	int srej;
 	int fcs32;
 };
@@ -362,16 +366,6 @@ static void reset_sequence(struct smdsp_v42 *s)
 	memset(s->resend, 0, sizeof(s->resend));
 }
 
-static void default_params(struct smdsp_v42 *s)
-{
-	s->neg.n401_tx = DEF_N401;
-	s->neg.n401_rx = DEF_N401;
-	s->neg.k_tx = DEF_K;
-	s->neg.k_rx = DEF_K;
-	s->neg.srej = 0;
-	s->neg.fcs32 = 0;
-}
-
 static void enter_connected(struct smdsp_v42 *s)
 {
 	s->awaiting = AW_NONE;
@@ -517,13 +511,25 @@ static void det_put_bit(struct smdsp_v42 *s, int bit)
 
 /* ---- XID ---- */
 
+/* the same size and window both ways */
+static void xid_set(struct v42_xid *x, unsigned int n401, unsigned int k,
+		    int srej, int fcs32)
+{
+	x->n401[DIR_TX] = n401;
+	x->n401[DIR_RX] = n401;
+	x->k[DIR_TX] = k;
+	x->k[DIR_RX] = k;
+	x->srej = srej;
+	x->fcs32 = fcs32;
+}
+
 static unsigned int xid_build(const struct smdsp_v42 *s, uint8_t *f,
 			      uint8_t addr, uint8_t ctrl,
 			      const struct v42_xid *x)
 {
 	uint8_t opt[3] = { 0x8a, 0x89, 0x00 };	/* bits 2, 4, 8, 9, 12, 16 */
 	unsigned int n = 0;
-	unsigned int gl;
+	unsigned int gl, d;
 
 	if (x->srej)
 		opt[(OPT_SREJ_BIT - 1) / 8] |= 1u << ((OPT_SREJ_BIT - 1) % 8);
@@ -541,20 +547,18 @@ static unsigned int xid_build(const struct smdsp_v42 *s, uint8_t *f,
 	f[n++] = opt[0];
 	f[n++] = opt[1];
 	f[n++] = opt[2];
-	f[n++] = XID_PI_N401_TX;
-	f[n++] = 2;
-	f[n++] = (uint8_t)((x->n401_tx * 8) >> 8);
-	f[n++] = (uint8_t)(x->n401_tx * 8);
-	f[n++] = XID_PI_N401_RX;
-	f[n++] = 2;
-	f[n++] = (uint8_t)((x->n401_rx * 8) >> 8);
-	f[n++] = (uint8_t)(x->n401_rx * 8);
-	f[n++] = XID_PI_K_TX;
-	f[n++] = 1;
-	f[n++] = (uint8_t)x->k_tx;
-	f[n++] = XID_PI_K_RX;
-	f[n++] = 1;
-	f[n++] = (uint8_t)x->k_rx;
+	/* N401 in bits, transmit then receive; then k the same way */
+	for (d = DIR_TX; d <= DIR_RX; d++) {
+		f[n++] = XID_PI_N401_TX + d;
+		f[n++] = 2;
+		f[n++] = (uint8_t)((x->n401[d] * 8) >> 8);
+		f[n++] = (uint8_t)(x->n401[d] * 8);
+	}
+	for (d = DIR_TX; d <= DIR_RX; d++) {
+		f[n++] = XID_PI_K_TX + d;
+		f[n++] = 1;
+		f[n++] = (uint8_t)x->k[d];
+	}
 	(void)s;
 	return n;
 }
@@ -585,12 +589,7 @@ static void xid_parse(const uint8_t *f, unsigned int len, struct v42_xid *x)
 {
 	unsigned int p = 3;
 
-	x->n401_tx = DEF_N401;
-	x->n401_rx = DEF_N401;
-	x->k_tx = DEF_K;
-	x->k_rx = DEF_K;
-	x->srej = 0;
-	x->fcs32 = 0;
+	xid_set(x, DEF_N401, DEF_K, 0, 0);
 	if (len < 3 || f[2] != XID_FI)
 		return;
 	while (p + 3 <= len) {
@@ -627,20 +626,14 @@ static void xid_parse(const uint8_t *f, unsigned int len, struct v42_xid *x)
 				}
 				break;
 			case XID_PI_N401_TX:
-				if (pl)
-					x->n401_tx = val / 8;
-				break;
 			case XID_PI_N401_RX:
 				if (pl)
-					x->n401_rx = val / 8;
+					x->n401[pi - XID_PI_N401_TX] = val / 8;
 				break;
 			case XID_PI_K_TX:
-				if (pl)
-					x->k_tx = val;
-				break;
 			case XID_PI_K_RX:
 				if (pl)
-					x->k_rx = val;
+					x->k[pi - XID_PI_K_TX] = val;
 				break;
 			default:
 				break;
@@ -658,34 +651,46 @@ static unsigned int clampu(unsigned int v, unsigned int lo, unsigned int hi)
 	return v;
 }
 
-/* the initiator's view of what both ends can do */
-static void xid_agree(const struct smdsp_v42 *s, const struct v42_xid *in,
-		      struct v42_xid *out)
+/* x, the originator's view, cut down to what both ends can do */
+static void xid_agree(const struct smdsp_v42 *s, struct v42_xid *x)
 {
-	out->n401_tx = clampu(in->n401_tx, 1, s->cfg.n401);
-	out->n401_rx = clampu(in->n401_rx, 1, s->cfg.n401);
-	out->k_tx = clampu(in->k_tx, 1, s->cfg.k);
-	out->k_rx = clampu(in->k_rx, 1, s->cfg.k);
-	out->srej = in->srej && s->cfg.srej;
-	out->fcs32 = in->fcs32 && s->cfg.fcs32;
+	unsigned int d;
+
+	for (d = DIR_TX; d <= DIR_RX; d++) {
+		x->n401[d] = clampu(x->n401[d], 1, s->cfg.n401);
+		x->k[d] = clampu(x->k[d], 1, s->cfg.k);
+	}
+	x->srej = x->srej && s->cfg.srej;
+	x->fcs32 = x->fcs32 && s->cfg.fcs32;
 }
 
-static void xid_apply(struct smdsp_v42 *s, const struct v42_xid *agreed)
+/*
+ * From the originator's view of an exchange to ours, or back: the same
+ * swap, as the originator's transmit direction is the answerer's receive
+ * direction. in and out must differ.
+ */
+static void xid_mirror(const struct smdsp_v42 *s, const struct v42_xid *in,
+		       struct v42_xid *out)
 {
-	if (s->cfg.calling) {
-		s->neg.n401_tx = agreed->n401_tx;
-		s->neg.n401_rx = agreed->n401_rx;
-		s->neg.k_tx = agreed->k_tx;
-		s->neg.k_rx = agreed->k_rx;
-	} else {
-		/* the originator's transmit direction is our receive direction */
-		s->neg.n401_tx = agreed->n401_rx;
-		s->neg.n401_rx = agreed->n401_tx;
-		s->neg.k_tx = agreed->k_rx;
-		s->neg.k_rx = agreed->k_tx;
+	unsigned int flip = s->cfg.calling ? 0 : 1;
+	unsigned int d;
+
+	for (d = DIR_TX; d <= DIR_RX; d++) {
+		out->n401[d] = in->n401[d ^ flip];
+		out->k[d] = in->k[d ^ flip];
 	}
-	s->neg.srej = agreed->srej;
-	s->neg.fcs32 = agreed->fcs32;
+	out->srej = in->srej;
+	out->fcs32 = in->fcs32;
+}
+
+/* an XID command or response: what both ends can do is in force from now */
+static void xid_take(struct smdsp_v42 *s, const uint8_t *f, unsigned int len)
+{
+	struct v42_xid x;
+
+	xid_parse(f, len, &x);
+	xid_agree(s, &x);
+	xid_mirror(s, &x, &s->neg);
 	if (s->neg.fcs32)
 		s->hrx.accept32 = 1;
 }
@@ -773,7 +778,7 @@ static void check_local_busy(struct smdsp_v42 *s)
 	if (s->status != SMDSP_V42_CONNECTED)
 		return;
 	drain_reorder(s);
-	if (!s->local_busy || rxq_free(s) < s->neg.n401_rx)
+	if (!s->local_busy || rxq_free(s) < s->neg.n401[DIR_RX])
 		return;
 	s->local_busy = 0;
 	if (s->busy_discarded) {
@@ -856,7 +861,7 @@ static void rx_iframe(struct smdsp_v42 *s, const uint8_t *f, unsigned int len,
 		return;
 	}
 	ahead = seq_diff(ns, s->vr);
-	if (ahead < s->neg.k_rx || (s->neg.srej && ahead < NSLOTS)) {
+	if (ahead < s->neg.k[DIR_RX] || (s->neg.srej && ahead < NSLOTS)) {
 		s->st.out_of_sequence++;
 		if (s->neg.srej && ahead < NSLOTS) {
 			unsigned int i = ns % NSLOTS;
@@ -964,7 +969,6 @@ static void rx_uframe(struct smdsp_v42 *s, const uint8_t *f, unsigned int len,
 		      int cmd)
 {
 	int pf = (f[1] & U_PF) ? 1 : 0;
-	struct v42_xid x, agreed;
 
 	switch (f[1] & ~U_PF) {
 	case U_SABME:
@@ -1039,29 +1043,13 @@ static void rx_uframe(struct smdsp_v42 *s, const uint8_t *f, unsigned int len,
 		if (cmd) {
 			if (s->status == SMDSP_V42_DETECTING)
 				start_lapm(s, 1);
-			xid_parse(f, len, &x);
-			if (s->status == SMDSP_V42_CONNECTED) {
-				/* keep what is in force; report it back */
-				if (s->cfg.calling) {
-					agreed = s->neg;
-				} else {
-					agreed.n401_tx = s->neg.n401_rx;
-					agreed.n401_rx = s->neg.n401_tx;
-					agreed.k_tx = s->neg.k_rx;
-					agreed.k_rx = s->neg.k_tx;
-					agreed.srej = s->neg.srej;
-					agreed.fcs32 = s->neg.fcs32;
-				}
-			} else {
-				xid_agree(s, &x, &agreed);
-				xid_apply(s, &agreed);
-			}
+			/* when connected, keep what is in force: the response reports it */
+			if (s->status != SMDSP_V42_CONNECTED)
+				xid_take(s, f, len);
 			s->xid_f = pf;
 			s->pend |= P_XID_RSP;
 		} else if (s->awaiting == AW_XID) {
-			xid_parse(f, len, &x);
-			xid_agree(s, &x, &agreed);
-			xid_apply(s, &agreed);
+			xid_take(s, f, len);
 			if (s->neg.fcs32)
 				s->fcs32_tx = 1;
 			send_sabme(s);
@@ -1194,11 +1182,11 @@ static unsigned int next_iframe(struct smdsp_v42 *s, uint8_t *f)
 		s->st.retransmissions++;
 		return build_i(s, f, ns);
 	}
-	if (seq_diff(s->vn, s->va) >= s->neg.k_tx || txq_used(s) == 0)
+	if (seq_diff(s->vn, s->va) >= s->neg.k[DIR_TX] || txq_used(s) == 0)
 		return 0;
 	n = txq_used(s);
-	if (n > s->neg.n401_tx)
-		n = s->neg.n401_tx;
+	if (n > s->neg.n401[DIR_TX])
+		n = s->neg.n401[DIR_TX];
 	sl = &s->slots[s->vn % NSLOTS];
 	for (i = 0; i < n; i++)
 		sl->data[i] = s->txq[(s->txq_tail + i) & s->txq_mask];
@@ -1225,27 +1213,13 @@ static unsigned int next_frame(struct smdsp_v42 *s, uint8_t *f)
 	}
 	if (s->pend & P_XID_RSP) {
 		s->pend &= ~P_XID_RSP;
-		if (s->cfg.calling) {
-			x = s->neg;
-		} else {
-			x.n401_tx = s->neg.n401_rx;
-			x.n401_rx = s->neg.n401_tx;
-			x.k_tx = s->neg.k_rx;
-			x.k_rx = s->neg.k_tx;
-			x.srej = s->neg.srej;
-			x.fcs32 = s->neg.fcs32;
-		}
+		xid_mirror(s, &s->neg, &x);
 		return xid_build(s, f, s->rsp_addr,
 				 U_XID | (s->xid_f ? U_PF : 0), &x);
 	}
 	if (s->pend & P_XID_CMD) {
 		s->pend &= ~P_XID_CMD;
-		x.n401_tx = s->cfg.n401;
-		x.n401_rx = s->cfg.n401;
-		x.k_tx = s->cfg.k;
-		x.k_rx = s->cfg.k;
-		x.srej = s->cfg.srej;
-		x.fcs32 = s->cfg.fcs32;
+		xid_set(&x, s->cfg.n401, s->cfg.k, s->cfg.srej, s->cfg.fcs32);
 		timer_start(s, TMR_T401);
 		return xid_build(s, f, s->cmd_addr, U_XID | U_PF, &x);
 	}
@@ -1594,10 +1568,10 @@ void smdsp_v42_get_stats(const struct smdsp_v42 *s,
 	st->aborts = s->hrx.st.aborts;
 	st->bad_frames += s->hrx.st.misaligned + s->hrx.st.too_long +
 			  s->hrx.st.too_short;
-	st->n401_tx = s->neg.n401_tx;
-	st->n401_rx = s->neg.n401_rx;
-	st->k_tx = s->neg.k_tx;
-	st->k_rx = s->neg.k_rx;
+	st->n401_tx = s->neg.n401[DIR_TX];
+	st->n401_rx = s->neg.n401[DIR_RX];
+	st->k_tx = s->neg.k[DIR_TX];
+	st->k_rx = s->neg.k[DIR_RX];
 	st->srej = s->neg.srej;
 	st->fcs32 = s->neg.fcs32;
 }
@@ -1653,7 +1627,7 @@ static void v42_setup(struct smdsp_v42 *s, const struct smdsp_v42_config *cfg)
 
 	s->cmd_addr = s->cfg.calling ? ADDR_B : ADDR_A;
 	s->rsp_addr = s->cfg.calling ? ADDR_A : ADDR_B;
-	default_params(s);
+	xid_set(&s->neg, DEF_N401, DEF_K, 0, 0);
 	smdsp_hdlc_tx_init(&s->htx, hdlc_next, s);
 	smdsp_hdlc_rx_init(&s->hrx, hdlc_frame, s);
 	s->drx_prev = -1;

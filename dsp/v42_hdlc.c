@@ -20,7 +20,7 @@ enum {
 };
 
 /* reflected CRC tables, one nibble at a time (x^16+x^12+x^5+1, and the IEEE 802.3 CRC) */
-static const uint16_t crc16_nib[16] = {
+static const uint32_t crc16_nib[16] = {
 	0x0000, 0x1081, 0x2102, 0x3183, 0x4204, 0x5285, 0x6306, 0x7387,
 	0x8408, 0x9489, 0xa50a, 0xb58b, 0xc60c, 0xd68d, 0xe70e, 0xf78f,
 };
@@ -32,36 +32,32 @@ static const uint32_t crc32_nib[16] = {
 	0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
 };
 
-static inline uint16_t crc16_byte(uint16_t crc, uint8_t b)
+/* either CRC (a 16-bit one stays within 16 bits) */
+static inline uint32_t crc_byte(const uint32_t *nib, uint32_t crc, uint8_t b)
 {
-	crc = (crc >> 4) ^ crc16_nib[(crc ^ b) & 0xf];
-	crc = (crc >> 4) ^ crc16_nib[(crc ^ (b >> 4)) & 0xf];
+	crc = (crc >> 4) ^ nib[(crc ^ b) & 0xf];
+	crc = (crc >> 4) ^ nib[(crc ^ (b >> 4)) & 0xf];
 	return crc;
 }
 
-static inline uint32_t crc32_byte(uint32_t crc, uint8_t b)
+static uint32_t crc_buf(const uint32_t *nib, uint32_t crc, const uint8_t *buf,
+			unsigned int len)
 {
-	crc = (crc >> 4) ^ crc32_nib[(crc ^ b) & 0xf];
-	crc = (crc >> 4) ^ crc32_nib[(crc ^ (b >> 4)) & 0xf];
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		crc = crc_byte(nib, crc, buf[i]);
 	return crc;
 }
 
 uint16_t smdsp_crc16(uint16_t crc, const uint8_t *buf, unsigned int len)
 {
-	unsigned int i;
-
-	for (i = 0; i < len; i++)
-		crc = crc16_byte(crc, buf[i]);
-	return crc;
+	return (uint16_t)crc_buf(crc16_nib, crc, buf, len);
 }
 
 uint32_t smdsp_crc32(uint32_t crc, const uint8_t *buf, unsigned int len)
 {
-	unsigned int i;
-
-	for (i = 0; i < len; i++)
-		crc = crc32_byte(crc, buf[i]);
-	return crc;
+	return crc_buf(crc32_nib, crc, buf, len);
 }
 
 void smdsp_hdlc_tx_init(struct smdsp_hdlc_tx *t, smdsp_hdlc_next_frame_fn next,
@@ -114,10 +110,8 @@ static void tx_next_octet(struct smdsp_hdlc_tx *t)
 		if (t->pos < t->len) {
 			uint8_t b = t->buf[t->pos++];
 
-			if (t->cur32)
-				t->crc = crc32_byte(t->crc, b);
-			else
-				t->crc = crc16_byte((uint16_t)t->crc, b);
+			t->crc = crc_byte(t->cur32 ? crc32_nib : crc16_nib,
+					  t->crc, b);
 			t->octet = b;
 			t->nbits = 8;
 			return;

@@ -22,7 +22,7 @@ enum {
 /* an all-space character is held until we know it is not part of a break */
 #define RX_MAX_PENDING	4
 
-/* what both directions keep; the first member of each (see async_create()) */
+/* what both directions keep: the first member of each */
 struct async_base {
 	struct smdsp_async_config cfg;
 	void *user;			/* for the byte callback */
@@ -85,11 +85,12 @@ static unsigned int parity_bit(const struct smdsp_async_config *cfg,
 }
 
 /*
- * A zeroed instance of size bytes, its struct async_base filled in;
- * NULL on a bad configuration, a missing callback or no memory.
+ * The part of both directions' create(): a zeroed instance of size bytes,
+ * its struct async_base (the first member) filled in; NULL on a bad
+ * configuration, a missing callback or no memory.
  */
-static void *async_create(const struct smdsp_async_config *cfg, bool have_fn,
-			  void *user, size_t size)
+static void *smdsp_async_base_create(const struct smdsp_async_config *cfg,
+				     bool have_fn, void *user, size_t size)
 {
 	struct async_base *b;
 
@@ -109,7 +110,9 @@ struct smdsp_async_tx *smdsp_async_tx_create(const struct smdsp_async_config *cf
 					     smdsp_async_get_byte_fn get_byte,
 					     void *user)
 {
-	struct smdsp_async_tx *s = async_create(cfg, get_byte, user, sizeof(*s));
+	struct smdsp_async_tx *s;
+
+	s = smdsp_async_base_create(cfg, get_byte, user, sizeof(*s));
 
 	if (s)
 		s->get_byte = get_byte;
@@ -229,7 +232,9 @@ struct smdsp_async_rx *smdsp_async_rx_create(const struct smdsp_async_config *cf
 					     smdsp_async_put_byte_fn put_byte,
 					     void *user)
 {
-	struct smdsp_async_rx *s = async_create(cfg, put_byte, user, sizeof(*s));
+	struct smdsp_async_rx *s;
+
+	s = smdsp_async_base_create(cfg, put_byte, user, sizeof(*s));
 
 	if (s) {
 		s->put_byte = put_byte;

@@ -22,8 +22,11 @@ struct link_op {
 	u32 arg, id;
 };
 
-/* op->fn's result, or 0 when the port is gone. */
-static unsigned int with_port(struct link_op *op)
+/*
+ * op->fn's result, or 0 when the port is gone.  Inlined, so that each
+ * caller's op->fn is a direct call.
+ */
+static __always_inline unsigned int with_port(struct link_op *op)
 {
 	struct smodem_tty *st;
 	unsigned long flags;
@@ -44,16 +47,24 @@ static unsigned int with_port(struct link_op *op)
 static unsigned int take(struct smodem_tty *st, struct link_op *op)
 {
 	*op->cmd = st->cmd;
-	st->cmd.what = 0;
+	WRITE_ONCE(st->cmd.what, 0);
 	return 0;
 }
 
 void smodem_link_take(struct smodem_dev *sd, struct smodem_cmd *cmd)
 {
 	struct link_op op = { .fn = take, .sd = sd, .cmd = cmd };
+	struct smodem_tty *st;
+	bool any;
 
 	cmd->what = 0;
-	with_port(&op);
+	/* Every period asks, and almost never is there anything. */
+	rcu_read_lock();
+	st = rcu_dereference(sd->tty);
+	any = st && READ_ONCE(st->cmd.what);
+	rcu_read_unlock();
+	if (any)
+		with_port(&op);
 }
 
 static unsigned int post(struct smodem_tty *st, struct link_op *op)

@@ -68,13 +68,15 @@ static void command(struct smodem_tty *st, unsigned int what, bool answer)
 	raw_spin_lock_irqsave(&st->lock, flags);
 	st->call_id++;
 	st->cmd.id = st->call_id;
-	if (what & SMODEM_CMD_HANGUP)
-		st->cmd.what = 0;	/* a call not started yet is forgotten */
-	st->cmd.what |= what;
+	/* A hang-up forgets a call not started yet. */
+	if (!(what & SMODEM_CMD_HANGUP))
+		what |= st->cmd.what;
 	if (what & SMODEM_CMD_CALL) {
 		st->cmd.call = st->at.callp;
 		st->cmd.answer = answer;
 	}
+	/* The modem peeks at it without the lock. */
+	WRITE_ONCE(st->cmd.what, what);
 	raw_spin_unlock_irqrestore(&st->lock, flags);
 }
 

@@ -13,7 +13,6 @@
 #include "smodem.h"
 #include "smodem_trace.h"
 
-
 struct dpc {
 	struct smodem_dev *sd;
 	atomic_t queued;	/* periods announced since the last run */
@@ -32,12 +31,12 @@ static void dpc_run(struct dpc *d)
 	unsigned int n;
 
 	age = smodem_take_irq_age(sd, t0);
-	smodem_stat_add(&sd->st.wake_ns, age);
+	smodem_stat_add(&sd->stats.wake_ns, age);
 	trace_smodem_dpc_entry(sd, queued, age);
 	n = smodem_run(sd);
 	t1 = ktime_get_ns();
-	sd->st.runs++;
-	smodem_stat_add(&sd->st.dpc_ns, t1 - t0);
+	sd->stats.runs++;
+	smodem_stat_add(&sd->stats.dpc_ns, t1 - t0);
 	trace_smodem_dpc_exit(sd, t1 - t0, n);
 }
 

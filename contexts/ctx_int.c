@@ -18,9 +18,9 @@ static void int_stop(struct smodem_dev *sd)
 
 static void int_kick(struct smodem_dev *sd)
 {
-	smodem_stat_add(&sd->st.wake_ns,
+	smodem_stat_add(&sd->stats.wake_ns,
 			smodem_take_irq_age(sd, ktime_get_ns()));
-	sd->st.runs++;
+	sd->stats.runs++;
 	smodem_run(sd);
 }
 

@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The study's THR and RES: interrupt -> wake a kernel thread -> the thread
- * catches up on every complete period.  Only the thread's scheduling class
- * differs between the two, and that is decided before it first runs.
+ * The study's THR and RES: interrupt -> queue work for a kernel thread ->
+ * the thread catches up on every complete period.  Only the thread's
+ * scheduling class differs between the two, and that is decided before it
+ * first runs.
+ *
+ * The thread is a kthread_worker given its policy with
+ * sched_setattr_nocheck(), as cppc_cpufreq does for its SCHED_DEADLINE
+ * worker.  Work queued while it is pending is the same work: the handler
+ * coalesces, and smodem_run() catches up on every period the hardware has
+ * completed, however many interrupts announced them.
  */
 #include <linux/kthread.h>
 #include <linux/seq_file.h>
@@ -12,38 +19,25 @@
 
 struct smodem_kthread {
 	struct smodem_dev *sd;
-	struct task_struct *task;
-	atomic_t kicks;
+	struct kthread_worker *worker;
+	struct kthread_work work;
 };
 
-static int smodem_kthread_fn(void *data)
+static void smodem_kthread_work(struct kthread_work *w)
 {
-	struct smodem_kthread *k = data;
+	struct smodem_kthread *k = container_of(w, struct smodem_kthread, work);
 	struct smodem_dev *sd = k->sd;
+	u64 t0 = ktime_get_ns(), t1, age;
+	unsigned int n;
 
-	while (!kthread_should_stop()) {
-		u64 t0, t1, age;
-		unsigned int n;
-
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!atomic_read(&k->kicks) && !kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-		if (!atomic_xchg(&k->kicks, 0))
-			continue;
-
-		t0 = ktime_get_ns();
-		age = smodem_take_irq_age(sd, t0);
-		smodem_stat_add(&sd->st.wake_ns, age);
-		trace_smodem_thread_wakeup(sd, age, current->policy,
-					   current->rt_priority);
-		n = smodem_run(sd);
-		t1 = ktime_get_ns();
-		sd->st.runs++;
-		smodem_stat_add(&sd->st.thr_ns, t1 - t0);
-		trace_smodem_thread_done(sd, t1 - t0, n);
-	}
-	return 0;
+	age = smodem_take_irq_age(sd, t0);
+	smodem_stat_add(&sd->stats.wake_ns, age);
+	trace_smodem_thread_wakeup(sd, age);
+	n = smodem_run(sd);
+	t1 = ktime_get_ns();
+	sd->stats.runs++;
+	smodem_stat_add(&sd->stats.thr_ns, t1 - t0);
+	trace_smodem_thread_done(sd, t1 - t0, n);
 }
 
 int smodem_kthread_start(struct smodem_dev *sd, const struct sched_attr *a)
@@ -55,23 +49,21 @@ int smodem_kthread_start(struct smodem_dev *sd, const struct sched_attr *a)
 	if (!k)
 		return -ENOMEM;
 	k->sd = sd;
-	atomic_set(&k->kicks, 0);
-	k->task = kthread_create(smodem_kthread_fn, k, "smodem/%s",
-				 sd->ctx->name);
-	if (IS_ERR(k->task)) {
-		err = PTR_ERR(k->task);
+	kthread_init_work(&k->work, smodem_kthread_work);
+	k->worker = kthread_create_worker(0, "smodem/%s", sd->ctx->name);
+	if (IS_ERR(k->worker)) {
+		err = PTR_ERR(k->worker);
 		kfree(k);
 		return err;
 	}
-	/* Before the first run, so not one period is processed otherwise. */
-	err = smodem_sched_apply(k->task, a);
+	/* Before the first interrupt, so not one period runs otherwise. */
+	err = smodem_sched_apply(k->worker->task, a);
 	if (err) {
-		kthread_stop(k->task);
+		kthread_destroy_worker(k->worker);
 		kfree(k);
 		return err;
 	}
 	sd->ctx_priv = k;
-	wake_up_process(k->task);
 	return 0;
 }
 
@@ -79,7 +71,8 @@ void smodem_kthread_stop(struct smodem_dev *sd)
 {
 	struct smodem_kthread *k = sd->ctx_priv;
 
-	kthread_stop(k->task);
+	kthread_cancel_work_sync(&k->work);
+	kthread_destroy_worker(k->worker);
 	kfree(k);
 	sd->ctx_priv = NULL;
 }
@@ -88,8 +81,7 @@ void smodem_kthread_kick(struct smodem_dev *sd)
 {
 	struct smodem_kthread *k = sd->ctx_priv;
 
-	atomic_inc(&k->kicks);
-	wake_up_process(k->task);
+	kthread_queue_work(k->worker, &k->work);
 }
 
 void smodem_kthread_show(struct smodem_dev *sd, struct seq_file *m)
@@ -97,5 +89,5 @@ void smodem_kthread_show(struct smodem_dev *sd, struct seq_file *m)
 	struct smodem_kthread *k = sd->ctx_priv;
 
 	seq_puts(m, "exec kthread\n");
-	smodem_sched_show(m, k->task);
+	smodem_sched_show(m, k->worker->task);
 }

@@ -3,7 +3,7 @@
  * The AT command interpreter of the smodem tty: a byte-fed state machine
  * with no kernel services, so the same source is unit-tested in user space
  * (tests/unit/test_at.c).  The caller owns the locking, the clock (every
- * timestamp is passed in) and the modem engine: the interpreter only says
+ * timestamp is passed in) and the modem: the interpreter only says
  * what to do next through at_out.act.
  *
  * Output (echo, information text, result codes) goes into a caller buffer
@@ -17,7 +17,7 @@
 
 /* Characters of a command line after "AT", spaces not counted. */
 #define AT_LINE_MAX	64
-/* Dial string characters kept for the engine (digits and modifiers). */
+/* Dial string characters kept for the modem (digits and modifiers). */
 #define AT_DIAL_MAX	40
 /* S0..S12 */
 #define AT_NREGS	13
@@ -48,7 +48,7 @@ enum at_mode {
 
 enum at_call_state {
 	AT_CALL_IDLE,
-	AT_CALL_DIALING,	/* ATD sent to the engine, no result yet */
+	AT_CALL_DIALING,	/* ATD sent to the modem, no result yet */
 	AT_CALL_ANSWERING,
 	AT_CALL_ONLINE,		/* connected, in data or online command mode */
 };
@@ -81,7 +81,7 @@ enum at_ec {
 /* +A8E <v8cf>: the call function octet of CI/CM, V-series data. */
 #define AT_V8CF_DATA	0xc1
 
-/* What the engine needs for one call, from the settings at ATD/ATA time. */
+/* What the modem needs for one call, from the settings at ATD/ATA time. */
 struct at_call {
 	/*
 	 * Digits 0-9 * # A-D, ',' (pause of comma_s seconds), 'W' (wait for
@@ -172,7 +172,7 @@ void at_reset_session(struct at_state *at);
 unsigned int at_input(struct at_state *at, const u8 *buf, unsigned int n,
 		      u64 now_ns, struct at_out *out);
 
-/* The engine connected at rate bit/s: CONNECT <rate>, data mode. */
+/* The modem connected at rate bit/s: CONNECT <rate>, data mode. */
 void at_connected(struct at_state *at, u32 rate, u64 now_ns,
 		  struct at_out *out);
 /*

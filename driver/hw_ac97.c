@@ -75,7 +75,7 @@ struct ac97_bd {
 };
 
 struct ac97_chan {
-	const char *name;
+	enum smodem_chan chan;	/* for the trace */
 	u8 reg;
 	bool ioc;		/* this channel paces the period interrupts */
 	struct ac97_bd *bdl;
@@ -98,7 +98,6 @@ struct ac97 {
 	void __iomem *nabm;
 	raw_spinlock_t lock;	/* the queues; taken in hard IRQ */
 	struct ac97_chan ch[2];	/* PI, PO */
-	u32 period;		/* frames per newly queued period */
 	u64 tx_cleared;		/* output silenced up to here */
 	bool irq_on;
 	bool running;		/* a stopped channel reads as halted too */
@@ -121,7 +120,8 @@ static void queue_period(struct ac97 *a, struct ac97_chan *c)
 	struct smodem_piece pc[2];
 	unsigned int k, i;
 
-	k = smodem_split_period(c->next_abs, a->period, sd->p.ring, pc);
+	k = smodem_split_period(c->next_abs, READ_ONCE(sd->period), sd->p.ring,
+				pc);
 	for (i = 0; i < k; i++) {
 		u8 slot = (c->lvi + 1) % BD_ENTRIES;
 		u32 ctl = pc[i].len * CHANNELS;
@@ -236,8 +236,8 @@ static irqreturn_t ac97_isr(int irq, void *dev_id)
 		pos[i] = chan_pos(a, c, &civ);
 		if ((sr & SR_DCH) && a->running) {
 			/* Writing LVI below restarts a halted channel. */
-			sd->st.dma_halts++;
-			trace_smodem_dma_halt(sd, c->name, civ, c->lvi);
+			sd->stats.dma_halts++;
+			trace_smodem_dma_halt(sd, c->chan, civ, c->lvi);
 		}
 		refill(a, c, pos[i]);
 	}
@@ -251,19 +251,14 @@ static irqreturn_t ac97_isr(int irq, void *dev_id)
 	if (period)
 		smodem_irq(sd, pos[0]);
 	t1 = ktime_get_ns();
-	smodem_stat_add(&sd->st.isr_ns, t1 - t0);
+	smodem_stat_add(&sd->stats.isr_ns, t1 - t0);
 	trace_smodem_isr_exit(sd, t1 - t0);
 	return IRQ_HANDLED;
 }
 
-static void ac97_set_period(struct smodem_dev *sd, u32 frames)
+/* queue_period() reads sd->period as it queues: nothing to do here. */
+static void ac97_set_period(struct smodem_dev *sd)
 {
-	struct ac97 *a = sd->hw_priv;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&a->lock, flags);
-	a->period = frames;
-	raw_spin_unlock_irqrestore(&a->lock, flags);
 }
 
 static int codec_wait_ready(struct ac97 *a)
@@ -344,7 +339,6 @@ static int ac97_start(struct smodem_dev *sd)
 		dev_err(&a->pci->dev, "AC'97 codec set-up failed (%d)\n", err);
 		return err;
 	}
-	a->period = sd->p.period;
 	a->tx_cleared = 0;
 	for (i = 0; i < 2; i++) {
 		chan_reset(a, &a->ch[i]);
@@ -360,6 +354,8 @@ static int ac97_start(struct smodem_dev *sd)
 	if (err) {
 		dev_err(&a->pci->dev, "cannot get IRQ %d (%d)\n", a->pci->irq,
 			err);
+		for (i = 0; i < 2; i++)
+			chan_reset(a, &a->ch[i]);
 		return err;
 	}
 	a->irq_on = true;
@@ -425,8 +421,9 @@ static int ac97_probe(struct pci_dev *pci, const struct pci_device_id *id)
 	a->nam = pcim_iomap_table(pci)[0];
 	a->nabm = pcim_iomap_table(pci)[1];
 	raw_spin_lock_init(&a->lock);
-	a->ch[0] = (struct ac97_chan){ .name = "pi", .reg = CH_PI, .ioc = true };
-	a->ch[1] = (struct ac97_chan){ .name = "po", .reg = CH_PO };
+	a->ch[0] = (struct ac97_chan){ .chan = SMODEM_CHAN_IN, .reg = CH_PI,
+				       .ioc = true };
+	a->ch[1] = (struct ac97_chan){ .chan = SMODEM_CHAN_OUT, .reg = CH_PO };
 	err = chan_alloc(a, &a->ch[0], smodem_p.ring) ?:
 	      chan_alloc(a, &a->ch[1], smodem_p.ring);
 	if (err)

@@ -38,9 +38,10 @@ static u64 vline_advance(struct vline *v)
 	u64 now = div_u64((ktime_get_ns() - v->t0) * sd->p.rate, NSEC_PER_SEC);
 
 	while (v->moved < now) {
-		u32 off = (u32)(v->moved % sd->p.ring);
-		u32 n = min_t(u64, now - v->moved, sd->p.ring - off);
-		u32 i;
+		u32 off, n, i;
+
+		div_u64_rem(v->moved, sd->p.ring, &off);
+		n = min_t(u64, now - v->moved, sd->p.ring - off);
 
 		for (i = 0; i < 2 * n; i++) {
 			sd->rx_ring[2 * off + i] = sd->tx_ring[2 * off + i];
@@ -80,7 +81,7 @@ static enum hrtimer_restart vline_tick(struct hrtimer *t)
 	raw_spin_unlock(&v->lock);
 	smodem_irq(sd, pos);
 	t1 = ktime_get_ns();
-	smodem_stat_add(&sd->st.isr_ns, t1 - t0);
+	smodem_stat_add(&sd->stats.isr_ns, t1 - t0);
 	trace_smodem_isr_exit(sd, t1 - t0);
 	if (READ_ONCE(v->stopping))
 		return HRTIMER_NORESTART;
@@ -88,11 +89,12 @@ static enum hrtimer_restart vline_tick(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
-static void vline_set_period(struct smodem_dev *sd, u32 frames)
+static void vline_set_period(struct smodem_dev *sd)
 {
 	struct vline *v = sd->hw_priv;
 
-	WRITE_ONCE(v->interval, smodem_period_ns(frames, sd->p.rate));
+	WRITE_ONCE(v->interval, smodem_period_ns(READ_ONCE(sd->period),
+						 sd->p.rate));
 }
 
 static int vline_start(struct smodem_dev *sd)

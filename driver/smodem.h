@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * smodem core: one device = one DMA engine (a backend) + one execution context
- * running the data pump once per period.
+ * + one modem (driver/smodem_modem.h).  The per-period path is
+ * driver/smodem_core.c: the backend's interrupt calls smodem_irq(), the
+ * context calls smodem_run(), and smodem_run() makes one outward call per
+ * period, to the modem.
  */
 #ifndef SMODEM_H
 #define SMODEM_H
@@ -13,44 +16,70 @@
 #include "smodem_params.h"
 
 struct smodem_dev;
-struct smdsp_pump;
+struct smodem_modem;
 struct smodem_tty;
-struct smodem_engine;
 struct dentry;
+struct seq_file;
 
-/*
- * A DMA engine.  Adding a device type is one of these in a file of its own
- * and an entry in smodem_backends[].
+/**
+ * struct smodem_backend_ops - a DMA engine
+ * @name: the hw= value that selects it
+ * @init: module load: register the driver or create the devices, each of
+ *	which it passes to smodem_dev_alloc() and smodem_dev_register();
+ *	returns 0 if at least one device exists
+ * @exit: module unload: unregister and free every device it created
+ * @start: start one device's engine (interrupt, DMA, timers).  On failure it
+ *	undoes what it did itself: @stop is not called after a failed @start
+ * @stop: stop it; no interrupt runs after it returns
+ * @position: the frames captured so far (absolute, since @start), read from
+ *	the hardware; @tx_pos, if not NULL, is set to the frames the output
+ *	engine has consumed.  Safe in any context, also while the interrupt
+ *	handler runs on another CPU
+ * @set_period: the core changed smodem_dev.period: interrupt once every that
+ *	many frames from the next queued period on.  Any context
+ *
+ * Adding a device type is one of these in a file of its own and an entry
+ * in the backends[] table of smodem_main.c.  Its interrupt handler acks the
+ * device, reads the position and calls smodem_irq() once per period.
  */
 struct smodem_backend_ops {
 	const char *name;
-	/* Register the driver / create the devices; 0 if at least one exists. */
 	int (*init)(void);
 	void (*exit)(void);
-	/* Start and stop the engine of one device (IRQ, DMA, timers). */
 	int (*start)(struct smodem_dev *sd);
 	void (*stop)(struct smodem_dev *sd);
-	/*
-	 * Frames captured so far (absolute), read from the hardware.  Safe in
-	 * any context, including while the interrupt handler runs elsewhere.
-	 * *tx_pos is set to the frames the output engine has consumed.
-	 */
 	u64 (*position)(struct smodem_dev *sd, u64 *tx_pos);
-	/* Ask for a different period from the next queued one on. */
-	void (*set_period)(struct smodem_dev *sd, u32 frames);
+	void (*set_period)(struct smodem_dev *sd);
 };
 
-/*
- * An execution context: where the per-period processing runs.  The backend's
- * interrupt calls kick(); the context calls smodem_run() when it gets the CPU.
+/**
+ * struct smodem_ctx_ops - an execution context: where the processing runs
+ * @name: the context= value that selects it
+ * @start: set the context up (threads, tasklets, scheduling attributes)
+ *	before the first interrupt; process context
+ * @stop: tear it down after the last interrupt: no smodem_run() is running
+ *	or will run once it returns; process context
+ * @kick: from the backend's hard interrupt handler, once per period: get
+ *	smodem_run() called, now (int) or soon (a bottom half, a thread)
+ * @show: append the context's own lines ("exec ...", the scheduling
+ *	attributes the thread really has) to the stats file; may sleep
+ *
+ * Adding a context is one of these in a file of its own under contexts/ and
+ * an entry in the contexts[] table of smodem_main.c.  The context measures
+ * its own activation (stats and tracepoints of its own).
  */
 struct smodem_ctx_ops {
 	const char *name;
 	int (*start)(struct smodem_dev *sd);
 	void (*stop)(struct smodem_dev *sd);
-	void (*kick)(struct smodem_dev *sd);	/* hard IRQ */
-	/* Append the applied scheduling attributes to the stats file. */
+	void (*kick)(struct smodem_dev *sd);
 	void (*show)(struct smodem_dev *sd, struct seq_file *m);
+};
+
+/* A DMA channel, as the traces name it. */
+enum smodem_chan {
+	SMODEM_CHAN_IN,		/* the line's receive samples (AC'97 PI) */
+	SMODEM_CHAN_OUT,	/* its transmit samples (AC'97 PO) */
 };
 
 struct smodem_stat {
@@ -70,33 +99,34 @@ struct smodem_stats {
 	u32 pending_irq_max;
 	u32 pending_max;	/* after a processing call returns */
 	struct smodem_stat isr_ns;
-	struct smodem_stat dpc_ns;
-	struct smodem_stat thr_ns;
+	struct smodem_stat dpc_ns;	/* one bottom-half run */
+	struct smodem_stat thr_ns;	/* one thread activation */
 	struct smodem_stat wake_ns;	/* interrupt to processing start */
-	struct smodem_stat proc_ns;	/* one period through the pump */
+	struct smodem_stat proc_ns;	/* one period through the modem */
 };
 
 struct smodem_dev {
 	char name[32];
+	u32 id;				/* the traces' dev=, from 0 */
 	struct device *dev;		/* DMA/printing device, may be NULL */
 	const struct smodem_backend_ops *hw;
 	void *hw_priv;
 	const struct smodem_ctx_ops *ctx;
 	void *ctx_priv;
-	struct smodem_params p;		/* a copy: set_period changes period */
+	struct smodem_params p;		/* as loaded; never changes */
 
 	/* Interleaved stereo s16 rings of p.ring frames; the line is left. */
 	s16 *rx_ring;
 	s16 *tx_ring;
-	u32 tx_lead;			/* output written this far ahead */
+
+	/* Frames per period now: p.period at load, then the modem's choice. */
+	u32 period;
 
 	/* Owned by whichever context processes; never runs concurrently. */
 	u64 sw_pos;
-	u32 quantum;			/* frames per processing call */
+	u32 tx_lead;			/* output written this far ahead */
 	s16 *rx_buf, *tx_buf;		/* one period, mono */
-	struct smdsp_pump *pump;
-	/* The pump's call control behind the tty; NULL: none. */
-	struct smodem_engine *engine;
+	struct smodem_modem *modem;
 	u64 load_units;
 	u32 load_sink;
 
@@ -106,19 +136,25 @@ struct smodem_dev {
 	bool in_overrun;
 	u32 stall_ms;			/* fault injection, debugfs */
 
-	struct smodem_stats st;
+	/*
+	 * overruns is counted by the interrupt and by the processing, which
+	 * may run on two CPUs at once: both under this lock.
+	 */
+	raw_spinlock_t stats_lock;
+	struct smodem_stats stats;
 	struct dentry *dbg;
-	/* /dev/ttySM<n>; RCU: the engine's callbacks may outlive the port. */
+	/* /dev/ttySM<n>; RCU: the modem's reports may outlive the port. */
 	struct smodem_tty __rcu *tty;
-	struct list_head node;
 };
 
-/* core */
+/* core: the device's lifetime (smodem_main.c) */
 struct smodem_dev *smodem_dev_alloc(const char *name, struct device *dev);
 int smodem_dev_register(struct smodem_dev *sd);
 void smodem_dev_unregister(struct smodem_dev *sd);
 void smodem_dev_free(struct smodem_dev *sd);
 extern struct smodem_params smodem_p;
+
+/* core: the per-period path (smodem_core.c) */
 
 /* Called by a backend's interrupt with the hardware position it just read. */
 void smodem_irq(struct smodem_dev *sd, u64 hw_pos);
@@ -126,7 +162,8 @@ void smodem_irq(struct smodem_dev *sd, u64 hw_pos);
 unsigned int smodem_run(struct smodem_dev *sd);
 /* The oldest unserved interrupt's age, for wakeup latency; clears it. */
 u64 smodem_take_irq_age(struct smodem_dev *sd, u64 now);
-void smodem_request_period(struct smodem_dev *sd, u32 frames);
+/* A new period length from the next period on (debugfs, the modem). */
+void smodem_set_period(struct smodem_dev *sd, u32 frames);
 
 void smodem_stat_add(struct smodem_stat *s, u64 v);
 

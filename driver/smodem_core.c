@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The per-period path shared by every context: read the hardware position,
- * move complete periods through the data pump, write the output ahead of the
- * output engine, and account for everything the study measured.
+ * The per-period path shared by every context, top to bottom:
+ *
+ *   backend interrupt -> smodem_irq() -> ctx->kick()
+ *   context           -> smodem_run() -> process_one() per complete period
+ *                                         -> modem->ops->period()
+ *
+ * smodem_run() reads the hardware position, moves each complete period
+ * out of the input ring, makes the one outward call per period (to the
+ * modem, smodem_modem.h), writes the output ahead of the output engine,
+ * applies the period the modem wants next, and accounts for everything the
+ * study measured.
  */
 #include <linux/kernel.h>
-#include <linux/slab.h>
 #include <linux/sched.h>
 #include <linux/hardirq.h>
-#include <smdsp/pump.h>
 #include "smodem.h"
-#include "smodem_engine.h"
+#include "smodem_modem.h"
 #include "smodem_ring.h"
 #include "smodem_trace.h"
 
@@ -36,19 +42,23 @@ void smodem_irq(struct smodem_dev *sd, u64 hw_pos)
 	u64 pending = hw_pos - min(hw_pos, READ_ONCE(sd->sw_pos));
 	u32 pend32 = clamp_u32(pending);
 
-	sd->st.irqs++;
+	sd->stats.irqs++;
 	sd->period_idx++;
 	if (!READ_ONCE(sd->irq_ns))
 		WRITE_ONCE(sd->irq_ns, now);
-	if (pend32 > sd->st.pending_irq_max)
-		sd->st.pending_irq_max = pend32;
+	if (pend32 > sd->stats.pending_irq_max)
+		sd->stats.pending_irq_max = pend32;
 	trace_smodem_irq(sd, sd->period_idx, hw_pos, pend32);
 
 	/* Counted once per episode; the processing resynchronises. */
-	if (pending >= sd->p.ring && !sd->in_overrun) {
-		sd->in_overrun = true;
-		sd->st.overruns++;
-		trace_smodem_overrun(sd, pend32, 0);
+	if (unlikely(pending >= sd->p.ring)) {
+		raw_spin_lock(&sd->stats_lock);
+		if (!sd->in_overrun) {
+			sd->in_overrun = true;
+			sd->stats.overruns++;
+			trace_smodem_overrun(sd, pend32, 0);
+		}
+		raw_spin_unlock(&sd->stats_lock);
 	}
 	sd->ctx->kick(sd);
 }
@@ -85,9 +95,9 @@ static void note_skew(struct smodem_dev *sd, u64 rx_hw, u64 tx_hw, u32 n)
 {
 	u64 skew = tx_hw > rx_hw ? tx_hw - rx_hw : 0;
 
-	if (skew <= sd->st.tx_skew_max)
+	if (skew <= sd->stats.tx_skew_max)
 		return;
-	sd->st.tx_skew_max = clamp_u32(skew);
+	sd->stats.tx_skew_max = clamp_u32(skew);
 	if (skew + n + n / 2 > sd->p.ring - n)
 		pr_warn_once("smodem: %s: the output DMA reads %llu frames ahead of the input, more than ring_samples=%u leaves room for: use ring_samples >= %llu\n",
 			     sd->name, skew, sd->p.ring, 2 * (skew + 3 * (u64)n));
@@ -123,17 +133,18 @@ static void tx_write(struct smodem_dev *sd, u64 start, const s16 *src, u32 n)
 static void tx_grow(struct smodem_dev *sd, u64 pos, u32 n, u64 tx_hw)
 {
 	struct smodem_tx_gap g = smodem_tx_grow(pos, n, sd->tx_lead,
-						sd->st.tx_skew_max, tx_hw,
+						sd->stats.tx_skew_max, tx_hw,
 						sd->p.ring);
+	struct smodem_modem *m = sd->modem;
 	u32 chunk = sd->p.ring / 2, k;
 
 	if (g.lead == sd->tx_lead)
 		return;
 	sd->tx_lead = g.lead;
-	smodem_engine_tx_gap(sd, g.len, g.late);
+	m->ops->gap(m, g.len, g.late);
 	while (g.len) {
 		k = min(g.len, chunk);
-		smodem_engine_tx_fill(sd, sd->tx_buf, k);
+		m->ops->fill(m, sd->tx_buf, k);
 		tx_write(sd, g.start, sd->tx_buf, k);
 		g.start += k;
 		g.len -= k;
@@ -153,24 +164,26 @@ static void tx_copy(struct smodem_dev *sd, u64 pos, u32 n, u64 rx_hw, u64 tx_hw)
 
 	note_skew(sd, rx_hw, tx_hw, n);
 	if (late) {
-		sd->st.tx_late += late;
+		sd->stats.tx_late += late;
 		if (late == n)
 			return;
 	}
 	tx_write(sd, start + late, sd->tx_buf + late, n - late);
 }
 
-/* *tx_hw: the output engine's latest position, read again here. */
-static void process_one(struct smodem_dev *sd, u32 n, u64 *tx_hw_last)
+/*
+ * One period at sw_pos.  *tx_hw_last: the output engine's latest position,
+ * read again here.  Returns the period the modem wants from now on.
+ */
+static u32 process_one(struct smodem_dev *sd, u32 n, u64 *tx_hw_last)
 {
+	struct smodem_modem *m = sd->modem;
 	u64 t0 = ktime_get_ns(), t1, hw, tx_hw;
-	u32 pend;
+	u32 pend, next;
 
 	rx_copy(sd, sd->sw_pos, n);
 	tx_grow(sd, sd->sw_pos, n, *tx_hw_last);
-	smodem_engine_pre(sd);
-	smdsp_pump_process(sd->pump, sd->rx_buf, sd->tx_buf, n);
-	smodem_engine_post(sd, sd->tx_buf, n);
+	next = m->ops->period(m, sd->rx_buf, sd->tx_buf, n);
 	if (sd->load_units)
 		sd->load_sink += smodem_load_run(sd->rx_buf, n, sd->load_units);
 	/*
@@ -184,58 +197,74 @@ static void process_one(struct smodem_dev *sd, u32 n, u64 *tx_hw_last)
 	t1 = ktime_get_ns();
 
 	pend = clamp_u32(hw - min(hw, sd->sw_pos));
-	if (pend > sd->st.pending_max)
-		sd->st.pending_max = pend;
-	sd->st.periods++;
-	smodem_stat_add(&sd->st.proc_ns, t1 - t0);
-	trace_smodem_process(sd, n, t1 - t0, pend, in_hardirq() ? 1 : 0,
-			     in_serving_softirq() ? 1 : 0, current->policy,
-			     current->rt_priority);
+	if (pend > sd->stats.pending_max)
+		sd->stats.pending_max = pend;
+	sd->stats.periods++;
+	smodem_stat_add(&sd->stats.proc_ns, t1 - t0);
+	trace_smodem_process(sd, n, t1 - t0, pend);
+	return next;
+}
+
+/* Frames skipped to get back to fresh data; the episode counted once. */
+static void overrun(struct smodem_dev *sd, u64 hw, const struct smodem_step *s)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&sd->stats_lock, flags);
+	/* The interrupt may have seen this episode already. */
+	if (!sd->in_overrun)
+		sd->stats.overruns++;
+	sd->in_overrun = false;
+	sd->stats.dropped += s->dropped;
+	raw_spin_unlock_irqrestore(&sd->stats_lock, flags);
+	trace_smodem_overrun(sd, clamp_u32(hw - sd->sw_pos), s->dropped);
+	WRITE_ONCE(sd->sw_pos, s->new_sw);
 }
 
 unsigned int smodem_run(struct smodem_dev *sd)
 {
 	u64 tx_hw, hw = sd->hw->position(sd, &tx_hw);
 	unsigned int done = 0;
+	u32 next;
 
-	note_skew(sd, hw, tx_hw, sd->p.period);
+	note_skew(sd, hw, tx_hw, READ_ONCE(sd->period));
 	/*
 	 * One position snapshot bounds the loop: a context slower than the
 	 * line would otherwise never return.  What arrives meanwhile is the
 	 * next run's work.
 	 */
 	for (;;) {
-		u32 q = READ_ONCE(sd->quantum);
-		struct smodem_step s = smodem_next_step(hw, sd->sw_pos, q,
+		u32 n = READ_ONCE(sd->period);
+		struct smodem_step s = smodem_next_step(hw, sd->sw_pos, n,
 							sd->p.ring);
 
 		if (s.overrun) {
-			/* The interrupt may have seen this episode already. */
-			if (!READ_ONCE(sd->in_overrun))
-				sd->st.overruns++;
-			sd->st.dropped += s.dropped;
-			trace_smodem_overrun(sd, clamp_u32(hw - sd->sw_pos),
-					     s.dropped);
-			WRITE_ONCE(sd->sw_pos, s.new_sw);
-			WRITE_ONCE(sd->in_overrun, false);
+			overrun(sd, hw, &s);
 			continue;
 		}
 		if (!s.process)
 			break;
-		process_one(sd, q, &tx_hw);
+		next = process_one(sd, n, &tx_hw);
+		if (next != n)
+			smodem_set_period(sd, next);
 		done++;
 	}
 	return done;
 }
 
-void smodem_request_period(struct smodem_dev *sd, u32 frames)
+/*
+ * From the processing context (the modem's phase) or debugfs.  The
+ * processing takes periods of the new length at once; the backend
+ * interrupts at the new pace from its next queued period on.
+ */
+void smodem_set_period(struct smodem_dev *sd, u32 frames)
 {
-	u32 old = READ_ONCE(sd->quantum);
+	u32 old = READ_ONCE(sd->period);
 
 	if (frames == old)
 		return;
-	sd->st.period_changes++;
+	sd->stats.period_changes++;
 	trace_smodem_period_change(sd, old, frames);
-	sd->hw->set_period(sd, frames);
-	WRITE_ONCE(sd->quantum, frames);
+	WRITE_ONCE(sd->period, frames);
+	sd->hw->set_period(sd);
 }

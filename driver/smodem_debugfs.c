@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /sys/kernel/debug/smodem/<dev>/: stats (one "name value" per line, for
- * people and scripts alike; the modem engine's own lines, engine_*, come
- * from smodem_engine.c), reset, period (ask for a new period, as a modem
+ * people and scripts alike; the modem's own lines, engine_*, come
+ * from smodem_modem.c), reset, period (ask for a new period, as a modem
  * phase will), inject_irq_stall_ms (hold the next interrupt handler busy, to
  * prove that a halted DMA engine is detected and recovered).
  */
@@ -11,7 +11,7 @@
 #include <linux/uaccess.h>
 #include <linux/kstrtox.h>
 #include "smodem.h"
-#include "smodem_engine.h"
+#include "smodem_modem.h"
 
 static struct dentry *root;
 
@@ -27,7 +27,7 @@ static void show_stat(struct seq_file *m, const char *name,
 static int stats_show(struct seq_file *m, void *unused)
 {
 	struct smodem_dev *sd = m->private;
-	const struct smodem_stats *st = &sd->st;
+	const struct smodem_stats *s = &sd->stats;
 
 	seq_printf(m, "device %s\n", sd->name);
 	seq_printf(m, "hw %s\n", sd->hw->name);
@@ -35,27 +35,27 @@ static int stats_show(struct seq_file *m, void *unused)
 	sd->ctx->show(sd, m);
 	seq_printf(m, "rate %u\n", sd->p.rate);
 	seq_printf(m, "ring_samples %u\n", sd->p.ring);
-	seq_printf(m, "period_samples %u\n", READ_ONCE(sd->quantum));
+	seq_printf(m, "period_samples %u\n", READ_ONCE(sd->period));
 	seq_printf(m, "load_us %u\n", sd->p.load_us);
 	seq_printf(m, "load_units_per_ms %u\n", smodem_load_units_per_ms());
-	seq_printf(m, "irqs %llu\n", st->irqs);
-	seq_printf(m, "runs %llu\n", st->runs);
-	seq_printf(m, "periods %llu\n", st->periods);
-	seq_printf(m, "overruns %llu\n", st->overruns);
-	seq_printf(m, "dropped %llu\n", st->dropped);
-	seq_printf(m, "tx_late %llu\n", st->tx_late);
-	seq_printf(m, "tx_skew_max %u\n", st->tx_skew_max);
+	seq_printf(m, "irqs %llu\n", s->irqs);
+	seq_printf(m, "runs %llu\n", s->runs);
+	seq_printf(m, "periods %llu\n", s->periods);
+	seq_printf(m, "overruns %llu\n", s->overruns);
+	seq_printf(m, "dropped %llu\n", s->dropped);
+	seq_printf(m, "tx_late %llu\n", s->tx_late);
+	seq_printf(m, "tx_skew_max %u\n", s->tx_skew_max);
 	seq_printf(m, "tx_lead %u\n", sd->tx_lead);
-	seq_printf(m, "dma_halts %llu\n", st->dma_halts);
-	seq_printf(m, "period_changes %llu\n", st->period_changes);
-	seq_printf(m, "pending_irq_max %u\n", st->pending_irq_max);
-	seq_printf(m, "pending_max %u\n", st->pending_max);
-	show_stat(m, "isr_ns", &st->isr_ns);
-	show_stat(m, "dpc_ns", &st->dpc_ns);
-	show_stat(m, "thr_ns", &st->thr_ns);
-	show_stat(m, "wake_ns", &st->wake_ns);
-	show_stat(m, "proc_ns", &st->proc_ns);
-	smodem_engine_show(sd, m);
+	seq_printf(m, "dma_halts %llu\n", s->dma_halts);
+	seq_printf(m, "period_changes %llu\n", s->period_changes);
+	seq_printf(m, "pending_irq_max %u\n", s->pending_irq_max);
+	seq_printf(m, "pending_max %u\n", s->pending_max);
+	show_stat(m, "isr_ns", &s->isr_ns);
+	show_stat(m, "dpc_ns", &s->dpc_ns);
+	show_stat(m, "thr_ns", &s->thr_ns);
+	show_stat(m, "wake_ns", &s->wake_ns);
+	show_stat(m, "proc_ns", &s->proc_ns);
+	sd->modem->ops->show(sd->modem, m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
@@ -66,7 +66,7 @@ static ssize_t reset_write(struct file *f, const char __user *buf, size_t n,
 	struct smodem_dev *sd = file_inode(f)->i_private;
 
 	/* Racy against a running context by design: a measurement restart. */
-	memset(&sd->st, 0, sizeof(sd->st));
+	memset(&sd->stats, 0, sizeof(sd->stats));
 	return n;
 }
 
@@ -88,7 +88,7 @@ static ssize_t period_write(struct file *f, const char __user *buf, size_t n,
 		return err;
 	if (v < SMODEM_PERIOD_MIN || v > sd->p.ring / 2)
 		return -EINVAL;
-	smodem_request_period(sd, v);
+	smodem_set_period(sd, v);
 	return n;
 }
 
@@ -97,7 +97,7 @@ static ssize_t period_read(struct file *f, char __user *buf, size_t n,
 {
 	struct smodem_dev *sd = file_inode(f)->i_private;
 	char tmp[16];
-	int len = scnprintf(tmp, sizeof(tmp), "%u\n", READ_ONCE(sd->quantum));
+	int len = scnprintf(tmp, sizeof(tmp), "%u\n", READ_ONCE(sd->period));
 
 	return simple_read_from_buffer(buf, n, off, tmp, len);
 }

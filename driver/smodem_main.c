@@ -7,12 +7,12 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
-#include <linux/mutex.h>
-#include <smdsp/pump.h>
+#include <linux/idr.h>
+#include <smdsp/modem.h>
 #include "smodem.h"
+#include "smodem_modem.h"
 #include "smodem_trace.h"
 #include "smodem_tty.h"
-#include "smodem_engine.h"
 
 static char *context = "thr";
 module_param(context, charp, 0444);
@@ -56,11 +56,11 @@ MODULE_PARM_DESC(res_deadline_us, "res: SCHED_DEADLINE relative deadline, micros
 
 static uint engine = 1;
 module_param(engine, uint, 0444);
-MODULE_PARM_DESC(engine, "1: /dev/ttySM<n> dials and answers through the data pump's modem engine (rate=8000 only), hook signalled by a +4096 DC offset on the transmitted samples; 0: no call control (any rate), ATD/ATA answer NO CARRIER [1]");
+MODULE_PARM_DESC(engine, "1: /dev/ttySM<n> dials and answers through the modem's call control (rate=8000 only), hook signalled by a +4096 DC offset on the transmitted samples; 0: no call control (any rate), ATD/ATA answer NO CARRIER [1]");
 
 static uint phase_periods;
 module_param(phase_periods, uint, 0444);
-MODULE_PARM_DESC(phase_periods, "1: the interrupt period follows the modem engine's phase (2.5 ms on hook, 12.5 ms otherwise), ring_samples must hold two 12.5 ms periods; 0: period_samples throughout [0]");
+MODULE_PARM_DESC(phase_periods, "1: the interrupt period follows the call's phase (2.5 ms on hook, 12.5 ms otherwise), ring_samples must hold two 12.5 ms periods; 0: period_samples throughout [0]");
 
 struct smodem_params smodem_p;
 
@@ -77,41 +77,48 @@ static const struct smodem_ctx_ops *const contexts[SMODEM_CTX_COUNT] = {
 };
 
 static const struct smodem_backend_ops *backend;
+static DEFINE_IDA(smodem_ids);
 
 struct smodem_dev *smodem_dev_alloc(const char *name, struct device *dev)
 {
-	struct smdsp_pump_config pc = { .sample_rate = smodem_p.rate };
 	/* Room for the longest period a phase may ask for. */
 	u32 max = smodem_p.ring / 2;
 	struct smodem_dev *sd;
+	int id;
 
 	sd = kzalloc(sizeof(*sd), GFP_KERNEL);
 	if (!sd)
 		return ERR_PTR(-ENOMEM);
+	id = ida_alloc(&smodem_ids, GFP_KERNEL);
+	if (id < 0) {
+		kfree(sd);
+		return ERR_PTR(id);
+	}
+	sd->id = id;
 	strscpy(sd->name, name, sizeof(sd->name));
 	sd->dev = dev;
 	sd->p = smodem_p;
 	sd->ctx = contexts[smodem_p.context];
-	sd->quantum = smodem_p.period;
+	sd->period = smodem_p.period;
+	raw_spin_lock_init(&sd->stats_lock);
 	/* Grows with the engines' skew, see tx_copy(). */
 	sd->tx_lead = smodem_p.period + smodem_p.period / 2;
 	sd->load_units = smodem_load_units(smodem_p.load_us);
 	sd->rx_buf = kcalloc(max, sizeof(s16), GFP_KERNEL);
 	sd->tx_buf = kcalloc(max, sizeof(s16), GFP_KERNEL);
-	sd->pump = smdsp_pump_create(&pc);
-	if (!sd->rx_buf || !sd->tx_buf || !sd->pump) {
+	sd->modem = smodem_modem_create(sd, engine, phase_periods);
+	if (IS_ERR(sd->modem)) {
+		int err = PTR_ERR(sd->modem);
+
+		sd->modem = NULL;
+		smodem_dev_free(sd);
+		return ERR_PTR(err);
+	}
+	if (!sd->rx_buf || !sd->tx_buf) {
 		smodem_dev_free(sd);
 		return ERR_PTR(-ENOMEM);
 	}
 	if (engine) {
-		struct smodem_engine *e = smodem_engine_create(sd,
-							       phase_periods);
-
-		if (IS_ERR(e)) {
-			smodem_dev_free(sd);
-			return ERR_CAST(e);
-		}
-		sd->engine = e;
 		/*
 		 * Each growth of the lead is a gap in the call's signal, which
 		 * the line takes for a dial pulse or a hook flash and a modem
@@ -127,14 +134,19 @@ struct smodem_dev *smodem_dev_alloc(const char *name, struct device *dev)
 
 void smodem_dev_free(struct smodem_dev *sd)
 {
-	smodem_engine_free(sd->engine);
-	if (sd->pump)
-		smdsp_pump_free(sd->pump);
+	if (sd->modem)
+		sd->modem->ops->free(sd->modem);
 	kfree(sd->rx_buf);
 	kfree(sd->tx_buf);
+	ida_free(&smodem_ids, sd->id);
 	kfree(sd);
 }
 
+/*
+ * Set-up: the context (nothing runs it yet), the tty, the hardware (the
+ * interrupts start), then debugfs, which shows all three.  Teardown is the
+ * reverse: no reader of the stats outlives what it reads.
+ */
 int smodem_dev_register(struct smodem_dev *sd)
 {
 	int err;
@@ -142,36 +154,35 @@ int smodem_dev_register(struct smodem_dev *sd)
 	err = sd->ctx->start(sd);
 	if (err)
 		return err;
-	err = smodem_tty_register(sd);
-	if (err) {
-		sd->ctx->stop(sd);
-		return err;
-	}
-	smodem_engine_attach(sd);
-	smodem_debugfs_add(sd);
-	trace_smodem_phase(sd, "on-hook", 0);
+	err = smodem_tty_register(sd, engine);
+	if (err)
+		goto stop_ctx;
+	trace_smodem_phase(sd, SMDSP_PHASE_ONHOOK, 0);
 	err = sd->hw->start(sd);
-	if (err) {
-		sd->hw->stop(sd);
-		smodem_debugfs_remove(sd);
-		smodem_tty_unregister(sd);
-		sd->ctx->stop(sd);
-		return err;
-	}
+	if (err)
+		goto unregister_tty;
+	smodem_debugfs_add(sd);
 	pr_info("smodem: %s: context=%s rate=%u ring=%u period=%u load_us=%u\n",
 		sd->name, sd->ctx->name, sd->p.rate, sd->p.ring, sd->p.period,
 		sd->p.load_us);
 	return 0;
+
+unregister_tty:
+	smodem_tty_unregister(sd);
+stop_ctx:
+	sd->ctx->stop(sd);
+	return err;
 }
 
 void smodem_dev_unregister(struct smodem_dev *sd)
 {
-	/* The tty hangs up first: its user must not outlive the device. */
-	smodem_tty_unregister(sd);
-	/* No more interrupts, then no more processing, then no more readers. */
-	sd->hw->stop(sd);
-	sd->ctx->stop(sd);
 	smodem_debugfs_remove(sd);
+	/* No more interrupts, so no more kicks. */
+	sd->hw->stop(sd);
+	/* Whoever has the port open is hung up. */
+	smodem_tty_unregister(sd);
+	/* The last processing has finished. */
+	sd->ctx->stop(sd);
 }
 
 static int __init smodem_init(void)
@@ -209,7 +220,7 @@ static int __init smodem_init(void)
 		       SMDSP_MODEM_RATE);
 		return -EINVAL;
 	}
-	/* The engine's longest period must fit twice, as period_samples. */
+	/* The longest period a phase asks for must fit twice, as period_samples. */
 	if (phase_periods && (!engine ||
 			      smodem_p.ring < 2 * (SMDSP_MODEM_RATE / 80))) {
 		pr_err("smodem: phase_periods=1 needs engine=1 and ring_samples >= %u\n",

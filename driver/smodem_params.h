@@ -7,6 +7,7 @@
 #define SMODEM_PARAMS_H
 
 #include <linux/types.h>
+#include <linux/math64.h>
 
 enum smodem_context {
 	SMODEM_CTX_INT,
@@ -58,7 +59,7 @@ int smodem_params_check(const struct smodem_params *p, const char **why);
 /* Period length in nanoseconds, rounded to the nearest. */
 static inline u64 smodem_period_ns(u32 frames, u32 rate)
 {
-	return ((u64)frames * 1000000000ULL + rate / 2) / rate;
+	return div_u64((u64)frames * 1000000000ULL + rate / 2, rate);
 }
 
 #endif

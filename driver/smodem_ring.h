@@ -11,6 +11,7 @@
 #define SMODEM_RING_H
 
 #include <linux/types.h>
+#include <linux/math64.h>
 
 /* A piece of a period as one DMA descriptor sees it: offset and length. */
 struct smodem_piece {
@@ -27,7 +28,9 @@ struct smodem_piece {
 static inline unsigned int smodem_split_period(u64 start, u32 len, u32 ring,
 					       struct smodem_piece *p)
 {
-	u32 off = (u32)(start % ring);
+	u32 off;
+
+	div_u64_rem(start, ring, &off);
 
 	p[0].off = off;
 	if (off + len <= ring) {
@@ -59,9 +62,11 @@ static inline struct smodem_step smodem_next_step(u64 hw, u64 sw, u32 quantum,
 	struct smodem_step s = { .dropped = 0, .new_sw = sw,
 				 .overrun = false, .process = false };
 	u64 pending = hw > sw ? hw - sw : 0;
+	u32 torn;
 
 	if (pending >= ring) {
-		s.dropped = pending - pending % quantum;
+		div_u64_rem(pending, quantum, &torn);
+		s.dropped = pending - torn;
 		s.new_sw = sw + s.dropped;
 		s.overrun = true;
 		return s;

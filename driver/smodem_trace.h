@@ -3,6 +3,12 @@
  * Tracepoints of the smodem system: enough to redraw the study's figures
  * (interrupt timing, elapsed times per context, samples pending) from one
  * trace-cmd capture.  Elapsed times are wall clock, preemption included.
+ *
+ * Every event fires per period or per activation, so every field is an
+ * integer (the device is its id, phases and channels are enums printed by
+ * name) and what the event can find out for itself (the execution context,
+ * the scheduling policy) it reads in TP_fast_assign, at no cost when the
+ * event is off.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM smodem
@@ -11,33 +17,84 @@
 #define _SMODEM_TRACE_H
 
 #include <linux/tracepoint.h>
+#include <linux/hardirq.h>
+#include <linux/sched.h>
+#include <smdsp/modem.h>
 #include "smodem.h"
 
-/* __assign_str() lost its source argument in 6.10 (probed by Kbuild). */
-#ifdef SMODEM_ASSIGN_STR_DST_ONLY
-#define smodem_assign_dev(sd)	__assign_str(dev)
-#define smodem_assign_str(f, v)	__assign_str(f)
-#else
-#define smodem_assign_dev(sd)	__assign_str(dev, (sd)->name)
-#define smodem_assign_str(f, v)	__assign_str(f, v)
-#endif
+/* Where an activation runs: flags, as a hard IRQ may interrupt a BH. */
+#define SMODEM_EXEC_HARDIRQ	0x1
+#define SMODEM_EXEC_SOFTIRQ	0x2
+#define SMODEM_EXEC_TASK	0x4
+
+#define smodem_exec_now()						\
+	((in_hardirq() ? SMODEM_EXEC_HARDIRQ : 0) |			\
+	 (in_serving_softirq() ? SMODEM_EXEC_SOFTIRQ : 0) ?:		\
+	 SMODEM_EXEC_TASK)
+
+#define smodem_show_exec(v)						\
+	__print_flags(v, "|",						\
+		      { SMODEM_EXEC_HARDIRQ, "hardirq" },		\
+		      { SMODEM_EXEC_SOFTIRQ, "softirq" },		\
+		      { SMODEM_EXEC_TASK, "task" })
+
+#define smodem_show_policy(v)						\
+	__print_symbolic(v,						\
+			 { SCHED_NORMAL, "other" },			\
+			 { SCHED_FIFO, "fifo" },			\
+			 { SCHED_RR, "rr" },				\
+			 { SCHED_BATCH, "batch" },			\
+			 { SCHED_IDLE, "idle" },			\
+			 { SCHED_DEADLINE, "deadline" })
+
+TRACE_DEFINE_ENUM(SMDSP_PHASE_ONHOOK);
+TRACE_DEFINE_ENUM(SMDSP_PHASE_OFFHOOK);
+TRACE_DEFINE_ENUM(SMDSP_PHASE_DIALING);
+TRACE_DEFINE_ENUM(SMDSP_PHASE_WAITING);
+TRACE_DEFINE_ENUM(SMDSP_PHASE_ANSWER_TONE);
+TRACE_DEFINE_ENUM(SMDSP_PHASE_V8);
+TRACE_DEFINE_ENUM(SMDSP_PHASE_TRAINING);
+TRACE_DEFINE_ENUM(SMDSP_PHASE_CONNECTED);
+TRACE_DEFINE_ENUM(SMDSP_PHASE_RETRAIN);
+TRACE_DEFINE_ENUM(SMDSP_PHASE_CARRIER_LOST);
+TRACE_DEFINE_ENUM(SMDSP_PHASE_HUNGUP);
+
+#define smodem_show_phase(v)						\
+	__print_symbolic(v,						\
+			 { SMDSP_PHASE_ONHOOK, "on-hook" },		\
+			 { SMDSP_PHASE_OFFHOOK, "off-hook" },		\
+			 { SMDSP_PHASE_DIALING, "dialing" },		\
+			 { SMDSP_PHASE_WAITING, "waiting" },		\
+			 { SMDSP_PHASE_ANSWER_TONE, "answer-tone" },	\
+			 { SMDSP_PHASE_V8, "v8" },			\
+			 { SMDSP_PHASE_TRAINING, "training" },		\
+			 { SMDSP_PHASE_CONNECTED, "connected" },	\
+			 { SMDSP_PHASE_RETRAIN, "retrain" },		\
+			 { SMDSP_PHASE_CARRIER_LOST, "carrier-lost" },	\
+			 { SMDSP_PHASE_HUNGUP, "hung-up" })
+
+TRACE_DEFINE_ENUM(SMODEM_CHAN_IN);
+TRACE_DEFINE_ENUM(SMODEM_CHAN_OUT);
+
+#define smodem_show_chan(v)						\
+	__print_symbolic(v, { SMODEM_CHAN_IN, "pi" }, { SMODEM_CHAN_OUT, "po" })
 
 TRACE_EVENT(smodem_irq,
 	TP_PROTO(struct smodem_dev *sd, u64 period, u64 hwpos, u32 pending),
 	TP_ARGS(sd, period, hwpos, pending),
 	TP_STRUCT__entry(
-		__string(dev, sd->name)
+		__field(u32, dev)
+		__field(u32, pending)
 		__field(u64, period)
 		__field(u64, hwpos)
-		__field(u32, pending)
 	),
 	TP_fast_assign(
-		smodem_assign_dev(sd);
+		__entry->dev = sd->id;
+		__entry->pending = pending;
 		__entry->period = period;
 		__entry->hwpos = hwpos;
-		__entry->pending = pending;
 	),
-	TP_printk("dev=%s period=%llu hwpos=%llu pending=%u", __get_str(dev),
+	TP_printk("dev=%u period=%llu hwpos=%llu pending=%u", __entry->dev,
 		  __entry->period, __entry->hwpos, __entry->pending)
 );
 
@@ -45,14 +102,14 @@ DECLARE_EVENT_CLASS(smodem_elapsed,
 	TP_PROTO(struct smodem_dev *sd, u64 elapsed_ns),
 	TP_ARGS(sd, elapsed_ns),
 	TP_STRUCT__entry(
-		__string(dev, sd->name)
+		__field(u32, dev)
 		__field(u64, elapsed_ns)
 	),
 	TP_fast_assign(
-		smodem_assign_dev(sd);
+		__entry->dev = sd->id;
 		__entry->elapsed_ns = elapsed_ns;
 	),
-	TP_printk("dev=%s elapsed_ns=%llu", __get_str(dev), __entry->elapsed_ns)
+	TP_printk("dev=%u elapsed_ns=%llu", __entry->dev, __entry->elapsed_ns)
 );
 
 DEFINE_EVENT(smodem_elapsed, smodem_isr_exit,
@@ -63,16 +120,16 @@ TRACE_EVENT(smodem_dpc_entry,
 	TP_PROTO(struct smodem_dev *sd, u32 queued, u64 delay_ns),
 	TP_ARGS(sd, queued, delay_ns),
 	TP_STRUCT__entry(
-		__string(dev, sd->name)
+		__field(u32, dev)
 		__field(u32, queued)
 		__field(u64, delay_ns)
 	),
 	TP_fast_assign(
-		smodem_assign_dev(sd);
+		__entry->dev = sd->id;
 		__entry->queued = queued;
 		__entry->delay_ns = delay_ns;
 	),
-	TP_printk("dev=%s queued=%u delay_ns=%llu", __get_str(dev),
+	TP_printk("dev=%u queued=%u delay_ns=%llu", __entry->dev,
 		  __entry->queued, __entry->delay_ns)
 );
 
@@ -80,16 +137,16 @@ DECLARE_EVENT_CLASS(smodem_run_done,
 	TP_PROTO(struct smodem_dev *sd, u64 elapsed_ns, u32 periods),
 	TP_ARGS(sd, elapsed_ns, periods),
 	TP_STRUCT__entry(
-		__string(dev, sd->name)
-		__field(u64, elapsed_ns)
+		__field(u32, dev)
 		__field(u32, periods)
+		__field(u64, elapsed_ns)
 	),
 	TP_fast_assign(
-		smodem_assign_dev(sd);
-		__entry->elapsed_ns = elapsed_ns;
+		__entry->dev = sd->id;
 		__entry->periods = periods;
+		__entry->elapsed_ns = elapsed_ns;
 	),
-	TP_printk("dev=%s elapsed_ns=%llu periods=%u", __get_str(dev),
+	TP_printk("dev=%u elapsed_ns=%llu periods=%u", __entry->dev,
 		  __entry->elapsed_ns, __entry->periods)
 );
 
@@ -102,69 +159,68 @@ DEFINE_EVENT(smodem_run_done, smodem_thread_done,
 	TP_ARGS(sd, elapsed_ns, periods));
 
 TRACE_EVENT(smodem_thread_wakeup,
-	TP_PROTO(struct smodem_dev *sd, u64 latency_ns, u32 policy, u32 prio),
-	TP_ARGS(sd, latency_ns, policy, prio),
+	TP_PROTO(struct smodem_dev *sd, u64 latency_ns),
+	TP_ARGS(sd, latency_ns),
 	TP_STRUCT__entry(
-		__string(dev, sd->name)
-		__field(u64, latency_ns)
+		__field(u32, dev)
 		__field(u32, policy)
 		__field(u32, prio)
+		__field(u64, latency_ns)
 	),
 	TP_fast_assign(
-		smodem_assign_dev(sd);
+		__entry->dev = sd->id;
+		__entry->policy = current->policy;
+		__entry->prio = current->rt_priority;
 		__entry->latency_ns = latency_ns;
-		__entry->policy = policy;
-		__entry->prio = prio;
 	),
-	TP_printk("dev=%s latency_ns=%llu policy=%u prio=%u", __get_str(dev),
-		  __entry->latency_ns, __entry->policy, __entry->prio)
+	TP_printk("dev=%u latency_ns=%llu policy=%s prio=%u", __entry->dev,
+		  __entry->latency_ns, smodem_show_policy(__entry->policy),
+		  __entry->prio)
 );
 
+/* One period through the modem, and where it ran. */
 TRACE_EVENT(smodem_process,
-	TP_PROTO(struct smodem_dev *sd, u32 samples, u64 elapsed_ns, u32 pending,
-		 u32 hardirq, u32 softirq, u32 policy, u32 prio),
-	TP_ARGS(sd, samples, elapsed_ns, pending, hardirq, softirq, policy,
-		prio),
+	TP_PROTO(struct smodem_dev *sd, u32 samples, u64 elapsed_ns,
+		 u32 pending),
+	TP_ARGS(sd, samples, elapsed_ns, pending),
 	TP_STRUCT__entry(
-		__string(dev, sd->name)
+		__field(u32, dev)
 		__field(u32, samples)
 		__field(u64, elapsed_ns)
 		__field(u32, pending)
-		__field(u32, hardirq)
-		__field(u32, softirq)
-		__field(u32, policy)
-		__field(u32, prio)
+		__field(u8, exec)
+		__field(u8, policy)
+		__field(u8, prio)
 	),
 	TP_fast_assign(
-		smodem_assign_dev(sd);
+		__entry->dev = sd->id;
 		__entry->samples = samples;
 		__entry->elapsed_ns = elapsed_ns;
 		__entry->pending = pending;
-		__entry->hardirq = hardirq;
-		__entry->softirq = softirq;
-		__entry->policy = policy;
-		__entry->prio = prio;
+		__entry->exec = smodem_exec_now();
+		__entry->policy = current->policy;
+		__entry->prio = current->rt_priority;
 	),
-	TP_printk("dev=%s samples=%u elapsed_ns=%llu pending=%u hardirq=%u softirq=%u policy=%u prio=%u",
-		  __get_str(dev), __entry->samples, __entry->elapsed_ns,
-		  __entry->pending, __entry->hardirq, __entry->softirq,
-		  __entry->policy, __entry->prio)
+	TP_printk("dev=%u samples=%u elapsed_ns=%llu pending=%u exec=%s policy=%s prio=%u",
+		  __entry->dev, __entry->samples, __entry->elapsed_ns,
+		  __entry->pending, smodem_show_exec(__entry->exec),
+		  smodem_show_policy(__entry->policy), __entry->prio)
 );
 
 TRACE_EVENT(smodem_overrun,
 	TP_PROTO(struct smodem_dev *sd, u32 pending, u64 dropped),
 	TP_ARGS(sd, pending, dropped),
 	TP_STRUCT__entry(
-		__string(dev, sd->name)
+		__field(u32, dev)
 		__field(u32, pending)
 		__field(u64, dropped)
 	),
 	TP_fast_assign(
-		smodem_assign_dev(sd);
+		__entry->dev = sd->id;
 		__entry->pending = pending;
 		__entry->dropped = dropped;
 	),
-	TP_printk("dev=%s pending=%u dropped=%llu", __get_str(dev),
+	TP_printk("dev=%u pending=%u dropped=%llu", __entry->dev,
 		  __entry->pending, __entry->dropped)
 );
 
@@ -172,54 +228,57 @@ TRACE_EVENT(smodem_period_change,
 	TP_PROTO(struct smodem_dev *sd, u32 old, u32 new),
 	TP_ARGS(sd, old, new),
 	TP_STRUCT__entry(
-		__string(dev, sd->name)
+		__field(u32, dev)
 		__field(u32, old)
 		__field(u32, new)
 	),
 	TP_fast_assign(
-		smodem_assign_dev(sd);
+		__entry->dev = sd->id;
 		__entry->old = old;
 		__entry->new = new;
 	),
-	TP_printk("dev=%s old=%u new=%u", __get_str(dev), __entry->old,
+	TP_printk("dev=%u old=%u new=%u", __entry->dev, __entry->old,
 		  __entry->new)
 );
 
-/* arg: the bit rate when connected, enum smdsp_modem_cause when hung up. */
+/*
+ * phase: enum smdsp_modem_phase; arg: the bit rate when connected, enum
+ * smdsp_modem_cause when hung up.
+ */
 TRACE_EVENT(smodem_phase,
-	TP_PROTO(struct smodem_dev *sd, const char *phase, u32 arg),
+	TP_PROTO(struct smodem_dev *sd, u32 phase, u32 arg),
 	TP_ARGS(sd, phase, arg),
 	TP_STRUCT__entry(
-		__string(dev, sd->name)
-		__string(phase, phase)
+		__field(u32, dev)
+		__field(u32, phase)
 		__field(u32, arg)
 	),
 	TP_fast_assign(
-		smodem_assign_dev(sd);
-		smodem_assign_str(phase, phase);
+		__entry->dev = sd->id;
+		__entry->phase = phase;
 		__entry->arg = arg;
 	),
-	TP_printk("dev=%s phase=%s arg=%u", __get_str(dev), __get_str(phase),
-		  __entry->arg)
+	TP_printk("dev=%u phase=%s arg=%u", __entry->dev,
+		  smodem_show_phase(__entry->phase), __entry->arg)
 );
 
 TRACE_EVENT(smodem_dma_halt,
-	TP_PROTO(struct smodem_dev *sd, const char *chan, u32 civ, u32 lvi),
+	TP_PROTO(struct smodem_dev *sd, enum smodem_chan chan, u32 civ, u32 lvi),
 	TP_ARGS(sd, chan, civ, lvi),
 	TP_STRUCT__entry(
-		__string(dev, sd->name)
-		__string(chan, chan)
+		__field(u32, dev)
+		__field(u32, chan)
 		__field(u32, civ)
 		__field(u32, lvi)
 	),
 	TP_fast_assign(
-		smodem_assign_dev(sd);
-		smodem_assign_str(chan, chan);
+		__entry->dev = sd->id;
+		__entry->chan = chan;
 		__entry->civ = civ;
 		__entry->lvi = lvi;
 	),
-	TP_printk("dev=%s chan=%s civ=%u lvi=%u", __get_str(dev),
-		  __get_str(chan), __entry->civ, __entry->lvi)
+	TP_printk("dev=%u chan=%s civ=%u lvi=%u", __entry->dev,
+		  smodem_show_chan(__entry->chan), __entry->civ, __entry->lvi)
 );
 
 #endif /* _SMODEM_TRACE_H */

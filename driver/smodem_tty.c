@@ -1,228 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/ttySM<n>: the DTE side of the soft modem.  Bytes written in command
- * mode go to the AT interpreter, in data mode to a queue the data pump
- * drains once per period; bytes from the line come back through a second
- * queue.  The pump may run in hard IRQ context (context=int), also on
- * PREEMPT_RT, so everything it touches is under a raw spinlock and all the
- * tty work it causes (result codes, flip buffer pushes, wakeups, hang-ups)
- * is deferred to a work item.
- *
- * Locks, outermost first:
- *  - at_lock (spinlock, irqsave): the interpreter, the engine ops and the
- *    flip buffer producer.  Taken from write(), which a line discipline
- *    may call from softirq context, so it never sleeps either.
- *  - lock (raw spinlock, irqsave): the queues, the modem-control lines,
- *    the engine's events.  Held only for short copies.
+ * mode go to the AT interpreter, in data mode to a queue the modem drains
+ * once per period; bytes from the line come back through a second queue.
+ * What the interpreter asks for (dial, answer, hang up) is left for the
+ * modem as a command, and the modem's reports come back as events: all of
+ * it through the link (smodem_link.h), which the modem uses from whatever
+ * context it runs in, hard IRQ included.  The tty work the modem causes
+ * (result codes, flip buffer pushes, wakeups, hang-ups) runs in a work item.
+ * Locks: see smodem_tty_int.h.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/tty.h>
 #include <linux/tty_driver.h>
 #include <linux/tty_flip.h>
-#include <linux/serial.h>
-#include <linux/kfifo.h>
-#include <linux/workqueue.h>
-#include <linux/spinlock.h>
 #include <linux/mutex.h>
 #include <linux/idr.h>
-#include <linux/rcupdate.h>
 #include <linux/ktime.h>
 #include <linux/jiffies.h>
 #include <linux/sched/signal.h>
 #include "smodem.h"
-#include "smodem_tty.h"
-
-/* Engine reports, queued for the work item. */
-#define EVQ_LEN		16
-/* Flip buffer pushes go in chunks of this much. */
-#define RX_CHUNK	256
-
-enum ev_type { EV_CONNECTED, EV_END, EV_RING_ON, EV_RING_OFF };
-
-struct smodem_ev {
-	u8 type;
-	u8 code;
-	u32 arg;
-	u32 gen;
-};
-
-struct smodem_tty {
-	struct tty_port port;
-	struct rcu_head rcu;
-	int index;
-
-	spinlock_t at_lock;
-	struct smodem_dev *sd;		/* NULL once unregistered */
-	const struct smodem_tty_engine *eng;
-	struct at_state at;
-	bool carrier;			/* the engine's, ordered with events */
-	bool ring_on;
-	u8 out[AT_OUT_MIN * 2];
-	u8 chunk[RX_CHUNK];
-
-	raw_spinlock_t lock;
-	bool dead;
-	bool throttled, crtscts, dtr, rts;
-	unsigned int mctrl;		/* TIOCM_CAR, _RNG, _DSR, _CTS */
-	struct async_icount icount;
-	u32 gen;			/* call attempts, to drop stale reports */
-	struct smodem_ev ev[EVQ_LEN];
-	unsigned int ev_head, ev_len;
-	u64 ev_dropped;
-	bool wake_tx, wake_msr, wake_open;
-	DECLARE_KFIFO_PTR(txf, u8);
-	DECLARE_KFIFO_PTR(rxf, u8);
-
-	struct work_struct work;
-	struct delayed_work esc_work;
-};
+#include "smodem_tty_int.h"
 
 static struct tty_driver *smodem_tty_driver;
+/* Minors: freed with the port, which may outlive its device (still open). */
 static DEFINE_IDA(smodem_tty_ida);
 static DEFINE_MUTEX(smodem_tty_table_lock);
 static struct smodem_tty *smodem_tty_table[SMODEM_TTY_MINORS];
-
-/* -- engine side (any context) ------------------------------------------- */
-
-static struct smodem_tty *get_rcu(struct smodem_dev *sd)
-{
-	return rcu_dereference(sd->tty);
-}
-
-static void post(struct smodem_dev *sd, u8 type, u8 code, u32 arg)
-{
-	struct smodem_tty *st;
-	unsigned long flags;
-
-	rcu_read_lock();
-	st = get_rcu(sd);
-	if (st) {
-		raw_spin_lock_irqsave(&st->lock, flags);
-		if (!st->dead && st->ev_len < EVQ_LEN) {
-			struct smodem_ev *e;
-
-			e = &st->ev[(st->ev_head + st->ev_len++) % EVQ_LEN];
-			e->type = type;
-			e->code = code;
-			e->arg = arg;
-			e->gen = st->gen;
-			queue_work(system_wq, &st->work);
-		} else if (!st->dead) {
-			st->ev_dropped++;
-		}
-		raw_spin_unlock_irqrestore(&st->lock, flags);
-	}
-	rcu_read_unlock();
-}
-
-void smodem_tty_connected(struct smodem_dev *sd, u32 rate)
-{
-	post(sd, EV_CONNECTED, 0, rate);
-}
-
-void smodem_tty_carrier_lost(struct smodem_dev *sd)
-{
-	post(sd, EV_END, AT_RC_NO_CARRIER, 0);
-}
-
-void smodem_tty_result(struct smodem_dev *sd, enum at_result rc)
-{
-	post(sd, EV_END, (u8)rc, 0);
-}
-
-void smodem_tty_ring(struct smodem_dev *sd, bool on)
-{
-	post(sd, on ? EV_RING_ON : EV_RING_OFF, 0, 0);
-}
-
-unsigned int smodem_tty_rx(struct smodem_dev *sd, const u8 *buf,
-			   unsigned int n)
-{
-	struct smodem_tty *st;
-	unsigned long flags;
-	unsigned int k = 0;
-
-	rcu_read_lock();
-	st = get_rcu(sd);
-	if (st) {
-		raw_spin_lock_irqsave(&st->lock, flags);
-		if (!st->dead) {
-			k = kfifo_in(&st->rxf, buf, n);
-			st->icount.buf_overrun += n - k;
-			if (k)
-				queue_work(system_wq, &st->work);
-		}
-		raw_spin_unlock_irqrestore(&st->lock, flags);
-	}
-	rcu_read_unlock();
-	return k;
-}
-
-/* Room in the receive fifo, or bytes waiting in the transmit fifo. */
-static unsigned int fifo_query(struct smodem_dev *sd, bool tx)
-{
-	struct smodem_tty *st;
-	unsigned long flags;
-	unsigned int n = 0;
-
-	rcu_read_lock();
-	st = get_rcu(sd);
-	if (st) {
-		raw_spin_lock_irqsave(&st->lock, flags);
-		if (!st->dead)
-			n = tx ? kfifo_len(&st->txf) : kfifo_avail(&st->rxf);
-		raw_spin_unlock_irqrestore(&st->lock, flags);
-	}
-	rcu_read_unlock();
-	return n;
-}
-
-unsigned int smodem_tty_rx_room(struct smodem_dev *sd)
-{
-	return fifo_query(sd, false);
-}
-
-unsigned int smodem_tty_tx_get(struct smodem_dev *sd, u8 *buf,
-			       unsigned int max)
-{
-	struct smodem_tty *st;
-	unsigned long flags;
-	unsigned int before, after, n = 0;
-
-	rcu_read_lock();
-	st = get_rcu(sd);
-	if (!st)
-		goto out;
-	raw_spin_lock_irqsave(&st->lock, flags);
-	if (st->dead)
-		goto unlock;
-	before = kfifo_len(&st->txf);
-	n = kfifo_out(&st->txf, buf, max);
-	after = before - n;
-	st->icount.tx += n;
-	/* Writers sleep until the queue is low (or empty, for tcdrain). */
-	if (n && (!after || (before > SMODEM_TTY_TX_LOW &&
-			     after <= SMODEM_TTY_TX_LOW)))
-		st->wake_tx = true;
-	if (!(st->mctrl & TIOCM_CTS) && after <= SMODEM_TTY_TX_LOW) {
-		st->mctrl |= TIOCM_CTS;
-		st->icount.cts++;
-		st->wake_msr = true;
-	}
-	if (st->wake_tx || st->wake_msr)
-		queue_work(system_wq, &st->work);
-unlock:
-	raw_spin_unlock_irqrestore(&st->lock, flags);
-out:
-	rcu_read_unlock();
-	return n;
-}
-
-unsigned int smodem_tty_tx_pending(struct smodem_dev *sd)
-{
-	return fifo_query(sd, true);
-}
 
 /* -- tty side, at_lock held ----------------------------------------------- */
 
@@ -252,37 +56,47 @@ static void flush_queues(struct smodem_tty *st)
 	raw_spin_unlock_irqrestore(&st->lock, flags);
 }
 
-static void new_call(struct smodem_tty *st)
+/*
+ * A command for the modem, which takes it before its next period.  Every
+ * command starts a new call attempt: whatever the modem still reports of
+ * the one before is dropped from here on (pop_event()).
+ */
+static void command(struct smodem_tty *st, unsigned int what, bool answer)
 {
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&st->lock, flags);
-	st->gen++;
+	st->call_id++;
+	st->cmd.id = st->call_id;
+	/* A hang-up forgets a call not started yet. */
+	if (!(what & SMODEM_CMD_HANGUP))
+		what |= st->cmd.what;
+	if (what & SMODEM_CMD_CALL) {
+		st->cmd.call = st->at.callp;
+		st->cmd.answer = answer;
+	}
+	/* The modem peeks at it without the lock. */
+	WRITE_ONCE(st->cmd.what, what);
 	raw_spin_unlock_irqrestore(&st->lock, flags);
 }
 
 /* Carry out what the interpreter asked for; may add to o. */
 static void act(struct smodem_tty *st, struct at_out *o)
 {
-	const struct smodem_tty_engine *eng = st->sd ? st->eng : NULL;
 	unsigned int a = o->act;
 
 	o->act = 0;
-	if (!a)
+	if (!a || !st->sd)
 		return;
-	new_call(st);
 	if (a & AT_ACT_HANGUP) {
 		flush_queues(st);
 		st->carrier = false;
-		if (eng)
-			eng->hangup(st->sd);
+		command(st, SMODEM_CMD_HANGUP, false);
 	}
-	if (a & AT_ACT_DIAL) {
-		if (!eng || eng->dial(st->sd, &st->at.callp))
-			at_call_end(&st->at, AT_RC_NO_CARRIER, o);
-	}
-	if (a & AT_ACT_ANSWER) {
-		if (!eng || eng->answer(st->sd, &st->at.callp))
+	if (a & (AT_ACT_DIAL | AT_ACT_ANSWER)) {
+		if (st->calls)
+			command(st, SMODEM_CMD_CALL, a & AT_ACT_ANSWER);
+		else
 			at_call_end(&st->at, AT_RC_NO_CARRIER, o);
 	}
 }
@@ -389,7 +203,7 @@ static bool pop_event(struct smodem_tty *st, struct smodem_ev *e, bool *cur)
 		*e = st->ev[st->ev_head];
 		st->ev_head = (st->ev_head + 1) % EVQ_LEN;
 		st->ev_len--;
-		*cur = e->gen == st->gen;
+		*cur = e->id == st->call_id;
 		got = true;
 	}
 	raw_spin_unlock_irqrestore(&st->lock, flags);
@@ -948,7 +762,7 @@ static void smodem_port_destruct(struct tty_port *port)
 	kfifo_free(&st->rxf);
 	if (st->index >= 0)
 		ida_free(&smodem_tty_ida, st->index);
-	/* The engine may still be looking at it under rcu_read_lock(). */
+	/* The modem may still be looking at it under rcu_read_lock(). */
 	kfree_rcu(st, rcu);
 }
 
@@ -965,21 +779,7 @@ static const struct tty_port_operations smodem_port_ops = {
 
 /* -- devices ------------------------------------------------------------- */
 
-void smodem_tty_set_engine(struct smodem_dev *sd,
-			   const struct smodem_tty_engine *eng)
-{
-	struct smodem_tty *st = rcu_dereference_protected(sd->tty, 1);
-	unsigned long flags;
-
-	if (!st)
-		return;
-	spin_lock_irqsave(&st->at_lock, flags);
-	if (st->sd)
-		st->eng = eng;
-	spin_unlock_irqrestore(&st->at_lock, flags);
-}
-
-int smodem_tty_register(struct smodem_dev *sd)
+int smodem_tty_register(struct smodem_dev *sd, bool calls)
 {
 	struct smodem_tty *st;
 	struct device *dev;
@@ -997,6 +797,7 @@ int smodem_tty_register(struct smodem_dev *sd)
 	INIT_DELAYED_WORK(&st->esc_work, smodem_tty_esc_work);
 	at_init(&st->at);
 	st->sd = sd;
+	st->calls = calls;
 	st->mctrl = TIOCM_DSR | TIOCM_CTS;
 
 	err = kfifo_alloc(&st->txf, SMODEM_TTY_TX_SIZE, GFP_KERNEL);
@@ -1044,11 +845,8 @@ void smodem_tty_unregister(struct smodem_dev *sd)
 	smodem_tty_table[st->index] = NULL;
 	mutex_unlock(&smodem_tty_table_lock);
 
-	/* No engine ops, no callbacks, no new work from here on. */
+	/* No commands, no reports, no new work from here on. */
 	spin_lock_irqsave(&st->at_lock, flags);
-	if (st->eng)
-		st->eng->hangup(sd);
-	st->eng = NULL;
 	st->sd = NULL;
 	raw_spin_lock_irqsave(&st->lock, rflags);
 	st->dead = true;

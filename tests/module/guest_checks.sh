@@ -39,6 +39,30 @@ for c in int dpc thr res; do
 	observe ctx-$c context=$c
 done
 
+# The stats file read in a loop while the module unloads, in every context:
+# debugfs goes first, so no reader outlives what it reads (the context's
+# thread, the modem's figures).  The reader stops once the file is gone.
+say "unload-read"
+dmesg -c >/dev/null
+n=0
+fails=0
+while [ $n -lt 40 ]; do
+	case $((n % 4)) in
+	0) c=int ;; 1) c=dpc ;; 2) c=thr ;; 3) c=res ;;
+	esac
+	insmod $K hw=$hw context=$c || fails=$((fails + 1))
+	s=$(ls -d /sys/kernel/debug/smodem/*/stats | head -n 1)
+	(k=0; while cat "$s" > /dev/null 2>&1; do k=$((k + 1)); done
+	 echo $k >> $T/unload-read.reads) &
+	usleep $((20000 + n * 1000))
+	rmmod smodem || fails=$((fails + 1))
+	wait
+	n=$((n + 1))
+done
+echo "$n $fails" > $T/unload-read.txt
+dmesg > $T/unload-read.dmesg
+lsmod | grep -c '^smodem' > $T/unload-read.loaded
+
 if [ "$hw" = vline ]; then
 	# Boot without an AC'97 controller: hw=ac97 must refuse cleanly.
 	insmod $K hw=ac97

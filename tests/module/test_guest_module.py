@@ -18,8 +18,6 @@ OUT = TOP / "out" / "tests" / "module"
 RATE, PERIOD, RING = 8000, 100, 512
 EXPECTED_IRQS_10S = 10 * RATE // PERIOD
 
-SCHED_FIFO, SCHED_DEADLINE = 1, 6
-
 # (insmod arguments, expected errno, a word the dmesg line must contain)
 BAD_PARAMS = [
     ("context=foo", 22, "context"),
@@ -107,23 +105,23 @@ def test_context(kver, hw, ctx):
     # The processing ran where the context says it runs.
     f = procs[len(procs) // 2].fields
     if ctx == "int":
-        assert all(e.fields["hardirq"] == 1 and "h" in e.flags for e in procs)
+        assert all(e.fields["exec"] == "hardirq" and "h" in e.flags for e in procs)
         assert st["exec"] == "hardirq"
     elif ctx == "dpc":
-        assert all(e.fields["hardirq"] == 0 and e.fields["softirq"] == 1 and
-                   "h" not in e.flags for e in procs)
+        assert all(e.fields["exec"] == "softirq" and "h" not in e.flags
+                   for e in procs)
         assert st["exec"] in ("tasklet", "bh_work")
         assert any(e.name == "smodem_dpc_entry" for e in ev)
         assert any(e.name == "smodem_dpc_exit" for e in ev)
     elif ctx == "thr":
-        assert all(e.fields["hardirq"] == 0 and e.fields["softirq"] == 0 and
-                   e.fields["policy"] == SCHED_FIFO and e.fields["prio"] == 50
-                   for e in procs)
+        assert all(e.fields["exec"] == "task" and e.fields["policy"] == "fifo"
+                   and e.fields["prio"] == 50 for e in procs)
         assert st["policy"] == "SCHED_FIFO" and st["rt_priority"] == 50
         # trace-cmd shortens comm: "smodem/thr" may read "smodem/t"
         assert all(e.comm.startswith("smodem/") for e in procs)
     else:
-        assert all(e.fields["policy"] == SCHED_DEADLINE for e in procs), f
+        assert all(e.fields["exec"] == "task" and e.fields["policy"] == "deadline"
+                   for e in procs), f
         assert st["policy"] == "SCHED_DEADLINE"
         assert st["dl_runtime_ns"] == 2_000_000
         assert st["dl_deadline_ns"] == 8_000_000
@@ -220,3 +218,20 @@ def test_load_unload_cycles(kver):
     assert not bad, bad
     assert (res / "cycles.loaded").read_text().strip() == "0"
     assert (res / "cycles.irq").read_text().strip() == ""
+
+
+@pytest.mark.parametrize("kver,hw", BOTH)
+def test_unload_while_reading_stats(kver, hw):
+    """rmmod while a reader loops over the stats file, 40 times through
+    every context: every unload succeeds, every reader read the file and
+    stopped, and the kernel says nothing bad (a debug kernel's KASAN is
+    what would turn a read after free into a splat)."""
+    res = boot(kver, hw)
+    n, fails = (res / "unload-read.txt").read_text().split()
+    assert (int(n), int(fails)) == (40, 0)
+    reads = [int(x) for x in (res / "unload-read.reads").read_text().split()]
+    assert len(reads) == 40 and min(reads) > 0, reads
+    bad = [line for line in (res / "unload-read.dmesg").read_text().splitlines()
+           if guestboot.BAD_DMESG.search(line)]
+    assert not bad, bad
+    assert (res / "unload-read.loaded").read_text().strip() == "0"

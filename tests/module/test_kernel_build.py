@@ -40,12 +40,12 @@ def test_w1_sparse_clean(kver, tmp_path):
     assert re.search(r"CHECK\s+.*driver/smodem_core\.c", out), out[-2000:]
 
 
-def _checkpatch():
+def _checkpatch(name="checkpatch.pl"):
     dest = TOP / "build" / "checkpatch"
-    script = dest / "scripts" / "checkpatch.pl"
+    script = dest / "scripts" / name
     if not script.exists():
         members = ["scripts/checkpatch.pl", "scripts/spelling.txt",
-                   "scripts/const_structs.checkpatch"]
+                   "scripts/const_structs.checkpatch", "scripts/kernel-doc"]
         with tarfile.open("/usr/src/linux-source-6.1.tar.xz") as t:
             for m in t.getmembers():
                 rel = m.name.split("/", 1)[-1]
@@ -62,6 +62,18 @@ def test_checkpatch_clean(path):
                        capture_output=True, text=True)
     out = r.stdout + r.stderr
     assert r.returncode == 0 and not re.search(r"\b(ERROR|WARNING)\b", out), out
+
+
+def test_kernel_doc_of_the_ops():
+    """The ops a new backend, context or modem implements are documented
+    in kernel-doc, and kernel-doc itself finds nothing missing or wrong."""
+    docs = [p for p in KERNEL_SOURCES if "/**" in (TOP / p).read_text()]
+    for ops in ("struct smodem_backend_ops", "struct smodem_ctx_ops",
+                "struct smodem_modem_ops"):
+        assert any(" * " + ops + " - " in (TOP / p).read_text() for p in docs), ops
+    r = subprocess.run(["perl", str(_checkpatch("kernel-doc")), "-none", "-Werror"] +
+                       docs, cwd=TOP, capture_output=True, text=True)
+    assert r.returncode == 0 and not r.stderr.strip(), r.stderr
 
 
 def test_no_floating_point_in_kernel_code():

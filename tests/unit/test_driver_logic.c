@@ -1,7 +1,7 @@
 /*
  * User-space tests of the driver's pure logic: parameter rules, the
  * position arithmetic, the output lead and its gap fill, and what the
- * engine glue makes of the AT settings, compiled from the very sources the
+ * call control makes of the AT settings, compiled from the very sources the
  * module uses.
  * Prints one line per failed check and a final "N passed, N failed".
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include "smodem_params.h"
 #include "smodem_ring.h"
-#include "smodem_engine.h"
+#include "smodem_call.h"
 
 static int passed, failed;
 
@@ -340,7 +340,7 @@ static void test_engine_config(void)
 	unsigned int i;
 	char d[AT_DIAL_MAX + 1];
 
-	smodem_engine_config(&c, false, &cfg);
+	smodem_call_config(&c, false, &cfg);
 	CHECK(cfg.sample_rate == 8000 && cfg.flags == SMDSP_MODEM_FLAG_V42);
 	CHECK(cfg.modulations ==
 	      (SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 | SMDSP_MODEM_V21));
@@ -349,63 +349,63 @@ static void test_engine_config(void)
 	      cfg.carrier_loss_ms == 1400);
 	for (i = 0; i < sizeof(ecs) / sizeof(ecs[0]); i++) {
 		c.ec = ecs[i].ec;
-		smodem_engine_config(&c, i % 2, &cfg);
+		smodem_call_config(&c, i % 2, &cfg);
 		CHECK(!!(cfg.flags & SMDSP_MODEM_FLAG_V42) == ecs[i].v42);
-		CHECK(smodem_engine_ec_required(c.ec) == ecs[i].required);
+		CHECK(smodem_call_ec_required(c.ec) == ecs[i].required);
 	}
 	c = factory_call();
 	c.v8 = true;
-	smodem_engine_config(&c, true, &cfg);
+	smodem_call_config(&c, true, &cfg);
 	CHECK(cfg.flags == (SMDSP_MODEM_FLAG_V42 | SMDSP_MODEM_FLAG_V8));
 	/* Blind (X0, X1, X3) when dialling only. */
 	c.detect_dialtone = false;
-	smodem_engine_config(&c, false, &cfg);
+	smodem_call_config(&c, false, &cfg);
 	CHECK(cfg.flags & SMDSP_MODEM_FLAG_BLIND);
-	smodem_engine_config(&c, true, &cfg);
+	smodem_call_config(&c, true, &cfg);
 	CHECK(!(cfg.flags & SMDSP_MODEM_FLAG_BLIND));
 	/* A longer S6 waits longer for the dial tone too. */
 	c.dialtone_wait_s = 7;
-	smodem_engine_config(&c, false, &cfg);
+	smodem_call_config(&c, false, &cfg);
 	CHECK(cfg.blind_wait_ms == 7000 && cfg.dialtone_wait_ms == 7000);
 	/* The largest registers stay within what the engine takes. */
 	c.dialtone_wait_s = c.carrier_wait_s = c.comma_s = 255;
 	c.carrier_loss_ds = 255;
-	smodem_engine_config(&c, false, &cfg);
+	smodem_call_config(&c, false, &cfg);
 	CHECK(cfg.blind_wait_ms <= 255000 && cfg.dialtone_wait_ms <= 255000 &&
 	      cfg.comma_ms <= 255000 && cfg.wait_answer_ms <= 255000 &&
 	      cfg.carrier_loss_ms == 25500);
 	/* +MS */
 	c.mod = AT_MOD_V21;
-	smodem_engine_config(&c, false, &cfg);
+	smodem_call_config(&c, false, &cfg);
 	CHECK(cfg.modulations == SMDSP_MODEM_V21);
 	c.mod = AT_MOD_V22;
 	c.automode = false;
-	smodem_engine_config(&c, false, &cfg);
+	smodem_call_config(&c, false, &cfg);
 	CHECK(cfg.modulations == SMDSP_MODEM_V22);
 
-	smodem_engine_digits(d, sizeof(d), "1,2W3!*#ABCD", true);
+	smodem_call_digits(d, sizeof(d), "1,2W3!*#ABCD", true);
 	CHECK(!strcmp(d, "1,2W3*#ABCD"));
-	smodem_engine_digits(d, sizeof(d), "1,2W3!*#ABCD", false);
+	smodem_call_digits(d, sizeof(d), "1,2W3!*#ABCD", false);
 	CHECK(!strcmp(d, "12W3*#ABCD"));
-	smodem_engine_digits(d, 4, "123456", true);
+	smodem_call_digits(d, 4, "123456", true);
 	CHECK(!strcmp(d, "123"));
-	smodem_engine_digits(d, sizeof(d), "", true);
+	smodem_call_digits(d, sizeof(d), "", true);
 	CHECK(d[0] == '\0');
 
 	/* V.42 settled: LAPM up, or async after it; else wait. */
-	CHECK(smodem_engine_ec(SMDSP_LINK_V42, SMDSP_V42_DETECTING, true) ==
+	CHECK(smodem_call_ec(SMDSP_LINK_V42, SMDSP_V42_DETECTING, true) ==
 	      SMODEM_EC_WAIT);
-	CHECK(smodem_engine_ec(SMDSP_LINK_V42, SMDSP_V42_ESTABLISHING, false) ==
+	CHECK(smodem_call_ec(SMDSP_LINK_V42, SMDSP_V42_ESTABLISHING, false) ==
 	      SMODEM_EC_WAIT);
-	CHECK(smodem_engine_ec(SMDSP_LINK_NONE, -1, false) == SMODEM_EC_WAIT);
-	CHECK(smodem_engine_ec(SMDSP_LINK_V42, SMDSP_V42_CONNECTED, true) ==
+	CHECK(smodem_call_ec(SMDSP_LINK_NONE, -1, false) == SMODEM_EC_WAIT);
+	CHECK(smodem_call_ec(SMDSP_LINK_V42, SMDSP_V42_CONNECTED, true) ==
 	      SMODEM_EC_CONNECT);
-	CHECK(smodem_engine_ec(SMDSP_LINK_ASYNC, SMDSP_V42_NO_V42, false) ==
+	CHECK(smodem_call_ec(SMDSP_LINK_ASYNC, SMDSP_V42_NO_V42, false) ==
 	      SMODEM_EC_CONNECT);
-	CHECK(smodem_engine_ec(SMDSP_LINK_ASYNC, SMDSP_V42_NO_V42, true) ==
+	CHECK(smodem_call_ec(SMDSP_LINK_ASYNC, SMDSP_V42_NO_V42, true) ==
 	      SMODEM_EC_REFUSE);
 	/* V.8 agreed on no LAPM: async without any V.42 status. */
-	CHECK(smodem_engine_ec(SMDSP_LINK_ASYNC, -1, true) == SMODEM_EC_REFUSE);
+	CHECK(smodem_call_ec(SMDSP_LINK_ASYNC, -1, true) == SMODEM_EC_REFUSE);
 }
 
 int main(void)

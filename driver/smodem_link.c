@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The modem's side of /dev/ttySM<n> (see smodem_link.h): it reaches the
+ * port through sd->tty under RCU, because the port may be unregistered (and
+ * later freed) while the modem still runs, and touches only what the port's
+ * raw spinlock guards.
+ */
+#include <linux/kernel.h>
+#include <linux/rcupdate.h>
+#include "smodem.h"
+#include "smodem_tty_int.h"
+
+/* What the modem asks of the port, with its lock held and the port alive. */
+struct link_op {
+	unsigned int (*fn)(struct smodem_tty *st, struct link_op *op);
+	struct smodem_dev *sd;
+	struct smodem_cmd *cmd;
+	const u8 *in;
+	u8 *out;
+	unsigned int n;
+	u8 type, code;
+	u32 arg, id;
+};
+
+/*
+ * op->fn's result, or 0 when the port is gone.  Inlined, so that each
+ * caller's op->fn is a direct call.
+ */
+static __always_inline unsigned int with_port(struct link_op *op)
+{
+	struct smodem_tty *st;
+	unsigned long flags;
+	unsigned int ret = 0;
+
+	rcu_read_lock();
+	st = rcu_dereference(op->sd->tty);
+	if (st) {
+		raw_spin_lock_irqsave(&st->lock, flags);
+		if (!st->dead)
+			ret = op->fn(st, op);
+		raw_spin_unlock_irqrestore(&st->lock, flags);
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+static unsigned int take(struct smodem_tty *st, struct link_op *op)
+{
+	*op->cmd = st->cmd;
+	WRITE_ONCE(st->cmd.what, 0);
+	return 0;
+}
+
+void smodem_link_take(struct smodem_dev *sd, struct smodem_cmd *cmd)
+{
+	struct link_op op = { .fn = take, .sd = sd, .cmd = cmd };
+	struct smodem_tty *st;
+	bool any;
+
+	cmd->what = 0;
+	/* Every period asks, and almost never is there anything. */
+	rcu_read_lock();
+	st = rcu_dereference(sd->tty);
+	any = st && READ_ONCE(st->cmd.what);
+	rcu_read_unlock();
+	if (any)
+		with_port(&op);
+}
+
+static unsigned int post(struct smodem_tty *st, struct link_op *op)
+{
+	struct smodem_ev *e;
+
+	if (st->ev_len == EVQ_LEN) {
+		st->ev_dropped++;
+		return 0;
+	}
+	e = &st->ev[(st->ev_head + st->ev_len++) % EVQ_LEN];
+	e->type = op->type;
+	e->code = op->code;
+	e->arg = op->arg;
+	e->id = op->id;
+	queue_work(system_wq, &st->work);
+	return 0;
+}
+
+void smodem_link_connected(struct smodem_dev *sd, u32 id, u32 rate)
+{
+	struct link_op op = { .fn = post, .sd = sd, .type = EV_CONNECTED,
+			      .arg = rate, .id = id };
+
+	with_port(&op);
+}
+
+void smodem_link_result(struct smodem_dev *sd, u32 id, enum at_result rc)
+{
+	struct link_op op = { .fn = post, .sd = sd, .type = EV_END,
+			      .code = (u8)rc, .id = id };
+
+	with_port(&op);
+}
+
+void smodem_link_ring(struct smodem_dev *sd, bool on)
+{
+	struct link_op op = { .fn = post, .sd = sd,
+			      .type = on ? EV_RING_ON : EV_RING_OFF };
+
+	with_port(&op);
+}
+
+static unsigned int rx_in(struct smodem_tty *st, struct link_op *op)
+{
+	unsigned int k = kfifo_in(&st->rxf, op->in, op->n);
+
+	st->icount.buf_overrun += op->n - k;
+	if (k)
+		queue_work(system_wq, &st->work);
+	return k;
+}
+
+unsigned int smodem_link_rx(struct smodem_dev *sd, const u8 *buf,
+			    unsigned int n)
+{
+	struct link_op op = { .fn = rx_in, .sd = sd, .in = buf, .n = n };
+
+	return with_port(&op);
+}
+
+static unsigned int rx_room(struct smodem_tty *st, struct link_op *op)
+{
+	return kfifo_avail(&st->rxf);
+}
+
+unsigned int smodem_link_rx_room(struct smodem_dev *sd)
+{
+	struct link_op op = { .fn = rx_room, .sd = sd };
+
+	return with_port(&op);
+}
+
+static unsigned int tx_out(struct smodem_tty *st, struct link_op *op)
+{
+	unsigned int before = kfifo_len(&st->txf);
+	unsigned int n = kfifo_out(&st->txf, op->out, op->n);
+	unsigned int after = before - n;
+
+	st->icount.tx += n;
+	/* Writers sleep until the queue is low (or empty, for tcdrain). */
+	if (n && (!after || (before > SMODEM_TTY_TX_LOW &&
+			     after <= SMODEM_TTY_TX_LOW)))
+		st->wake_tx = true;
+	if (!(st->mctrl & TIOCM_CTS) && after <= SMODEM_TTY_TX_LOW) {
+		st->mctrl |= TIOCM_CTS;
+		st->icount.cts++;
+		st->wake_msr = true;
+	}
+	if (st->wake_tx || st->wake_msr)
+		queue_work(system_wq, &st->work);
+	return n;
+}
+
+unsigned int smodem_link_tx_get(struct smodem_dev *sd, u8 *buf,
+				unsigned int max)
+{
+	struct link_op op = { .fn = tx_out, .sd = sd, .out = buf, .n = max };
+
+	return with_port(&op);
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The link between /dev/ttySM<n> and the modem behind it: commands from the
+ * DTE one way (dial, answer, hang up), reports from the modem the other way
+ * (connected, call ended, ring), and a byte queue each way.  This is the
+ * modem's side of it (driver/smodem_link.c); the tty's side is
+ * driver/smodem_tty.c, and neither calls the other.
+ *
+ * Every function here is safe in any context, hard IRQ included, also on
+ * PREEMPT_RT: a raw spinlock for a short copy, the tty work it causes
+ * (result codes, pushes to the line discipline, wakeups, hang-ups) deferred
+ * to a work item.  Once the tty is unregistered they do nothing: the modem
+ * may go on calling them until its device is stopped.
+ *
+ * Each call attempt the DTE makes has an id.  A command carries the id of
+ * the call it starts or ends, and the modem stamps every report with the id
+ * of the call that produced it: a report of an older call that arrives
+ * after a new command is dropped, never taken for the new call's.
+ */
+#ifndef SMODEM_LINK_H
+#define SMODEM_LINK_H
+
+#include <linux/types.h>
+#include "at.h"
+
+struct smodem_dev;
+
+#define SMODEM_CMD_HANGUP	BIT(0)	/* go on hook first */
+#define SMODEM_CMD_CALL		BIT(1)	/* then start this call */
+
+/**
+ * struct smodem_cmd - what the DTE asked for since the modem last looked
+ * @what: SMODEM_CMD_* bits; 0: nothing
+ * @id: the call the command belongs to (the newest call attempt)
+ * @answer: with SMODEM_CMD_CALL: answer (ATA, auto-answer) instead of dial
+ * @call: with SMODEM_CMD_CALL: the call's settings.  Empty number and not
+ *	@answer: originate without dialling; call.stay_command: dial, report
+ *	AT_RC_OK, stay in command mode
+ */
+struct smodem_cmd {
+	unsigned int what;
+	u32 id;
+	bool answer;
+	struct at_call call;
+};
+
+/* Takes the pending command (a hang-up cancels a call not yet started). */
+void smodem_link_take(struct smodem_dev *sd, struct smodem_cmd *cmd);
+
+/* The handshake finished at rate bit/s: CONNECT <rate>, DCD on (AT&C1). */
+void smodem_link_connected(struct smodem_dev *sd, u32 id, u32 rate);
+/*
+ * The call ended.  Connected: AT_RC_NO_CARRIER, DCD off, SIGHUP.  While
+ * setting up: AT_RC_BUSY, AT_RC_NO_DIALTONE, AT_RC_NO_ANSWER,
+ * AT_RC_NO_CARRIER; or AT_RC_OK when a ';' dial string has been dialled.
+ */
+void smodem_link_result(struct smodem_dev *sd, u32 id, enum at_result rc);
+/*
+ * Ring cadence, of no call yet: on at the start of each ring burst (RING,
+ * S1 counts, RI on, may answer per S0), off at its end (RI off).
+ */
+void smodem_link_ring(struct smodem_dev *sd, bool on);
+
+/*
+ * Data from the line.  Returns the bytes taken; the rest did not fit
+ * (counted as buf_overrun in TIOCGICOUNT).  Check smodem_link_rx_room()
+ * first to flow-control the peer (V.42) instead of losing bytes.
+ */
+unsigned int smodem_link_rx(struct smodem_dev *sd, const u8 *buf,
+			    unsigned int n);
+unsigned int smodem_link_rx_room(struct smodem_dev *sd);
+/* Data for the line: up to max bytes the DTE wrote, removed from the queue. */
+unsigned int smodem_link_tx_get(struct smodem_dev *sd, u8 *buf,
+				unsigned int max);
+
+#endif

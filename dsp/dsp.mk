@@ -16,10 +16,13 @@ DSP_OBJS      := $(patsubst dsp/%.c,$(DSP_BUILD)/obj/%.o,$(DSP_SRCS))
 DSP_LIB       := $(DSP_BUILD)/libsmdsp.a
 DSP_CFLAGS    := -O2 -g -Wall -Wextra -Werror -fstack-usage -fcallgraph-info=su -Idsp/include
 # Test programs may use floating point, libc, SpanDSP and liquid-dsp; the library may not.
-DSP_TCFLAGS   := -O2 -g -Wall -Wextra -Werror -Wno-deprecated-declarations -Idsp/include -Itests/dsp/common
+# The in-memory line (tests/dsp/common/line.c) crosses clocks with smline's
+# converter (tools/line/resample.c): one resampler for both lines.
+DSP_TCFLAGS   := -O2 -g -Wall -Wextra -Werror -Wno-deprecated-declarations -Idsp/include -Itests/dsp/common \
+                 -Itools/line
 DSP_TLIBS     := -lspandsp -lliquid -lm
-DSP_TCOMMON   := $(wildcard tests/dsp/common/*.c)
-DSP_TCOMMON_H := $(wildcard tests/dsp/common/*.h)
+DSP_TCOMMON   := $(wildcard tests/dsp/common/*.c) tools/line/resample.c
+DSP_TCOMMON_H := $(wildcard tests/dsp/common/*.h) tools/line/resample.h
 DSP_TESTS     := $(patsubst tests/dsp/%.c,$(DSP_BUILD)/tests/%,$(wildcard tests/dsp/test_*.c))
 DSP_BENCH     := $(DSP_BUILD)/tests/bench_dsp
 DSP_FUZZ      := $(patsubst tests/dsp/%.c,$(DSP_BUILD)/fuzz/%,$(wildcard tests/dsp/fuzz_*.c))

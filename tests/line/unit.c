@@ -2,7 +2,8 @@
 /*
  * Unit tests of smline's sample-level parts: resamplers, wire impairments,
  * hook detection, CRC-32 and payloads. One line per check, "ok" or "FAIL",
- * with the measured numbers; the exit status is the number of failures.
+ * with the measured numbers, then "N checks, M failures"; the exit status
+ * is the number of failures (1 if no check ran).
  * Run by tests/line/test_line.py.
  */
 #include <math.h>
@@ -15,7 +16,7 @@
 #include "sml.h"
 #include "wire.h"
 
-static int failures;
+static int checks, failures;
 
 static void check(bool ok, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -28,6 +29,7 @@ static void check(bool ok, const char *name, const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf("\n");
+	checks++;
 	failures += !ok;
 }
 
@@ -52,37 +54,70 @@ static double tone_amp(const double *x, int n, double f, double rate)
 	return 2 * sqrt(re * re + im * im) / n;
 }
 
+/* a tone of amplitude 10000 at f Hz (line rate), sample i */
+static double tone(double f, long i)
+{
+	return 10000 * sin(2 * M_PI * f * i / 8000);
+}
+
+/*
+ * 8 kHz -> L * 8 kHz -> 8 kHz, n line samples of a tone; returns the number
+ * of line samples back in lo, the high-rate ones in hi (k of them)
+ */
+static int poly_round_trip(int L, double f, int n, double *hi, int *k, double *lo)
+{
+	struct sml_poly up, down;
+	int m = 0;
+
+	*k = 0;
+	sml_poly_init(&up, L);
+	sml_poly_init(&down, L);
+	for (int i = 0; i < n; i++) {
+		sml_poly_interp_push(&up, tone(f, i));
+		while (!sml_poly_interp_need(&up)) {
+			double y;
+			float s = sml_poly_interp(&up);
+
+			if (hi)
+				hi[(*k)++] = s;
+			if (sml_poly_decim(&down, s, &y))
+				lo[m++] = y;
+		}
+	}
+	sml_poly_free(&up);
+	sml_poly_free(&down);
+	return m;
+}
+
+/* phase of frequency f in x, radians */
+static double tone_phase(const double *x, int n, double f, double rate)
+{
+	double re = 0, im = 0;
+
+	for (int i = 0; i < n; i++) {
+		re += x[i] * cos(2 * M_PI * f * i / rate);
+		im += x[i] * sin(2 * M_PI * f * i / rate);
+	}
+	return atan2(re, im);
+}
+
 /* 8 kHz -> 48 kHz -> 8 kHz: pass band flat, images and aliases rejected */
 static void test_poly(void)
 {
 	const int L = 6, n = 8000;
-	struct sml_poly up, down;
 	double *hi = malloc(sizeof(double) * n * L), *lo = malloc(sizeof(double) * n);
-	double worst = 0, img, alias;
-	double freqs[] = { 300, 1000, 1800, 2400, 3000, 3400 };
-	unsigned int fi;
+	double worst = 0, lowest = 0, highest = -99, img, alias, g, d;
+	int k, m, tones = 0;
+	struct sml_poly down;
 
-	for (fi = 0; fi < sizeof(freqs) / sizeof(freqs[0]); fi++) {
-		double f = freqs[fi], g;
-		int k = 0, m = 0, i;
-
-		sml_poly_init(&up, L);
-		sml_poly_init(&down, L);
-		for (i = 0; i < n; i++) {
-			sml_poly_interp_push(&up, 10000 * sin(2 * M_PI * f * i / 8000));
-			for (int p = 0; p < L; p++) {
-				double y;
-				float s = sml_poly_interp(&up);
-
-				hi[k++] = s;
-				if (sml_poly_decim(&down, s, &y))
-					lo[m++] = y;
-			}
-		}
+	for (double f = 300; f <= 3400; f += 50, tones++) {
+		m = poly_round_trip(L, f, n, hi, &k, lo);
 		/* skip the filters' start-up */
 		g = 20 * log10(tone_amp(lo + 400, m - 400, f, 8000) / 10000);
 		if (fabs(g) > fabs(worst))
 			worst = g;
+		lowest = fmin(lowest, g);
+		highest = fmax(highest, g);
 		if (f == 1000) {
 			/* the image of 1 kHz at 7 kHz in the 48 kHz stream */
 			img = 20 * log10(tone_amp(hi + 2400, k - 2400, 7000, 48000) /
@@ -92,62 +127,115 @@ static void test_poly(void)
 			      "poly interpolator gain", "%.4f",
 			      tone_amp(hi + 2400, k - 2400, 1000, 48000) * 32768 / 10000);
 		}
-		sml_poly_free(&up);
-		sml_poly_free(&down);
 	}
-	check(fabs(worst) < 0.5, "poly pass band 300-3400 Hz", "worst %+.2f dB round trip", worst);
+	check(fabs(worst) <= 0.3, "poly pass band 300-3400 Hz",
+	      "worst %+.3f dB, ripple %.3f dB round trip (%d tones, 50 Hz apart)",
+	      worst, highest - lowest, tones);
+
+	/* the round trip's delay, from a 100 Hz tone's phase, is what it says */
+	m = poly_round_trip(L, 100, n, NULL, &k, lo);
+	sml_poly_init(&down, L);
+	d = fmod(8000 - tone_phase(lo + 800, m - 800, 100, 8000) / (2 * M_PI) * 80, 80);
+	check(fabs(d - sml_poly_delay(&down)) < 0.02, "poly delay",
+	      "round trip %.3f line samples, %.3f reported", d, sml_poly_delay(&down));
+	sml_poly_free(&down);
 
 	/* a 5 kHz tone at 48 kHz must not alias to 3 kHz at 8 kHz */
 	sml_poly_init(&down, L);
-	{
-		int m = 0;
+	m = 0;
+	for (int i = 0; i < n * L; i++) {
+		double y;
 
-		for (int i = 0; i < n * L; i++) {
-			double y;
-
-			if (sml_poly_decim(&down, 0.3 * sin(2 * M_PI * 5000.0 * i / 48000), &y))
-				lo[m++] = y;
-		}
-		alias = 20 * log10(rms(lo + 400, m - 400) / (0.3 * 32768 / M_SQRT2) + 1e-12);
-		check(alias < -60, "poly alias rejection", "5 kHz -> %.1f dB", alias);
+		if (sml_poly_decim(&down, 0.3 * sin(2 * M_PI * 5000.0 * i / 48000), &y))
+			lo[m++] = y;
 	}
+	alias = 20 * log10(rms(lo + 400, m - 400) / (0.3 * 32768 / M_SQRT2) + 1e-12);
+	check(alias < -60, "poly alias rejection", "5 kHz -> %.1f dB", alias);
 	sml_poly_free(&down);
 	free(hi);
 	free(lo);
 }
 
-/* fractional rate: count, frequency and level follow the ratio */
+/* n inputs of tone f through a drift resampler of ratio r, 80 at a time */
+static int drift_run(double r, double f, int n, double *out, int max)
+{
+	struct sml_drift d;
+	double in[80];
+	int m = 0;
+
+	sml_drift_init(&d, r);
+	for (int i = 0; i < n; i += 80) {
+		for (int j = 0; j < 80; j++)
+			in[j] = tone(f, i + j);
+		m += sml_drift_process(&d, in, 80, out + m, max - m);
+	}
+	sml_drift_free(&d);
+	return m;
+}
+
+/*
+ * Fractional rate (the wire's --ppm): flat pass band both ways, and the
+ * output runs at the requested ratio: sample counts, frequency and timing.
+ */
 static void test_drift(void)
 {
-	const int n = 80000;
-	const double ppm = 250, r = 1 + ppm * 1e-6;
+	const int n = 16000, nlong = 800000;
+	const double ratios[] = { 1 + 250e-6, 1 / (1 + 250e-6) };
+	double *out = malloc(sizeof(double) * (nlong + 1000));
 	struct sml_drift d;
-	double *in = malloc(sizeof(double) * n), *out = malloc(sizeof(double) * (n + 100));
-	int m = 0, i, first = -1, last = -1, cross = 0;
-	double f, g;
 
-	for (i = 0; i < n; i++)
-		in[i] = 10000 * sin(2 * M_PI * 1000.0 * i / 8000);
-	sml_drift_init(&d, r);
-	for (i = 0; i < n; i += 80)
-		m += sml_drift_process(&d, in + i, 80, out + m, n + 100 - m);
-	check(fabs(m - n / r) < 20, "drift sample count",
-	      "%d out for %d in, expected %.1f", m, n, n / r);
-	for (i = 1000; i < m; i++)
-		if (out[i - 1] < 0 && out[i] >= 0) {
-			if (first < 0)
-				first = i;
-			last = i;
-			cross++;
+	for (unsigned int ri = 0; ri < 2; ri++) {
+		const double r = ratios[ri];
+		double worst = 0, lowest = 0, highest = -99, g, ph0, ph1, slip;
+		int m, tones = 0;
+
+		for (double f = 300; f <= 3400; f += 50, tones++) {
+			m = drift_run(r, f, n, out, n + 1000);
+			/* a tone at f cycles per input is f * r per output */
+			g = 20 * log10(tone_amp(out + 400, m - 400, f * r, 8000) / 10000);
+			if (fabs(g) > fabs(worst))
+				worst = g;
+			lowest = fmin(lowest, g);
+			highest = fmax(highest, g);
 		}
-	f = (cross - 1) * 8000.0 / (last - first);
-	/* 1 kHz at the input clock is 1000 * r cycles per 8000 output samples */
-	check(fabs(f - 1000 * r) < 0.1, "drift frequency", "%.3f Hz, expected %.3f", f,
-	      1000 * r);
-	g = 20 * log10(rms(out + 1000, m - 1000) / (10000 / M_SQRT2));
-	check(fabs(g) < 0.1, "drift level", "%+.3f dB", g);
-	sml_drift_free(&d);
-	free(in);
+		check(fabs(worst) <= 0.3, "drift pass band 300-3400 Hz",
+		      "ratio %.6f: worst %+.3f dB, ripple %.3f dB (%d tones)",
+		      r, worst, highest - lowest, tones);
+
+		/*
+		 * 100 s of 1 kHz: as many outputs as the ratio asks (less the
+		 * filter's start-up), and the tone's phase at the output clock
+		 * the same at the end as at the start: no rate error
+		 */
+		m = drift_run(r, 1000, nlong, out, nlong + 1000);
+		check(fabs(m - nlong / r) <= 2, "drift sample count",
+		      "ratio %.6f: %d out for %d in, expected %.1f", r, m, nlong, nlong / r);
+		ph0 = tone_phase(out + 8000, 8000, 1000 * r, 8000);
+		ph1 = tone_phase(out + m - 8000 - 8000, 8000, 1000 * r, 8000) -
+		      2 * M_PI * 1000 * r * (m - 8000 - 8000 - 8000) / 8000;
+		slip = remainder(ph1 - ph0, 2 * M_PI) / (2 * M_PI) * 8;
+		check(fabs(slip) < 0.1, "drift rate",
+		      "ratio %.6f: %.4f samples of timing slip over %.0f s (%.3f ppm)",
+		      r, slip, (m - 24000) / 8000.0, slip / (m - 24000) * 1e6);
+		g = 20 * log10(rms(out + 1000, m - 1000) / (10000 / M_SQRT2));
+		check(fabs(g) < 0.1, "drift level", "ratio %.6f: %+.3f dB", r, g);
+	}
+
+	/* an impulse comes out SML_DRIFT_DELAY input samples later */
+	{
+		double in[400] = { 0 }, o[500];
+		int m, peak = 0;
+
+		in[100] = 10000;
+		sml_drift_init(&d, 1 + 250e-6);
+		m = sml_drift_process(&d, in, 400, o, 500);
+		for (int i = 0; i < m; i++)
+			if (fabs(o[i]) > fabs(o[peak]))
+				peak = i;
+		check(peak - 100 == SML_DRIFT_DELAY, "drift delay",
+		      "impulse at +%d samples, %d reported", peak - 100, SML_DRIFT_DELAY);
+		sml_drift_free(&d);
+	}
 	free(out);
 }
 
@@ -265,14 +353,31 @@ static void test_wire(void)
 			peak = i;
 	check(peak == 3000 + 320, "wire delay up", "at %+d samples (want +320)", peak - 3000);
 
-	/* clock offset: the far end gets fewer samples when the modem is fast */
-	sml_wire_cfg_default(&c);
-	c.ppm = 500;
-	memset(mt, 0, n * 2);
-	run_wire(&c, mt, ft, n, af, &nf, am);
-	check(abs(nf - (int)lround(n / 1.0005)) <= 16, "wire clock offset",
-	      "%d network samples for %d modem samples at +500 ppm (want %.0f)",
-	      nf, n, n / 1.0005);
+	/*
+	 * clock offset: the far end gets fewer samples when the modem is
+	 * fast, more when it is slow; the way back never runs dry
+	 */
+	for (int ppm = -500; ppm <= 500; ppm += 1000) {
+		struct sml_wire *w;
+
+		sml_wire_cfg_default(&c);
+		c.ppm = ppm;
+		memset(mt, 0, n * 2);
+		run_wire(&c, mt, ft, n, af, &nf, am);
+		check(abs(nf - (int)lround(n / (1 + ppm * 1e-6))) <= 2, "wire clock offset",
+		      "%d network samples for %d modem samples at %+d ppm (want %.0f)",
+		      nf, n, ppm, n / (1 + ppm * 1e-6));
+		w = sml_wire_new(&c);
+		for (i = 0; i < n; i += 80) {
+			int k = sml_wire_up(w, mt + i, 80, af, 200);
+
+			sml_wire_down(w, ft, k, mt + i, am, 80);
+		}
+		check(sml_wire_underruns(w) == 0, "wire clock offset, way down",
+		      "%llu samples of silence at %+d ppm",
+		      (unsigned long long)sml_wire_underruns(w), ppm);
+		sml_wire_free(w);
+	}
 
 	free(mt);
 	free(ft);
@@ -349,6 +454,6 @@ int main(void)
 	test_wire();
 	test_hook();
 	test_crc_payload();
-	printf("%d failure%s\n", failures, failures == 1 ? "" : "s");
-	return failures;
+	printf("%d checks, %d failure%s\n", checks, failures, failures == 1 ? "" : "s");
+	return checks ? failures : 1;
 }

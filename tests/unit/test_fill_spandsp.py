@@ -16,8 +16,10 @@ def test_fill_against_spandsp(tmp_path):
          "-Wno-deprecated-declarations",
          "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
          "-I", str(TOP / "dsp/include"), "-I", str(TOP / "tests/dsp/common"),
+         "-I", str(TOP / "tools/line"),
          str(TOP / "tests/unit/test_fill_spandsp.c"),
          *sorted(str(p) for p in (TOP / "tests/dsp/common").glob("*.c")),
+         str(TOP / "tools/line/resample.c"),
          *sorted(str(p) for p in (TOP / "dsp").glob("*.c")),
          "-lspandsp", "-lliquid", "-lm", "-o", str(exe)],
         check=True)

@@ -267,11 +267,32 @@ static void call_event(struct sml_exchange *x, int64_t t, const char *fmt, ...)
 	}
 }
 
+/* one --events line of the current call (false: no events file) */
+static bool event_begin(struct sml_exchange *x, struct sml_json *j, int64_t t,
+			const char *event)
+{
+	return sml_event_begin(j, t, x->call ? x->call->id : 0, "exchange", event);
+}
+
+/* an event with at most one field, a string (key NULL: none) */
+static void event(struct sml_exchange *x, int64_t t, const char *name, const char *key,
+		  const char *val)
+{
+	struct sml_json j;
+
+	if (!event_begin(x, &j, t, name))
+		return;
+	if (key)
+		sml_json_str(&j, key, val);
+	sml_event_end(&j);
+}
+
 static void set_state(struct sml_exchange *x, enum xstate s)
 {
 	x->st = s;
 	x->st_since = x->now;
 	sml_log(SML_LOG_DEBUG, x->now, "exchange", "state %s", xstate_names[s]);
+	event(x, x->now, "state", "state", xstate_names[s]);
 }
 
 static struct call *call_new(struct sml_exchange *x, bool incoming)
@@ -311,15 +332,18 @@ static void peer_event(void *user, int64_t sample, enum sml_modem_phase ph,
 static void start_peer(struct sml_exchange *x, const struct sml_party *p)
 {
 	struct call *c = x->call;
+	struct sml_modem_cfg mc = p->modem;
 
 	c->party = *p;
 	c->answer = x->now;
+	mc.event_call = c->id;
+	mc.event_origin = c->answer;
 	sml_fifo_init(&c->to_modem, 512);
 	sml_fifo_init(&c->from_modem, 65536);
 	c->svc = sml_service_new(&p->service, &c->to_modem, &c->from_modem);
 	if (!c->svc)
 		sml_log(SML_LOG_ERR, x->now, "exchange", "data service failed to start");
-	c->peer = sml_modem_new(&p->modem, &c->to_modem, &c->from_modem, "far",
+	c->peer = sml_modem_new(&mc, &c->to_modem, &c->from_modem, "far",
 				peer_event, x);
 	c->result = "failed";
 	set_state(x, X_CONNECTED);
@@ -441,6 +465,7 @@ static void write_record(struct sml_exchange *x, struct call *c)
 static void end_call(struct sml_exchange *x, const char *end, int64_t t)
 {
 	struct call *c = x->call;
+	struct sml_json j;
 
 	if (!c)
 		return;
@@ -450,6 +475,11 @@ static void end_call(struct sml_exchange *x, const char *end, int64_t t)
 	if (c->pst.data_sample >= 0)
 		c->result = "connected";
 	call_event(x, t, "call %d ends: %s (%s)", c->id, c->result, end);
+	if (event_begin(x, &j, t, "call-end")) {
+		sml_json_str(&j, "result", c->result);
+		sml_json_str(&j, "end", end);
+		sml_event_end(&j);
+	}
 	write_record(x, c);
 	free(c);
 	x->call = NULL;
@@ -464,16 +494,23 @@ static void end_call(struct sml_exchange *x, const char *end, int64_t t)
 static void route_call(struct sml_exchange *x, const struct sml_route *r)
 {
 	struct call *c = x->call;
+	struct sml_json j;
 
 	snprintf(c->number, sizeof(c->number), "%s", x->digits);
 	c->route = r;
 	if (!r) {
 		c->result = "unobtainable";
 		call_event(x, x->now, "number %s unobtainable", x->digits);
+		event(x, x->now, "unobtainable", "number", x->digits);
 		set_state(x, X_REORDER);
 		return;
 	}
 	call_event(x, x->now, "number %s routed: %s", x->digits, route_name(c));
+	if (event_begin(x, &j, x->now, "dialled")) {
+		sml_json_str(&j, "number", x->digits);
+		sml_json_str(&j, "route", route_name(c));
+		sml_event_end(&j);
+	}
 	switch (r->type) {
 	case SML_R_ANSWER:
 		c->result = "noanswer";
@@ -518,6 +555,7 @@ static const struct sml_route *match(struct sml_exchange *x, bool *longer)
 static void on_digit(struct sml_exchange *x, char d, const char *how)
 {
 	const struct sml_route *r;
+	struct sml_json j;
 	bool longer;
 
 	if (x->st != X_DIALTONE && x->st != X_DIALING)
@@ -528,6 +566,13 @@ static void on_digit(struct sml_exchange *x, char d, const char *how)
 	}
 	x->last_digit = x->now;
 	sml_log(SML_LOG_DEBUG, x->now, "exchange", "%s digit %c", how, d);
+	if (event_begin(x, &j, x->now, "digit")) {
+		char digit[2] = { d, '\0' };
+
+		sml_json_str(&j, "digit", digit);
+		sml_json_str(&j, "how", how);
+		sml_event_end(&j);
+	}
 	if (x->st == X_DIALTONE) {
 		call_event(x, x->now, "first digit (%s)", how);
 		set_state(x, X_DIALING);
@@ -561,6 +606,7 @@ static bool unplugged_call(const struct sml_exchange *x, int id)
 
 static void on_offhook(struct sml_exchange *x, int64_t t)
 {
+	struct sml_json j;
 	struct call *c;
 
 	switch (x->st) {
@@ -568,6 +614,7 @@ static void on_offhook(struct sml_exchange *x, int64_t t)
 		c = call_new(x, false);
 		c->start = t;
 		call_event(x, t, "call %d: off-hook", c->id);
+		event(x, t, "off-hook", NULL, NULL);
 		if (x->cfg.no_dialtone || unplugged_call(x, c->id)) {
 			c->result = "nodialtone";
 			set_state(x, X_DEAD);
@@ -578,6 +625,11 @@ static void on_offhook(struct sml_exchange *x, int64_t t)
 	case X_RINGING_IN:
 		call_event(x, t, "answered after %d ring%s", x->call->rings,
 			   x->call->rings == 1 ? "" : "s");
+		if (event_begin(x, &j, t, "answered")) {
+			sml_json_str(&j, "by", "modem");
+			sml_json_int(&j, "rings", x->call->rings);
+			sml_event_end(&j);
+		}
 		start_peer(x, &x->ringing->party);
 		break;
 	default:
@@ -592,6 +644,7 @@ static void on_onhook(struct sml_exchange *x, int64_t t)
 	if (!c || x->st == X_RINGING_IN)
 		return;
 	call_event(x, t, "on-hook");
+	event(x, t, "hang-up", "by", "modem");
 	end_call(x, c->peer_gone ? "remote-hangup" : "local-hangup", t);
 }
 
@@ -666,6 +719,7 @@ static void start_ringing(struct sml_exchange *x, const struct sml_incoming *in)
 	c->result = "unanswered";
 	x->ringing = in;
 	call_event(x, x->now, "call %d: incoming from %s, ringing", c->id, in->from);
+	event(x, x->now, "incoming", "from", in->from);
 	set_state(x, X_RINGING_IN);
 }
 
@@ -704,6 +758,7 @@ static void run_call(struct sml_exchange *x, const int16_t *rx, int16_t *tx,
 	    sml_service_done(c->svc) && !sml_modem_tx_busy(c->peer)) {
 		c->done_t = x->now + m;
 		call_event(x, c->done_t, "data service done");
+		event(x, c->done_t, "service-done", NULL, NULL);
 	}
 	if (ph == SML_PH_FAILED || ph == SML_PH_CARRIER_LOST)
 		hang = true;
@@ -717,6 +772,7 @@ static void run_call(struct sml_exchange *x, const int16_t *rx, int16_t *tx,
 	if (hang) {
 		c->peer_gone = true;
 		call_event(x, x->now, "far end hangs up");
+		event(x, x->now, "hang-up", "by", "far");
 		stop_peer(c);
 		set_state(x, X_CLEARED);
 	}
@@ -725,6 +781,8 @@ static void run_call(struct sml_exchange *x, const int16_t *rx, int16_t *tx,
 void sml_exchange_process(struct sml_exchange *x, const int16_t *rx,
 			  int16_t *tx, int m, bool loop_closed)
 {
+	struct sml_json j;
+
 	memset(tx, 0, sizeof(*tx) * (size_t)m);
 	hook_update(x, loop_closed);
 	check_incoming(x);
@@ -736,6 +794,7 @@ void sml_exchange_process(struct sml_exchange *x, const int16_t *rx,
 		if (x->st == X_DIALTONE &&
 		    x->now - x->st_since >= SML_MS(x->cfg.dialtone_timeout_ms)) {
 			call_event(x, x->now, "no digits: permanent signal");
+			event(x, x->now, "permanent-signal", NULL, NULL);
 			set_state(x, X_REORDER);
 		} else if (x->st == X_DIALING &&
 			   x->now - x->last_digit >= SML_MS(x->cfg.interdigit_ms)) {
@@ -747,6 +806,7 @@ void sml_exchange_process(struct sml_exchange *x, const int16_t *rx,
 	case X_RINGBACK:
 		if (x->answer_at >= 0 && x->now >= x->answer_at) {
 			call_event(x, x->now, "far end answers");
+			event(x, x->now, "answered", "by", "far");
 			x->answer_at = -1;
 			start_peer(x, &x->call->route->party);
 		}
@@ -759,6 +819,10 @@ void sml_exchange_process(struct sml_exchange *x, const int16_t *rx,
 		if (t >= period * x->ringing->party.rings) {
 			call_event(x, x->now, "caller gives up after %d rings",
 				   x->call->rings);
+			if (event_begin(x, &j, x->now, "unanswered")) {
+				sml_json_int(&j, "rings", x->call->rings);
+				sml_event_end(&j);
+			}
 			end_call(x, "remote-hangup", x->now);
 			break;
 		}
@@ -767,6 +831,10 @@ void sml_exchange_process(struct sml_exchange *x, const int16_t *rx,
 			x->call->rings++;
 			sml_log(SML_LOG_DEBUG, x->now, "exchange", "ring %d",
 				x->call->rings);
+			if (event_begin(x, &j, x->now, "ring")) {
+				sml_json_int(&j, "ring", x->call->rings);
+				sml_event_end(&j);
+			}
 		}
 		break;
 	}
@@ -797,9 +865,15 @@ void sml_exchange_ring_now(struct sml_exchange *x, const struct sml_incoming *in
 
 void sml_exchange_set_unplugged(struct sml_exchange *x, bool unplugged)
 {
+	struct sml_json j;
+
 	x->cfg.no_dialtone = unplugged;
 	sml_log(SML_LOG_INFO, x->now, "exchange", "line %s",
 		unplugged ? "unplugged" : "plugged in");
+	if (event_begin(x, &j, x->now, "line")) {
+		sml_json_bool(&j, "plugged", !unplugged);
+		sml_event_end(&j);
+	}
 }
 
 void sml_exchange_force_hook(struct sml_exchange *x, int state)

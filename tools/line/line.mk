@@ -2,7 +2,8 @@
 # Include from the top-level Makefile, or run from the repository root:
 #   make -f tools/line/line.mk line        build build/line/smline (+ test programs)
 #   make -f tools/line/line.mk check-line  build and run tests/line under pytest
-# Needs libspandsp-dev; the jack transport is built when pkg-config finds jack
+# Needs libspandsp-dev and libliquid-dev (the resamplers; no pkg-config file,
+# and its header needs -Wno-deprecated-declarations); the jack transport is built when pkg-config finds jack
 # (libjack-jackd2-dev), the dbus transport when it finds gio-unix-2.0
 # (libglib2.0-dev); the pipe transport is always there.
 
@@ -12,8 +13,8 @@ LINE_OUT   := build/line
 LINE_CC    ?= cc
 LINE_PYTHON ?= /usr/bin/python3
 LINE_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -Wno-unused-parameter \
-	-I$(LINE_DIR) -MMD -MP
-LINE_LIBS  := -lspandsp -lm
+	-Wno-deprecated-declarations -I$(LINE_DIR) -MMD -MP
+LINE_LIBS  := -lspandsp -lliquid -lm
 
 LINE_HAVE_JACK := $(shell pkg-config --exists jack 2>/dev/null && echo yes)
 ifeq ($(LINE_HAVE_JACK),yes)

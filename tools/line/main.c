@@ -31,6 +31,7 @@ struct opts {
 	int hook_threshold;
 	const char *control;
 	const char *json;
+	const char *events;
 	int calls;
 	double duration_s;
 	int block;
@@ -70,6 +71,7 @@ static void usage(FILE *f)
 "  --seed N\n"
 "run:\n"
 "  --json PATH|-  --calls N  --duration S  --block N  --config FILE\n"
+"  --events PATH               call events, far modem phases, V.42 frames (JSON Lines)\n"
 "  --tone-test S [--tone-hz F --tone-dbm0 L]  loopback level/rate check\n"
 "  -v (debug) -vv (frames) -q\n");
 }
@@ -258,12 +260,19 @@ static int set_opt(const char *name, const char *val)
 	} else if (!strcmp(name, "ppm")) {
 		NEED();
 		o.w.ppm = atof(val);
+		if (!(fabs(o.w.ppm) <= 100000)) {
+			fprintf(stderr, "smline: --ppm %s: a clock offset is within +-100000 ppm\n", val);
+			return -1;
+		}
 	} else if (!strcmp(name, "seed")) {
 		NEED();
 		o.w.seed = strtoull(val, NULL, 0);
 	} else if (!strcmp(name, "json")) {
 		NEED();
 		o.json = strdup(val);
+	} else if (!strcmp(name, "events")) {
+		NEED();
+		o.events = strdup(val);
 	} else if (!strcmp(name, "calls")) {
 		NEED();
 		o.calls = atoi(val);
@@ -581,6 +590,15 @@ int main(int argc, char **argv)
 		}
 		o.x.json = json;
 	}
+	if (o.events) {
+		sml_events = fopen(o.events, "a");
+		if (!sml_events) {
+			perror(o.events);
+			return 1;
+		}
+		/* whole lines only, whenever the reader looks */
+		setvbuf(sml_events, NULL, _IOLBF, 0);
+	}
 	o.x.wire = &o.w;
 	o.x.transport = tname;
 	w = sml_wire_new(&o.w);
@@ -631,5 +649,7 @@ int main(int argc, char **argv)
 		close(ctl.dummy);
 	if (json)
 		fclose(json);
+	if (sml_events)
+		fclose(sml_events);
 	return rc;
 }

@@ -178,15 +178,35 @@ int sml_modem_cfg_parse_word(struct sml_modem_cfg *c, const char *w)
 	return 0;
 }
 
+/* one --events line, stamped with the line's time and the call */
+static bool event_begin(struct sml_modem *m, struct sml_json *j, const char *event)
+{
+	return m->cfg.event_call &&
+	       sml_event_begin(j, m->cfg.event_origin + m->now, m->cfg.event_call,
+			       m->who, event);
+}
+
 static void set_phase(struct sml_modem *m, enum sml_modem_phase p,
 		      const char *detail)
 {
+	struct sml_json j;
+
 	if (m->phase == p)
 		return;
 	m->phase = p;
 	m->phase_start = m->now;
 	sml_log(SML_LOG_DEBUG, m->now, m->who, "phase %s%s%s", phase_names[p],
 		detail ? ": " : "", detail ? detail : "");
+	if (event_begin(m, &j, "phase")) {
+		sml_json_str(&j, "phase", phase_names[p]);
+		sml_json_str(&j, "detail", detail);
+		if (p == SML_PH_DATA) {
+			sml_json_str(&j, "modulation", sml_mod_name(m->st.mod));
+			sml_json_int(&j, "rate", m->st.rate);
+			sml_json_bool(&j, "v42", m->st.v42);
+		}
+		sml_event_end(&j);
+	}
 	if (m->ev)
 		m->ev(m->ev_user, m->now, p, detail);
 }
@@ -200,11 +220,27 @@ static void fail(struct sml_modem *m, const char *why)
 /* ---- HDLC monitors: count what V.42 does, without its private state ---- */
 static void mon_frame(void *user, const uint8_t *pkt, int len, int ok)
 {
+	/* the octets that say what a frame is: address, control (two for I and S) */
+	static const char *const octet[] = { "address", "control", "control2" };
 	struct hdlc_mon *h = user;
 	struct sml_modem *m = h->m;
+	struct sml_json j;
+	int k;
 
 	if (len < 0)
 		return;		/* status report */
+	if (event_begin(m, &j, "frame")) {
+		sml_json_str(&j, "dir", h->is_tx ? "tx" : "rx");
+		sml_json_int(&j, "len", len);
+		sml_json_bool(&j, "fcs_ok", ok);
+		for (k = 0; k < 3; k++) {
+			if (k < len)
+				sml_json_int(&j, octet[k], pkt[k]);
+			else
+				sml_json_null(&j, octet[k]);
+		}
+		sml_event_end(&j);
+	}
 	if (sml_log_level >= SML_LOG_FRAMES)
 		sml_log(SML_LOG_FRAMES, m->now, m->who, "%s %s len %d %02x %02x %02x",
 			h->is_tx ? "sent" : "got ", ok ? "ok " : "BAD", len,
@@ -294,9 +330,16 @@ static void v42_put_frame(void *user, const uint8_t *msg, int len)
 static void v42_status(void *user, int status)
 {
 	struct sml_modem *m = user;
+	struct sml_json j;
 
 	sml_log(SML_LOG_DEBUG, m->now, m->who, "v42 status %s",
 		signal_status_to_str(status));
+	if (event_begin(m, &j, "v42")) {
+		/* the link's own reports are negative, LAPM's detection phase's not */
+		sml_json_str(&j, "status", status < 0 ? signal_status_to_str(status)
+						     : lapm_status_to_str(status));
+		sml_event_end(&j);
+	}
 	if (status == SIG_STATUS_LINK_CONNECTED) {
 		m->link_up = true;
 		m->st.v42 = true;
@@ -377,14 +420,25 @@ static void async_put_bit(struct sml_modem *m, int bit)
 /* ---- pump callbacks ---- */
 static void pump_status(struct sml_modem *m, int status)
 {
+	struct sml_json j;
+
 	sml_log(SML_LOG_DEBUG, m->now, m->who, "pump status %s",
 		signal_status_to_str(status));
+	if ((status == SIG_STATUS_CARRIER_UP || status == SIG_STATUS_CARRIER_DOWN) &&
+	    event_begin(m, &j, "carrier")) {
+		sml_json_bool(&j, "up", status == SIG_STATUS_CARRIER_UP);
+		sml_event_end(&j);
+	}
 	switch (status) {
 	case SIG_STATUS_TRAINING_SUCCEEDED:
 		if (m->trained && m->v22) {
 			m->st.retrains++;
 			sml_log(SML_LOG_DEBUG, m->now, m->who, "retrained at %d bit/s",
 				v22bis_get_current_bit_rate(m->v22));
+			if (event_begin(m, &j, "retrain")) {
+				sml_json_int(&j, "rate", v22bis_get_current_bit_rate(m->v22));
+				sml_event_end(&j);
+			}
 		}
 		m->trained = true;
 		m->carrier = true;

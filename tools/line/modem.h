@@ -24,6 +24,9 @@ struct sml_modem_cfg {
 	int wait_ans_ms;	/* caller: give up without an answer tone */
 	int train_timeout_ms;	/* give up without a data link */
 	int carrier_loss_ms;	/* carrier gone this long in data: lost */
+	/* --events: the call to stamp them with (0: none), the line sample of our sample 0 */
+	int event_call;
+	int64_t event_origin;
 };
 
 void sml_modem_cfg_default(struct sml_modem_cfg *c);

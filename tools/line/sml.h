@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define SML_RATE 8000
 #define SML_MS(ms) ((int64_t)(ms) * SML_RATE / 1000)
@@ -84,5 +85,17 @@ void sml_json_num(struct sml_json *j, const char *key, double v);
 void sml_json_bool(struct sml_json *j, const char *key, bool v);
 void sml_json_null(struct sml_json *j, const char *key);
 void sml_json_hex32(struct sml_json *j, const char *key, uint32_t v);
+
+/* ---- machine-readable events (--events FILE, JSON Lines) ---- */
+extern FILE *sml_events;	/* NULL: no events file */
+/*
+ * Start one event at line sample t of call `call` (0: none) seen by
+ * `source` ("exchange", "far"); add its fields with sml_json_*() and
+ * finish it with sml_event_end(). Returns false, with nothing to finish,
+ * when no events file is open.
+ */
+bool sml_event_begin(struct sml_json *j, int64_t t, int call, const char *source,
+		     const char *event);
+void sml_event_end(struct sml_json *j);
 
 #endif /* SML_H */

@@ -40,7 +40,7 @@ struct jack_priv {
 	jack_port_t *p_from, *p_to;
 	jack_ringbuffer_t *r_from, *r_to;
 	sem_t sem;
-	struct sml_poly dec, itp;
+	struct sml_poly rs;
 	volatile int dead;
 	int64_t clock;
 	volatile unsigned long xruns, underruns, overruns;
@@ -66,7 +66,7 @@ static int process(jack_nframes_t nframes, void *arg)
 	for (i = 0; i < nframes; i++) {
 		double y;
 
-		if (sml_poly_decim(&p->dec, in[i], &y)) {
+		if (sml_poly_decim(&p->rs, in[i], &y)) {
 			int16_t s = clip16(y);
 
 			if (jack_ringbuffer_write_space(p->r_from) >= sizeof(s)) {
@@ -78,16 +78,16 @@ static int process(jack_nframes_t nframes, void *arg)
 		}
 	}
 	for (i = 0; i < nframes; i++) {
-		if (sml_poly_interp_need(&p->itp)) {
+		if (sml_poly_interp_need(&p->rs)) {
 			int16_t s = 0;
 
 			if (jack_ringbuffer_read_space(p->r_to) >= sizeof(s))
 				jack_ringbuffer_read(p->r_to, (char *)&s, sizeof(s));
 			else
 				p->underruns++;
-			sml_poly_interp_push(&p->itp, s);
+			sml_poly_interp_push(&p->rs, s);
 		}
-		out[i] = sml_poly_interp(&p->itp);
+		out[i] = sml_poly_interp(&p->rs);
 	}
 	if (wrote)
 		sem_post(&p->sem);
@@ -150,8 +150,7 @@ static int jack_open_(struct sml_transport *t, const char *spec)
 		fprintf(stderr, "smline: JACK runs at %u Hz, need a multiple of 8000\n", rate);
 		return -1;
 	}
-	if (sml_poly_init(&p->dec, (int)(rate / 8000)) ||
-	    sml_poly_init(&p->itp, (int)(rate / 8000)))
+	if (sml_poly_init(&p->rs, (int)(rate / 8000)))
 		return -1;
 	p->r_from = jack_ringbuffer_create(RING_SAMPLES * sizeof(int16_t));
 	p->r_to = jack_ringbuffer_create(RING_SAMPLES * sizeof(int16_t));
@@ -257,8 +256,7 @@ static void jack_close_(struct sml_transport *t)
 		jack_ringbuffer_free(p->r_from);
 	if (p->r_to)
 		jack_ringbuffer_free(p->r_to);
-	sml_poly_free(&p->dec);
-	sml_poly_free(&p->itp);
+	sml_poly_free(&p->rs);
 	sem_destroy(&p->sem);
 	free(p);
 	t->priv = NULL;

@@ -317,3 +317,33 @@ void sml_json_hex32(struct sml_json *j, const char *key, uint32_t v)
 	snprintf(tmp, sizeof(tmp), "%08x", v);
 	sml_json_str(j, key, tmp);
 }
+
+/* ---- events ---- */
+FILE *sml_events;
+
+bool sml_event_begin(struct sml_json *j, int64_t t, int call, const char *source,
+		     const char *event)
+{
+	if (!sml_events)
+		return false;
+	sml_json_init(j);
+	sml_json_obj_begin(j, NULL);
+	/* six decimals: a line sample (1/8000 s) is always exact */
+	jkey(j, "t");
+	jprintf(j, "%.6f", (double)t / SML_RATE);
+	sml_json_int(j, "sample", t);
+	if (call > 0)
+		sml_json_int(j, "call", call);
+	else
+		sml_json_null(j, "call");
+	sml_json_str(j, "source", source);
+	sml_json_str(j, "event", event);
+	return true;
+}
+
+void sml_event_end(struct sml_json *j)
+{
+	sml_json_obj_end(j);
+	fprintf(sml_events, "%s\n", j->buf);
+	sml_json_free(j);
+}

@@ -7,9 +7,13 @@
 
 #include "wire.h"
 
-#define DOWN_FIFO 1024
-/* covers the drift filter's 15-sample latency plus count rounding */
-#define DOWN_PREFILL 24
+/*
+ * With a clock offset the way down queues this many modem samples: the
+ * margin against the count rounding of the two conversions (the up way
+ * hands the exchange n / ratio samples, give or take one, the down way
+ * turns them back into n, give or take one).
+ */
+#define DOWN_PREFILL 8
 
 struct dline {
 	double *buf;
@@ -22,10 +26,8 @@ struct sml_wire {
 	struct sml_rng rng_up, rng_down;
 	struct dline up_delay, down_delay, echo;
 	bool drift;
-	struct sml_drift d_up, d_down;
-	double fifo[DOWN_FIFO];
-	int fhead, flen;
-	uint64_t underruns;
+	struct sml_drift d_up;
+	struct sml_link down;
 };
 
 void sml_wire_cfg_default(struct sml_wire_cfg *c)
@@ -89,13 +91,11 @@ struct sml_wire *sml_wire_new(const struct sml_wire_cfg *cfg)
 	    dline_init(&w->echo, cfg->echo_ms))
 		goto fail;
 	w->drift = cfg->ppm != 0.0;
-	if (w->drift) {
-		double r = 1.0 + cfg->ppm * 1e-6;
-
-		if (sml_drift_init(&w->d_up, r) || sml_drift_init(&w->d_down, 1.0 / r))
-			goto fail;
-		w->flen = DOWN_PREFILL;
-	}
+	if (w->drift && sml_drift_init(&w->d_up, 1.0 + cfg->ppm * 1e-6))
+		goto fail;
+	if (sml_link_init(&w->down, 1.0 / (1.0 + cfg->ppm * 1e-6),
+			  w->drift ? DOWN_PREFILL : 0))
+		goto fail;
 	return w;
 fail:
 	sml_wire_free(w);
@@ -109,10 +109,9 @@ void sml_wire_free(struct sml_wire *w)
 	free(w->up_delay.buf);
 	free(w->down_delay.buf);
 	free(w->echo.buf);
-	if (w->drift) {
+	if (w->drift)
 		sml_drift_free(&w->d_up);
-		sml_drift_free(&w->d_down);
-	}
+	sml_link_free(&w->down);
 	free(w);
 }
 
@@ -143,38 +142,27 @@ int sml_wire_up(struct sml_wire *w, const int16_t *in, int n, int16_t *out,
 void sml_wire_down(struct sml_wire *w, const int16_t *in, int m,
 		   const int16_t *modem_tx, int16_t *out, int n)
 {
-	double tmp[m], res[m + 8];
-	int i, k;
+	double tmp[m > n ? m : n];
+	int i;
 
 	for (i = 0; i < m; i++)
 		tmp[i] = in[i] * w->gain;
-	if (w->drift)
-		k = sml_drift_process(&w->d_down, tmp, m, res, m + 8);
-	else
-		memcpy(res, tmp, sizeof(double) * (size_t)(k = m));
-	for (i = 0; i < k; i++) {
-		if (w->flen == DOWN_FIFO)
-			break;	/* cannot happen with consistent counts */
-		w->fifo[(w->fhead + w->flen) % DOWN_FIFO] = res[i];
-		w->flen++;
-	}
+	sml_link_push(&w->down, tmp, m);
+	sml_link_pull(&w->down, tmp, n);
 	for (i = 0; i < n; i++) {
-		double v = 0.0;
+		double v = dline_push(&w->down_delay, tmp[i]);
 
-		if (w->flen) {
-			v = w->fifo[w->fhead];
-			w->fhead = (w->fhead + 1) % DOWN_FIFO;
-			w->flen--;
-		} else {
-			w->underruns++;
-		}
-		v = dline_push(&w->down_delay, v);
 		if (w->echo_gain > 0.0)
 			v += w->echo_gain * dline_push(&w->echo, modem_tx[i]);
 		if (w->noise_rms > 0.0)
 			v += w->noise_rms * sml_rng_gauss(&w->rng_down);
 		out[i] = clip16(v);
 	}
+}
+
+uint64_t sml_wire_underruns(const struct sml_wire *w)
+{
+	return w->down.underruns;
 }
 
 void sml_wire_describe(const struct sml_wire_cfg *c, char *buf, size_t len)

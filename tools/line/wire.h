@@ -40,6 +40,8 @@ int sml_wire_up(struct sml_wire *w, const int16_t *in, int n, int16_t *out,
  */
 void sml_wire_down(struct sml_wire *w, const int16_t *in, int m,
 		   const int16_t *modem_tx, int16_t *out, int n);
+/* modem samples the way down had to play as silence (0 with consistent counts) */
+uint64_t sml_wire_underruns(const struct sml_wire *w);
 /* one line of text / a "wire" JSON object describing the settings */
 void sml_wire_describe(const struct sml_wire_cfg *c, char *buf, size_t len);
 void sml_wire_json(const struct sml_wire_cfg *c, struct sml_json *j);

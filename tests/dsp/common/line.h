@@ -8,7 +8,7 @@ struct line_cfg {
 	double noise_dbm0;	/* white noise added at each receiver (<= -200: none) */
 	double echo_db;		/* own signal back into own receiver, relative (<= -200: none) */
 	int echo_delay;		/* samples */
-	int delay;		/* one-way delay, samples (>= 0) */
+	int delay;		/* one-way delay, samples (>= 0; the line adds 16 of its own) */
 	double ppm;		/* B's sample clock runs this much faster than A's */
 	uint64_t seed;
 };

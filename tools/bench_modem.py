@@ -135,43 +135,40 @@ def parse_marks(text):
     return out
 
 
-# -- smline's log: when the far end had all the modem's bytes ---------------------
-_LOGLINE = re.compile(r"^smline \[\s*([0-9.]+) s\] (\S+)\s+(.*)$")
-_FRAME = re.compile(r"^got\s+ok\s+len (\d+) ([0-9a-f]{2}) ([0-9a-f]{2})")
-
-
-def far_receive_times(log_text, nbytes):
-    """Per call (in order), from smline -vv: the far modem's data phase and
-    the good V.42 I frame from the modem that completed nbytes of payload
-    (new sequence numbers only; 3 octets of address and control before the
-    information field), in the far modem's own seconds.
+# -- smline's events: when the far end had all the modem's bytes -----------------
+def far_receive_times(events_text, nbytes):
+    """Per call (in order), from smline's --events file (JSON Lines, see
+    tools/line/README.md): the far modem's data phase and the good V.42 I
+    frame from the modem that completed nbytes of payload (new sequence
+    numbers only; 3 octets of address and control before the information
+    field), in line seconds.
     [{"data_t", "done_t" (None: never complete), "last_iframe_t", "iframes",
       "info_bytes"}]"""
-    calls = []
-    cur = None
-    for line in log_text.splitlines():
-        m = _LOGLINE.match(line)
-        if not m:
+    calls, by_number = [], {}
+    for line in events_text.splitlines():
+        if not line.strip():
             continue
-        t, who, rest = float(m.group(1)), m.group(2), m.group(3)
-        if who == "exchange" and re.match(r"call \d+: (off-hook|incoming)", rest):
-            cur = {"data_t": None, "done_t": None, "last_iframe_t": None,
-                   "iframes": 0, "info_bytes": 0, "_next_ns": None}
-            calls.append(cur)
-        elif cur is None or who != "far":
+        e = json.loads(line)
+        ev, t = e["event"], e["t"]
+        if e["source"] == "exchange" and ev in ("off-hook", "incoming"):
+            by_number[e["call"]] = {"data_t": None, "done_t": None, "last_iframe_t": None,
+                                    "iframes": 0, "info_bytes": 0, "_next_ns": None}
+            calls.append(by_number[e["call"]])
             continue
-        elif rest.startswith("phase data"):
+        cur = by_number.get(e["call"])
+        if cur is None or e["source"] != "far":
+            continue
+        if ev == "phase" and e["phase"] == "data":
             cur["data_t"] = t
-        elif cur["data_t"] is not None:
-            f = _FRAME.match(rest)
-            if not f or int(f.group(1)) < 3 or int(f.group(3), 16) & 1:
-                continue    # not an I frame (control octet with bit 0 clear)
-            ns = int(f.group(3), 16) >> 1
+        elif ev == "frame" and cur["data_t"] is not None:
+            if e["dir"] != "rx" or not e["fcs_ok"] or e["len"] < 3 or e["control"] & 1:
+                continue    # not a good I frame from the modem (control bit 0 clear)
+            ns = e["control"] >> 1
             if cur["_next_ns"] is not None and ns != cur["_next_ns"]:
                 continue    # sent again
             cur["_next_ns"] = (ns + 1) & 0x7F
             cur["iframes"] += 1
-            cur["info_bytes"] += int(f.group(1)) - 3
+            cur["info_bytes"] += e["len"] - 3
             cur["last_iframe_t"] = t
             if cur["done_t"] is None and cur["info_bytes"] >= nbytes:
                 cur["done_t"] = t
@@ -200,7 +197,8 @@ def run_boot(clock, steps, out, nbytes, kver, ko, smline=SMLINE, shift=0,
     (out / "tx.bin").write_bytes(payload(SEED_MODEM, nbytes))
     (out / "rx.bin").write_bytes(payload(SEED_LINE, nbytes))
     calls = out / "calls.jsonl"
-    line_args = ["--route", route(nbytes), "--json", str(calls), "-vv"]
+    events = out / "events.jsonl"
+    line_args = ["--route", route(nbytes), "--json", str(calls), "--events", str(events), "-vv"]
     kw = dict(audio="ac97", share="deferred", env=guest_env(steps, nbytes),
               extra_files={"opt/smodem/smodem.ko": str(ko),
                            "opt/bench/tx.bin": str(out / "tx.bin"),
@@ -243,10 +241,9 @@ def run_boot(clock, steps, out, nbytes, kver, ko, smline=SMLINE, shift=0,
         gmarks = parse_marks((rdir / "marks.txt").read_text())
     else:   # a guest that never finished: what its console said
         gmarks = {k: v["up"] for k, v in marks.marks.items()}
-    slog = (out / "smline.log").read_text(errors="replace") if (out / "smline.log").exists() else ""
     return {"clock": clock, "out": out, "results": rdir, "guest": res, "wall_s": wall,
             "records": recs, "marks": gmarks, "wall_marks": marks.marks,
-            "far": far_receive_times(slog, nbytes)}
+            "far": far_receive_times(_read(events) or "", nbytes)}
 
 
 def _read(p):

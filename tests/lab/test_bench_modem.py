@@ -1,6 +1,9 @@
 """tools/bench_modem.py and tools/demo.py: the pure-Python parts (payloads,
-log and mark parsers, report and timeline generation), no guest boot."""
+smline's events and the marks parsers, report and timeline generation), no
+guest boot; smline's events file once from smline itself (pipe transport)."""
 import json
+import socket
+import subprocess
 import sys
 import zlib
 from pathlib import Path
@@ -31,34 +34,91 @@ def test_parse_marks_first_wins():
     assert m == {("clean", "dial"): 9.71, ("clean", "connect"): 24.38}
 
 
-SMLINE_LOG = """\
-smline [    2.520 s] exchange call 1: off-hook
-smline [    7.140 s] far      phase v42-link
-smline [    8.770 s] far      got  ok  len 25 03 bf 82
-smline [    9.560 s] far      phase data: LAPM up
-smline [   10.660 s] far      got  ok  len 131 03 00 00
-smline [   10.700 s] far      sent ok  len 131 03 00 00
-smline [   11.110 s] far      got  BAD len 131 03 02 02
-smline [   11.560 s] far      got  ok  len 131 03 02 02
-smline [   11.600 s] far      got  ok  len 131 03 02 02
-smline [   11.700 s] far      got  ok  len 3 01 01 3e
-smline [   12.020 s] far      got  ok  len 131 03 04 04
-smline [   20.000 s] far      got  ok  len 6 03 06 06
-smline [   30.000 s] exchange call 2: off-hook
-smline [   35.000 s] far      phase data: LAPM up
-"""
+def _event(t, call, source, event, **fields):
+    return json.dumps(dict(t=t, sample=round(t * 8000), call=call, source=source,
+                           event=event, **fields))
+
+
+def _frame(t, direction, length, control, ok=True, call=1):
+    return _event(t, call, "far", "frame", dir=direction, len=length, fcs_ok=ok, address=3,
+                  control=control, control2=control)
+
+
+# smline --events of two calls, as tools/line/README.md describes them
+SMLINE_EVENTS = "\n".join([
+    _event(0.0, None, "exchange", "state", state="idle"),
+    _event(2.52, 1, "exchange", "off-hook"),
+    _event(7.14, 1, "far", "phase", phase="v42-link", detail=None),
+    _frame(8.77, "rx", 25, 0xbf),
+    _event(9.56, 1, "far", "phase", phase="data", detail="LAPM up", modulation="V.22bis",
+           rate=2400, v42=True),
+    _frame(10.66, "rx", 131, 0x00),
+    _frame(10.70, "tx", 131, 0x00),
+    _frame(11.11, "rx", 131, 0x02, ok=False),
+    _frame(11.56, "rx", 131, 0x02),
+    _frame(11.60, "rx", 131, 0x02),
+    _frame(11.70, "rx", 3, 0x01),
+    _event(11.80, 1, "exchange", "service-done"),
+    _frame(12.02, "rx", 131, 0x04),
+    _frame(20.00, "rx", 6, 0x06),
+    _event(25.0, 1, "exchange", "call-end", result="connected", end="local-hangup"),
+    "",
+    _event(30.0, 2, "exchange", "incoming", **{"from": "5550001"}),
+    _event(31.0, 2, "exchange", "answered", by="modem", rings=1),
+    # before call 2's data phase: does not count
+    _frame(34.0, "rx", 131, 0x00, call=2),
+    _event(35.0, 2, "far", "phase", phase="data", detail="LAPM up", modulation="V.22bis",
+           rate=2400, v42=True),
+]) + "\n"
 
 
 def test_far_receive_times():
-    calls = bm.far_receive_times(SMLINE_LOG, 384)
+    calls = bm.far_receive_times(SMLINE_EVENTS, 384)
     assert len(calls) == 2
     c = calls[0]
-    # three new I frames of 128 bytes (the repeat of N(S)=1 and the S frame
-    # do not count, the BAD one is not received); the +++ frame comes after
+    # three new I frames of 128 bytes (the repeat of N(S)=1, the S frame and
+    # the frame sent do not count, the bad one is not received); the +++
+    # frame comes after
     assert c["data_t"] == 9.56 and c["done_t"] == 12.02
     assert c["iframes"] == 4 and c["info_bytes"] == 387 and c["last_iframe_t"] == 20.0
     assert calls[1] == {"data_t": 35.0, "done_t": None, "last_iframe_t": None,
                         "iframes": 0, "info_bytes": 0}
+
+
+def test_far_receive_times_from_smline(tmp_path):
+    """The reader against smline itself: one call on the pipe transport with
+    the test modem (build/line, make line), 1000 bytes from the modem over V.42."""
+    build = ROOT / "build" / "line"
+    r = subprocess.run(["make", "-s", "-f", "tools/line/line.mk", "line"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    events, calls = tmp_path / "events.jsonl", tmp_path / "calls.jsonl"
+    a, b = socket.socketpair()
+    line = subprocess.Popen([str(build / "smline"), "--transport", "pipe:fd=%d" % a.fileno(),
+                             "--calls", "1", "--route", bm.route(1000), "--json", str(calls),
+                             "--events", str(events)],
+                            pass_fds=[a.fileno()], stderr=subprocess.DEVNULL)
+    modem = subprocess.Popen([str(build / "testmodem"), "--fd", str(b.fileno()), "--dial",
+                              bm.NUMBER, "--mod", "v22bis,v42",
+                              "--send", "random:1000:%d" % bm.SEED_MODEM,
+                              "--expect", "random:1000:%d" % bm.SEED_LINE],
+                             pass_fds=[b.fileno()], stdout=subprocess.DEVNULL)
+    a.close()
+    b.close()
+    try:
+        assert modem.wait(60) == 0 and line.wait(60) == 0
+    finally:
+        for p in (modem, line):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    rec = json.loads(calls.read_text())
+    far, = bm.far_receive_times(events.read_text(), 1000)
+    assert rec["result"] == "connected" and rec["expect_ok"] is True
+    # the data phase the record counts from; 1000 bytes in I frames of 128
+    assert far["data_t"] * 8000 == rec["data_sample"]
+    assert far["info_bytes"] == 1000 and far["iframes"] == 8
+    assert far["data_t"] < far["done_t"] == far["last_iframe_t"] < rec["end_sample"] / 8000
 
 
 def _call(tag="clean", clock="virtual", ok=True, **kw):

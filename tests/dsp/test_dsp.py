@@ -2,6 +2,7 @@
 import glob
 import os
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -13,11 +14,13 @@ FUZZ = sorted(glob.glob(os.path.join(BUILD, 'fuzz', 'fuzz_*')))
 FUZZ_CHECK_SECONDS = int(os.environ.get('FUZZ_CHECK_SECONDS', '5'))
 
 
-def test_programs_were_built():
-    srcs = glob.glob(os.path.join(TOP, 'tests', 'dsp', 'test_*.c'))
-    assert srcs, 'no C tests found'
-    built = {os.path.basename(p) for p in PROGS}
-    missing = [s for s in srcs if os.path.basename(s)[:-2] not in built]
+@pytest.mark.parametrize('kind,built', [('test', PROGS), ('fuzz', FUZZ)], ids=['test', 'fuzz'])
+def test_programs_were_built(kind, built):
+    """The tests below run what was built: a program not built would be a test not run."""
+    srcs = glob.glob(os.path.join(TOP, 'tests', 'dsp', kind + '_*.c'))
+    assert srcs, 'no tests/dsp/%s_*.c found' % kind
+    names = {os.path.basename(p) for p in built}
+    missing = [s for s in srcs if os.path.basename(s)[:-2] not in names]
     assert not missing, 'not built (run make check-dsp): %s' % missing
 
 
@@ -29,6 +32,9 @@ def test_c_program(prog):
     assert r.returncode == 0, '%s failed (rc %d):\n%s\n%s' % (prog, r.returncode, r.stdout[-4000:],
                                                                 r.stderr[-4000:])
     assert 'FAIL' not in r.stdout
+    # tutil's t_report(): every CHECK counted, and none at all is a failure too
+    m = re.search(r'^%s: all (\d+) checks passed$' % os.path.basename(prog), r.stdout, re.M)
+    assert m and int(m.group(1)) > 0, r.stdout[-4000:]
 
 
 @pytest.mark.parametrize('prog', FUZZ, ids=[os.path.basename(p) for p in FUZZ])
@@ -53,14 +59,19 @@ KERNELS = ['6.1.0-56-amd64', '6.1.0-56-rt-amd64', '6.12.117+deb12-amd64']
 
 
 def test_kernel_build():
-    """Every dsp/*.c builds as kernel code, W=1 (and sparse when installed), on each header tree."""
-    have = [k for k in KERNELS if os.path.isdir('/lib/modules/%s/build' % k)]
-    assert have, 'no kernel headers installed: make deps'
+    """Every dsp/*.c builds as kernel code, W=1 and sparse, on each header tree."""
+    # the lab's packages (tools/lab/packages.txt) install all three and sparse: a missing
+    # one would be a kernel left unchecked, not a pass
+    missing = [k for k in KERNELS if not os.path.isdir('/lib/modules/%s/build' % k)]
+    assert not missing, 'kernel headers missing: %s (make deps)' % missing
+    assert shutil.which('sparse'), 'sparse missing (make deps)'
     r = subprocess.run([os.path.join(TOP, 'dsp', 'tools', 'kstack.sh'), os.path.join(BUILD, 'kcheck'),
                         os.path.join(BUILD, 'kcheck.json')], cwd=TOP, capture_output=True, text=True,
                        timeout=900)
     print(r.stdout)
     assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-3000:]
+    for k in KERNELS:
+        assert '== kernel %s (W=1, C=1)' % k in r.stdout, k
     assert 'deepest per-buffer chain' in r.stdout
 
 

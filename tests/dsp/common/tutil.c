@@ -1,15 +1,19 @@
 #include <math.h>
 #include "tutil.h"
 
-int t_failures;
+int t_failures, t_checks;
 
 int t_report(const char *name)
 {
 	if (t_failures) {
-		printf("%s: FAIL (%d failures)\n", name, t_failures);
+		printf("%s: FAIL (%d of %d checks failed)\n", name, t_failures, t_checks);
 		return 1;
 	}
-	printf("%s: all checks passed\n", name);
+	if (!t_checks) {
+		printf("%s: FAIL (no checks ran)\n", name);
+		return 1;
+	}
+	printf("%s: all %d checks passed\n", name, t_checks);
 	return 0;
 }
 

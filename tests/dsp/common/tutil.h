@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdint.h>
 
-extern int t_failures;
+extern int t_failures, t_checks;
 
+/* every check counts: a program whose checks never ran must not pass (t_report) */
 #define CHECK(cond, ...) do { \
+	t_checks++; \
 	if (!(cond)) { \
 		t_failures++; \
 		printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
@@ -15,6 +17,7 @@ extern int t_failures;
 	} \
 } while (0)
 
+/* the exit status: 1 if a check failed or none ran */
 int t_report(const char *name);
 
 /* deterministic PRNG for test data (xorshift64*) */

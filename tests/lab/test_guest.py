@@ -177,9 +177,10 @@ def test_hang_is_killed_at_timeout():
 
 def test_virtual_clock_is_deterministic():
     """Two identical boots in deferred-share mode give identical cyclictest
-    figures and guest time.  The kernel's random pool and dmesg are only
-    reported: on a loaded host the boot-time TSC refinement has been seen to
-    differ by 1 ppm (999.999 vs 1000.000 MHz), which reseeds everything after."""
+    figures, guest time, random pool and dmesg (timestamps included).  The
+    last two were once only reported: the boot-time TSC refinement had come
+    out 1 ppm apart (999.999 vs 1000.000 MHz) on a loaded host, which
+    QEMU's warp race can explain (issue 9, ICOUNT in smlab/guest.py)."""
     kver = KERNELS[0]
     script = ("cyclictest -m -p 95 -i 1000 -l 1000 -q > /share/c.txt\n"
               "head -c 16 /dev/urandom | xxd -p > /share/rand.txt\n"
@@ -190,12 +191,9 @@ def test_virtual_clock_is_deterministic():
         res = run_guest(kver, script, str(out), share="deferred", timeout_s=120)
         assert res.ok, res.console_text()[-2000:]
         outs.append(out)
-    for name in ("c.txt", "up.txt"):
+    for name in ("c.txt", "up.txt", "rand.txt", "dmesg.log"):
         a, b = [(o / name).read_text() for o in outs]
         assert a and a == b, name
-    for name in ("rand.txt", "dmesg.log"):
-        a, b = [(o / name).read_text() for o in outs]
-        print("%s: %s" % (name, "identical" if a == b else "differs"))
 
 
 def test_real_clock_jack_ports_appear():

@@ -4,9 +4,20 @@ The same two calls (tests/module/vt_checks.sh: a context=thr call moving
 1 KiB each way, and a context=res call whose reservation is far too small
 for load_us) run in two boots of the 6.1 generic kernel, the AC'97 joined
 to smline through QEMU's D-Bus audio on the instruction-counted clock.
-Both boots must give the same call records and the same sequence of smodem
-trace events with the same guest timestamps; the starved call must
-degrade (and degrade the same way twice) while the kernel stays healthy.
+Both boots must give the same call records, transcripts and stats, and for
+both calls the same sequence of smodem trace events with the same guest
+timestamps; the starved call must degrade (and degrade the same way twice)
+while the kernel stays healthy.
+
+Issue 9: the starved call's trace once diverged by 623 ns at 167 s of guest
+time on a loaded host, and was only reported. The cause was QEMU's, not the
+call's: with -icount sleep=off, QEMU 7.2's main loop could skip an idle
+guest's time from an instruction count that still lacked the vCPU's last
+instructions before HLT, and the next interrupt then came that many ns late
+(under load, reproduced: an interrupt out of idle 620 ns late at 184 s, the
+normal call's trace off by 146 ns at 46.7 s). smlab runs the virtual clock
+in QEMU's record mode, whose lock closes that window (tools/lab/smlab/
+guest.py, ICOUNT); both traces are judged in full.
 """
 import re
 from pathlib import Path
@@ -64,9 +75,22 @@ def test_same_transcript_twice(name):
     assert _read(1, name + ".txt") == _read(2, name + ".txt")
 
 
-def test_same_stats_twice():
-    s1, s2 = smtrace.stats(_read(1, "ok.stats")), smtrace.stats(_read(2, "ok.stats"))
+@pytest.mark.parametrize("name", ["ok", "starved"])
+def test_same_stats_twice(name):
+    s1 = smtrace.stats(_read(1, name + ".stats"))
+    s2 = smtrace.stats(_read(2, name + ".stats"))
     assert s1 == s2
+
+
+@pytest.mark.parametrize("i", [1, 2])
+def test_line_never_stalled(i):
+    """Every Read of QEMU's was answered from sample counts alone: a stall
+    (smline's 5 s wall-clock fallback) is the one place the line could let
+    wall time into the run."""
+    log = (run(i)[0].parent / "smline.log").read_text(errors="replace")
+    m = re.search(r"closed: (\d+) ticks, (\d+) samples in, (\d+) out, (\d+) stalls", log)
+    assert m, log[-2000:]
+    assert int(m.group(4)) == 0, m.group(0)
 
 
 def _first_difference(a, b):
@@ -76,26 +100,24 @@ def _first_difference(a, b):
     return None if len(a) == len(b) else min(len(a), len(b))
 
 
-def test_same_trace_events_and_timestamps_twice():
-    a, b = _events(1, "ok"), _events(2, "ok")
+def _assert_same_trace(name):
+    a, b = _events(1, name), _events(2, name)
     assert len(a) > 1000, len(a)
     i = _first_difference(a, b)
     if i is not None:
-        pytest.fail("traces differ at event %d of %d/%d: %r vs %r" % (
-            i, len(a), len(b), a[i:i + 2], b[i:i + 2]))
+        pytest.fail("%s: traces differ at event %d of %d/%d (t=%.9f s): %r vs %r" % (
+            name, i, len(a), len(b), a[min(i, len(a) - 1)][0] / 1e9,
+            a[i:i + 2], b[i:i + 2]))
 
 
-def test_starved_trace_reported():
-    """The starved call's records and transcripts must match (above); its
-    trace has once diverged late in the call (a 623 ns shift at 167 s of a
-    run on a host loaded by a second test run), so it is reported here, not
-    judged: the residual is documented in the README."""
-    a, b = _events(1, "starved"), _events(2, "starved")
-    assert len(a) > 1000 and len(b) > 1000, (len(a), len(b))
-    i = _first_difference(a, b)
-    print("starved call: %d/%d events, %s" % (
-        len(a), len(b), "identical" if i is None else
-        "first difference at event %d (t=%.6f s)" % (i, a[min(i, len(a) - 1)][0] / 1e9)))
+def test_same_trace_events_and_timestamps_twice():
+    _assert_same_trace("ok")
+
+
+def test_same_starved_trace_events_and_timestamps_twice():
+    """The starved call's trace too (SCHED_DEADLINE throttling, overruns,
+    its garbled dialling), event by event, timestamps included: issue 9."""
+    _assert_same_trace("starved")
 
 
 def test_starved_call_degrades_and_kernel_stays_healthy():

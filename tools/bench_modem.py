@@ -433,7 +433,7 @@ def markdown(rep):
               _f(rep["ratio"].get("to_modem_pct"), "%.1f %%")),
           "",
           "modem -> line: from the far modem's data phase to the I frame that completes the "
-          "file (smline -vv); line -> modem: from CONNECT to the last byte read at the "
+          "file (smline's events.jsonl); line -> modem: from CONNECT to the last byte read at the "
           "guest's DTE; b2b: each receiver's data phase to its last byte. Both ways done: "
           "smline's `transfer_s` (b2b: the later direction).", ""]
     if not call_ok(cl):

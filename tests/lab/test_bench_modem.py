@@ -4,17 +4,13 @@ guest boot; smline's events file once from smline itself (pipe transport)."""
 import json
 import socket
 import subprocess
-import sys
 import zlib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-for p in (ROOT / "tools", ROOT / "tools" / "lab", ROOT / "tools" / "analysis"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
+import bench_modem as bm
+import demo
 
-import bench_modem as bm  # noqa: E402
-import demo  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_payload_is_smlines():

@@ -39,6 +39,7 @@ from pathlib import Path
 
 import smtrace
 from smlab import cli
+from smlab.guest import FileLines
 from smlab.payload import payload
 
 TOP = Path(__file__).resolve().parents[1]
@@ -94,20 +95,11 @@ class ConsoleMarks(threading.Thread):
         self._halt = threading.Event()
 
     def run(self):
-        pos, buf = 0, ""
+        follow = FileLines(self.path)
         while True:
             stopping = self._halt.is_set()
-            try:
-                with open(self.path, "rb") as f:
-                    f.seek(pos)
-                    chunk = f.read()
-                    pos += len(chunk)
-                buf += chunk.decode(errors="replace")
-            except FileNotFoundError:
-                pass
+            lines = follow.new()
             now = time.monotonic()
-            lines = buf.split("\n")
-            buf = lines.pop()
             for ln in lines:
                 m = _MARK.search(ln)
                 if m:

@@ -32,7 +32,7 @@ bool sml_hook_process(struct sml_hook *h, const int16_t *in, int16_t *out, int n
 		y = 0.996 * (h->hp_y1 + in[i] - h->hp_x1);
 		h->hp_x1 = in[i];
 		h->hp_y1 = y;
-		out[i] = (int16_t)lrint(y > 32767 ? 32767 : y < -32768 ? -32768 : y);
+		out[i] = sml_clip16(y);
 	}
 	return h->closed;
 }

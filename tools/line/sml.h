@@ -27,6 +27,8 @@
 double sml_dbm0_to_rms(double dbm0);
 double sml_rms_to_dbm0(double rms);
 double sml_db_to_gain(double db);
+/* A sample value to the nearest 16-bit sample, saturated. */
+int16_t sml_clip16(double v);
 
 /* ---- logging (stamped with line time, never wall time) ---- */
 enum { SML_LOG_ERR, SML_LOG_INFO, SML_LOG_DEBUG, SML_LOG_FRAMES };

@@ -25,6 +25,7 @@
 #include <jack/ringbuffer.h>
 
 #include "resample.h"
+#include "sml.h"
 #include "transport.h"
 
 #define RING_SAMPLES 16384
@@ -46,15 +47,6 @@ struct jack_priv {
 	volatile unsigned long xruns, underruns, overruns;
 };
 
-static int16_t clip16(double v)
-{
-	if (v > 32767.0)
-		return 32767;
-	if (v < -32768.0)
-		return -32768;
-	return (int16_t)lrint(v);
-}
-
 static int process(jack_nframes_t nframes, void *arg)
 {
 	struct jack_priv *p = arg;
@@ -67,7 +59,7 @@ static int process(jack_nframes_t nframes, void *arg)
 		double y;
 
 		if (sml_poly_decim(&p->rs, in[i], &y)) {
-			int16_t s = clip16(y);
+			int16_t s = sml_clip16(y);
 
 			if (jack_ringbuffer_write_space(p->r_from) >= sizeof(s)) {
 				jack_ringbuffer_write(p->r_from, (const char *)&s, sizeof(s));

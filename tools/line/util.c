@@ -28,6 +28,15 @@ double sml_db_to_gain(double db)
 	return pow(10.0, db / 20.0);
 }
 
+int16_t sml_clip16(double v)
+{
+	if (v > 32767.0)
+		return 32767;
+	if (v < -32768.0)
+		return -32768;
+	return (int16_t)lrint(v);
+}
+
 void sml_log(int level, int64_t sample, const char *who, const char *fmt, ...)
 {
 	va_list ap;

@@ -65,15 +65,6 @@ static double dline_push(struct dline *d, double x)
 	return y;
 }
 
-static int16_t clip16(double v)
-{
-	if (v > 32767.0)
-		return 32767;
-	if (v < -32768.0)
-		return -32768;
-	return (int16_t)lrint(v);
-}
-
 struct sml_wire *sml_wire_new(const struct sml_wire_cfg *cfg)
 {
 	struct sml_wire *w = calloc(1, sizeof(*w));
@@ -134,7 +125,7 @@ int sml_wire_up(struct sml_wire *w, const int16_t *in, int n, int16_t *out,
 
 		if (w->noise_rms > 0.0)
 			v += w->noise_rms * sml_rng_gauss(&w->rng_up);
-		out[i] = clip16(v);
+		out[i] = sml_clip16(v);
 	}
 	return m;
 }
@@ -156,7 +147,7 @@ void sml_wire_down(struct sml_wire *w, const int16_t *in, int m,
 			v += w->echo_gain * dline_push(&w->echo, modem_tx[i]);
 		if (w->noise_rms > 0.0)
 			v += w->noise_rms * sml_rng_gauss(&w->rng_down);
-		out[i] = clip16(v);
+		out[i] = sml_clip16(v);
 	}
 }
 

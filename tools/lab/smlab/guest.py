@@ -92,6 +92,29 @@ class GuestResult:
         return p.read_text(errors="replace") if p.exists() else ""
 
 
+class FileLines:
+    """The complete lines a growing file (a guest's console) gained since
+    the last call; the unfinished last line waits for its end."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.pos = 0
+        self.buf = ""
+
+    def new(self):
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.pos)
+                chunk = f.read()
+            self.pos += len(chunk)
+            self.buf += chunk.decode(errors="replace")
+        except FileNotFoundError:
+            pass
+        lines = self.buf.split("\n")
+        self.buf = lines.pop()
+        return lines
+
+
 def _say(progress, msg):
     if progress:
         print("[smlab] " + msg, file=sys.stderr, flush=True)
@@ -275,21 +298,11 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
                 say("line listening on D-Bus (%s); guest running" % bus.address)
             t_boot = time.monotonic()
             hard_deadline = t_boot + timeout_s + 15
-            pos, buf, t_script = 0, "", None
+            follow, t_script = FileLines(console), None
             while True:
                 rc = group.poll()
                 # follow the console for the init's phase marks
-                try:
-                    with open(console, "rb") as cf:
-                        cf.seek(pos)
-                        chunk = cf.read()
-                        pos += len(chunk)
-                    buf += chunk.decode(errors="replace")
-                except FileNotFoundError:
-                    pass
-                lines = buf.split("\n")
-                buf = lines.pop()
-                for ln in lines:
+                for ln in follow.new():
                     m = _MARK.search(ln)
                     if not m:
                         continue

@@ -39,9 +39,13 @@ for c in int dpc thr res; do
 	observe ctx-$c context=$c
 done
 
-# The stats file read in a loop while the module unloads, in every context:
-# debugfs goes first, so no reader outlives what it reads (the context's
-# thread, the modem's figures).  The reader stops once the file is gone.
+# The stats file read in a loop while the device goes away, in every
+# context: debugfs goes first, so no reader outlives what it reads (the
+# context's thread, the modem's figures).  An open stats file holds the
+# module, so rmmod waits for a moment between two reads; an AC'97 device
+# is unbound instead every other time, which tears the device down under
+# the reader with the module staying.  The reader stops once the file is
+# gone.
 say "unload-read"
 dmesg -c >/dev/null
 n=0
@@ -51,12 +55,30 @@ while [ $n -lt 40 ]; do
 	0) c=int ;; 1) c=dpc ;; 2) c=thr ;; 3) c=res ;;
 	esac
 	insmod $K hw=$hw context=$c || fails=$((fails + 1))
-	s=$(ls -d /sys/kernel/debug/smodem/*/stats | head -n 1)
+	s=$(ls -d $D/*/stats | head -n 1)
 	(k=0; while cat "$s" > /dev/null 2>&1; do k=$((k + 1)); done
 	 echo $k >> $T/unload-read.reads) &
+	reader=$!
 	usleep $((20000 + n * 1000))
-	rmmod smodem || fails=$((fails + 1))
-	wait
+	if [ "$hw" = ac97 ] && [ $((n % 2)) = 0 ]; then
+		pci=$(ls /sys/bus/pci/drivers/smodem/ | grep '^0000:' | head -n 1)
+		echo "$pci" > /sys/bus/pci/drivers/smodem/unbind ||
+			fails=$((fails + 1))
+		echo unbind >> $T/unload-read.how
+	else
+		echo rmmod >> $T/unload-read.how
+	fi
+	tries=0
+	until rmmod smodem 2>/dev/null; do
+		tries=$((tries + 1))
+		if [ $tries -ge 2000 ]; then
+			fails=$((fails + 1))
+			kill $reader
+			break
+		fi
+		usleep 1000
+	done
+	wait $reader
 	n=$((n + 1))
 done
 echo "$n $fails" > $T/unload-read.txt

@@ -84,7 +84,7 @@ struct smodem_dev *smodem_dev_alloc(const char *name, struct device *dev)
 	/* Room for the longest period a phase may ask for. */
 	u32 max = smodem_p.ring / 2;
 	struct smodem_dev *sd;
-	int id;
+	int id, err;
 
 	sd = kzalloc(sizeof(*sd), GFP_KERNEL);
 	if (!sd)
@@ -106,17 +106,15 @@ struct smodem_dev *smodem_dev_alloc(const char *name, struct device *dev)
 	sd->load_units = smodem_load_units(smodem_p.load_us);
 	sd->rx_buf = kcalloc(max, sizeof(s16), GFP_KERNEL);
 	sd->tx_buf = kcalloc(max, sizeof(s16), GFP_KERNEL);
+	if (!sd->rx_buf || !sd->tx_buf) {
+		err = -ENOMEM;
+		goto free;
+	}
 	sd->modem = smodem_modem_create(sd, engine, phase_periods);
 	if (IS_ERR(sd->modem)) {
-		int err = PTR_ERR(sd->modem);
-
+		err = PTR_ERR(sd->modem);
 		sd->modem = NULL;
-		smodem_dev_free(sd);
-		return ERR_PTR(err);
-	}
-	if (!sd->rx_buf || !sd->tx_buf) {
-		smodem_dev_free(sd);
-		return ERR_PTR(-ENOMEM);
+		goto free;
 	}
 	if (engine) {
 		/*
@@ -130,6 +128,10 @@ struct smodem_dev *smodem_dev_alloc(const char *name, struct device *dev)
 						   sd->p.ring - 2 * sd->p.period));
 	}
 	return sd;
+
+free:
+	smodem_dev_free(sd);
+	return ERR_PTR(err);
 }
 
 void smodem_dev_free(struct smodem_dev *sd)

@@ -14,6 +14,8 @@ say() { echo "[guest] $*"; }
 dev_file() { for f in $D/*/"$1"; do echo "$f"; return; done; }
 reset_stats() { echo 1 > "$(dev_file reset)"; }
 snap() { cat "$(dev_file stats)" > "$T/$1.stats"; }
+# The contexts in turn: int, dpc, thr, res, int, ...
+nth_context() { set -- int dpc thr res "$1"; shift $(($5 % 4)); echo "$1"; }
 
 # One context under observation: 10 s of interrupts with the smodem events
 # traced.  Nothing touches /share while it runs.
@@ -51,9 +53,7 @@ dmesg -c >/dev/null
 n=0
 fails=0
 while [ $n -lt 40 ]; do
-	case $((n % 4)) in
-	0) c=int ;; 1) c=dpc ;; 2) c=thr ;; 3) c=res ;;
-	esac
+	c=$(nth_context $n)
 	insmod $K hw=$hw context=$c || fails=$((fails + 1))
 	s=$(ls -d $D/*/stats | head -n 1)
 	(k=0; while cat "$s" > /dev/null 2>&1; do k=$((k + 1)); done
@@ -171,9 +171,7 @@ dmesg -c >/dev/null
 n=0
 fails=0
 while [ $n -lt 50 ]; do
-	case $((n % 4)) in
-	0) c=int ;; 1) c=dpc ;; 2) c=thr ;; 3) c=res ;;
-	esac
+	c=$(nth_context $n)
 	insmod $K hw=$hw context=$c load_us=500 || fails=$((fails + 1))
 	rmmod smodem || fails=$((fails + 1))
 	n=$((n + 1))

@@ -60,6 +60,8 @@ $(VENV_STAMP): pyproject.toml | deps
 
 -include dsp/dsp.mk
 -include tools/line/line.mk
+# one fragment per feature with targets of its own (install, check-debug, ...)
+-include $(sort $(wildcard mk/*.mk))
 check-line: venv
 
 # Everything the tests need, built before pytest starts.

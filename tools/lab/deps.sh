@@ -1,9 +1,11 @@
 #!/bin/sh
-# Install every Debian package the project needs (tools/lab/packages.txt), once.
+# Install every Debian package the project needs (tools/lab/packages.txt and
+# tools/lab/packages.d/*.txt: one list per feature that needs its own), once.
 # Idempotent and quick when all are present: CI and the README's commands call it.
 set -eu
 here=$(dirname "$0")
-list=$(grep -v '^[[:space:]]*#' "$here/packages.txt" | tr -s ' \n' ' ')
+list=$(cat "$here/packages.txt" "$here"/packages.d/*.txt 2>/dev/null |
+	grep -v '^[[:space:]]*#' | tr -s ' \n' ' ')
 missing=
 for p in $list; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||

@@ -8,6 +8,7 @@
  */
 #include <linux/types.h>
 #include <linux/string.h>
+#include <linux/array_size.h>
 #include "at.h"
 
 #define AT_VERSION	"0.1"
@@ -52,14 +53,47 @@ static const u16 mod_max_rate[AT_MOD_COUNT] = {
 	[AT_MOD_V22B] = 2400,
 };
 
-static const char * const info_text[] = {
+/* ATI0..ATI9; NULL: OK alone (ATI2 is the self test, the rest unused). */
+static const char * const info_text[10] = {
 	"smodem",
 	"V.21 V.22 V.22bis V.42 V.8",
-	NULL,		/* ATI2: the self test, OK alone */
+	NULL,
 	"smodem " AT_VERSION " soft modem for Linux",
 };
 
-#define N_INFO 4
+/*
+ * The V.250 commands that only store numbers: each subparameter's range
+ * and factory value, and what "=?" answers.
+ */
+struct ext_def {
+	const char *name;
+	u8 n;
+	u16 min[AT_X_VALS], max[AT_X_VALS], def[AT_X_VALS];
+	const char *range;
+};
+
+static const struct ext_def ext_defs[AT_X_COUNT] = {
+	[AT_X_ICF] = { "ICF", 2, { 0, 0 }, { 6, 3 }, { 3, 3 },
+		       "(0-6),(0-3)" },
+	[AT_X_IFC] = { "IFC", 2, { 0, 0 }, { 3, 2 }, { 2, 2 },
+		       "(0-3),(0-2)" },
+	[AT_X_ILRR] = { "ILRR", 1, { 0 }, { 1 }, { 0 }, "(0,1)" },
+	[AT_X_DR] = { "DR", 1, { 0 }, { 1 }, { 0 }, "(0,1)" },
+	[AT_X_ER] = { "ER", 1, { 0 }, { 1 }, { 0 }, "(0,1)" },
+	[AT_X_MR] = { "MR", 1, { 0 }, { 2 }, { 0 }, "(0-2)" },
+	/* No V.42bis: compression in neither direction is all it takes. */
+	[AT_X_DS] = { "DS", 4, { 0, 0, 512, 6 }, { 0, 1, 2048, 250 },
+		      { 0, 0, 2048, 32 }, "(0),(0,1),(512-2048),(6-250)" },
+	[AT_X_FCLASS] = { "FCLASS", 1, { 0 }, { 0 }, { 0 }, "0" },
+	[AT_X_ETBM] = { "ETBM", 3, { 0, 0, 0 }, { 2, 2, 30 }, { 1, 1, 20 },
+			"(0-2),(0-2),(0-30)" },
+};
+
+/* +IPR: the rates a DTE may fix; 0 follows the DTE (autobaud). */
+static const u32 ipr_rates[] = {
+	0, 300, 1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400,
+	460800,
+};
 
 /*
  * \N modes as V.250 +ES triples: <orig_rqst> (0 direct, 1 buffered, 2 and
@@ -83,7 +117,7 @@ static u64 elapsed(u64 now, u64 then)
 
 static u64 guard_ns(const struct at_state *at)
 {
-	return (u64)at->s[12] * 20 * NS_PER_MS;
+	return (u64)at->cfg.s[12] * 20 * NS_PER_MS;
 }
 
 /* -- output ---------------------------------------------------------------- */
@@ -134,14 +168,14 @@ static void put_hex2(struct at_out *o, u32 v, unsigned int reserve)
 static void put_crlf(const struct at_state *at, struct at_out *o,
 		     unsigned int reserve)
 {
-	put_ch(o, (char)at->s[3], reserve);
-	put_ch(o, (char)at->s[4], reserve);
+	put_ch(o, (char)at->cfg.s[3], reserve);
+	put_ch(o, (char)at->cfg.s[4], reserve);
 }
 
 /* Information text: "<CR><LF>text<CR><LF>" verbose, "text<CR><LF>" not. */
 static void info_begin(const struct at_state *at, struct at_out *o)
 {
-	if (at->verbose)
+	if (at->cfg.verbose)
 		put_crlf(at, o, RESULT_RESERVE);
 }
 
@@ -185,10 +219,10 @@ static enum at_result x_filter(const struct at_state *at, enum at_result rc)
 {
 	switch (rc) {
 	case AT_RC_NO_DIALTONE:
-		return at->xlevel == 2 || at->xlevel == 4 ? rc : AT_RC_NO_CARRIER;
+		return at->cfg.xlevel == 2 || at->cfg.xlevel == 4 ? rc : AT_RC_NO_CARRIER;
 	case AT_RC_BUSY:
 	case AT_RC_NO_ANSWER:
-		return at->xlevel >= 3 ? rc : AT_RC_NO_CARRIER;
+		return at->cfg.xlevel >= 3 ? rc : AT_RC_NO_CARRIER;
 	default:
 		return rc;
 	}
@@ -222,18 +256,18 @@ static void result(const struct at_state *at, struct at_out *o,
 {
 	const char *name;
 
-	if (at->quiet)
+	if (at->cfg.quiet)
 		return;
 	rc = x_filter(at, rc);
-	if (rc == AT_RC_CONNECT && at->xlevel == 0)
+	if (rc == AT_RC_CONNECT && at->cfg.xlevel == 0)
 		rate = 0;
 	name = at_result_name(rc);
 	if (!name)
 		return;
-	if (!at->verbose) {
+	if (!at->cfg.verbose) {
 		put_uint(o, rc == AT_RC_CONNECT && rate ? connect_code(rate) : rc,
 			 0, 0);
-		put_ch(o, (char)at->s[3], 0);
+		put_ch(o, (char)at->cfg.s[3], 0);
 		return;
 	}
 	put_crlf(at, o, 0);
@@ -249,8 +283,8 @@ static void result(const struct at_state *at, struct at_out *o,
 
 static void set_ec(struct at_state *at, enum at_ec ec)
 {
-	at->ec = ec;
-	memcpy(at->es, ec_es[ec], sizeof(at->es));
+	at->cfg.ec = ec;
+	memcpy(at->cfg.es, ec_es[ec], sizeof(at->cfg.es));
 }
 
 /* The originator's error control from <orig_rqst>, <orig_fbk>. */
@@ -282,27 +316,40 @@ static void factory(struct at_state *at)
 {
 	unsigned int i;
 
+	memset(&at->cfg, 0, sizeof(at->cfg));
 	for (i = 0; i < AT_NREGS; i++)
-		at->s[i] = sregs[i].def;
-	at->echo = true;
-	at->verbose = true;
-	at->quiet = false;
-	at->bell = false;
-	at->xlevel = 4;
-	at->amp_c = 1;
-	at->amp_d = 2;
-	at->amp_k = 3;
-	at->speaker = 1;
-	at->volume = 1;
-	at->mod = AT_MOD_V22B;
-	at->automode = true;
-	at->min_rate = 0;
-	at->max_rate = 0;
+		at->cfg.s[i] = sregs[i].def;
+	for (i = 0; i < AT_X_COUNT; i++)
+		memcpy(at->cfg.ext[i], ext_defs[i].def, sizeof(at->cfg.ext[i]));
+	at->cfg.echo = true;
+	at->cfg.verbose = true;
+	at->cfg.quiet = false;
+	at->cfg.bell = false;
+	at->cfg.xlevel = 4;
+	at->cfg.amp_c = 1;
+	at->cfg.amp_d = 2;
+	at->cfg.amp_k = 3;
+	at->cfg.speaker = 1;
+	at->cfg.volume = 1;
+	at->cfg.mod = AT_MOD_V22B;
+	at->cfg.automode = true;
+	at->cfg.min_rate = 0;
+	at->cfg.max_rate = 0;
 	set_ec(at, AT_EC_AUTO);
 	/* V.8 off: a V.25 start-up is what every peer understands. */
-	at->a8e[0] = 0;
-	at->a8e[1] = 0;
-	at->a8e[2] = AT_V8CF_DATA;
+	at->cfg.a8e[0] = 0;
+	at->cfg.a8e[1] = 0;
+	at->cfg.a8e[2] = AT_V8CF_DATA;
+	at->sreg_sel = 0;
+}
+
+/* ATZ<n>, and a reset by DTR (&D3): S1 counts rings, it is no setting. */
+static void load_profile(struct at_state *at, unsigned int n)
+{
+	u8 rings = at->cfg.s[1];
+
+	at->cfg = at->profile[n];
+	at->cfg.s[1] = rings;
 	at->sreg_sel = 0;
 }
 
@@ -319,7 +366,7 @@ void at_reset_session(struct at_state *at)
 	at->call = AT_CALL_IDLE;
 	at->rate = 0;
 	at->plus = 0;
-	at->s[1] = 0;
+	at->cfg.s[1] = 0;
 	editor_reset(at);
 }
 
@@ -327,6 +374,8 @@ void at_init(struct at_state *at)
 {
 	memset(at, 0, sizeof(*at));
 	factory(at);
+	at->profile[0] = at->cfg;
+	at->profile[1] = at->cfg;
 	at->dtr = true;
 	at_reset_session(at);
 }
@@ -335,20 +384,20 @@ static void fill_call(struct at_state *at, bool answering)
 {
 	struct at_call *c = &at->callp;
 
-	c->detect_dialtone = at->xlevel == 2 || at->xlevel == 4;
-	c->detect_busy = at->xlevel >= 3;
-	c->bell = at->bell;
-	c->mod = at->mod;
-	c->automode = at->automode;
-	c->min_rate = at->min_rate;
-	c->max_rate = at->max_rate;
-	c->ec = answering ? ans_ec(at->es) : orig_ec(at->es);
-	c->v8 = answering ? at->a8e[1] != 0 : at->a8e[0] != 0;
-	c->dialtone_wait_s = at->s[6];
-	c->carrier_wait_s = at->s[7];
-	c->comma_s = at->s[8];
-	c->carrier_loss_ds = at->s[10];
-	c->dtmf_ms = at->s[11];
+	c->detect_dialtone = at->cfg.xlevel == 2 || at->cfg.xlevel == 4;
+	c->detect_busy = at->cfg.xlevel >= 3;
+	c->bell = at->cfg.bell;
+	c->mod = at->cfg.mod;
+	c->automode = at->cfg.automode;
+	c->min_rate = at->cfg.min_rate;
+	c->max_rate = at->cfg.max_rate;
+	c->ec = answering ? ans_ec(at->cfg.es) : orig_ec(at->cfg.es);
+	c->v8 = answering ? at->cfg.a8e[1] != 0 : at->cfg.a8e[0] != 0;
+	c->dialtone_wait_s = at->cfg.s[6];
+	c->carrier_wait_s = at->cfg.s[7];
+	c->comma_s = at->cfg.s[8];
+	c->carrier_loss_ds = at->cfg.s[10];
+	c->dtmf_ms = at->cfg.s[11];
 }
 
 /* -- command line parsing --------------------------------------------------- */
@@ -463,18 +512,20 @@ static int sreg_set(struct at_state *at, u32 reg, struct cur *c)
 {
 	u32 v;
 
-	if (reg >= AT_NREGS || sregs[reg].ro)
+	if (reg >= AT_NSTORED || (reg < AT_NREGS && sregs[reg].ro))
 		return -1;
-	if (!number(c, 255, &v) || v < sregs[reg].min || v > sregs[reg].max)
+	if (!number(c, 255, &v))
 		return -1;
-	at->s[reg] = (u8)v;
+	if (reg < AT_NREGS && (v < sregs[reg].min || v > sregs[reg].max))
+		return -1;
+	at->cfg.s[reg] = (u8)v;
 	return 0;
 }
 
 static void sreg_show(struct at_state *at, u32 reg, struct at_out *o)
 {
 	info_begin(at, o);
-	put_uint(o, at->s[reg], 3, RESULT_RESERVE);
+	put_uint(o, at->cfg.s[reg], 3, RESULT_RESERVE);
 	info_end(at, o);
 }
 
@@ -483,7 +534,7 @@ static int cmd_s(struct at_state *at, struct cur *c, struct at_out *o)
 {
 	u32 reg;
 
-	if (!number(c, AT_NREGS - 1, &reg))
+	if (!number(c, AT_NSTORED - 1, &reg))
 		return -1;
 	if (accept(c, '='))
 		return sreg_set(at, reg, c);
@@ -498,13 +549,13 @@ static int cmd_s(struct at_state *at, struct cur *c, struct at_out *o)
 /* The +MS settings: <mod>,<automode>,<min_rate>,<max_rate>. */
 static void put_ms(struct at_state *at, struct at_out *o, unsigned int r)
 {
-	put_str(o, mod_names[at->mod], r);
+	put_str(o, mod_names[at->cfg.mod], r);
 	put_ch(o, ',', r);
-	put_uint(o, at->automode, 0, r);
+	put_uint(o, at->cfg.automode, 0, r);
 	put_ch(o, ',', r);
-	put_uint(o, at->min_rate, 0, r);
+	put_uint(o, at->cfg.min_rate, 0, r);
 	put_ch(o, ',', r);
-	put_uint(o, at->max_rate, 0, r);
+	put_uint(o, at->cfg.max_rate, 0, r);
 }
 
 /* The +ES settings: <orig_rqst>,<orig_fbk>,<ans_fbk>. */
@@ -515,18 +566,18 @@ static void put_es(struct at_state *at, struct at_out *o, unsigned int r)
 	for (i = 0; i < 3; i++) {
 		if (i)
 			put_ch(o, ',', r);
-		put_uint(o, at->es[i], 0, r);
+		put_uint(o, at->cfg.es[i], 0, r);
 	}
 }
 
 /* The +A8E settings: <v8o>,<v8a>,<v8cf>. */
 static void put_a8e(struct at_state *at, struct at_out *o, unsigned int r)
 {
-	put_uint(o, at->a8e[0], 0, r);
+	put_uint(o, at->cfg.a8e[0], 0, r);
 	put_ch(o, ',', r);
-	put_uint(o, at->a8e[1], 0, r);
+	put_uint(o, at->cfg.a8e[1], 0, r);
 	put_ch(o, ',', r);
-	put_hex2(o, at->a8e[2], r);
+	put_hex2(o, at->cfg.a8e[2], r);
 }
 
 static void show_config(struct at_state *at, struct at_out *o)
@@ -536,27 +587,31 @@ static void show_config(struct at_state *at, struct at_out *o)
 
 	info(at, o, "ACTIVE PROFILE:");
 	put_str(o, "E", r);
-	put_uint(o, at->echo, 0, r);
+	put_uint(o, at->cfg.echo, 0, r);
 	put_str(o, " L", r);
-	put_uint(o, at->volume, 0, r);
+	put_uint(o, at->cfg.volume, 0, r);
 	put_str(o, " M", r);
-	put_uint(o, at->speaker, 0, r);
+	put_uint(o, at->cfg.speaker, 0, r);
 	put_str(o, " Q", r);
-	put_uint(o, at->quiet, 0, r);
+	put_uint(o, at->cfg.quiet, 0, r);
 	put_str(o, " V", r);
-	put_uint(o, at->verbose, 0, r);
+	put_uint(o, at->cfg.verbose, 0, r);
 	put_str(o, " X", r);
-	put_uint(o, at->xlevel, 0, r);
+	put_uint(o, at->cfg.xlevel, 0, r);
 	put_str(o, " B", r);
-	put_uint(o, at->bell, 0, r);
+	put_uint(o, at->cfg.bell, 0, r);
 	put_str(o, " &C", r);
-	put_uint(o, at->amp_c, 0, r);
+	put_uint(o, at->cfg.amp_c, 0, r);
 	put_str(o, " &D", r);
-	put_uint(o, at->amp_d, 0, r);
+	put_uint(o, at->cfg.amp_d, 0, r);
 	put_str(o, " &K", r);
-	put_uint(o, at->amp_k, 0, r);
+	put_uint(o, at->cfg.amp_k, 0, r);
+	put_str(o, " &S", r);
+	put_uint(o, at->cfg.amp_s, 0, r);
+	put_str(o, " W", r);
+	put_uint(o, at->cfg.w, 0, r);
 	put_str(o, " \\N", r);
-	put_uint(o, at->ec, 0, r);
+	put_uint(o, at->cfg.ec, 0, r);
 	put_str(o, " +MS=", r);
 	put_ms(at, o, r);
 	put_str(o, " +ES=", r);
@@ -568,7 +623,7 @@ static void show_config(struct at_state *at, struct at_out *o)
 		put_ch(o, 'S', r);
 		put_uint(o, i, 2, r);
 		put_ch(o, ':', r);
-		put_uint(o, at->s[i], 3, r);
+		put_uint(o, at->cfg.s[i], 3, r);
 		if (i == 6 || i == AT_NREGS - 1)
 			put_crlf(at, o, r);
 		else
@@ -587,7 +642,7 @@ static bool rate_ok(enum at_mod mod, u32 rate)
 static int cmd_ms(struct at_state *at, struct cur *c, struct at_out *o)
 {
 	const unsigned int r = RESULT_RESERVE;
-	u32 mod, automode = at->automode, lo = 0, hi = 0;
+	u32 mod, automode = at->cfg.automode, lo = 0, hi = 0;
 
 	if (accept(c, '?')) {
 		info_begin(at, o);
@@ -622,10 +677,10 @@ static int cmd_ms(struct at_state *at, struct cur *c, struct at_out *o)
 		return -1;
 	if (!rate_ok(mod, lo) || !rate_ok(mod, hi) || (hi && lo > hi))
 		return -1;
-	at->mod = mod;
-	at->automode = automode;
-	at->min_rate = (u16)lo;
-	at->max_rate = (u16)hi;
+	at->cfg.mod = mod;
+	at->cfg.automode = automode;
+	at->cfg.min_rate = (u16)lo;
+	at->cfg.max_rate = (u16)hi;
 	return 0;
 }
 
@@ -634,7 +689,7 @@ static int cmd_es(struct at_state *at, struct cur *c, struct at_out *o)
 {
 	static const u32 max[3] = { 3, 3, 5 };
 	const unsigned int r = RESULT_RESERVE;
-	u32 v[3] = { at->es[0], at->es[1], at->es[2] };
+	u32 v[3] = { at->cfg.es[0], at->cfg.es[1], at->cfg.es[2] };
 	unsigned int i;
 
 	if (accept(c, '?')) {
@@ -659,9 +714,9 @@ static int cmd_es(struct at_state *at, struct cur *c, struct at_out *o)
 	if (!ext_end(c))
 		return -1;
 	for (i = 0; i < 3; i++)
-		at->es[i] = (u8)v[i];
+		at->cfg.es[i] = (u8)v[i];
 	/* \N shows the originator's side, as &V always did. */
-	at->ec = orig_ec(at->es);
+	at->cfg.ec = orig_ec(at->cfg.es);
 	return 0;
 }
 
@@ -674,7 +729,7 @@ static int cmd_es(struct at_state *at, struct cur *c, struct at_out *o)
 static int cmd_a8e(struct at_state *at, struct cur *c, struct at_out *o)
 {
 	const unsigned int r = RESULT_RESERVE;
-	u32 v[3] = { at->a8e[0], at->a8e[1], at->a8e[2] };
+	u32 v[3] = { at->cfg.a8e[0], at->cfg.a8e[1], at->cfg.a8e[2] };
 
 	if (accept(c, '?')) {
 		info_begin(at, o);
@@ -701,35 +756,177 @@ static int cmd_a8e(struct at_state *at, struct cur *c, struct at_out *o)
 	    (v[1] != 0 && v[1] != AT_V8A_ON && v[1] != AT_V8A_IND) ||
 	    v[2] != AT_V8CF_DATA)
 		return -1;
-	at->a8e[0] = (u8)v[0];
-	at->a8e[1] = (u8)v[1];
-	at->a8e[2] = (u8)v[2];
+	at->cfg.a8e[0] = (u8)v[0];
+	at->cfg.a8e[1] = (u8)v[1];
+	at->cfg.a8e[2] = (u8)v[2];
 	return 0;
+}
+
+static void put_ext(struct at_state *at, struct at_out *o, unsigned int x)
+{
+	const unsigned int r = RESULT_RESERVE;
+	unsigned int i;
+
+	put_ch(o, '+', r);
+	put_str(o, ext_defs[x].name, r);
+	put_str(o, ": ", r);
+	for (i = 0; i < ext_defs[x].n; i++) {
+		if (i)
+			put_ch(o, ',', r);
+		put_uint(o, at->cfg.ext[x][i], 0, r);
+	}
+}
+
+/* +X?, +X=?, +X=<v>[,<v>...] (an empty subparameter keeps its value). */
+static int cmd_ext_vals(struct at_state *at, unsigned int x, struct cur *c,
+			struct at_out *o)
+{
+	const struct ext_def *d = &ext_defs[x];
+	u32 v[AT_X_VALS];
+	unsigned int i;
+
+	if (accept(c, '?')) {
+		info_begin(at, o);
+		put_ext(at, o, x);
+		info_end(at, o);
+		return ext_end(c) ? 0 : -1;
+	}
+	if (!accept(c, '='))
+		return -1;
+	if (accept(c, '?')) {
+		info_begin(at, o);
+		put_ch(o, '+', RESULT_RESERVE);
+		put_str(o, d->name, RESULT_RESERVE);
+		put_str(o, ": ", RESULT_RESERVE);
+		put_str(o, d->range, RESULT_RESERVE);
+		info_end(at, o);
+		return ext_end(c) ? 0 : -1;
+	}
+	for (i = 0; i < d->n; i++) {
+		v[i] = at->cfg.ext[x][i];
+		if (i && !accept(c, ','))
+			break;
+		if (!opt_number(c, d->max[i], &v[i]) || v[i] < d->min[i])
+			return -1;
+	}
+	if (!ext_end(c))
+		return -1;
+	for (i = 0; i < d->n; i++)
+		at->cfg.ext[x][i] = (u16)v[i];
+	return 0;
+}
+
+static int cmd_ipr(struct at_state *at, struct cur *c, struct at_out *o)
+{
+	const unsigned int r = RESULT_RESERVE;
+	unsigned int i;
+	u32 v;
+
+	if (accept(c, '?')) {
+		info_begin(at, o);
+		put_str(o, "+IPR: ", r);
+		put_uint(o, at->cfg.ipr, 0, r);
+		info_end(at, o);
+		return ext_end(c) ? 0 : -1;
+	}
+	if (!accept(c, '='))
+		return -1;
+	if (accept(c, '?')) {
+		info_begin(at, o);
+		put_str(o, "+IPR: (", r);
+		for (i = 0; i < ARRAY_SIZE(ipr_rates); i++) {
+			if (i)
+				put_ch(o, ',', r);
+			put_uint(o, ipr_rates[i], 0, r);
+		}
+		put_str(o, "),()", r);
+		info_end(at, o);
+		return ext_end(c) ? 0 : -1;
+	}
+	if (!number(c, 1000000, &v) || !ext_end(c))
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(ipr_rates); i++) {
+		if (ipr_rates[i] == v) {
+			at->cfg.ipr = v;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* +GMI and the like: information text, no parameters. */
+static int ext_info(struct at_state *at, struct cur *c, struct at_out *o,
+		    const char *text)
+{
+	if (accept(c, '=')) {
+		/* "=?": the test form of an action command, nothing to list. */
+		if (!accept(c, '?'))
+			return -1;
+	} else {
+		info(at, o, text);
+	}
+	return ext_end(c) ? 0 : -1;
 }
 
 static int cmd_ext(struct at_state *at, struct cur *c, struct at_out *o)
 {
+	unsigned int x;
+
+	for (x = 0; x < AT_X_COUNT; x++)
+		if (ext_name(c, ext_defs[x].name))
+			return cmd_ext_vals(at, x, c, o);
+	if (ext_name(c, "IPR"))
+		return cmd_ipr(at, c, o);
 	if (ext_name(c, "MS"))
 		return cmd_ms(at, c, o);
 	if (ext_name(c, "ES"))
 		return cmd_es(at, c, o);
 	if (ext_name(c, "A8E"))
 		return cmd_a8e(at, c, o);
-	if (ext_name(c, "GMI")) {
-		info(at, o, info_text[0]);
-		return ext_end(c) ? 0 : -1;
-	}
-	if (ext_name(c, "GMM")) {
-		info(at, o, info_text[1]);
-		return ext_end(c) ? 0 : -1;
-	}
-	if (ext_name(c, "GMR")) {
-		info(at, o, AT_VERSION);
-		return ext_end(c) ? 0 : -1;
-	}
-	if (ext_name(c, "GCAP")) {
-		info(at, o, "+GCAP: +MS,+ES");
-		return ext_end(c) ? 0 : -1;
+	if (ext_name(c, "GMI"))
+		return ext_info(at, c, o, info_text[0]);
+	if (ext_name(c, "GMM"))
+		return ext_info(at, c, o, info_text[1]);
+	if (ext_name(c, "GMR"))
+		return ext_info(at, c, o, AT_VERSION);
+	if (ext_name(c, "GSN"))
+		return ext_info(at, c, o, "0");
+	if (ext_name(c, "GCAP"))
+		return ext_info(at, c, o, "+GCAP: +FCLASS,+MS,+ES,+DS");
+	return -1;
+}
+
+/*
+ * Hayes &-commands for things a soft modem on a tty does not have (guard
+ * tones, jacks, leased lines, synchronous modes, clocks, test loops): the
+ * value that describes it is accepted, as the chips that ignore them do,
+ * so that init strings written for those work; another value is an error.
+ */
+static int amp_compat(char sub, struct cur *c)
+{
+	static const struct {
+		char cmd;
+		u8 max;
+	} ok[] = {
+		{ 'B', 1 },	/* DTE rate fixed or following the line */
+		{ 'G', 2 },	/* guard tone */
+		{ 'J', 1 },	/* telephone jack */
+		{ 'L', 0 },	/* dial-up line, not leased */
+		{ 'M', 0 },	/* asynchronous */
+		{ 'P', 1 },	/* pulse make/break ratio */
+		{ 'R', 1 },	/* CTS follows RTS or is always on */
+		{ 'T', 0 },	/* end a test: there is none running */
+		{ 'X', 2 },	/* synchronous clock source */
+	};
+	unsigned int i;
+	u32 v;
+
+	for (i = 0; i < ARRAY_SIZE(ok); i++) {
+		if (ok[i].cmd != sub)
+			continue;
+		if (!number(c, ok[i].max, &v))
+			return -1;
+		return 0;
 	}
 	return -1;
 }
@@ -746,12 +943,12 @@ static int cmd_amp(struct at_state *at, struct cur *c, struct at_out *o)
 	case 'C':
 		if (!number(c, 1, &v))
 			return -1;
-		at->amp_c = (u8)v;
+		at->cfg.amp_c = (u8)v;
 		return 0;
 	case 'D':
 		if (!number(c, 3, &v))
 			return -1;
-		at->amp_d = (u8)v;
+		at->cfg.amp_d = (u8)v;
 		return 0;
 	case 'F':
 		if (!number(c, 0, &v))
@@ -762,16 +959,45 @@ static int cmd_amp(struct at_state *at, struct cur *c, struct at_out *o)
 		/* Flow control: the tty always does RTS/CTS; kept for &V. */
 		if (!number(c, 4, &v) || v == 1 || v == 2)
 			return -1;
-		at->amp_k = (u8)v;
+		at->cfg.amp_k = (u8)v;
+		return 0;
+	case 'Q':
+		/* Hayes' names for \N1 (&Q0), \N3 (&Q5) and \N0 (&Q6). */
+		if (!number(c, 6, &v))
+			return -1;
+		if (v == 0)
+			set_ec(at, AT_EC_DIRECT);
+		else if (v == 5)
+			set_ec(at, AT_EC_AUTO);
+		else if (v == 6)
+			set_ec(at, AT_EC_NORMAL);
+		else
+			return -1;
+		return 0;
+	case 'S':
+		/* DSR: 0 always on, 1 on while a connection is up. */
+		if (!number(c, 1, &v))
+			return -1;
+		at->cfg.amp_s = (u8)v;
 		return 0;
 	case 'V':
 		if (!number(c, 0, &v))
 			return -1;
 		show_config(at, o);
 		return 0;
+	case 'W':
+		if (!number(c, 1, &v))
+			return -1;
+		at->profile[v] = at->cfg;
+		at->profile[v].s[1] = 0;
+		return 0;
+	case 'Y':
+		if (!number(c, 1, &v))
+			return -1;
+		at->power_on = (u8)v;
+		return 0;
 	default:
-		/* &W and the like: no stored profiles. */
-		return -1;
+		return amp_compat(sub, c);
 	}
 }
 
@@ -780,7 +1006,7 @@ static int cmd_d(struct at_state *at, struct cur *c)
 {
 	struct at_call *call = &at->callp;
 	unsigned int n = 0;
-	bool pulse = false, stay = false;
+	bool pulse = at->cfg.pulse, stay = false;
 
 	if (at->call != AT_CALL_IDLE)
 		return -1;
@@ -875,31 +1101,52 @@ static int run(struct at_state *at, const char *line, unsigned int n,
 
 		switch (cmd) {
 		case 'E':
-			err = set_bool(&c, &at->echo);
+			err = set_bool(&c, &at->cfg.echo);
 			break;
 		case 'V':
-			err = set_bool(&c, &at->verbose);
+			err = set_bool(&c, &at->cfg.verbose);
 			break;
 		case 'Q':
-			err = set_bool(&c, &at->quiet);
+			err = set_bool(&c, &at->cfg.quiet);
 			break;
 		case 'B':
-			err = set_bool(&c, &at->bell);
+			err = set_bool(&c, &at->cfg.bell);
 			break;
 		case 'X':
-			err = set_u8(&c, 4, &at->xlevel);
+			err = set_u8(&c, 4, &at->cfg.xlevel);
 			break;
 		case 'M':
-			err = set_u8(&c, 3, &at->speaker);
+			err = set_u8(&c, 3, &at->cfg.speaker);
 			break;
 		case 'L':
-			err = set_u8(&c, 3, &at->volume);
+			err = set_u8(&c, 3, &at->cfg.volume);
 			break;
 		case 'I':
-			if (!number(&c, N_INFO - 1, &v))
+			if (!number(&c, ARRAY_SIZE(info_text) - 1, &v))
 				err = -1;
 			else if (info_text[v])
 				info(at, o, info_text[v]);
+			break;
+		case 'N':
+			/* Rockwell's automode switch: +MS <automode> */
+			err = set_bool(&c, &at->cfg.automode);
+			break;
+		case 'P':
+		case 'T':
+			/* The dial method ATD uses when its string names none. */
+			at->cfg.pulse = cmd == 'P';
+			break;
+		case 'W':
+			err = set_u8(&c, 2, &at->cfg.w);
+			break;
+		case 'Y':
+			/* Long space disconnect: not sent, not honoured. */
+			err = number(&c, 0, &v) ? 0 : -1;
+			break;
+		case '%':
+			/* %C0: no MNP5/V.42bis compression, the only kind. */
+			if (!accept(&c, 'C') || !number(&c, 0, &v))
+				err = -1;
 			break;
 		case 'H':
 			if (!number(&c, 0, &v)) {
@@ -918,7 +1165,7 @@ static int run(struct at_state *at, const char *line, unsigned int n,
 				break;
 			}
 			o->act |= AT_ACT_HANGUP;
-			factory(at);
+			load_profile(at, v);
 			at_reset_session(at);
 			c.p = c.n;	/* the rest of the line is not run */
 			break;
@@ -1007,7 +1254,7 @@ unsigned int at_input(struct at_state *at, const u8 *buf, unsigned int n,
 		if (out->len && out->size - out->len < AT_OUT_MIN)
 			break;
 		if (at->call == AT_CALL_DIALING || at->call == AT_CALL_ANSWERING) {
-			if (buf[i] == at->s[4] || buf[i] == 0)
+			if (buf[i] == at->cfg.s[4] || buf[i] == 0)
 				continue;
 			at->call = AT_CALL_IDLE;
 			out->act |= AT_ACT_HANGUP;
@@ -1015,7 +1262,7 @@ unsigned int at_input(struct at_state *at, const u8 *buf, unsigned int n,
 			editor_reset(at);
 			return i + 1;
 		}
-		if (at->echo)
+		if (at->cfg.echo)
 			put_ch(out, ch, RESULT_RESERVE);
 		switch (at->in_state) {
 		case IN_IDLE:
@@ -1036,7 +1283,7 @@ unsigned int at_input(struct at_state *at, const u8 *buf, unsigned int n,
 			}
 			break;
 		default:
-			if (buf[i] == at->s[3]) {
+			if (buf[i] == at->cfg.s[3]) {
 				at->in_state = IN_IDLE;
 				if (at->overflow) {
 					result(at, out, AT_RC_ERROR, 0);
@@ -1047,7 +1294,7 @@ unsigned int at_input(struct at_state *at, const u8 *buf, unsigned int n,
 				execute(at, at->line, at->len, now_ns, out);
 				return i + 1;
 			}
-			if (buf[i] == at->s[5]) {
+			if (buf[i] == at->cfg.s[5]) {
 				if (at->len && !at->overflow)
 					at->len--;
 				break;
@@ -1065,17 +1312,72 @@ unsigned int at_input(struct at_state *at, const u8 *buf, unsigned int n,
 	return i;
 }
 
-void at_connected(struct at_state *at, u32 rate, u64 now_ns,
-		  struct at_out *out)
+/* The modulation of a rate: V.22bis modems fall back to V.22 at 1200. */
+static const char *carrier_name(u32 rate)
 {
+	unsigned int m;
+
+	for (m = 0; m < AT_MOD_COUNT; m++)
+		if (rate <= mod_max_rate[m])
+			return mod_names[m];
+	return mod_names[AT_MOD_V22B];
+}
+
+/* "<CR><LF>name value<CR><LF>", as verbose information text. */
+static void report(const struct at_state *at, struct at_out *o,
+		   const char *name, const char *text, u32 v)
+{
+	const unsigned int r = RESULT_RESERVE;
+
+	info_begin(at, o);
+	put_str(o, name, r);
+	if (text)
+		put_str(o, text, r);
+	else
+		put_uint(o, v, 0, r);
+	info_end(at, o);
+}
+
+/* V.250's intermediate reports, in its order, and Hayes' ATW1 lines. */
+static void connect_reports(const struct at_state *at, const struct at_conn *c,
+			    struct at_out *o)
+{
+	const char *ec = c->lapm ? "LAPM" : "NONE";
+
+	if (at->cfg.quiet)
+		return;
+	if (at->cfg.w == 1) {
+		report(at, o, "CARRIER ", NULL, c->rate);
+		report(at, o, "PROTOCOL: ", c->lapm ? "LAP-M" : "NONE", 0);
+		report(at, o, "COMPRESSION: ", "NONE", 0);
+	}
+	if (at->cfg.ext[AT_X_MR][0]) {
+		report(at, o, "+MCR: ", carrier_name(c->rate), 0);
+		report(at, o, "+MRR: ", NULL, c->rate);
+	}
+	if (at->cfg.ext[AT_X_ER][0])
+		report(at, o, "+ER: ", ec, 0);
+	if (at->cfg.ext[AT_X_DR][0])
+		report(at, o, "+DR: ", "NONE", 0);
+	if (at->cfg.ext[AT_X_ILRR][0])
+		report(at, o, "+ILRR: ", NULL, at->cfg.ipr ? at->cfg.ipr :
+		       at->dte_rate);
+}
+
+void at_connected(struct at_state *at, const struct at_conn *conn,
+		  u64 now_ns, struct at_out *out)
+{
+	u32 rate = conn->rate;
+
 	if (at->call != AT_CALL_DIALING && at->call != AT_CALL_ANSWERING)
 		return;
+	connect_reports(at, conn, out);
 	at->call = AT_CALL_ONLINE;
 	at->mode = AT_MODE_DATA;
 	at->rate = rate;
 	at->plus = 0;
 	at->last_data_ns = now_ns;
-	at->s[1] = 0;
+	at->cfg.s[1] = 0;
 	editor_reset(at);
 	result(at, out, AT_RC_CONNECT, rate);
 }
@@ -1088,7 +1390,7 @@ void at_call_end(struct at_state *at, enum at_result rc, struct at_out *out)
 	at->mode = AT_MODE_COMMAND;
 	at->rate = 0;
 	at->plus = 0;
-	at->s[1] = 0;
+	at->cfg.s[1] = 0;
 	editor_reset(at);
 	result(at, out, rc, 0);
 }
@@ -1096,14 +1398,14 @@ void at_call_end(struct at_state *at, enum at_result rc, struct at_out *out)
 void at_ring(struct at_state *at, u64 now_ns, struct at_out *out)
 {
 	if (elapsed(now_ns, at->ring_ns) > RING_GAP_NS)
-		at->s[1] = 0;
+		at->cfg.s[1] = 0;
 	at->ring_ns = now_ns;
-	if (at->s[1] < 255)
-		at->s[1]++;
+	if (at->cfg.s[1] < 255)
+		at->cfg.s[1]++;
 	result(at, out, AT_RC_RING, 0);
 	/* &D2/&D3: no answering while the DTE says it is not ready. */
-	if (at->s[0] && at->s[1] >= at->s[0] && at->call == AT_CALL_IDLE &&
-	    at->mode == AT_MODE_COMMAND && (at->dtr || at->amp_d < 2))
+	if (at->cfg.s[0] && at->cfg.s[1] >= at->cfg.s[0] && at->call == AT_CALL_IDLE &&
+	    at->mode == AT_MODE_COMMAND && (at->dtr || at->cfg.amp_d < 2))
 		answer(at, out);
 }
 
@@ -1118,7 +1420,7 @@ bool at_escape_feed(struct at_state *at, const u8 *buf, unsigned int n,
 	for (i = 0; i < n; i++) {
 		bool timely;
 
-		if (at->s[2] > 127 || buf[i] != at->s[2] || at->plus >= 3)
+		if (at->cfg.s[2] > 127 || buf[i] != at->cfg.s[2] || at->plus >= 3)
 			timely = false;
 		else if (!guard)
 			timely = true;
@@ -1161,7 +1463,7 @@ void at_dtr(struct at_state *at, bool on, struct at_out *out)
 	at->dtr = on;
 	if (!drop)
 		return;
-	switch (at->amp_d) {
+	switch (at->cfg.amp_d) {
 	case 1:
 		if (at->mode == AT_MODE_DATA) {
 			at->mode = AT_MODE_COMMAND;
@@ -1174,8 +1476,8 @@ void at_dtr(struct at_state *at, bool on, struct at_out *out)
 	case 3:
 		out->act |= AT_ACT_HANGUP;
 		at_call_end(at, AT_RC_NO_CARRIER, out);
-		if (at->amp_d == 3)
-			factory(at);
+		if (at->cfg.amp_d == 3)
+			load_profile(at, at->power_on);
 		break;
 	default:
 		break;
@@ -1184,5 +1486,5 @@ void at_dtr(struct at_state *at, bool on, struct at_out *out)
 
 bool at_dcd(const struct at_state *at, bool carrier)
 {
-	return at->amp_c ? carrier : true;
+	return at->cfg.amp_c ? carrier : true;
 }

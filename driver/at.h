@@ -19,7 +19,7 @@
 #define AT_LINE_MAX	64
 /* Dial string characters kept for the modem (digits and modifiers). */
 #define AT_DIAL_MAX	40
-/* S0..S12 */
+/* S0..S12: the registers that mean something */
 #define AT_NREGS	13
 /* at_input() stops taking bytes while less than this is free in out. */
 #define AT_OUT_MIN	512
@@ -108,18 +108,55 @@ struct at_call {
 	u8 dtmf_ms;		/* S11 */
 };
 
-struct at_state {
-	/* Settings: AT&F restores them, ATZ too (there is no stored profile). */
-	u8 s[AT_NREGS];
+/* V.250 settings that are stored values only: a list of numbers each. */
+enum at_ext {
+	AT_X_ICF,		/* +ICF <format>,<parity> */
+	AT_X_IFC,		/* +IFC <by_dte>,<by_dce> */
+	AT_X_ILRR,		/* +ILRR: report the DTE rate before CONNECT */
+	AT_X_DR,		/* +DR: report compression before CONNECT */
+	AT_X_ER,		/* +ER: report error control before CONNECT */
+	AT_X_MR,		/* +MR: report the modulation before CONNECT */
+	AT_X_DS,		/* +DS V.42bis: only "none" (direction 0) */
+	AT_X_FCLASS,		/* +FCLASS: 0 (data) is the only class */
+	AT_X_ETBM,		/* +ETBM buffer handling at call end */
+	AT_X_COUNT
+};
+#define AT_X_VALS	4
+
+/*
+ * Everything AT&W stores in a profile and ATZ loads from it (AT&F: from
+ * the factory's).  S registers above AT_NREGS keep what is written to them
+ * and mean nothing here, as a modem's reserved ones.
+ */
+#define AT_NSTORED	100
+struct at_settings {
+	u8 s[AT_NSTORED];
 	bool echo, verbose, quiet, bell;
-	u8 xlevel, amp_c, amp_d, amp_k, speaker, volume;
+	u8 xlevel, amp_c, amp_d, amp_k, amp_s, speaker, volume;
+	u8 w;			/* ATW1: CARRIER/PROTOCOL/COMPRESSION lines */
+	bool pulse;		/* ATP: dial pulse unless the string says T */
 	enum at_mod mod;
 	bool automode;
 	u16 min_rate, max_rate;
 	u8 es[3];		/* AT+ES values; ec follows them */
 	enum at_ec ec;
 	u8 a8e[3];		/* AT+A8E <v8o>, <v8a>, <v8cf> */
+	u32 ipr;		/* +IPR, 0: the DTE's rate (autobaud) */
+	u16 ext[AT_X_COUNT][AT_X_VALS];
+};
+
+/* What the modem connected with, as the reports before CONNECT say. */
+struct at_conn {
+	u32 rate;		/* bit/s */
+	bool lapm;		/* V.42 error control */
+};
+
+struct at_state {
+	struct at_settings cfg;
+	struct at_settings profile[2];
+	u8 power_on;		/* AT&Y: the profile ATZ (no digit) loads */
 	u8 sreg_sel;		/* ATSn without = or ? selects */
+	u32 dte_rate;		/* the tty's speed, for +ILRR */
 
 	/* The call as the DTE sees it. */
 	enum at_mode mode;
@@ -172,9 +209,12 @@ void at_reset_session(struct at_state *at);
 unsigned int at_input(struct at_state *at, const u8 *buf, unsigned int n,
 		      u64 now_ns, struct at_out *out);
 
-/* The modem connected at rate bit/s: CONNECT <rate>, data mode. */
-void at_connected(struct at_state *at, u32 rate, u64 now_ns,
-		  struct at_out *out);
+/*
+ * The modem connected: the reports +MR, +ER, +DR, +ILRR and ATW1 ask for,
+ * then CONNECT <rate>, data mode.
+ */
+void at_connected(struct at_state *at, const struct at_conn *conn,
+		  u64 now_ns, struct at_out *out);
 /*
  * A call set-up or a connection ended with rc (NO CARRIER, BUSY,
  * NO DIALTONE, NO ANSWER), or a ';' dial finished (OK).  Ignored when no

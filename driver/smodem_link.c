@@ -84,10 +84,10 @@ static unsigned int post(struct smodem_tty *st, struct link_op *op)
 	return 0;
 }
 
-void smodem_link_connected(struct smodem_dev *sd, u32 id, u32 rate)
+void smodem_link_connected(struct smodem_dev *sd, u32 id, u32 rate, bool lapm)
 {
 	struct link_op op = { .fn = post, .sd = sd, .type = EV_CONNECTED,
-			      .arg = rate, .id = id };
+			      .arg = rate, .code = lapm, .id = id };
 
 	with_port(&op);
 }

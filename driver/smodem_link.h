@@ -47,8 +47,11 @@ struct smodem_cmd {
 /* Takes the pending command (a hang-up cancels a call not yet started). */
 void smodem_link_take(struct smodem_dev *sd, struct smodem_cmd *cmd);
 
-/* The handshake finished at rate bit/s: CONNECT <rate>, DCD on (AT&C1). */
-void smodem_link_connected(struct smodem_dev *sd, u32 id, u32 rate);
+/*
+ * The handshake finished at rate bit/s, with V.42 if lapm: CONNECT <rate>
+ * (and the reports asked for before it), DCD on (AT&C1).
+ */
+void smodem_link_connected(struct smodem_dev *sd, u32 id, u32 rate, bool lapm);
 /*
  * The call ended.  Connected: AT_RC_NO_CARRIER, DCD off, SIGHUP.  While
  * setting up: AT_RC_BUSY, AT_RC_NO_DIALTONE, AT_RC_NO_ANSWER,

@@ -311,7 +311,7 @@ static void phase_event(struct call_modem *cm,
 			cm->ec_wait = true;
 		} else {
 			cm->connected = true;
-			smodem_link_connected(cm->sd, cm->id, ev->arg);
+			smodem_link_connected(cm->sd, cm->id, ev->arg, false);
 		}
 		break;
 	case SMDSP_PHASE_RETRAIN:
@@ -345,7 +345,8 @@ static void ec_settle(struct call_modem *cm)
 		return;
 	}
 	cm->connected = true;
-	smodem_link_connected(cm->sd, cm->id, cm->cur.rate);
+	smodem_link_connected(cm->sd, cm->id, cm->cur.rate,
+			      cm->cur.dsp.link == SMDSP_LINK_V42);
 }
 
 /* Events of this period; true if any. */

@@ -217,22 +217,25 @@ static bool handle_event(struct smodem_tty *st, const struct smodem_ev *e,
 	bool online = st->at.call == AT_CALL_ONLINE;
 
 	switch (e->type) {
-	case EV_CONNECTED:
+	case EV_CONNECTED: {
+		struct at_conn conn = { .rate = e->arg, .lapm = e->code };
+
 		if (!current_call)
 			break;
-		at_connected(&st->at, e->arg, ktime_get_ns(), o);
+		at_connected(&st->at, &conn, ktime_get_ns(), o);
 		st->carrier = st->at.call == AT_CALL_ONLINE;
 		/* A connection nobody waits for (e.g. after a ';' dial). */
 		if (!st->carrier)
 			o->act |= AT_ACT_HANGUP;
 		break;
+	}
 	case EV_END:
 		if (!current_call)
 			break;
 		at_call_end(&st->at, (enum at_result)e->code, o);
 		st->carrier = false;
 		flush_queues(st);
-		return online && st->at.amp_c;
+		return online && st->at.cfg.amp_c;
 	case EV_RING_ON:
 		st->ring_on = true;
 		at_ring(&st->at, ktime_get_ns(), o);
@@ -525,6 +528,9 @@ static int smodem_tty_tiocmget(struct tty_struct *tty)
 	raw_spin_lock_irqsave(&st->lock, flags);
 	v = st->mctrl | (st->dtr ? TIOCM_DTR : 0) | (st->rts ? TIOCM_RTS : 0);
 	raw_spin_unlock_irqrestore(&st->lock, flags);
+	/* AT&S1: DSR only while a connection is up (a snapshot, as MSR). */
+	if (READ_ONCE(st->at.cfg.amp_s) && !READ_ONCE(st->carrier))
+		v &= ~TIOCM_DSR;
 	return v;
 }
 
@@ -633,6 +639,9 @@ static void smodem_tty_set_termios(struct tty_struct *tty,
 	unsigned long flags;
 	bool dtr, rts;
 
+	spin_lock_irqsave(&st->at_lock, flags);
+	st->at.dte_rate = tty_get_baud_rate(tty);
+	spin_unlock_irqrestore(&st->at_lock, flags);
 	raw_spin_lock_irqsave(&st->lock, flags);
 	st->crtscts = C_CRTSCTS(tty);
 	dtr = st->dtr;
@@ -682,6 +691,7 @@ static int smodem_port_activate(struct tty_port *port, struct tty_struct *tty)
 		err = -ENODEV;
 	} else {
 		at_reset_session(&st->at);
+		st->at.dte_rate = tty_get_baud_rate(tty);
 		st->ring_on = false;
 		flush_queues(st);
 		raw_spin_lock_irqsave(&st->lock, rflags);

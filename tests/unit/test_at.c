@@ -130,23 +130,23 @@ static void test_basic(void)
 	CHECK_STR(feed("ATE1\r"), "\r\nOK\r\n");
 	CHECK_STR(feed("ATE\r"), "ATE\r\r\nOK\r\n");	/* E = E0 */
 	CHECK_STR(feed("ATE2\r"), "\r\nERROR\r\n");
-	CHECK_STR(feed("ATW\r"), "\r\nERROR\r\n");
-	CHECK_STR(feed("AT&W\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATW3\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT&W2\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("ATH1\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("ATH\r"), "\r\nOK\r\n");
 	CHECK(last_act == AT_ACT_HANGUP);
 	CHECK_STR(feed("ATH0\r"), "\r\nOK\r\n");
 	CHECK(last_act == AT_ACT_HANGUP);
 	CHECK_STR(feed("AT S 7 = 4 5 \r"), "\r\nOK\r\n");
-	CHECK(at.s[7] == 45);
+	CHECK(at.cfg.s[7] == 45);
 	CHECK_STR(feed("ATM2L3\r"), "\r\nOK\r\n");
-	CHECK(at.speaker == 2 && at.volume == 3);
+	CHECK(at.cfg.speaker == 2 && at.cfg.volume == 3);
 	CHECK_STR(feed("ATM4\r"), "\r\nERROR\r\n");
 	/* Nothing happens without a terminator. */
 	CHECK_STR(feed("ATE1"), "");
-	CHECK(at.echo == false);
+	CHECK(at.cfg.echo == false);
 	CHECK_STR(feed("\r"), "\r\nOK\r\n");
-	CHECK(at.echo == true);
+	CHECK(at.cfg.echo == true);
 	feed("ATE0\r");
 }
 
@@ -179,13 +179,15 @@ static void test_info(void)
 	CHECK_STR(feed("ATI1\r"), "\r\nV.21 V.22 V.22bis V.42 V.8\r\n\r\nOK\r\n");
 	CHECK_STR(feed("ATI2\r"), "\r\nOK\r\n");
 	CHECK(strstr(feed("ATI3\r"), "smodem 0.1") != NULL);
-	CHECK_STR(feed("ATI4\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATI4\r"), "\r\nOK\r\n");	/* unused: nothing to tell */
+	CHECK_STR(feed("ATI9\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("ATI10\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("ATI0I0\r"),
 		  "\r\nsmodem\r\n\r\nsmodem\r\n\r\nOK\r\n");
 	CHECK_STR(feed("AT+GMI\r"), "\r\nsmodem\r\n\r\nOK\r\n");
 	CHECK_STR(feed("AT+GMR\r"), "\r\n0.1\r\n\r\nOK\r\n");
 	CHECK(strstr(feed("AT+GMM\r"), "V.22bis") != NULL);
-	CHECK_STR(feed("AT+GCAP\r"), "\r\n+GCAP: +MS,+ES\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+GCAP\r"), "\r\n+GCAP: +FCLASS,+MS,+ES,+DS\r\n\r\nOK\r\n");
 	CHECK_STR(feed("AT+GMX\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+\r"), "\r\nERROR\r\n");
 }
@@ -214,13 +216,13 @@ static void try_set(int reg, long v, bool ok)
 		feed(q);
 		snprintf(q2, sizeof(q2), "ATS3=13%c", (char)v);
 		feed_n((const u8 *)q2, 8, 1024);
-		CHECK(at.s[3] == 13);
+		CHECK(at.cfg.s[3] == 13);
 		return;
 	}
 	if (reg == 4 && ok) {
 		feed(q);
 		feed("ATS4=10\r");
-		CHECK(at.s[4] == 10);
+		CHECK(at.cfg.s[4] == 10);
 		return;
 	}
 	if (reg == 5 && ok && (v == 'S' || v == 'A' || v == 'T')) {
@@ -259,14 +261,20 @@ static void test_sregs(void)
 	CHECK_STR(feed("ATS7=200\r"), "\r\nOK\r\n");
 	CHECK_STR(feed("ATS7?\r"), "\r\n200\r\n\r\nOK\r\n");
 	CHECK_STR(feed("ATS7=300\r"), "\r\nERROR\r\n");
-	CHECK(at.s[7] == 200);
+	CHECK(at.cfg.s[7] == 200);
 	CHECK_STR(feed("ATS7=0\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("ATS7=\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("ATS0=\r"), "\r\nOK\r\n");
 	CHECK_STR(feed("ATS1=1\r"), "\r\nERROR\r\n");	/* read-only */
 	CHECK_STR(feed("ATS1?\r"), "\r\n000\r\n\r\nOK\r\n");
-	CHECK_STR(feed("ATS13=1\r"), "\r\nERROR\r\n");
-	CHECK_STR(feed("ATS13?\r"), "\r\nERROR\r\n");
+	/* Registers without a meaning here keep what is written, as reserved
+	 * ones do; there are 100. */
+	CHECK_STR(feed("ATS13=1\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("ATS13?\r"), "\r\n001\r\n\r\nOK\r\n");
+	CHECK_STR(feed("ATS95=44S95?\r"), "\r\n044\r\n\r\nOK\r\n");
+	CHECK_STR(feed("ATS99=256\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATS100=1\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("ATS100?\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("ATS99999999999?\r"), "\r\nERROR\r\n");
 	/* ATSn selects, AT? and AT= use the selection. */
 	CHECK_STR(feed("ATS8\r"), "\r\nOK\r\n");
@@ -277,11 +285,11 @@ static void test_sregs(void)
 	/* AT&F and ATZ restore every register. */
 	feed("ATS0=3S12=9S2=1\r");
 	CHECK_STR(feed("AT&F\r"), "\r\nOK\r\n");
-	CHECK(at.s[0] == 0 && at.s[12] == 50 && at.s[2] == '+' && at.s[8] == 2);
-	CHECK(at.echo);		/* &F: echo on again */
+	CHECK(at.cfg.s[0] == 0 && at.cfg.s[12] == 50 && at.cfg.s[2] == '+' && at.cfg.s[8] == 2);
+	CHECK(at.cfg.echo);		/* &F: echo on again */
 	feed("ATE0S7=99V0X0\r");
 	CHECK_STR(feed("ATZ\r"), "\r\nOK\r\n");	/* factory V1 reports */
-	CHECK(at.s[7] == 50 && at.verbose && at.xlevel == 4 && at.echo);
+	CHECK(at.cfg.s[7] == 50 && at.cfg.verbose && at.cfg.xlevel == 4 && at.cfg.echo);
 	CHECK(last_act == AT_ACT_HANGUP);
 	feed("ATE0\r");
 	CHECK_STR(feed("ATZ0\r"), "\r\nOK\r\n");
@@ -291,24 +299,24 @@ static void test_sregs(void)
 	/* What follows Z on the line is not run. */
 	feed("ATE0\r");
 	CHECK_STR(feed("ATZS7=9\r"), "\r\nOK\r\n");
-	CHECK(at.s[7] == 50);
+	CHECK(at.cfg.s[7] == 50);
 }
 
 static void test_concat(void)
 {
 	fresh();
 	CHECK_STR(feed("ATV0Q0X3S7=60S8=4&C0&D1\r"), "0\r");
-	CHECK(!at.verbose && at.xlevel == 3 && at.s[7] == 60 && at.s[8] == 4 &&
-	      at.amp_c == 0 && at.amp_d == 1);
+	CHECK(!at.cfg.verbose && at.cfg.xlevel == 3 && at.cfg.s[7] == 60 && at.cfg.s[8] == 4 &&
+	      at.cfg.amp_c == 0 && at.cfg.amp_d == 1);
 	feed("ATV1\r");
 	/* Commands before an error take effect, the rest does not run. */
 	CHECK_STR(feed("ATS7=70V9S8=9\r"), "\r\nERROR\r\n");
-	CHECK(at.s[7] == 70 && at.s[8] == 4);
+	CHECK(at.cfg.s[7] == 70 && at.cfg.s[8] == 4);
 	CHECK_STR(feed("AT+MS=V21;E1\r"), "\r\nOK\r\n");
-	CHECK(at.mod == AT_MOD_V21 && at.echo);
+	CHECK(at.cfg.mod == AT_MOD_V21 && at.cfg.echo);
 	feed("ATE0\r");
 	CHECK_STR(feed("AT+MS=V22B;+ES=1;\\N3S0=2\r"), "\r\nOK\r\n");
-	CHECK(at.mod == AT_MOD_V22B && at.ec == AT_EC_AUTO && at.s[0] == 2);
+	CHECK(at.cfg.mod == AT_MOD_V22B && at.cfg.ec == AT_EC_AUTO && at.cfg.s[0] == 2);
 }
 
 static void test_repeat(void)
@@ -323,7 +331,7 @@ static void test_repeat(void)
 	feed("ATS7?\r");
 	feed("ATS7=41\r");
 	CHECK_STR(feed("A/"), "\r\nOK\r\n");
-	CHECK(at.s[7] == 41);
+	CHECK(at.cfg.s[7] == 41);
 	/* An overlong line is not remembered. */
 	feed("ATS7=42\r");
 	memset(res, 0, sizeof(res));
@@ -338,7 +346,7 @@ static void test_repeat(void)
 	CHECK_STR(feed("\r"), "\r\nERROR\r\n");
 	feed("ATS7=1\r");
 	CHECK_STR(feed("A/"), "\r\nOK\r\n");
-	CHECK(at.s[7] == 1);
+	CHECK(at.cfg.s[7] == 1);
 	/* Echo shows A/ as typed. */
 	feed("ATE1\r");
 	CHECK_STR(feed("A/"), "A/\r\nOK\r\n");
@@ -367,7 +375,7 @@ static void test_line_limit(void)
 		big[i] = ' ';
 	memcpy(big + 300, "S7=77\r", 7);
 	CHECK_STR(feed(big), "\r\nOK\r\n");
-	CHECK(at.s[7] == 77);
+	CHECK(at.cfg.s[7] == 77);
 	/* 4 KiB: ERROR, nothing in it runs, the next line works. */
 	memcpy(big, "ATS7=99", 7);
 	for (i = 7; i < 4096; i++)
@@ -375,7 +383,7 @@ static void test_line_limit(void)
 	big[4096] = '\r';
 	big[4097] = '\0';
 	CHECK_STR(feed(big), "\r\nERROR\r\n");
-	CHECK(at.s[7] == 77);
+	CHECK(at.cfg.s[7] == 77);
 	CHECK_STR(feed("AT\r"), "\r\nOK\r\n");
 	/* With echo the whole 4 KiB comes back, then ERROR. */
 	feed("ATE1\r");
@@ -385,7 +393,7 @@ static void test_line_limit(void)
 	feed("ATE0\r");
 	/* Backspace edits the line. */
 	CHECK_STR(feed("ATX9\b4\r"), "\r\nOK\r\n");
-	CHECK(at.xlevel == 4);
+	CHECK(at.cfg.xlevel == 4);
 	CHECK_STR(feed("AT\b\b\bE0\r"), "\r\nOK\r\n");
 }
 
@@ -427,18 +435,18 @@ static void test_show_config(void)
 static void test_modulation(void)
 {
 	fresh();
-	CHECK(at.mod == AT_MOD_V22B && at.automode);
+	CHECK(at.cfg.mod == AT_MOD_V22B && at.cfg.automode);
 	CHECK_STR(feed("AT+MS?\r"), "\r\n+MS: V22B,1,0,0\r\n\r\nOK\r\n");
 	CHECK_STR(feed("AT+MS=V21\r"), "\r\nOK\r\n");
-	CHECK(at.mod == AT_MOD_V21);
+	CHECK(at.cfg.mod == AT_MOD_V21);
 	CHECK_STR(feed("AT+MS=V22,0\r"), "\r\nOK\r\n");
-	CHECK(at.mod == AT_MOD_V22 && !at.automode);
+	CHECK(at.cfg.mod == AT_MOD_V22 && !at.cfg.automode);
 	CHECK_STR(feed("AT+MS=V22B,1,1200,2400\r"), "\r\nOK\r\n");
-	CHECK(at.mod == AT_MOD_V22B && at.automode && at.min_rate == 1200 &&
-	      at.max_rate == 2400);
+	CHECK(at.cfg.mod == AT_MOD_V22B && at.cfg.automode && at.cfg.min_rate == 1200 &&
+	      at.cfg.max_rate == 2400);
 	CHECK_STR(feed("AT+MS?\r"), "\r\n+MS: V22B,1,1200,2400\r\n\r\nOK\r\n");
 	CHECK_STR(feed("AT+MS=V22B,,0,1200\r"), "\r\nOK\r\n");
-	CHECK(at.automode && at.min_rate == 0 && at.max_rate == 1200);
+	CHECK(at.cfg.automode && at.cfg.min_rate == 0 && at.cfg.max_rate == 1200);
 	CHECK_STR(feed("AT+MS=V21,0,0,2400\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+MS=V22B,1,2400,1200\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+MS=V22B,2\r"), "\r\nERROR\r\n");
@@ -448,39 +456,39 @@ static void test_modulation(void)
 	CHECK_STR(feed("AT+MS\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+MSX=V21\r"), "\r\nERROR\r\n");
 	CHECK(strstr(feed("AT+MS=?\r"), "(V21,V22,V22B)") != NULL);
-	CHECK(at.mod == AT_MOD_V22B);
+	CHECK(at.cfg.mod == AT_MOD_V22B);
 	CHECK_STR(feed("ATB1\r"), "\r\nOK\r\n");
-	CHECK(at.bell);
+	CHECK(at.cfg.bell);
 	CHECK_STR(feed("ATB0\r"), "\r\nOK\r\n");
-	CHECK(!at.bell);
+	CHECK(!at.cfg.bell);
 	CHECK_STR(feed("ATB2\r"), "\r\nERROR\r\n");
 	/* Error control */
-	CHECK(at.ec == AT_EC_AUTO);
+	CHECK(at.cfg.ec == AT_EC_AUTO);
 	CHECK_STR(feed("AT\\N0\r"), "\r\nOK\r\n");
-	CHECK(at.ec == AT_EC_NORMAL);
+	CHECK(at.cfg.ec == AT_EC_NORMAL);
 	CHECK_STR(feed("AT+ES?\r"), "\r\n+ES: 1,0,1\r\n\r\nOK\r\n");
 	CHECK_STR(feed("AT\\N2\r"), "\r\nOK\r\n");
-	CHECK(at.ec == AT_EC_RELIABLE);
+	CHECK(at.cfg.ec == AT_EC_RELIABLE);
 	CHECK_STR(feed("AT\\N1\r"), "\r\nOK\r\n");
-	CHECK(at.ec == AT_EC_DIRECT);
+	CHECK(at.cfg.ec == AT_EC_DIRECT);
 	CHECK_STR(feed("AT\\N3\r"), "\r\nOK\r\n");
-	CHECK(at.ec == AT_EC_AUTO);
+	CHECK(at.cfg.ec == AT_EC_AUTO);
 	CHECK_STR(feed("AT\\N4\r"), "\r\nOK\r\n");
-	CHECK(at.ec == AT_EC_LAPM);
+	CHECK(at.cfg.ec == AT_EC_LAPM);
 	CHECK_STR(feed("AT+ES?\r"), "\r\n+ES: 3,3,5\r\n\r\nOK\r\n");
 	CHECK_STR(feed("AT\\N5\r"), "\r\nERROR\r\n");
-	CHECK(at.ec == AT_EC_LAPM);
+	CHECK(at.cfg.ec == AT_EC_LAPM);
 	CHECK_STR(feed("AT\\N3\r"), "\r\nOK\r\n");
 	CHECK_STR(feed("AT\\X\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+ES=1\r"), "\r\nOK\r\n");
-	CHECK(at.ec == AT_EC_NORMAL);
+	CHECK(at.cfg.ec == AT_EC_NORMAL);
 	CHECK_STR(feed("AT+ES=3,2,4\r"), "\r\nOK\r\n");
-	CHECK(at.ec == AT_EC_RELIABLE);
+	CHECK(at.cfg.ec == AT_EC_RELIABLE);
 	CHECK_STR(feed("AT+ES=3,0,2\r"), "\r\nOK\r\n");
-	CHECK(at.ec == AT_EC_AUTO);
+	CHECK(at.cfg.ec == AT_EC_AUTO);
 	CHECK_STR(feed("AT+ES?\r"), "\r\n+ES: 3,0,2\r\n\r\nOK\r\n");
 	CHECK_STR(feed("AT+ES=0\r"), "\r\nOK\r\n");
-	CHECK(at.ec == AT_EC_DIRECT);
+	CHECK(at.cfg.ec == AT_EC_DIRECT);
 	CHECK_STR(feed("AT+ES=4\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+ES=3,5\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+ES=?\r"),
@@ -557,7 +565,7 @@ static void test_error_control(void)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(q, sizeof(q), "AT%s\r", cases[i].cmd);
 		CHECK_STR(feed(q), "\r\nOK\r\n");
-		CHECK(at.ec == cases[i].show);
+		CHECK(at.cfg.ec == cases[i].show);
 		snprintf(want, sizeof(want), "\r\n+ES: %s\r\n\r\nOK\r\n", cases[i].es);
 		CHECK_STR(feed("AT+ES?\r"), want);
 		call_flags(&de, &dv, &ae, &av);
@@ -569,7 +577,7 @@ static void test_error_control(void)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(q, sizeof(q), "AT%s\r", bad[i]);
 		CHECK_STR(feed(q), "\r\nERROR\r\n");
-		CHECK(at.ec == AT_EC_RELIABLE);
+		CHECK(at.cfg.ec == AT_EC_RELIABLE);
 		CHECK_STR(feed("AT+ES?\r"), "\r\n+ES: 3,2,4\r\n\r\nOK\r\n");
 	}
 	/* &V shows \N4 as itself. */
@@ -579,7 +587,7 @@ static void test_error_control(void)
 	/* The factory setting: V.42 if the peer has it, both ways. */
 	feed("AT&F\r");
 	feed("ATE0\r");
-	CHECK(at.ec == AT_EC_AUTO);
+	CHECK(at.cfg.ec == AT_EC_AUTO);
 	call_flags(&de, &dv, &ae, &av);
 	CHECK(de == AT_EC_AUTO && ae == AT_EC_AUTO);
 	/* Auto-answer carries the answerer's setting too. */
@@ -635,8 +643,8 @@ static void test_v8(void)
 	CHECK_STR(feed("AT+A8E?\r"), "\r\n+A8E: 1,1,C1\r\n\r\nOK\r\n");
 	/* With other commands on the line. */
 	CHECK_STR(feed("AT+A8E=0,1;+ES=1;S7=33\r"), "\r\nOK\r\n");
-	CHECK(at.a8e[0] == 0 && at.a8e[1] == 1 && at.ec == AT_EC_NORMAL &&
-	      at.s[7] == 33);
+	CHECK(at.cfg.a8e[0] == 0 && at.cfg.a8e[1] == 1 && at.cfg.ec == AT_EC_NORMAL &&
+	      at.cfg.s[7] == 33);
 	CHECK(strstr(feed("AT&V\r"), " +A8E=0,1,C1\r\n") != NULL);
 	/* ATZ and AT&F turn it off again. */
 	feed("AT+A8E=1,1\r");
@@ -646,7 +654,7 @@ static void test_v8(void)
 	feed("AT+A8E=1,1\r");
 	feed("AT&F\r");
 	feed("ATE0\r");
-	CHECK(at.a8e[0] == 0 && at.a8e[1] == 0 && at.a8e[2] == 0xc1);
+	CHECK(at.cfg.a8e[0] == 0 && at.cfg.a8e[1] == 0 && at.cfg.a8e[2] == 0xc1);
 	/* Auto-answer uses <v8a>. */
 	feed("AT+A8E=0,5;S0=1\r");
 	ev_begin();
@@ -721,11 +729,11 @@ static void test_dial(void)
 	CHECK_STR(feed("AT\r"), "\r\nOK\r\n");
 	/* Commands before D run; ATHD hangs up then dials. */
 	CHECK_STR(feed("ATS7=45HDT9\r"), "");
-	CHECK(last_act == (AT_ACT_HANGUP | AT_ACT_DIAL) && at.s[7] == 45);
+	CHECK(last_act == (AT_ACT_HANGUP | AT_ACT_DIAL) && at.cfg.s[7] == 45);
 	/* ATD or ATA while a call is being set up: ERROR. */
 	CHECK_STR(feed("\n"), "");
 	ev_begin();
-	at_connected(&at, 2400, now, &ev);
+	at_connected(&at, &(struct at_conn){ .rate = 2400 }, now, &ev);
 	CHECK_STR(evtext(), "\r\nCONNECT 2400\r\n");
 	CHECK(at.mode == AT_MODE_DATA && at.call == AT_CALL_ONLINE);
 	/* No command mode input in data mode. */
@@ -736,7 +744,7 @@ static void test_dial(void)
 	CHECK(at.mode == AT_MODE_COMMAND);
 	/* A connection nobody asked for is ignored. */
 	ev_begin();
-	at_connected(&at, 2400, now, &ev);
+	at_connected(&at, &(struct at_conn){ .rate = 2400 }, now, &ev);
 	CHECK(ev.len == 0 && at.mode == AT_MODE_COMMAND);
 }
 
@@ -800,7 +808,7 @@ static void test_result_levels(void)
 			feed("ATA\r");
 			CHECK(last_act == AT_ACT_ANSWER);
 			ev_begin();
-			at_connected(&at, c[i].rate, now, &ev);
+			at_connected(&at, &(struct at_conn){ .rate = c[i].rate }, now, &ev);
 			if (verbose)
 				snprintf(want, sizeof(want), "\r\n%s\r\n", c[i].v);
 			else
@@ -812,7 +820,7 @@ static void test_result_levels(void)
 	feed("ATQ1\r");
 	feed("ATD1\r");
 	ev_begin();
-	at_connected(&at, 2400, now, &ev);
+	at_connected(&at, &(struct at_conn){ .rate = 2400 }, now, &ev);
 	CHECK(ev.len == 0 && at.mode == AT_MODE_DATA);
 }
 
@@ -821,7 +829,7 @@ static void go_online(u64 t)
 	fresh();
 	feed("ATD1\r");
 	ev_begin();
-	at_connected(&at, 2400, t, &ev);
+	at_connected(&at, &(struct at_conn){ .rate = 2400 }, t, &ev);
 }
 
 static bool esc(const char *s, u64 t)
@@ -891,12 +899,12 @@ static void test_escape(void)
 	t += 100 * SEC;
 	go_online(t);
 	CHECK(at.mode == AT_MODE_DATA);
-	at.s[12] = 10;
+	at.cfg.s[12] = 10;
 	CHECK(esc("+++", t + 250 * MS));
 	ev_begin();
 	CHECK(!at_escape_poll(&at, t + 449 * MS, &ev));
 	CHECK(at_escape_poll(&at, t + 450 * MS, &ev));
-	CHECK(at.s[12] == 10);
+	CHECK(at.cfg.s[12] == 10);
 	/* S12=0: no timing at all. */
 	CHECK_STR(feed("ATS12=0O\r"), "\r\nCONNECT 2400\r\n");
 	CHECK(esc("+++", t + 451 * MS));
@@ -906,7 +914,7 @@ static void test_escape(void)
 	CHECK(!esc("+++", t + 5 * SEC));
 	CHECK(!esc("\xc8\xc8\xc8", t + 10 * SEC));
 	CHECK(!at_escape_poll(&at, t + 20 * SEC, &ev));
-	at.s[2] = '-';
+	at.cfg.s[2] = '-';
 	CHECK(esc("---", t + 30 * SEC));
 	CHECK(at_escape_poll(&at, t + 32 * SEC, &ev));
 	/* Not in data mode: nothing. */
@@ -921,19 +929,19 @@ static void test_ring(void)
 	ev_begin();
 	at_ring(&at, t, &ev);
 	CHECK_STR(evtext(), "\r\nRING\r\n");
-	CHECK(ev.act == 0 && at.s[1] == 1);
+	CHECK(ev.act == 0 && at.cfg.s[1] == 1);
 	ev_begin();
 	at_ring(&at, t + 6 * SEC, &ev);
-	CHECK(at.s[1] == 2 && ev.act == 0);
+	CHECK(at.cfg.s[1] == 2 && ev.act == 0);
 	/* A new call after a long silence counts from 1. */
 	at_ring(&at, t + 30 * SEC, &ev);
-	CHECK(at.s[1] == 1);
+	CHECK(at.cfg.s[1] == 1);
 	CHECK_STR(feed("ATA\r"), "");
 	CHECK(last_act == AT_ACT_ANSWER && at.call == AT_CALL_ANSWERING);
 	ev_begin();
-	at_connected(&at, 1200, t, &ev);
+	at_connected(&at, &(struct at_conn){ .rate = 1200 }, t, &ev);
 	CHECK_STR(evtext(), "\r\nCONNECT 1200\r\n");
-	CHECK(at.s[1] == 0);
+	CHECK(at.cfg.s[1] == 0);
 
 	/* Auto-answer on the second ring. */
 	fresh();
@@ -963,7 +971,7 @@ static void test_ring(void)
 	fresh();
 	for (int i = 0; i < 300; i++)
 		at_ring(&at, t + i * SEC, &ev);
-	CHECK(at.s[1] == 255);
+	CHECK(at.cfg.s[1] == 255);
 }
 
 static void test_dtr_dcd(void)
@@ -990,7 +998,7 @@ static void test_dtr_dcd(void)
 
 	/* &D1: drop goes to online command mode. */
 	go_online(now);
-	at.amp_d = 1;
+	at.cfg.amp_d = 1;
 	ev_begin();
 	at_dtr(&at, false, &ev);
 	CHECK(ev.act == 0 && at.mode == AT_MODE_COMMAND &&
@@ -1000,7 +1008,7 @@ static void test_dtr_dcd(void)
 
 	/* &D0: ignored. */
 	go_online(now);
-	at.amp_d = 0;
+	at.cfg.amp_d = 0;
 	ev_begin();
 	at_dtr(&at, false, &ev);
 	CHECK(ev.act == 0 && ev.len == 0 && at.mode == AT_MODE_DATA);
@@ -1008,12 +1016,12 @@ static void test_dtr_dcd(void)
 
 	/* &D3: hang up and reset. */
 	go_online(now);
-	at.amp_d = 3;
-	at.s[7] = 99;
+	at.cfg.amp_d = 3;
+	at.cfg.s[7] = 99;
 	ev_begin();
 	at_dtr(&at, false, &ev);
 	CHECK(ev.act == AT_ACT_HANGUP && at.call == AT_CALL_IDLE &&
-	      at.s[7] == 50 && at.amp_d == 2);
+	      at.cfg.s[7] == 50 && at.cfg.amp_d == 2);
 	at_dtr(&at, true, &ev);
 }
 
@@ -1023,13 +1031,13 @@ static void test_session(void)
 	feed("");
 	at_reset_session(&at);
 	CHECK(at.mode == AT_MODE_COMMAND && at.call == AT_CALL_IDLE);
-	CHECK(!at.echo);	/* settings survive */
+	CHECK(!at.cfg.echo);	/* settings survive */
 	CHECK_STR(feed("AT\r"), "\r\nOK\r\n");
 	/* A half-typed line is dropped. */
 	feed("ATS7=9");
 	at_reset_session(&at);
 	CHECK_STR(feed("0\r"), "");
-	CHECK(at.s[7] == 50);
+	CHECK(at.cfg.s[7] == 50);
 	CHECK(at_result_name(AT_RC_BUSY) && !strcmp(at_result_name(AT_RC_BUSY), "BUSY"));
 	CHECK(at_result_name((enum at_result)5) == NULL);
 }
@@ -1064,20 +1072,22 @@ static bool check_invariants(void)
 		return false;
 	if (at.mode == AT_MODE_DATA && at.call != AT_CALL_ONLINE)
 		return false;
-	if (at.xlevel > 4 || at.amp_c > 1 || at.amp_d > 3 || at.mod >= AT_MOD_COUNT ||
-	    at.ec >= AT_EC_COUNT || at.plus > 3 || at.sreg_sel >= AT_NREGS)
+	if (at.cfg.xlevel > 4 || at.cfg.amp_c > 1 || at.cfg.amp_d > 3 || at.cfg.mod >= AT_MOD_COUNT ||
+	    at.cfg.ec >= AT_EC_COUNT || at.plus > 3 || at.sreg_sel >= AT_NSTORED ||
+	    at.cfg.w > 2 || at.cfg.amp_s > 1 || at.power_on > 1 ||
+	    at.cfg.ext[AT_X_FCLASS][0] != 0 || at.cfg.ext[AT_X_DS][0] != 0)
 		return false;
 	if (strlen(at.callp.number) > AT_DIAL_MAX ||
 	    strlen(at.last_number) > AT_DIAL_MAX)
 		return false;
-	if (at.s[3] > 127 || at.s[4] > 127 || at.s[5] > 127 || at.s[6] < 2 ||
-	    at.s[7] < 1 || at.s[11] < 50)
+	if (at.cfg.s[3] > 127 || at.cfg.s[4] > 127 || at.cfg.s[5] > 127 || at.cfg.s[6] < 2 ||
+	    at.cfg.s[7] < 1 || at.cfg.s[11] < 50)
 		return false;
-	if (at.es[0] > 3 || at.es[1] > 3 || at.es[2] > 5)
+	if (at.cfg.es[0] > 3 || at.cfg.es[1] > 3 || at.cfg.es[2] > 5)
 		return false;
-	if ((at.a8e[0] != 0 && at.a8e[0] != 1 && at.a8e[0] != 6) ||
-	    (at.a8e[1] != 0 && at.a8e[1] != 1 && at.a8e[1] != 5) ||
-	    at.a8e[2] != 0xc1)
+	if ((at.cfg.a8e[0] != 0 && at.cfg.a8e[0] != 1 && at.cfg.a8e[0] != 6) ||
+	    (at.cfg.a8e[1] != 0 && at.cfg.a8e[1] != 1 && at.cfg.a8e[1] != 5) ||
+	    at.cfg.a8e[2] != 0xc1)
 		return false;
 	if (at.callp.ec >= AT_EC_COUNT)
 		return false;
@@ -1135,9 +1145,9 @@ static void fuzz(unsigned int lines, u64 seed)
 		switch (rnd() % 10) {
 		case 0:
 			if (at.call == AT_CALL_IDLE && at.mode == AT_MODE_COMMAND &&
-			    at.s[3] == '\r' && rnd() % 2)
+			    at.cfg.s[3] == '\r' && rnd() % 2)
 				feed("\rATD1\r");
-			at_connected(&at, rnd() % 3 ? 2400 : rnd(), t, &ev);
+			at_connected(&at, &(struct at_conn){ .rate = rnd() % 3 ? 2400 : rnd() }, t, &ev);
 			break;
 		case 1:
 			at_call_end(&at, (enum at_result)(rnd() % 10), &ev);
@@ -1164,9 +1174,9 @@ static void fuzz(unsigned int lines, u64 seed)
 		if (i % 97 == 0) {
 			/* Random lines may move the terminator: put it back. */
 			at_reset_session(&at);
-			at.s[3] = '\r';
-			at.s[4] = '\n';
-			at.s[5] = '\b';
+			at.cfg.s[3] = '\r';
+			at.cfg.s[4] = '\n';
+			at.cfg.s[5] = '\b';
 			feed("ATQ0V1E0\r");
 			feed("AT\r");
 			if (!strstr(res, "OK")) {
@@ -1178,6 +1188,187 @@ static void fuzz(unsigned int lines, u64 seed)
 	CHECK(bad == 0);
 	printf("fuzz: %u lines, seed %llu: %u in data mode, %u escapes, %u with OK, %u dials\n",
 	       lines, (unsigned long long)seed, data, escapes, oks, dials);
+}
+
+/* Ends with the final result code want ("OK" or "ERROR"), verbose form. */
+static bool ends_with(const char *got, const char *want)
+{
+	char tail[32];
+	size_t g = strlen(got), t;
+
+	snprintf(tail, sizeof(tail), "\r\n%s\r\n", want);
+	t = strlen(tail);
+	return g >= t && !strcmp(got + g - t, tail);
+}
+
+/*
+ * What real programs send by default, from their sources and shipped
+ * configurations, answered as a V.250 modem answers: every command a
+ * data modem has must get OK, the rest (fax classes, GSM) a plain ERROR.
+ */
+static void test_programs(void)
+{
+	static const char *const ok[] = {
+		/* wvdialconf's probe, then the init string it writes */
+		"ATQ0 V1 E1", "ATQ0 V1 E1 Z", "ATQ0 V1 E1 S0=0",
+		"ATQ0 V1 E1 S0=0 &C1", "ATQ0 V1 E1 S0=0 &C1 &D2",
+		"ATQ0 V1 E1 S0=0 &C1 &D2 +FCLASS=0", "ATI",
+		/* minicom's default init and reset strings */
+		"AT S7=45 S0=0 L1 V1 X4 &c1 E1 Q0", "ATZ",
+		/* mgetty: init chat, MODEM_INIT_STRING, identification */
+		"ATQ0V1H0", "ATS0=0Q0&D3&C1", "AT+FCLASS=?", "AT+FCLASS=0",
+		"ATI0", "ATI1", "ATI3", "ATI4", "ATI9", "ATH0",
+		/* ModemManager's probes that a POTS modem has */
+		"AT", "AT+GCAP", "AT+GMI", "AT+GMM", "AT+GMR", "AT+GSN",
+		/* pppconfig / kppp / gnome-ppp / efax / common init strings */
+		"AT&F", "AT&F&C1&D2", "ATM1L1", "AT&K3", "AT\\N3", "AT&Q5",
+		"AT%C0", "ATW2", "ATX3", "AT&S0", "AT&R1", "AT&B1", "AT&G0",
+		"AT&W", "AT&W0&Y0", "ATS11=55", "ATS95=0", "ATS25=5", "ATN1",
+		"AT+IFC=2,2", "AT+ICF=3,3", "AT+IPR=0", "AT+IPR=115200",
+		"AT+DS=0", "AT+DR=0", "AT+ER=1", "AT+MR=2", "AT+ILRR=1",
+		"AT+ETBM=1,1,20", "AT+FCLASS=0;+MS?", "AT+GMI=?", "ATP", "ATT",
+	};
+	static const char *const bad[] = {
+		/* fax classes (mgetty's auto probe), GSM and vendor probes */
+		"AT+FCLASS=2.0", "AT+FCLASS=2", "AT+FCLASS=1", "AT+FAA=1;+FCR=1",
+		"AT+CGMI", "AT+CGMM", "AT+CPIN?", "AT%IPSYS?", "AT+XACT=?",
+		"AT^SCFG?", "AT+DS=3", "AT+IPR=123", "AT&L1", "AT&T1", "ATY1",
+		"AT%C2", "AT+ICF=7", "AT+MR=3",
+	};
+	char line[80];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		fresh();
+		snprintf(line, sizeof(line), "%s\r", ok[i]);
+		if (!ends_with(feed(line), "OK")) {
+			failed++;
+			printf("FAIL %s: not OK: %s\n", ok[i], res);
+		} else {
+			passed++;
+		}
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fresh();
+		snprintf(line, sizeof(line), "%s\r", bad[i]);
+		if (!ends_with(feed(line), "ERROR")) {
+			failed++;
+			printf("FAIL %s: not ERROR: %s\n", bad[i], res);
+		} else {
+			passed++;
+		}
+	}
+	/* mgetty reads the classes; a data modem lists class 0 alone */
+	fresh();
+	CHECK_STR(feed("AT+FCLASS=?\r"), "\r\n+FCLASS: 0\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+FCLASS?\r"), "\r\n+FCLASS: 0\r\n\r\nOK\r\n");
+	CHECK_STR(feed("ATI9\r"), "\r\nOK\r\n");
+}
+
+/* V.250's stored values: query, test, set, an empty subparameter kept. */
+static void test_v250(void)
+{
+	fresh();
+	CHECK_STR(feed("AT+ICF?\r"), "\r\n+ICF: 3,3\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+ICF=?\r"), "\r\n+ICF: (0-6),(0-3)\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+ICF=5\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("AT+ICF?\r"), "\r\n+ICF: 5,3\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+ICF=,1\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("AT+ICF?\r"), "\r\n+ICF: 5,1\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+ICF=1,2,3\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+ICF?\r"), "\r\n+ICF: 5,1\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+IFC?;+IPR?\r"),
+		  "\r\n+IFC: 2,2\r\n\r\n+IPR: 0\r\n\r\nOK\r\n");
+	CHECK(strstr(feed("AT+IPR=?\r"), "+IPR: (0,300,") != NULL);
+	CHECK_STR(feed("AT+DS?\r"), "\r\n+DS: 0,0,2048,32\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+DS=0,1,1024,20;+DS?\r"),
+		  "\r\n+DS: 0,1,1024,20\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+DS=0,0,4096\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+GSN\r"), "\r\n0\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+GSN=?\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("AT+GSN=1\r"), "\r\nERROR\r\n");
+
+	/* The reports before CONNECT, in V.250's order, and ATW1's. */
+	fresh();
+	feed("AT+MR=1;+ER=1;+DR=1;+ILRR=1\r");
+	at.dte_rate = 115200;
+	feed("ATD1\r");
+	at_out_init(&ev, evbuf, sizeof(evbuf));
+	at_connected(&at, &(struct at_conn){ .rate = 2400, .lapm = true },
+		     now, &ev);
+	CHECK_STR(evtext(), "\r\n+MCR: V22B\r\n\r\n+MRR: 2400\r\n"
+		  "\r\n+ER: LAPM\r\n\r\n+DR: NONE\r\n\r\n+ILRR: 115200\r\n"
+		  "\r\nCONNECT 2400\r\n");
+	fresh();
+	feed("ATW1+IPR=38400;+ILRR=1\r");
+	feed("ATD1\r");
+	at_out_init(&ev, evbuf, sizeof(evbuf));
+	at_connected(&at, &(struct at_conn){ .rate = 1200 }, now, &ev);
+	CHECK_STR(evtext(), "\r\nCARRIER 1200\r\n\r\nPROTOCOL: NONE\r\n"
+		  "\r\nCOMPRESSION: NONE\r\n\r\n+ILRR: 38400\r\n"
+		  "\r\nCONNECT 1200\r\n");
+	/* Q1: no reports either */
+	fresh();
+	feed("AT+MR=2;Q1\r");
+	feed("ATD1\r");
+	at_out_init(&ev, evbuf, sizeof(evbuf));
+	at_connected(&at, &(struct at_conn){ .rate = 300 }, now, &ev);
+	CHECK_STR(evtext(), "");
+	CHECK(at.mode == AT_MODE_DATA);
+}
+
+/* &W stores, Z loads, &F is the factory's, &Y picks what &D3 loads. */
+static void test_profiles(void)
+{
+	fresh();
+	CHECK_STR(feed("ATS7=77X3&W\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("ATS7=10X1&C0\r"), "\r\nOK\r\n");
+	feed("ATZ\r");
+	CHECK(at.cfg.s[7] == 77 && at.cfg.xlevel == 3 && at.cfg.amp_c == 1);
+	CHECK(!at.cfg.echo);	/* stored after ATE0 */
+	feed("AT&F\r");
+	CHECK(at.cfg.s[7] == 50 && at.cfg.xlevel == 4 && at.cfg.echo);
+	feed("ATE0S7=20&W1\r");
+	feed("ATZ1\r");
+	CHECK(at.cfg.s[7] == 20);
+	feed("ATZ0\r");
+	CHECK(at.cfg.s[7] == 77);
+	CHECK_STR(feed("ATZ2\r"), "\r\nERROR\r\n");
+	/* &D3: a DTR drop loads the &Y profile */
+	feed("AT&Y1&D3S7=99\r");
+	at_out_init(&ev, evbuf, sizeof(evbuf));
+	at_dtr(&at, false, &ev);
+	CHECK(at.cfg.s[7] == 20);
+	at_dtr(&at, true, &ev);
+	/* S1 is a counter, not a setting: no profile changes it */
+	fresh();
+	at_out_init(&ev, evbuf, sizeof(evbuf));
+	feed("AT&D3\r");
+	at_ring(&at, now, &ev);
+	at_dtr(&at, false, &ev);
+	at_dtr(&at, true, &ev);
+	feed("ATE0\r");	/* the factory's profile echoes */
+	CHECK(s_reg(1) == 1);
+	/* ATP makes pulse the default; a T in the string still wins */
+	fresh();
+	feed("ATP\r");
+	feed("ATD123\r");
+	CHECK(at.callp.pulse);
+	feed("ATH\r");
+	feed("ATDT123\r");
+	CHECK(!at.callp.pulse);
+	feed("ATH\r");
+	feed("ATT\r");
+	feed("ATD123\r");
+	CHECK(!at.callp.pulse);
+	feed("ATH\r");
+	/* &Q is \N by another name */
+	feed("AT&Q0\r");
+	CHECK(at.cfg.ec == AT_EC_DIRECT);
+	feed("AT&Q6\r");
+	CHECK(at.cfg.ec == AT_EC_NORMAL);
+	feed("AT&Q5\r");
+	CHECK(at.cfg.ec == AT_EC_AUTO);
 }
 
 int main(int argc, char **argv)
@@ -1203,6 +1394,9 @@ int main(int argc, char **argv)
 	test_ring();
 	test_dtr_dcd();
 	test_session();
+	test_programs();
+	test_v250();
+	test_profiles();
 	fuzz(lines, seed);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -56,11 +56,18 @@ def build_ttyat(out):
     return exe
 
 
+def timeout_scale():
+    """SMODEM_TIMEOUT_SCALE (default 1): every guest timeout is multiplied by
+    it; make check-debug sets it (KASAN + lockdep under TCG are slower)."""
+    return float(os.environ.get("SMODEM_TIMEOUT_SCALE") or 1)
+
+
 def run_checks(kver, script, out, args="", **kw):
     """Run tests/module/<script>, after tests/module/guestlib.sh, in a guest
     as `sh -s ARGS`; its raw results land in out/results."""
     text = ((TOP / "tests/module/guestlib.sh").read_text() +
             (TOP / "tests/module" / script).read_text())
+    kw["timeout_s"] = kw.get("timeout_s", 300) * timeout_scale()
     res = run_guest(kver, "sh -s %s <<'SMODEM_EOF'\n%s\nSMODEM_EOF\n" % (args, text),
                     str(out), **kw)
     assert res.ok, "guest failed: rc=%s timed_out=%s, see %s" % (

@@ -27,19 +27,51 @@ GUEST_C_TOOLS = ["spin", "fifohog"]
 BASE_KMODS = ["virtio_pci", "9pnet_virtio", "9p"]
 
 
-def available_kernels():
-    """Debian kernels usable as guests: /boot/vmlinuz-V with /lib/modules/V."""
-    out = []
-    for p in sorted(glob.glob("/boot/vmlinuz-*")):
-        ver = p[len("/boot/vmlinuz-"):]
-        if os.path.isfile(os.path.join("/lib/modules", ver, "modules.dep")):
-            out.append(ver)
+def kernel_roots():
+    """Directories holding vmlinuz-V and lib/modules/V besides the installed
+    kernels (/boot, /lib/modules): SMODEM_KERNEL_ROOT, colon-separated (e.g.
+    the debug kernel's cache, tools/lab/debug-kernel.sh dir)."""
+    return [d for d in os.environ.get("SMODEM_KERNEL_ROOT", "").split(":") if d]
+
+
+def _kernels_in(boot, mods):
+    out = {}
+    for p in sorted(glob.glob(os.path.join(boot, "vmlinuz-*"))):
+        ver = os.path.basename(p)[len("vmlinuz-"):]
+        if os.path.isfile(os.path.join(mods, ver, "modules.dep")):
+            out[ver] = (p, os.path.join(mods, ver))
     return out
+
+
+def _kernels():
+    """{kver: (vmlinuz, modules dir)}: the roots' (the first root wins), and
+    the installed kernels over them."""
+    found = {}
+    for r in reversed(kernel_roots()):
+        found.update(_kernels_in(r, os.path.join(r, "lib", "modules")))
+    found.update(_kernels_in("/boot", "/lib/modules"))
+    return found
+
+
+def kernel_file(kver):
+    """/boot/vmlinuz-V, or a kernel root's vmlinuz-V."""
+    return _kernels().get(kver, ("/boot/vmlinuz-" + kver, None))[0]
+
+
+def modules_dir(kver):
+    """/lib/modules/V, or a kernel root's lib/modules/V."""
+    return _kernels().get(kver, (None, "/lib/modules/" + kver))[1]
+
+
+def available_kernels():
+    """Kernels usable as guests: /boot/vmlinuz-V with /lib/modules/V (Debian's),
+    and those of kernel_roots()."""
+    return sorted(_kernels())
 
 
 def default_kernel():
     """The 6.1 generic flavour (the Makefile's KVER_GEN), None if not installed."""
-    return next((k for k in available_kernels()
+    return next((k for k in sorted(_kernels_in("/boot", "/lib/modules"))
                  if k.startswith("6.1.") and "-rt-" not in k), None)
 
 
@@ -57,7 +89,7 @@ class KernelModules:
 
     def __init__(self, kver):
         self.kver = kver
-        self.base = Path("/lib/modules") / kver
+        self.base = Path(modules_dir(kver))
         self.dep = {}
         self.byname = {}
         with open(self.base / "modules.dep") as f:
@@ -171,7 +203,7 @@ def build_guest_tools(progress=None):
 def _inputs(kver):
     files = [BUSYBOX, __file__, str(Path(__file__).with_name("cpio.py")),
              str(GUEST_SRC / "init.sh"), str(GUEST_SRC / "lspci.sh"),
-             "/lib/modules/%s/modules.dep" % kver]
+             os.path.join(modules_dir(kver), "modules.dep")]
     files += [str(GUEST_SRC / (n + ".c")) for n in GUEST_C_TOOLS]
     for exe in DYN_TOOLS:
         files.append(exe)
@@ -279,7 +311,7 @@ def _decompress_vmlinux(bz):
 def kernel_image(kver, boot="vmlinux", progress=None):
     """Kernel file to give QEMU: the extracted ELF vmlinux (PVH entry, skips
     the decompressor, which is slow under TCG) or the bzImage itself."""
-    bz = "/boot/vmlinuz-" + kver
+    bz = kernel_file(kver)
     if boot == "bzimage":
         return bz
     d = BUILD / "initramfs" / kver

@@ -25,6 +25,23 @@
  *   never produces (its output DMA stopped) gives up after stall_s of wall
  *   time, plays silence for the missing output and counts a stall: the one
  *   place where wall time could leak into a run, so it is reported.
+ *
+ * Resynchronised at every stop and start of the streams (issue 10): when the
+ * guest stops its DMA (a module reload), QEMU disables the input at once but
+ * plays out its output mix (about one chunk more) before it disables the
+ * output; paired by index, that chunk would lengthen the line's delay by
+ * itself at every reload.  So from the input's SetEnabled(false) on, the
+ * old run's output is dropped (QEMU's late Writes, what the line still
+ * holds of it, what it makes of it), and the next run pairs exactly as the
+ * first one did: input sample i of the new input run is what the line made
+ * of output sample i - delay of the new output run, whichever of the two
+ * SetEnabled(true) arrives first (they travel on different sockets): the
+ * input's start refills the queue with the delay's silence and keeps what
+ * the line already made of the new run's output.  One thing no listener can
+ * undo: QEMU 7.2 keeps the output chunk it was filling when the output
+ * stopped (audio/dbusaudio.c, vo->buf) and sends its stale frames ahead of
+ * the new run's first ones, so a restart may still shift the pairing by up
+ * to one chunk less a frame; it never adds up.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -109,6 +126,17 @@ struct dbus_priv {
 	struct fifo oq;		/* the modem's transmit, waiting for read() */
 	struct fifo iq;		/* the modem's receive, waiting for a Read */
 	int64_t deficit;	/* output played as silence, to drop on arrival */
+
+	/* Resynchronisation at stream stop/start (see the top). */
+	int out_stale;		/* input stopped: output is the old run's until the
+				 * output's next SetEnabled(true) */
+	int in_reset;		/* input stopped: reset iq at its next start */
+	size_t fresh;		/* samples the line put in iq from the new output run
+				 * while in_reset */
+	uint64_t epoch;		/* output runs; the line's block carries its own */
+	uint64_t read_epoch;	/* the epoch of the block the line last read */
+	int64_t dropped;	/* output samples dropped by resynchronisation */
+	int resyncs;
 
 	GDBusMethodInvocation *pending;	/* a Read waiting for iq */
 	size_t pending_frames;
@@ -206,6 +234,62 @@ static int stream_init(struct dbus_priv *p, struct stream *s, const char *dir,
 	return 0;
 }
 
+/* Called with the lock held: the input stopped (QEMU's output plays on). */
+static void stream_stopped(struct dbus_priv *p)
+{
+	p->out_stale = 1;
+	p->in_reset = 1;
+	p->fresh = 0;
+}
+
+/* Called with the lock held: a new output run; what is queued is older. */
+static void output_started(struct dbus_priv *p)
+{
+	p->dropped += p->oq.len;
+	fifo_get(&p->oq, NULL, p->oq.len);
+	p->deficit = 0;
+	p->epoch++;		/* the line's block in flight is the old run's */
+	p->out_stale = 0;
+	p->fresh = 0;
+}
+
+/*
+ * Called with the lock held: a new input run.  iq becomes the delay's
+ * silence followed by what the line made of the new output run so far
+ * (nothing unless the output started first): the first run's pairing.
+ */
+static void input_started(struct dbus_priv *p)
+{
+	size_t keep, old, i;
+	int16_t *tail = NULL;
+
+	p->last_full = 0;
+	if (!p->in_reset)
+		return;
+	keep = p->fresh < p->iq.len ? p->fresh : p->iq.len;
+	old = p->iq.len - keep;
+	fifo_get(&p->iq, NULL, old);
+	if (keep) {
+		tail = g_new(int16_t, keep);
+		fifo_get(&p->iq, tail, keep);
+	}
+	for (i = 0; i < (size_t)sml_dbus_opts.delay; i++) {
+		int16_t z = 0;
+
+		fifo_put(&p->iq, &z, 1);
+	}
+	if (keep)
+		fifo_put(&p->iq, tail, keep);
+	g_free(tail);
+	p->in_reset = 0;
+	p->fresh = 0;
+	if (p->resyncs++)
+		sml_log(SML_LOG_INFO, p->clock, "dbus",
+			"streams restarted: resynchronised (%zu samples of the old "
+			"run's input dropped, %" G_GINT64_FORMAT " of its output so "
+			"far, %zu of the new kept)", old, p->dropped, keep);
+}
+
 static void on_method(GDBusConnection *conn, const gchar *sender,
 		      const gchar *path, const gchar *iface, const gchar *method,
 		      GVariant *params, GDBusMethodInvocation *inv, gpointer data)
@@ -228,6 +312,11 @@ static void on_method(GDBusConnection *conn, const gchar *sender,
 			int16_t x = d[i * s->channels];
 
 			p->out_frames++;
+			if (p->out_stale) {
+				/* the old run's mix, played after its input stopped */
+				p->dropped++;
+				continue;
+			}
 			if (p->deficit > 0) {
 				p->deficit--;
 				continue;
@@ -270,6 +359,12 @@ static void on_method(GDBusConnection *conn, const gchar *sender,
 		gboolean en;
 
 		g_variant_get(params, "(tb)", &id, &en);
+		if (!out && !en && s->enabled)
+			stream_stopped(p);
+		else if (out && en && !s->enabled)
+			output_started(p);
+		else if (!out && en && !s->enabled)
+			input_started(p);
 		s->enabled = en;
 		sml_log(SML_LOG_DEBUG, p->clock, "dbus",
 			"%s %s (%" G_GINT64_FORMAT " samples in, %" G_GINT64_FORMAT
@@ -539,6 +634,7 @@ static int dbus_read(struct sml_transport *t, int16_t *buf, int n)
 		return -1;
 	}
 	got = (int)fifo_get(&p->oq, buf, n);
+	p->read_epoch = p->epoch;
 	p->clock += got;
 	g_mutex_unlock(&p->lock);
 	return got;
@@ -549,7 +645,14 @@ static int dbus_write(struct sml_transport *t, const int16_t *buf, int n)
 	struct dbus_priv *p = t->priv;
 
 	g_mutex_lock(&p->lock);
+	if (p->read_epoch != p->epoch || p->out_stale) {
+		/* made of the old run's output: nobody is to hear it */
+		g_mutex_unlock(&p->lock);
+		return 0;
+	}
 	sml_dbus_opts.overflows += fifo_put(&p->iq, buf, n);
+	if (p->in_reset)
+		p->fresh += n;
 	answer_pending(p);
 	g_mutex_unlock(&p->lock);
 	return 0;

@@ -1,0 +1,132 @@
+"""Fuzzing /dev/ttySM0 from a QEMU guest (issue 10): random bytes, AT-ish
+lines, escapes, modem-control lines, termios, flushes, drains, breaks,
+queue ioctls, hang-ups and reopens through the real tty, from several
+processes at once, in command mode and in data mode during calls over the
+line (smline's SpanDSP modem through QEMU's D-Bus audio, virtual clock).
+
+tests/module/fuzz_checks.sh runs tests/module/ttyfuzz.c (built static here)
+with the module loaded in each of CONTEXTS (command mode, then data mode
+during a call: to 5551239 in the first, whose far end hangs up 3 s into the
+call, to 5551234 in the others; then a plain AT and a clean call with data)
+and in each of QUICK_CONTEXTS (command mode only, phase_periods=1, three
+processes).  Fails on a kernel splat, a hung fuzzer (ttyfuzz's own
+watchdog or the script's bound), a module that does not unload, or a tty
+that no longer answers AT or carries a call.
+
+SMODEM_FUZZ_SECONDS: each fuzz phase's length (default 6); SMODEM_FUZZ_SEED
+(default 1; "random" picks one, printed); SMODEM_FUZZ_CONTEXTS,
+SMODEM_FUZZ_QUICK: the contexts; SMODEM_KO, SMODEM_TTY_KERNEL as for the
+other guest tests.  Reproduce a failure with the seed in the report.
+"""
+import os
+import random
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import guestboot
+
+TOP = Path(__file__).resolve().parents[2]
+OUT = TOP / "out" / "tests" / "tty_fuzz"
+SECONDS = int(os.environ.get("SMODEM_FUZZ_SECONDS", "6"))
+_seed = os.environ.get("SMODEM_FUZZ_SEED", "1")
+SEED = random.randrange(1, 1 << 31) if _seed == "random" else int(_seed)
+CONTEXTS = os.environ.get("SMODEM_FUZZ_CONTEXTS", "int thr").split()
+QUICK = os.environ.get("SMODEM_FUZZ_QUICK", "dpc res").split()
+ROUTES = ["--route", "5551234=answer:v22bis,v42,echo",
+          "--route", "5551239=answer:v22bis,v42,echo,hangup=3"]
+
+
+def results():
+    def build():
+        bindir = OUT / "bin"
+        bindir.mkdir(parents=True, exist_ok=True)
+        exe = bindir / "ttyfuzz"
+        subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-s",
+                        "-o", str(exe), str(TOP / "tests/module/ttyfuzz.c")], check=True)
+        return exe
+    print("fuzz seed %d, %d s per phase" % (SEED, SECONDS))
+    per_ctx = 2 * SECONDS + 120
+    return guestboot.line_results(
+        "tty_fuzz", "fuzz_checks.sh", OUT, ROUTES,
+        args="%d %d '%s' '%s'" % (SECONDS, SEED, " ".join(CONTEXTS), " ".join(QUICK)),
+        extra_files={"usr/bin/ttyfuzz": str(build())},
+        timeout_s=240 + per_ctx * len(CONTEXTS) + (SECONDS + 40) * len(QUICK))
+
+
+def _path(name):
+    return results()[0] / name
+
+
+def _read(name):
+    return _path(name).read_text(errors="replace").strip()
+
+
+PHASES = [(c, "cmd") for c in CONTEXTS] + [(c, "data") for c in CONTEXTS] + \
+    [(c, "cmd") for c in QUICK]
+
+
+@pytest.mark.parametrize("ctx,phase", PHASES, ids=["%s-%s" % p for p in PHASES])
+def test_fuzzer_never_hangs(ctx, phase):
+    name = "%s-%s" % (ctx, phase)
+    assert _read(ctx + "-insmod.rc") == "0"
+    assert not _path(name + ".stuck").exists(), _read(name + ".stuck")
+    text = _read(name + ".txt")
+    assert "HUNG" not in text, text
+    assert text.splitlines()[-1] == "RESULT ok", text
+    assert _read(name + ".rc") == "0", text
+    # it really ran: every opener did something, all of them a lot
+    ops = [int(x) for x in re.findall(r"^WORKER \d+ ops=(\d+)", text, re.M)]
+    assert ops and min(ops) >= 3 and sum(ops) >= 50, text
+
+
+@pytest.mark.parametrize("ctx", CONTEXTS)
+def test_data_mode_was_fuzzed_in_a_call(ctx):
+    text = _read(ctx + "-data.txt")
+    assert re.search(r"^DIAL number=\d+ result=CONNECT", text, re.M), text
+
+
+def test_far_end_hung_up_during_the_fuzz():
+    if not CONTEXTS:
+        pytest.skip("no full context")
+    recs = results()[1]
+    far = [r for r in recs if r["number"] == "5551239"]
+    assert far and far[0]["result"] == "connected", recs
+    assert far[0]["end"] == "remote-hangup", far[0]
+
+
+@pytest.mark.parametrize("ctx", CONTEXTS + QUICK)
+def test_no_kernel_splat(ctx):
+    bad = [x for x in _read(ctx + ".dmesg").splitlines() if guestboot.BAD_DMESG.search(x)]
+    assert not bad, bad
+
+
+def test_no_kernel_splat_whole_boot():
+    log = results()[0].parent / "dmesg.log"
+    bad = [x for x in log.read_text(errors="replace").splitlines()
+           if guestboot.BAD_DMESG.search(x)]
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("ctx", CONTEXTS + QUICK)
+def test_module_unloads(ctx):
+    assert _read(ctx + "-rmmod.rc") == "0", _read(ctx + "-rmmod.err")
+    assert _read(ctx + ".loaded") == "0"
+
+
+@pytest.mark.parametrize("ctx", CONTEXTS + QUICK)
+def test_at_answers_after_fuzz(ctx):
+    text = _read(ctx + "-at.txt")
+    assert _read(ctx + "-at.rc") == "0", text
+    oks = re.findall(r"^< (.*)$", text, re.M)
+    assert oks and oks[-1] == "\\r\\nOK\\r\\n", text
+
+
+@pytest.mark.parametrize("ctx", CONTEXTS)
+def test_clean_call_after_fuzz(ctx):
+    text = _read(ctx + "-call.txt")
+    assert "CONNECT" in text, text
+    m = re.search(r"DATA n=(\d+) pause=\d+ got=(\d+) bad=(\d+)", text)
+    assert m and m.group(1) == m.group(2) and m.group(3) == "0", text

@@ -19,6 +19,7 @@
 #include <linux/ktime.h>
 #include <linux/jiffies.h>
 #include <linux/sched/signal.h>
+#include <linux/serial.h>
 #include "smodem.h"
 #include "smodem_tty_int.h"
 
@@ -632,6 +633,25 @@ static int smodem_tty_get_icount(struct tty_struct *tty,
 	return 0;
 }
 
+/*
+ * TIOCGSERIAL: dialers (wvdial, setserial) ask it of every modem port.
+ * There is no UART: no I/O port, no IRQ, no divisor to set.
+ */
+static int smodem_tty_get_serial(struct tty_struct *tty,
+				 struct serial_struct *ss)
+{
+	struct smodem_tty *st = tty->driver_data;
+
+	ss->type = PORT_UNKNOWN;
+	ss->line = st->index;
+	ss->xmit_fifo_size = SMODEM_TTY_TX_SIZE;
+	ss->close_delay = jiffies_to_msecs(st->port.close_delay) / 10;
+	ss->closing_wait = st->port.closing_wait == ASYNC_CLOSING_WAIT_NONE ?
+			   ASYNC_CLOSING_WAIT_NONE :
+			   jiffies_to_msecs(st->port.closing_wait) / 10;
+	return 0;
+}
+
 static void smodem_tty_set_termios(struct tty_struct *tty,
 				   const struct ktermios *old)
 {
@@ -673,6 +693,7 @@ static const struct tty_operations smodem_tty_ops = {
 	.tiocmset = smodem_tty_tiocmset,
 	.ioctl = smodem_tty_ioctl,
 	.get_icount = smodem_tty_get_icount,
+	.get_serial = smodem_tty_get_serial,
 	.set_termios = smodem_tty_set_termios,
 };
 

@@ -126,20 +126,6 @@ def line_results(name, script, outdir, line_args, **kw):
     return once((name, kver), boot)
 
 
-PPPD = "/usr/sbin/pppd"
-
-
-def pppd_files():
-    """Debian's pppd and the shared objects it needs, at their own paths, as
-    run_guest(extra_files=...) takes them."""
-    out = {PPPD.lstrip("/"): PPPD}
-    ldd = subprocess.run(["ldd", PPPD], check=True, capture_output=True, text=True).stdout
-    for m in re.finditer(r"(/\S+) \(0x", ldd):
-        lib = m.group(1)
-        out[lib.lstrip("/")] = os.path.realpath(lib)
-    return out
-
-
 def read_result(run, name):
     """Text of results/<name> of a line_run() (results dir, records)."""
     return (run[0] / name).read_text(errors="replace")

@@ -18,49 +18,15 @@ SMODEM_KO overrides the module, SMODEM_TTY_KERNEL the kernel.
 """
 import os
 import re
-import threading
-import time
 from pathlib import Path
 
 import guestboot
-from smlab.guest import run_guest
+from guestpkg import package_files
+from pppfar import FarGuest
 
 TOP = Path(__file__).resolve().parents[2]
 OUT = Path(os.environ.get("SMODEM_PPP_OUT") or TOP / "out" / "tests" / "ppp")
 ARGS = "engine=1 phase_periods=1 ring_samples=8192"
-
-
-class FarGuest(threading.Thread):
-    """Waits for smline's pty link, then boots the far guest on it."""
-
-    def __init__(self, kver, link, out, timeout_s):
-        super().__init__(daemon=True)
-        self.kver, self.link, self.out, self.timeout_s = kver, link, out, timeout_s
-        self.stop = threading.Event()
-        self.res = None
-        self.err = None
-        self.started_at = None
-
-    def run(self):
-        try:
-            deadline = time.monotonic() + self.timeout_s
-            while not os.path.exists(self.link):
-                if self.stop.is_set() or time.monotonic() > deadline:
-                    return
-                time.sleep(0.1)
-            pts = os.path.realpath(self.link)
-            self.started_at = time.monotonic()
-            text = (TOP / "tests/module/ppp_far.sh").read_text()
-            self.res = run_guest(
-                self.kver, "sh -s <<'SMODEM_EOF'\n%s\nSMODEM_EOF\n" % text,
-                str(self.out), clock="real", audio="none", share="live",
-                kmods=["ppp_async"], extra_files=guestboot.pppd_files(),
-                cmdline_extra="8250.nr_uarts=2",
-                qemu_extra=["-chardev", "tty,id=pp,path=%s" % pts,
-                            "-device", "isa-serial,chardev=pp"],
-                timeout_s=1500)
-        except Exception as e:  # noqa: BLE001 - reported by the test
-            self.err = e
 
 
 def run():
@@ -81,7 +47,7 @@ def run():
             res, recs = guestboot.line_run(
                 kver, "ppp_modem.sh", top / "modem",
                 ["--route", "5551234=answer:v22bis,v42,pty=%s" % link],
-                env={"SMODEM_ARGS": ARGS}, extra_files=guestboot.pppd_files(),
+                env={"SMODEM_ARGS": ARGS}, extra_files=package_files("ppp"),
                 kmods=["ppp_async"], timeout_s=1500)
         finally:
             far.stop.set()

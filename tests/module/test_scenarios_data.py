@@ -29,6 +29,7 @@ from pathlib import Path
 
 import guestboot
 import smtrace
+from guestpkg import package_files
 
 TOP = Path(__file__).resolve().parents[2]
 OUT = Path(os.environ.get("SMODEM_SCENARIOS_DATA_OUT") or
@@ -50,7 +51,7 @@ def run():
             kver, "scenario_data_checks.sh", out,
             ["--route", "5552400=answer:v22bis,v42,echo",
              "--route", "5557000=answer:v22bis,v42,save=%s" % (out / "ppp-from-guest.bin")],
-            env={"SMODEM_ARGS": ARGS}, extra_files=guestboot.pppd_files(),
+            env={"SMODEM_ARGS": ARGS}, extra_files=package_files("ppp"),
             kmods=["ppp_async"], timeout_s=600)
     return guestboot.once(("scenarios-data", kver), boot)
 

@@ -68,10 +68,15 @@ check-line: venv
 check-build: modules dsp-tests dsp-fuzz-build $(if $(wildcard tools/line/line.mk),line)
 
 # Real-time tests (a live call over JACK) are not repeatable on a shared
-# machine: they run with check-real, not in check.
+# machine: they run with check-real, not in check; the debug kernel's with
+# check-debug.  The test files run JOBS at a time (pytest-xdist, a file
+# per worker: the tests of one file share its guest boot); each guest is
+# on the instruction-counted clock, so its results do not depend on that.
+JOBS ?= $(shell nproc)
 check: deps venv
 	@$(MAKE) --no-print-directory check-build
-	$(PYTHON) -m pytest -p no:cacheprovider -rfE --ignore=tests/realtime tests
+	$(PYTHON) -m pytest -p no:cacheprovider -rfE -n $(JOBS) --dist loadfile \
+		--ignore=tests/realtime --ignore=tests/debug tests
 
 check-real: deps venv
 	@$(MAKE) --no-print-directory modules line

@@ -1227,6 +1227,8 @@ static void test_programs(void)
 		"AT+IFC=2,2", "AT+ICF=3,3", "AT+IPR=0", "AT+IPR=115200",
 		"AT+DS=0", "AT+DR=0", "AT+ER=1", "AT+MR=2", "AT+ILRR=1",
 		"AT+ETBM=1,1,20", "AT+FCLASS=0;+MS?", "AT+GMI=?", "ATP", "ATT",
+		/* efax's default init, HylaFAX's faxaddmodem probe */
+		"AT&FE&D2S7=120", "AT&C0", "ATQ0V1E0", "ATI3",
 	};
 	static const char *const bad[] = {
 		/* fax classes (mgetty's auto probe), GSM and vendor probes */
@@ -1258,6 +1260,10 @@ static void test_programs(void)
 			passed++;
 		}
 	}
+	/* agetty's manual page's init string: Q1, so nothing comes back */
+	fresh();
+	CHECK_STR(feed("ATE0Q1&D2&C1S0=1\r"), "");
+	CHECK(at.cfg.quiet && at.cfg.s[0] == 1 && at.cfg.amp_d == 2);
 	/* mgetty reads the classes; a data modem lists class 0 alone */
 	fresh();
 	CHECK_STR(feed("AT+FCLASS=?\r"), "\r\n+FCLASS: 0\r\n\r\nOK\r\n");

@@ -574,7 +574,7 @@ static void worker(int idx)
 
 			next_check = now_ms() + 2000;
 			if (!ioctl(fd, TIOCMGET, &v) && !(v & TIOCM_CAR) &&
-			    deadline - now_ms() > 45000) {
+			    deadline - now_ms() > 30000) {
 				begin(w, OP_DIAL);
 				alarm_ms(0);
 				dial(fd, redial, 40000);

@@ -283,11 +283,11 @@ static void input_started(struct dbus_priv *p)
 	g_free(tail);
 	p->in_reset = 0;
 	p->fresh = 0;
-	if (p->resyncs++)
-		sml_log(SML_LOG_INFO, p->clock, "dbus",
-			"streams restarted: resynchronised (%zu samples of the old "
-			"run's input dropped, %" G_GINT64_FORMAT " of its output so "
-			"far, %zu of the new kept)", old, p->dropped, keep);
+	p->resyncs++;
+	sml_log(SML_LOG_INFO, p->clock, "dbus",
+		"streams restarted (%d): resynchronised (%zu samples of the old "
+		"run's input dropped, %" G_GINT64_FORMAT " of its output so far, "
+		"%zu of the new kept)", p->resyncs, old, p->dropped, keep);
 }
 
 static void on_method(GDBusConnection *conn, const gchar *sender,

@@ -16,7 +16,7 @@
 
 static char *context = "thr";
 module_param(context, charp, 0444);
-MODULE_PARM_DESC(context, "where the per-period processing runs: int (hard IRQ), dpc (tasklet / BH work), thr (SCHED_FIFO kthread), res (SCHED_DEADLINE kthread) [thr]");
+MODULE_PARM_DESC(context, "where the per-period processing runs: int (hard IRQ), dpc (tasklet / BH work), thr (SCHED_FIFO kthread) or res (SCHED_DEADLINE kthread) [thr]");
 
 static char *hw = "ac97";
 module_param(hw, charp, 0444);
@@ -44,15 +44,15 @@ MODULE_PARM_DESC(prio, "SCHED_FIFO priority of the thr thread, 1..99 [50]");
 
 static uint res_runtime_us = 2000;
 module_param(res_runtime_us, uint, 0444);
-MODULE_PARM_DESC(res_runtime_us, "res: SCHED_DEADLINE runtime per period, microseconds [2000]");
+MODULE_PARM_DESC(res_runtime_us, "res: SCHED_DEADLINE runtime per period, microseconds, 2..res_deadline_us [2000]");
 
 static uint res_period_us = 8000;
 module_param(res_period_us, uint, 0444);
-MODULE_PARM_DESC(res_period_us, "res: SCHED_DEADLINE period, microseconds [8000]");
+MODULE_PARM_DESC(res_period_us, "res: SCHED_DEADLINE period, microseconds, res_runtime_us..4000000 [8000]");
 
 static uint res_deadline_us;
 module_param(res_deadline_us, uint, 0444);
-MODULE_PARM_DESC(res_deadline_us, "res: SCHED_DEADLINE relative deadline, microseconds, 0 = the period [0]");
+MODULE_PARM_DESC(res_deadline_us, "res: SCHED_DEADLINE relative deadline, microseconds, res_runtime_us..res_period_us, 0 = the period [0]");
 
 static uint engine = 1;
 module_param(engine, uint, 0444);
@@ -258,3 +258,4 @@ module_exit(smodem_exit);
 MODULE_DESCRIPTION("smodem: soft modem with load-time selectable execution context");
 MODULE_AUTHOR("smodem developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION("0.1");

@@ -10,8 +10,8 @@
 #include <linux/string.h>
 #include <linux/array_size.h>
 #include "at.h"
+#include "smodem_version.h"
 
-#define AT_VERSION	"0.1"
 #define NS_PER_MS	1000000ULL
 /* S1 starts again when rings are further apart than this. */
 #define RING_GAP_NS	(8000ULL * NS_PER_MS)
@@ -58,7 +58,7 @@ static const char * const info_text[10] = {
 	"smodem",
 	"V.21 V.22 V.22bis V.42 V.8",
 	NULL,
-	"smodem " AT_VERSION " soft modem for Linux",
+	"smodem " SMODEM_VERSION " soft modem for Linux",
 };
 
 /*
@@ -888,7 +888,7 @@ static int cmd_ext(struct at_state *at, struct cur *c, struct at_out *o)
 	if (ext_name(c, "GMM"))
 		return ext_info(at, c, o, info_text[1]);
 	if (ext_name(c, "GMR"))
-		return ext_info(at, c, o, AT_VERSION);
+		return ext_info(at, c, o, SMODEM_VERSION);
 	if (ext_name(c, "GSN"))
 		return ext_info(at, c, o, "0");
 	if (ext_name(c, "GCAP"))

@@ -10,6 +10,7 @@
 #include <linux/idr.h>
 #include <smdsp/modem.h>
 #include "smodem.h"
+#include "smodem_version.h"
 #include "smodem_modem.h"
 #include "smodem_trace.h"
 #include "smodem_tty.h"
@@ -258,4 +259,4 @@ module_exit(smodem_exit);
 MODULE_DESCRIPTION("smodem: soft modem with load-time selectable execution context");
 MODULE_AUTHOR("smodem developers");
 MODULE_LICENSE("GPL");
-MODULE_VERSION("0.1");
+MODULE_VERSION(SMODEM_VERSION);

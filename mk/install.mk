@@ -8,8 +8,8 @@
 # KVER is the top Makefile's (default: the installed 6.1 generic flavour,
 # never uname -r).  Without DESTDIR, depmod runs for KVER.
 
-# The version's one place: MODULE_VERSION in driver/smodem_main.c.
-SMODEM_VERSION := $(shell sed -n 's/^MODULE_VERSION("\(.*\)");$$/\1/p' driver/smodem_main.c)
+# The version's one place: driver/smodem_version.h.
+SMODEM_VERSION := $(shell sed -n 's/^\#define SMODEM_VERSION "\(.*\)"$$/\1/p' driver/smodem_version.h)
 DEB_VERSION     = $(shell dpkg-parsechangelog -S Version -l debian/changelog)
 
 DESTDIR      ?=
@@ -44,7 +44,7 @@ uninstall:
 # (what every build of the lab compiles) as plain files; then, as root
 # and without DESTDIR: dkms install smodem/$(SMODEM_VERSION).
 install-dkms:
-	@test -n "$(SMODEM_VERSION)" || { echo "no MODULE_VERSION in driver/smodem_main.c"; exit 1; }
+	@test -n "$(SMODEM_VERSION)" || { echo "no SMODEM_VERSION in driver/smodem_version.h"; exit 1; }
 	rm -rf build/dkms-tree
 	tools/kbuild-tree $(TOP) $(TOP)/build/dkms-tree
 	install -d $(DESTDIR)$(DKMSSRCDIR)
@@ -60,10 +60,10 @@ uninstall-dkms:
 # work tree is not touched): build/deb/smodem-dkms_<ver>_all.deb.
 DEB_SRC = $(DEB_OUT)/src/smodem-$(SMODEM_VERSION)
 deb: deps
-	@test -n "$(SMODEM_VERSION)" || { echo "no MODULE_VERSION in driver/smodem_main.c"; exit 1; }
+	@test -n "$(SMODEM_VERSION)" || { echo "no SMODEM_VERSION in driver/smodem_version.h"; exit 1; }
 	@test "$(DEB_VERSION)" = "$(SMODEM_VERSION)" || { \
-		echo "debian/changelog is at $(DEB_VERSION), MODULE_VERSION at $(SMODEM_VERSION):"; \
-		echo "  dch -v $(SMODEM_VERSION) (or fix MODULE_VERSION)"; exit 1; }
+		echo "debian/changelog is at $(DEB_VERSION), smodem_version.h at $(SMODEM_VERSION):"; \
+		echo "  dch -v $(SMODEM_VERSION) (or fix driver/smodem_version.h)"; exit 1; }
 	rm -rf $(DEB_OUT)
 	tools/kbuild-tree $(TOP) $(TOP)/$(DEB_OUT)/links
 	mkdir -p $(DEB_SRC)

@@ -1,5 +1,5 @@
 """What modinfo says of smodem.ko (build/<kver>/smodem.ko, `make modules`):
-the version (MODULE_VERSION, the version's one place, which debian/changelog
+the version (driver/smodem_version.h, the version's one place, which debian/changelog
 must repeat), licence, author, description, the AC'97 alias it autoloads
 on, and every parameter with a description that names its range or values
 and its default; the parameters modinfo lists are exactly the module_param
@@ -47,8 +47,11 @@ def declared_params():
 
 
 def source_version():
-    m = re.findall(r'^MODULE_VERSION\("([^"]+)"\);', (TOP / "driver/smodem_main.c").read_text(), re.M)
-    assert len(m) == 1, "one MODULE_VERSION in driver/smodem_main.c: %s" % m
+    m = re.findall(r'^#define SMODEM_VERSION "([^"]+)"$',
+                   (TOP / "driver/smodem_version.h").read_text(), re.M)
+    assert len(m) == 1, "one SMODEM_VERSION in driver/smodem_version.h: %s" % m
+    main = (TOP / "driver/smodem_main.c").read_text()
+    assert "MODULE_VERSION(SMODEM_VERSION);" in main
     return m[0]
 
 

@@ -10,6 +10,7 @@ FS=${1:-6}
 SEED=${2:-1}
 FULL=${3:-"int thr"}
 QUICK=${4:-"dpc res"}
+[ "$QUICK" = none ] && QUICK=
 echo 1 > /proc/sys/kernel/sysrq
 
 # fuzz NAME LIMIT_S ARGS...: ttyfuzz ARGS > $T/NAME.txt, bounded.
@@ -64,6 +65,9 @@ for ctx in $FULL; do
 	insmod $K hw=ac97 engine=1 ring_samples=8192 context=$ctx
 	echo $? > $T/$ctx-insmod.rc
 	fuzz $ctx-cmd $((FS + 40)) -s $((SEED + n)) -t $FS -p 2 $D
+	# what the fuzz left: the settings, the engine (for a failure's analysis)
+	ttyat at $D 'AT&V' > $T/$ctx-cmd.settings 2>&1
+	cat "$(dev_file stats)" > $T/$ctx-cmd.stats 2>&1
 	sleep 2
 	# the first full context's call: the far end hangs up during the fuzz
 	num=5551234
@@ -71,11 +75,11 @@ for ctx in $FULL; do
 	fuzz $ctx-data $((FS + 100)) -s $((SEED + n + 1)) -t $FS -p 2 \
 		-d $num -D 5551234 $D
 	sleep 2
-	# the tty still works (after ATZ: the fuzz may have left V0, Q1, S7=0,
-	# +MS=V21 ...): AT, and a clean call that carries data
-	ttyat at $D ATZ ATE0 AT AT > $T/$ctx-at.txt 2>&1
+	# the tty still works (after AT&F: the fuzz may have stored V0, Q1, S7=0,
+	# +MS=V21 ... with &W, which ATZ would restore): AT, and a clean call
+	ttyat at $D 'AT&F' ATE0 AT AT > $T/$ctx-at.txt 2>&1
 	echo $? > $T/$ctx-at.rc
-	ttyat at $D ATZ ATE0 ATX4 ATD5551234 %expect:30000 %data:256 %sleep:1500 \
+	ttyat at $D 'AT&F' ATE0 ATX4 ATD5551234 %expect:30000 %data:256 %sleep:1500 \
 		%send:+++ %expect:2500 ATH > $T/$ctx-call.txt 2>&1
 	echo $? > $T/$ctx-call.rc
 	unload $ctx
@@ -89,7 +93,7 @@ for ctx in $QUICK; do
 	echo $? > $T/$ctx-insmod.rc
 	fuzz $ctx-cmd $((FS + 40)) -s $((SEED + n)) -t $((FS / 2 + 1)) -p 3 $D
 	sleep 1
-	ttyat at $D ATZ ATE0 AT AT > $T/$ctx-at.txt 2>&1
+	ttyat at $D 'AT&F' ATE0 AT AT > $T/$ctx-at.txt 2>&1
 	echo $? > $T/$ctx-at.rc
 	unload $ctx
 	dmesg > $T/$ctx.dmesg

@@ -15,7 +15,8 @@ that no longer answers AT or carries a call.
 
 SMODEM_FUZZ_SECONDS: each fuzz phase's length (default 6); SMODEM_FUZZ_SEED
 (default 1; "random" picks one, printed); SMODEM_FUZZ_CONTEXTS,
-SMODEM_FUZZ_QUICK: the contexts; SMODEM_KO, SMODEM_TTY_KERNEL as for the
+SMODEM_FUZZ_QUICK: the contexts; SMODEM_FUZZ_OUT: the output directory
+(default out/tests/tty_fuzz; another one lets two runs go at once); SMODEM_KO, SMODEM_TTY_KERNEL as for the
 other guest tests.  Reproduce a failure with the seed in the report.
 """
 import os
@@ -29,7 +30,7 @@ import pytest
 import guestboot
 
 TOP = Path(__file__).resolve().parents[2]
-OUT = TOP / "out" / "tests" / "tty_fuzz"
+OUT = Path(os.environ.get("SMODEM_FUZZ_OUT") or TOP / "out" / "tests" / "tty_fuzz")
 SECONDS = int(os.environ.get("SMODEM_FUZZ_SECONDS", "6"))
 _seed = os.environ.get("SMODEM_FUZZ_SEED", "1")
 SEED = random.randrange(1, 1 << 31) if _seed == "random" else int(_seed)
@@ -51,7 +52,7 @@ def results():
     per_ctx = 2 * SECONDS + 120
     return guestboot.line_results(
         "tty_fuzz", "fuzz_checks.sh", OUT, ROUTES,
-        args="%d %d '%s' '%s'" % (SECONDS, SEED, " ".join(CONTEXTS), " ".join(QUICK)),
+        args="%d %d '%s' '%s'" % (SECONDS, SEED, " ".join(CONTEXTS), " ".join(QUICK) or "none"),
         extra_files={"usr/bin/ttyfuzz": str(build())},
         timeout_s=240 + per_ctx * len(CONTEXTS) + (SECONDS + 40) * len(QUICK))
 
@@ -94,7 +95,13 @@ def test_far_end_hung_up_during_the_fuzz():
     recs = results()[1]
     far = [r for r in recs if r["number"] == "5551239"]
     assert far and far[0]["result"] == "connected", recs
-    assert far[0]["end"] == "remote-hangup", far[0]
+    if far[0]["end"] != "remote-hangup":
+        # the fuzz may drop DTR (or ATH) before the far end's 3 s: then
+        # that must be why (with the default seed the far end hangs up)
+        data_s = (far[0]["end_sample"] - far[0]["data_sample"]) / 8000.0
+        assert far[0]["end"] == "local-hangup" and data_s < 3.5, far[0]
+        pytest.skip("seed %d: the fuzz hung up %.1f s into the call, before "
+                    "the far end" % (SEED, data_s))
 
 
 @pytest.mark.parametrize("ctx", CONTEXTS + QUICK)

@@ -10,7 +10,7 @@
  *     -s  the seed (default: from the clock; always printed as SEED=)
  *     -t  fuzzing time in seconds of (guest) clock, default 10
  *     -p  fuzzing processes, each with its own opener, default 2
- *     -d  data mode: dial NUMBER first (ATE0 ATX4 ATD<NUMBER>), wait for
+ *     -d  data mode: dial NUMBER first (AT&F ATE0 ATX4 ATD<NUMBER>), wait for
  *         CONNECT (at most -w ms, default 40000), then fuzz during the call
  *     -D  after the call ends, redial this number while time is left
  *     -o  an operation that lasts longer than this (default 15000 ms: every
@@ -167,6 +167,11 @@ static void wr(int fd, const void *b, size_t n)
 	ssize_t k = write(fd, b, n);
 
 	(void)k;
+}
+
+static void wrs(int fd, const char *s)
+{
+	wr(fd, s, strlen(s));
 }
 
 /* -- AT-ish lines --------------------------------------------------------- */
@@ -341,15 +346,15 @@ static int step(struct rng *r, int fd, struct wstate *w, int idx)
 		begin(w, OP_ESCAPE_GUARD);
 		alarm_ms(0);
 		sleep_ms(1000 + rn(r, 300));
-		wr(fd, "+++", 3);
+		wrs(fd, "+++");
 		sleep_ms(1000 + rn(r, 300));
 		v = rn(r, 3);
 		if (v == 0)
-			wr(fd, "ATO\r", 4);
+			wrs(fd, "ATO\r");
 		else if (v == 1 && !data_mode)
-			wr(fd, "ATH\r", 4);
+			wrs(fd, "ATH\r");
 		else if (v == 1)
-			wr(fd, "AT\r", 3);
+			wrs(fd, "AT\r");
 		end(w, 0);
 	} else if (pick < 410) {
 		begin(w, OP_ESCAPE_FAST);
@@ -471,9 +476,10 @@ static int step(struct rng *r, int fd, struct wstate *w, int idx)
 
 /* Read from fd until one of the words arrived or ms passed; returns the
  * index of the word found, -1. */
+static char acc[4096];	/* what the last wait_for() read */
+
 static int wait_for(int fd, const char *const *words, int nw, int ms)
 {
-	static char acc[4096];
 	size_t len = 0;
 	long long until = now_ms() + ms;
 
@@ -518,7 +524,18 @@ static void set_raw(int fd)
 	tcsetattr(fd, TCSANOW, &t);
 }
 
-/* ATE0 ATX4 ATD<number>: 1 when CONNECT came. */
+/* What the last wait_for() read, escaped. */
+static void show(const char *what)
+{
+	const char *c;
+
+	printf("  %s got:", what);
+	for (c = acc; *c; c++)
+		printf(*c >= ' ' && *c < 0x7f ? "%c" : "\\x%02x", (unsigned char)*c);
+	printf("\n");
+}
+
+/* AT&F ATE0 ATX4 ATD<number>: 1 when CONNECT came. */
 static int dial(int fd, const char *number, int ms)
 {
 	static const char *const w[] = { "CONNECT", "NO CARRIER", "BUSY",
@@ -532,15 +549,22 @@ static int dial(int fd, const char *number, int ms)
 	tcflow(fd, TCOON);
 	tcflush(fd, TCIOFLUSH);
 	/* the line sees an on-hook after 300 ms of open loop */
-	wr(fd, "\rATH\r", 5);
+	wrs(fd, "\rATH\r");
 	sleep_ms(600);
-	wr(fd, "ATE0V1Q0X4&C1&D2\r", 17);
+	/* factory settings: the fuzz may have stored anything with &W */
+	wrs(fd, "AT&F\r");
+	wait_for(fd, (const char *const[]){ "OK", "0\r" }, 2, 2000);
+	show("AT&F");
+	wrs(fd, "ATE0V1Q0X4&C1&D2\r");
 	wait_for(fd, (const char *const[]){ "OK" }, 1, 2000);
+	show("ATE0V1Q0X4&C1&D2");
 	snprintf(cmd, sizeof(cmd), "ATD%s\r", number);
 	wr(fd, cmd, strlen(cmd));
 	got = wait_for(fd, w, 6, ms);
 	printf("DIAL number=%s result=%s t=%lld\n", number,
 	       got >= 0 ? w[got] : "none", now_ms());
+	if (got != 0)
+		show("ATD");
 	fflush(stdout);
 	return got == 0;
 }
@@ -743,11 +767,11 @@ int main(int argc, char **argv)
 	}
 	/* leave the line idle: DTR stays, the call (if any) is hung up */
 	alarm_ms(3000);
-	wr(fd, "\r", 1);
+	wrs(fd, "\r");
 	sleep_ms(1100);
-	wr(fd, "+++", 3);
+	wrs(fd, "+++");
 	sleep_ms(1100);
-	wr(fd, "ATH\r", 4);
+	wrs(fd, "ATH\r");
 	sleep_ms(300);
 	alarm_ms(3000);
 	tcflush(fd, TCIOFLUSH);

@@ -37,12 +37,17 @@ w tracing_on 0
 w current_tracer nop
 w trace ""
 w osnoise/cpus "$cpu"
-# the whole period sampled: no pause for the tracer's own thread
-w osnoise/period_us 1000000
-w osnoise/runtime_us 1000000
-w osnoise/tracing_threshold "$thr"
-w osnoise/stop_tracing_us 0
-w osnoise/stop_tracing_total_us 0
+# 95 ms of every 100: the tracer spinning at a real-time priority with no
+# pause at all hangs the kernel's own tracer start on a uniprocessor (its
+# RCU waits); in the pauses, what it would have seen as noise runs unseen
+# (runtime first: the kernel keeps runtime <= period)
+w osnoise/runtime_us 95000
+w osnoise/period_us 100000
+# the tracer's noise threshold is the top-level tracing_thresh (us)
+w tracing_thresh "$thr"
+for f in stop_tracing_us stop_tracing_total_us; do
+	[ -f $T/osnoise/$f ] && w osnoise/$f 0
+done
 w buffer_size_kb 16384
 w set_event ""
 for e in sample_threshold irq_noise softirq_noise thread_noise nmi_noise; do
@@ -82,4 +87,5 @@ w tracing_on 0
 } > "$out"
 w current_tracer nop
 w set_event ""
+w tracing_thresh 0
 echo "osnoise.sh: $(grep -c 'sample_threshold:' "$out") samples over ${thr} us in ${secs} s on CPU $cpu -> $out" >&2

@@ -64,6 +64,9 @@ for ctx in $FULL; do
 	dmesg -c > /dev/null
 	insmod $K hw=ac97 engine=1 ring_samples=8192 context=$ctx
 	echo $? > $T/$ctx-insmod.rc
+	# the counters from here on (the start counts a DMA halt)
+	sleep 1
+	echo 1 > "$(dev_file reset)"
 	fuzz $ctx-cmd $((FS + 40)) -s $((SEED + n)) -t $FS -p 2 $D
 	# what the fuzz left: the settings, the engine (for a failure's analysis)
 	ttyat at $D 'AT&V' > $T/$ctx-cmd.settings 2>&1
@@ -74,6 +77,7 @@ for ctx in $FULL; do
 	[ $n -eq 0 ] && num=5551239
 	fuzz $ctx-data $((FS + 100)) -s $((SEED + n + 1)) -t $FS -p 2 \
 		-d $num -D 5551234 $D
+	cat "$(dev_file stats)" > $T/$ctx-data.stats 2>&1
 	sleep 2
 	# the tty still works (after AT&F: the fuzz may have stored V0, Q1, S7=0,
 	# +MS=V21 ... with &W, which ATZ would restore): AT, and a clean call

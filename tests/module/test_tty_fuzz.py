@@ -84,6 +84,17 @@ def test_fuzzer_never_hangs(ctx, phase):
 
 
 @pytest.mark.parametrize("ctx", CONTEXTS)
+def test_modem_kept_up_under_the_fuzz(ctx):
+    """Whatever the tty does, the modem's processing is never starved:
+    no overrun, no halted DMA (counters reset after the load), in command
+    mode and through the call."""
+    for phase in ("cmd", "data"):
+        st = dict(x.split(None, 1) for x in _read("%s-%s.stats" % (ctx, phase)).splitlines()
+                  if len(x.split(None, 1)) == 2)
+        assert st.get("overruns") == "0" and st.get("dma_halts") == "0", (phase, st)
+
+
+@pytest.mark.parametrize("ctx", CONTEXTS)
 def test_data_mode_was_fuzzed_in_a_call(ctx):
     text = _read(ctx + "-data.txt")
     assert re.search(r"^DIAL number=\d+ result=CONNECT", text, re.M), text

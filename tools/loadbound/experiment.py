@@ -46,17 +46,28 @@ def build_probe(out):
 
 
 def default_kernels():
+    """6.1 generic and PREEMPT_RT, 6.12 generic and PREEMPT_RT: those installed."""
     have = available_kernels()
-    gen = [k for k in have if re.match(r"6\.1\.\d+-\d+-amd64$", k)][:1]
-    rt = [k for k in have if re.match(r"6\.1\.\d+-\d+-rt-amd64$", k)][:1]
-    return gen + rt
+    out = []
+    for pat in (r"6\.1\.\d+-\d+-amd64$", r"6\.1\.\d+-\d+-rt-amd64$",
+                r"6\.12\.\d+\S*-amd64$", r"6\.12\.\d+\S*-rt-amd64$"):
+        out += [k for k in have if re.match(pat, k) and (("-rt-" in k) == ("rt" in pat))][:1]
+    return out
 
 
-def one_run(a, kver, ctx, probe, log):
-    out = Path(a.out) / "runs" / kver / ctx
+def run_name(kver, ctx, load_us, loads):
+    """kernel-context, with -loadN when several loads are measured and this
+    is not the first one."""
+    if ctx == "control" or load_us == loads[0]:
+        return "%s-%s" % (kver, ctx)
+    return "%s-%s-load%d" % (kver, ctx, load_us)
+
+
+def one_run(a, kver, ctx, load_us, name, probe, log):
+    out = Path(a.out) / "runs" / name
     subprocess.run(["rm", "-rf", str(out)], check=True)
     out.mkdir(parents=True)
-    params = "hw=ac97 engine=0 load_us=%d %s" % (a.load_us, a.module_params)
+    params = "hw=ac97 engine=0 load_us=%d %s" % (load_us, a.module_params)
     files = {"usr/bin/lbprobe": str(probe), "opt/lb/osnoise.sh": str(HERE / "osnoise.sh")}
     if ctx != "control":
         ko = TOP / "build" / kver / "smodem.ko"
@@ -64,7 +75,7 @@ def one_run(a, kver, ctx, probe, log):
             raise RuntimeError("%s missing: make modules" % ko)
         files["opt/smodem/smodem.ko"] = str(ko)
     t = time.monotonic()
-    log("%s %s: booting" % (kver, ctx))
+    log("%s: booting" % name)
     res = run_guest(kver, (HERE / "modem_run.sh").read_text(), str(out), clock="virtual",
                     audio="ac97", share="deferred", progress=False,
                     cmdline_extra=a.guest_append, timeout_s=a.timeout,
@@ -77,8 +88,9 @@ def one_run(a, kver, ctx, probe, log):
         err = (r / "error").read_text() if (r / "error").exists() else ""
         raise RuntimeError("%s %s: guest failed (rc=%s timed_out=%s) %s see %s"
                            % (kver, ctx, res.rc, res.timed_out, err.strip(), res.console))
-    log("%s %s: done in %.0f s wall" % (kver, ctx, wall))
-    return {"kernel": kver, "context": ctx, "dir": str(r), "wall_s": wall}
+    log("%s: done in %.0f s wall" % (name, wall))
+    return {"kernel": kver, "context": ctx, "load_us": load_us, "name": name, "dir": str(r),
+            "wall_s": wall}
 
 
 def stats_of(path):
@@ -96,8 +108,9 @@ def main(argv=None):
                    help="the module's contexts [CONTEXTS]; control always runs too")
     p.add_argument("--duration", type=float, default=float(env_default("DURATION", "5")),
                    help="seconds of probe per run [DURATION]")
-    p.add_argument("--load-us", type=int, default=int(env_default("LOAD_US", "1840")),
-                   help="load_us of the module [LOAD_US]")
+    p.add_argument("--load-us", default=env_default("LOAD_US", "1840"),
+                   help="load_us of the module; several (e.g. '1840 0': 0 is the data pump "
+                   "alone) measure each [LOAD_US]")
     p.add_argument("--prio", type=int, default=int(env_default("PROBE_PRIO", "40")),
                    help="the probe's SCHED_FIFO priority [PROBE_PRIO]")
     p.add_argument("--module-params", default=env_default("MODULE_PARAMS", ""),
@@ -114,8 +127,13 @@ def main(argv=None):
     kernels = a.kernels.split()
     contexts = ["control"] + [c for c in a.contexts.split() if c != "control"]
     bad = [c for c in contexts if c not in ("control", "int", "dpc", "thr", "res")]
-    if bad or not kernels or a.duration < 1.1 or a.jobs < 1:
-        p.error("bad contexts %s / no kernels / duration below 1.1 s / jobs < 1" % bad)
+    try:
+        loads = [int(x) for x in a.load_us.split()]
+    except ValueError:
+        loads = []
+    if bad or not kernels or not loads or a.duration < 1.1 or a.jobs < 1:
+        p.error("bad contexts %s / no kernels / bad --load-us / duration below 1.1 s / jobs < 1"
+                % bad)
     for k in kernels:
         if k not in available_kernels():
             p.error("kernel %s not installed (have %s)" % (k, " ".join(available_kernels())))
@@ -127,11 +145,13 @@ def main(argv=None):
     def log(m):
         print("[loadbound %4.0f s] %s" % (time.monotonic() - t0, m), flush=True)
 
-    jobs = [(k, c) for k in kernels for c in contexts]
-    log("%d guest runs, %d at a time, %.1f s of probe each" % (len(jobs), a.jobs, a.duration))
+    jobs = [(k, c, ld, run_name(k, c, ld, loads)) for k in kernels for c in contexts
+            for ld in (loads if c != "control" else loads[:1])]
+    log("%d guest runs, %d at a time, %.1f s of probe each: %s" % (
+        len(jobs), a.jobs, a.duration, " ".join(n for _, _, _, n in jobs)))
     runs, failed = [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        futs = {ex.submit(one_run, a, k, c, probe, log): (k, c) for k, c in jobs}
+        futs = {ex.submit(one_run, a, k, c, ld, n, probe, log): (k, n) for k, c, ld, n in jobs}
         for f in concurrent.futures.as_completed(futs):
             try:
                 runs.append(f.result())
@@ -139,11 +159,10 @@ def main(argv=None):
                 failed.append({"kernel": futs[f][0], "context": futs[f][1], "error": str(e)})
                 log("FAILED %s" % e)
             log("%d of %d runs finished" % (len(runs) + len(failed), len(jobs)))
-    order = {(k, c): i for i, (k, c) in enumerate(jobs)}
-    runs.sort(key=lambda r: order[(r["kernel"], r["context"])])
+    order = {n: i for i, (_, _, _, n) in enumerate(jobs)}
+    runs.sort(key=lambda r: order[r["name"]])
 
     grid = lb.window_grid(10_000, min(10**9, int(a.duration * 1e9 * 0.9)), 10)
-    periodic = (a.load_us * 1000, PERIOD_NS) if a.load_us else None
     summaries = []
     for r in runs:
         d = Path(r["dir"])
@@ -153,17 +172,19 @@ def main(argv=None):
                 continue
             try:
                 tr = lb.read_trace(f)
+                periodic = (r["load_us"] * 1000, PERIOD_NS) if r["load_us"] else None
                 s = lb.analyse_trace(tr, grid, None if r["context"] == "control" else periodic)
             except lb.LoadBoundError as e:
                 failed.append({"kernel": r["kernel"], "context": r["context"], "error": str(e)})
                 continue
-            s["name"] = "%s-%s%s" % (r["kernel"], r["context"], "" if meas == "probe" else "-osnoise")
+            s["name"] = r["name"] + ("" if meas == "probe" else "-osnoise")
             s["kernel"], s["context"], s["measure"] = r["kernel"], r["context"], meas
+            s["load_us"] = None if r["context"] == "control" else r["load_us"]
             s["wall_s"] = r["wall_s"]
             s["stats"] = stats_of(d / "stats.txt")
             png = out / ("%s.png" % s["name"])
             lb.plot(s, png, title="%s, %s: %s at SCHED_FIFO %s, load_us=%d" % (
-                r["kernel"], r["context"], meas, tr.header.get("prio"), a.load_us))
+                r["kernel"], r["context"], meas, tr.header.get("prio"), r["load_us"]))
             s["png"] = str(png)
             summaries.append(s)
     tab = lb.table(summaries)
@@ -179,7 +200,7 @@ def main(argv=None):
         tab += "\nFAILED:\n" + "".join("- %s %s: %s\n" % (x["kernel"], x["context"], x["error"]) for x in failed)
     (out / "table.md").write_text(tab)
     (out / "summary.json").write_text(json.dumps({
-        "clock": "virtual", "icount_shift": 0, "duration_s": a.duration, "load_us": a.load_us,
+        "clock": "virtual", "icount_shift": 0, "duration_s": a.duration, "load_us": loads,
         "probe_prio": a.prio, "guest_append": a.guest_append, "module_params": a.module_params,
         "runs": summaries, "failed": failed, "wall_s": time.monotonic() - t0}, indent=1) + "\n")
     sys.stdout.write(tab)

@@ -186,5 +186,6 @@ extern const struct smodem_ctx_ops smodem_ctx_int;
 extern const struct smodem_ctx_ops smodem_ctx_dpc;
 extern const struct smodem_ctx_ops smodem_ctx_thr;
 extern const struct smodem_ctx_ops smodem_ctx_res;
+extern const struct smodem_ctx_ops smodem_ctx_oth;
 
 #endif

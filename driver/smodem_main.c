@@ -17,7 +17,7 @@
 
 static char *context = "thr";
 module_param(context, charp, 0444);
-MODULE_PARM_DESC(context, "where the per-period processing runs: int (hard IRQ), dpc (tasklet / BH work), thr (SCHED_FIFO kthread) or res (SCHED_DEADLINE kthread) [thr]");
+MODULE_PARM_DESC(context, "where the per-period processing runs: int (hard IRQ), dpc (tasklet / BH work), thr (SCHED_FIFO kthread), res (SCHED_DEADLINE kthread) or oth (SCHED_OTHER kthread at nice) [thr]");
 
 static char *hw = "ac97";
 module_param(hw, charp, 0444);
@@ -42,6 +42,10 @@ MODULE_PARM_DESC(load_us, "EMULATION: extra arithmetic per period costing this m
 static uint prio = 50;
 module_param(prio, uint, 0444);
 MODULE_PARM_DESC(prio, "SCHED_FIFO priority of the thr thread, 1..99 [50]");
+
+static int nice;
+module_param(nice, int, 0444);
+MODULE_PARM_DESC(nice, "nice value of the oth thread (SCHED_OTHER, time-shared with every normal task: the study's THR-8), -20..19 [0]");
 
 static uint res_runtime_us = 2000;
 module_param(res_runtime_us, uint, 0444);
@@ -75,6 +79,7 @@ static const struct smodem_ctx_ops *const contexts[SMODEM_CTX_COUNT] = {
 	[SMODEM_CTX_DPC] = &smodem_ctx_dpc,
 	[SMODEM_CTX_THR] = &smodem_ctx_thr,
 	[SMODEM_CTX_RES] = &smodem_ctx_res,
+	[SMODEM_CTX_OTH] = &smodem_ctx_oth,
 };
 
 static const struct smodem_backend_ops *backend;
@@ -195,13 +200,13 @@ static int __init smodem_init(void)
 
 	smodem_p = (struct smodem_params){
 		.rate = rate, .ring = ring_samples, .period = period_samples,
-		.load_us = load_us, .prio = prio,
+		.load_us = load_us, .prio = prio, .nice = nice,
 		.res_runtime_us = res_runtime_us,
 		.res_period_us = res_period_us,
 		.res_deadline_us = res_deadline_us,
 	};
 	if (smodem_parse_context(context, &smodem_p.context)) {
-		pr_err("smodem: context=%s: must be int, dpc, thr or res\n",
+		pr_err("smodem: context=%s: must be int, dpc, thr, res or oth\n",
 		       context);
 		return -EINVAL;
 	}

@@ -12,6 +12,7 @@ const char * const smodem_context_names[SMODEM_CTX_COUNT] = {
 	[SMODEM_CTX_DPC] = "dpc",
 	[SMODEM_CTX_THR] = "thr",
 	[SMODEM_CTX_RES] = "res",
+	[SMODEM_CTX_OTH] = "oth",
 };
 
 const char * const smodem_hw_names[SMODEM_HW_COUNT] = {
@@ -89,6 +90,11 @@ int smodem_params_check(const struct smodem_params *p, const char **why)
 	if (p->context == SMODEM_CTX_INT &&
 	    (u64)p->load_us * 1000 >= smodem_period_ns(p->period, p->rate)) {
 		*why = "load_us must be shorter than the period for context=int";
+		return -EINVAL;
+	}
+	if (p->context == SMODEM_CTX_OTH &&
+	    (p->nice < SMODEM_NICE_MIN || p->nice > SMODEM_NICE_MAX)) {
+		*why = "nice must be -20..19";
 		return -EINVAL;
 	}
 	if (p->context == SMODEM_CTX_THR && (p->prio < 1 || p->prio > 99)) {

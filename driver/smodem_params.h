@@ -14,6 +14,7 @@ enum smodem_context {
 	SMODEM_CTX_DPC,
 	SMODEM_CTX_THR,
 	SMODEM_CTX_RES,
+	SMODEM_CTX_OTH,		/* time-shared kthread: the study's THR-8 */
 	SMODEM_CTX_COUNT
 };
 
@@ -31,6 +32,7 @@ struct smodem_params {
 	u32 period;		/* frames per period interrupt */
 	u32 load_us;		/* emulated processing cost per period */
 	u32 prio;		/* SCHED_FIFO priority for thr */
+	s32 nice;		/* SCHED_OTHER nice value for oth */
 	u32 res_runtime_us;
 	u32 res_period_us;
 	u32 res_deadline_us;	/* 0: equal to the period */
@@ -43,6 +45,8 @@ struct smodem_params {
 /* The scheduler accounts deadline runtime in units of 1024 ns. */
 #define SMODEM_DL_RUNTIME_MIN_US 2
 #define SMODEM_DL_PERIOD_MAX_US	4000000
+#define SMODEM_NICE_MIN		(-20)
+#define SMODEM_NICE_MAX		19
 
 extern const char * const smodem_context_names[SMODEM_CTX_COUNT];
 extern const char * const smodem_hw_names[SMODEM_HW_COUNT];

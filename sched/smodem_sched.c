@@ -19,6 +19,15 @@ void smodem_sched_fifo(struct sched_attr *a, u32 prio)
 	};
 }
 
+void smodem_sched_other(struct sched_attr *a, s32 nice)
+{
+	*a = (struct sched_attr){
+		.size = sizeof(*a),
+		.sched_policy = SCHED_NORMAL,
+		.sched_nice = nice,
+	};
+}
+
 void smodem_sched_deadline(struct sched_attr *a, u32 runtime_us,
 			   u32 deadline_us, u32 period_us)
 {
@@ -67,6 +76,8 @@ void smodem_sched_show(struct seq_file *m, struct task_struct *t)
 	seq_printf(m, "thread_pid %d\n", task_pid_nr(t));
 	seq_printf(m, "policy %s\n", policy_name(t->policy));
 	seq_printf(m, "rt_priority %u\n", t->rt_priority);
+	if (t->policy == SCHED_NORMAL)
+		seq_printf(m, "nice %d\n", task_nice(t));
 	if (t->policy == SCHED_DEADLINE) {
 		seq_printf(m, "dl_runtime_ns %llu\n", t->dl.dl_runtime);
 		seq_printf(m, "dl_deadline_ns %llu\n", t->dl.dl_deadline);

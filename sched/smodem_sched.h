@@ -9,6 +9,7 @@
 struct seq_file;
 
 void smodem_sched_fifo(struct sched_attr *a, u32 prio);
+void smodem_sched_other(struct sched_attr *a, s32 nice);
 void smodem_sched_deadline(struct sched_attr *a, u32 runtime_us,
 			   u32 deadline_us, u32 period_us);
 int smodem_sched_apply(struct task_struct *t, const struct sched_attr *a);

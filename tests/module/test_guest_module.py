@@ -74,7 +74,7 @@ def _stats(res, name):
     return smtrace.stats((res / (name + ".stats")).read_text())
 
 
-@pytest.mark.parametrize("ctx", ["int", "dpc", "thr", "res"])
+@pytest.mark.parametrize("ctx", ["int", "dpc", "thr", "res", "oth"])
 @pytest.mark.parametrize("kver,hw", BOTH)
 def test_context(kver, hw, ctx):
     res = boot(kver, hw)
@@ -119,6 +119,10 @@ def test_context(kver, hw, ctx):
         assert st["policy"] == "SCHED_FIFO" and st["rt_priority"] == 50
         # trace-cmd shortens comm: "smodem/thr" may read "smodem/t"
         assert all(e.comm.startswith("smodem/") for e in procs)
+    elif ctx == "oth":
+        assert all(e.fields["exec"] == "task" and e.fields["policy"] == "other"
+                   for e in procs), f
+        assert st["policy"] == "SCHED_OTHER" and st["nice"] == 0
     else:
         assert all(e.fields["exec"] == "task" and e.fields["policy"] == "deadline"
                    for e in procs), f
@@ -126,7 +130,7 @@ def test_context(kver, hw, ctx):
         assert st["dl_runtime_ns"] == 2_000_000
         assert st["dl_deadline_ns"] == 8_000_000
         assert st["dl_period_ns"] == 8_000_000
-    if ctx in ("thr", "res"):
+    if ctx in ("thr", "res", "oth"):
         wakes = [e for e in ev if e.name == "smodem_thread_wakeup"]
         assert len(wakes) >= len(irqs) * 0.9
         assert any(e.name == "smodem_thread_done" for e in ev)
@@ -164,6 +168,22 @@ def test_starved_thread_overruns_and_recovers(kver):
     assert after["overruns"] == 0 and after["dropped"] == 0
     assert after["pending_max"] < PERIOD
     assert after["periods"] >= 2 * RATE // PERIOD * 0.97
+
+
+@pytest.mark.parametrize("kver", AC97)
+def test_time_shared_thread_loses_to_a_spinner(kver):
+    """The study's THR-8: processing at a time-sharing priority (here the
+    fair class at nice 19) beside a program that never blocks misses its
+    periods; at nice 0, or SCHED_FIFO at priority 1, it does not."""
+    res = boot(kver, "ac97")
+    n19, n0, p1 = (_stats(res, "spin-" + n) for n in ("oth-n19", "oth-n0", "thr-p1"))
+    print({k: (s["overruns"], s["dropped"], s["pending_max"]) for k, s in
+           (("nice 19", n19), ("nice 0", n0), ("fifo 1", p1))})
+    assert n19["policy"] == "SCHED_OTHER" and n19["nice"] == 19
+    assert n19["overruns"] >= 1 and n19["dropped"] > 0
+    for st in (n0, p1):
+        assert st["overruns"] == 0 and st["dropped"] == 0, st
+        assert st["pending_max"] < RING, st
 
 
 @pytest.mark.parametrize("kver", AC97)

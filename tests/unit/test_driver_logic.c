@@ -61,6 +61,18 @@ static void test_params(void)
 	/* prio only matters to thr */
 	p = defaults(); p.prio = 0; p.context = SMODEM_CTX_DPC;
 	CHECK(check(p, &why) == 0);
+	/* nice: the fair class's whole range, and only for oth */
+	CHECK(smodem_parse_context("oth", &c) == 0 && c == SMODEM_CTX_OTH);
+	p = defaults(); p.context = SMODEM_CTX_OTH; p.nice = 19;
+	CHECK(check(p, &why) == 0);
+	p.nice = -20;
+	CHECK(check(p, &why) == 0);
+	p.nice = 20;
+	CHECK(check(p, &why) == -EINVAL && why && strstr(why, "nice"));
+	p.nice = -21;
+	CHECK(check(p, &why) == -EINVAL);
+	p = defaults(); p.nice = 40;
+	CHECK(check(p, &why) == 0);
 
 	p = defaults(); p.rate = 44100;
 	CHECK(check(p, &why) == -EINVAL);

@@ -126,7 +126,8 @@ def main(argv=None):
     a = p.parse_args(argv)
     kernels = a.kernels.split()
     contexts = ["control"] + [c for c in a.contexts.split() if c != "control"]
-    bad = [c for c in contexts if c not in ("control", "int", "dpc", "thr", "res")]
+    # any context= the module has (int dpc thr res, oth where it exists)
+    bad = [c for c in contexts if not re.fullmatch(r"[a-z]+", c)]
     try:
         loads = [int(x) for x in a.load_us.split()]
     except ValueError:

@@ -18,6 +18,8 @@ DEBUG_ENV    := SMODEM_DEBUG_CACHE=$(DEBUG_CACHE) JOBS=$(DEBUG_JOBS)
 DEBUG_TIMEOUT_SCALE ?= 4
 # insmod/rmmod cycles of tests/debug/test_debug_kernel.py
 DEBUG_CYCLES ?= 1000
+# the module's compiler flags (-g: a splat's file:line, scripts/faddr2line)
+DEBUG_KCFLAGS ?= -g
 DEBUG_TESTS  ?= tests/debug tests/module/test_tty.py tests/module/test_call.py \
 		tests/module/test_modem.py
 
@@ -30,7 +32,7 @@ debug-module: debug-kernel
 	@dir=$$($(DEBUG_ENV) $(DEBUG_SH) dir) && kver=$$(cat $$dir/kver) && \
 	tools/kbuild-tree $(TOP) $(TOP)/build/$$kver/src && \
 	$(MAKE) -C $$dir/lib/modules/$$kver/build M=$(TOP)/build/$$kver/src \
-		KCFLAGS=-g modules && \
+		KCFLAGS="$(DEBUG_KCFLAGS)" modules && \
 	cp build/$$kver/src/smodem.ko build/$$kver/smodem.ko && \
 	echo "debug-module: build/$$kver/smodem.ko"
 
@@ -38,7 +40,7 @@ check-debug: deps venv
 	@$(MAKE) --no-print-directory debug-module $(if $(wildcard tools/line/line.mk),line)
 	@dir=$$($(DEBUG_ENV) $(DEBUG_SH) dir) && kver=$$(cat $$dir/kver) && \
 	echo "check-debug: kernel $$kver from $$dir" && \
-	SMODEM_KERNEL_ROOT=$$dir SMODEM_DEBUG_KERNEL=$$kver SMODEM_TTY_KERNEL=$$kver \
+	SMODEM_KERNEL_ROOT=$$dir SMODEM_GUEST_BOOT=bzimage SMODEM_DEBUG_KERNEL=$$kver SMODEM_TTY_KERNEL=$$kver \
 	SMODEM_KO=$(TOP)/build/$$kver/smodem.ko SMODEM_TIMEOUT_SCALE=$(DEBUG_TIMEOUT_SCALE) \
 	SMODEM_DEBUG_CYCLES=$(DEBUG_CYCLES) \
 	$(PYTHON) -m pytest -p no:cacheprovider -rfE --durations=10 $(DEBUG_TESTS)

@@ -39,7 +39,7 @@ SPLAT = re.compile(
     r"KASAN|UBSAN|unreferenced object|suspected memory leak|"
     r"sleeping function called from invalid context|scheduling while atomic|"
     r"ODEBUG: (?!selftest passed)|list_(add|del) corruption|refcount_t|"
-    r"soft lockup|hard LOCKUP|blocked for more than|rcu.*stall|"
+    r"soft lockup|hard LOCKUP|blocked for more than|detected stalls|"
     r"workqueue lockup|use-after-free|double-free|out-of-bounds")
 # Lines of a healthy boot that the pattern would otherwise catch.
 BENIGN = re.compile(r"KernelAddressSanitizer initialized|"

@@ -310,9 +310,11 @@ def _decompress_vmlinux(bz):
 
 def kernel_image(kver, boot="vmlinux", progress=None):
     """Kernel file to give QEMU: the extracted ELF vmlinux (PVH entry, skips
-    the decompressor, which is slow under TCG) or the bzImage itself."""
+    the decompressor, which is slow under TCG) or the bzImage itself.
+    SMODEM_GUEST_BOOT=bzimage forces the latter (the debug kernel: KASAN's
+    early shadow is not there yet at the PVH entry, it triple-faults)."""
     bz = kernel_file(kver)
-    if boot == "bzimage":
+    if boot == "bzimage" or os.environ.get("SMODEM_GUEST_BOOT") == "bzimage":
         return bz
     d = BUILD / "initramfs" / kver
     out, keyf = d / "vmlinux", d / "vmlinux.key"

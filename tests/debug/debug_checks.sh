@@ -29,7 +29,7 @@ echo clear > $kl
 dmesg -c > $T/boot-scan.dmesg
 
 # -- load/unload stress: CYCLES times insmod/rmmod, the contexts in turn ------
-say "stress $cycles"
+say "stress: $cycles cycles"
 echo start > $R/stress.start
 n=0
 fails=0
@@ -38,9 +38,9 @@ while [ $n -lt "$cycles" ]; do
 	insmod $K hw=$hw context=$c || fails=$((fails + 1))
 	rmmod smodem || fails=$((fails + 1))
 	n=$((n + 1))
-	if [ $((n % 100)) = 0 ]; then
+	if [ $((n % 10)) = 0 ]; then
 		dmesg -c >> $T/stress.dmesg
-		say "stress $n"
+		say "stress $n/$cycles"
 	fi
 done
 echo done > $R/stress.end

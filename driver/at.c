@@ -8,6 +8,7 @@
  */
 #include <linux/types.h>
 #include <linux/string.h>
+#include <linux/build_bug.h>
 #include <linux/array_size.h>
 #include "at.h"
 #include "smodem_version.h"

@@ -11,7 +11,7 @@ ls /sys/class/tty/ttySM0 > /dev/null 2>&1 && echo yes > $T/sysfs.txt
 dmesg | grep smodem > $T/load.dmesg
 
 say "commands"
-ttyat at $D AT ATI ATI0 ATI1 ATI2 ATI3 ATI4 ATE0 AT ATV0 AT ATS7? ATX9 ATV1 \
+ttyat at $D AT ATI ATI0 ATI1 ATI2 ATI3 ATI4 ATI10 ATE0 AT ATV0 AT ATS7? ATX9 ATV1 \
 	ATS7=200 ATS7? ATS7=300 ATS7? ATS12=0 ATS12=256 AT+MS=V22 AT+MS? \
 	AT+MS=V99 'AT\N0' 'AT\N9' AT+ES=3,0,2 ATX3 AT%Q ATS7? A/ '%big:4096' AT \
 	'%random:8192:7' '%raw:\r' AT %tiocm ATD5551234 ATA ATO ATH 'AT&V' ATZ \

@@ -5,12 +5,6 @@
 # machine, on smline's pty bridge) logs in as "guest", runs a command and
 # logs out.  mgetty ends with the session, as it does under init.
 
-finish() {
-	dmesg > $T/dmesg.txt
-	cp -r $T/. $R/
-	say "done"
-	exit 0
-}
 mkdir -p /var/log/mgetty /var/lock /var/run /run /var/spool/fax/incoming
 touch /var/run/utmp /var/log/wtmp
 grep -q '^root:' /etc/passwd 2>/dev/null || echo 'root::0:0:root:/root:/bin/sh' >> /etc/passwd
@@ -27,15 +21,7 @@ chmod 600 /etc/mgetty/*
 cp /etc/mgetty/mgetty.config /etc/mgetty/login.config $T/ 2>/dev/null
 
 timeout 600 /sbin/mgetty ttySM0 > $T/mgetty.out 2>&1 &
-mg=$!
-i=0
-while kill -0 $mg 2>/dev/null && [ $i -lt 3000 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-kill -0 $mg 2>/dev/null && { touch $T/mgetty.stuck; kill -9 $mg; }
-wait $mg
-echo $? > $T/mgetty.rc
+reap $! 3000 mgetty
 cat /var/log/mgetty/* > $T/mgetty.log 2>/dev/null
 sleep 3
 rmmod smodem

@@ -6,12 +6,6 @@
 # minicom sets it (raw, 115200, RTS/CTS); CLOCAL so that the open does not
 # wait for a carrier, as minicom opens it non-blocking.
 
-finish() {
-	dmesg > $T/dmesg.txt
-	cp -r $T/. $R/
-	say "done"
-	exit 0
-}
 say "load: $SMODEM_ARGS"
 # shellcheck disable=SC2086
 insmod $K $SMODEM_ARGS

@@ -6,12 +6,6 @@
 # (a second guest on smline's pty bridge).  Then wvdial is stopped as a
 # user stops it (SIGINT: pppd ends the link, wvdial hangs up).
 
-finish() {
-	dmesg > $T/dmesg.txt
-	cp -r $T/. $R/
-	say "done"
-	exit 0
-}
 mkdir -p /var/lock /var/run /run
 say "load: $SMODEM_ARGS"
 # shellcheck disable=SC2086
@@ -43,14 +37,7 @@ if grep -q "remote IP address" $T/wvdial.log; then
 	echo $? > $T/ping.rc
 fi
 kill -INT $wv 2>/dev/null
-i=0
-while kill -0 $wv 2>/dev/null && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-kill -0 $wv 2>/dev/null && { touch $T/wvdial.stuck; kill -9 $wv; }
-wait $wv
-echo $? > $T/wvdial.rc
+reap $wv 600 wvdial
 # the line runs on, on-hook, so that the far end hears the hang-up
 sleep 3
 rmmod smodem

@@ -11,6 +11,25 @@ mkdir -p $R $T
 say() { echo "[guest] $*"; }
 loaded() { lsmod | grep -c '^smodem'; }
 dev_file() { for f in /sys/kernel/debug/smodem/*/"$1"; do echo "$f"; return; done; }
+# Wait for process $1 to end, at most $2 tenths of a second, else kill it
+# ($T/$3.stuck); its exit status goes to $T/$3.rc.
+reap() {
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ $i -lt "$2" ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -0 "$1" 2>/dev/null && { echo "stuck" > $T/$3.stuck; kill -9 "$1"; }
+	wait "$1"
+	echo $? > $T/$3.rc
+}
+# The end of a script: dmesg, the results to the share.
+finish() {
+	dmesg > $T/dmesg.txt
+	cp -r $T/. $R/
+	say "done"
+	exit 0
+}
 # Wait until file $1 contains $2, at most $3 tenths of a second.
 wait_for() {
 	i=0

@@ -6,23 +6,6 @@
 # wait is bounded (guest seconds: the far guest boots in wall time
 # meanwhile, and an idle guest's clock runs ahead of the wall).
 
-# Wait for process $1 to end, at most $2 tenths of a second; else kill it.
-reap() {
-	i=0
-	while kill -0 "$1" 2>/dev/null && [ $i -lt "$2" ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	kill -0 "$1" 2>/dev/null && { echo "stuck" > $T/$3.stuck; kill -9 "$1"; }
-	wait "$1"
-	echo $? > $T/$3.rc
-}
-finish() {
-	dmesg > $T/dmesg.txt
-	cp -r $T/. $R/
-	say "done"
-	exit 0
-}
 
 say "load: $SMODEM_ARGS"
 # shellcheck disable=SC2086

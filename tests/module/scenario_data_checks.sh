@@ -16,17 +16,6 @@ stats() {
 	sleep 1
 	cat "$(dev_file stats)" > $T/$1.stats
 }
-# Wait for process $1 to end, at most $2 tenths of a second; else kill it.
-reap() {
-	i=0
-	while kill -0 "$1" 2>/dev/null && [ $i -lt "$2" ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	kill -0 "$1" 2>/dev/null && { echo "stuck" > $T/$3.stuck; kill -9 "$1"; }
-	wait "$1"
-	echo $? > $T/$3.rc
-}
 
 say "load: $SMODEM_ARGS"
 dmesg -c > /dev/null

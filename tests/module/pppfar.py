@@ -18,6 +18,7 @@ import tty
 from pathlib import Path
 
 from guestpkg import package_files
+import guestboot
 from smlab.guest import run_guest
 
 TOP = Path(__file__).resolve().parents[2]
@@ -118,3 +119,29 @@ class FarGuest(threading.Thread):
             relay.join(10)
         except Exception as e:  # noqa: BLE001 - reported by the test
             self.err = e
+
+
+def ppp_call(kver, top, script, route_number, args, extra_files, early=False):
+    """tests/module/<script> in the modem's guest (guestboot.line_run, the
+    guest kernel's ppp_async), smline routing route_number to a V.22bis +
+    V.42 far modem bridged to the far guest's pppd.  Returns (results dir,
+    smline's records, the far guest's results dir, the FarGuest)."""
+    top.mkdir(parents=True, exist_ok=True)
+    link = top / "pty"
+    if os.path.lexists(link):
+        link.unlink()
+    far_out = guestboot.fresh_dir(top / "far")
+    far = FarGuest(kver, str(link), far_out, 900, early=early)
+    far.start()
+    try:
+        res, recs = guestboot.line_run(
+            kver, script, top / "modem",
+            ["--route", "%s=answer:v22bis,v42,pty=%s" % (route_number, link)],
+            env={"SMODEM_ARGS": args}, extra_files=extra_files,
+            kmods=["ppp_async"], timeout_s=1500)
+    finally:
+        far.stop.set()
+        far.join(120)
+    assert not far.is_alive(), "far guest still running"
+    assert far.err is None, "far guest: %r" % far.err
+    return res, recs, far_out / "results", far

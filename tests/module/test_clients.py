@@ -26,7 +26,7 @@ from pathlib import Path
 
 import guestboot
 from guestpkg import package_files
-from pppfar import FarGuest
+from pppfar import ppp_call
 
 TOP = Path(__file__).resolve().parents[2]
 OUT = Path(os.environ.get("SMODEM_CLIENTS_OUT") or TOP / "out" / "tests" / "clients")
@@ -44,27 +44,9 @@ def wvdial_run():
 
     def boot():
         assert kver, "no 6.1 generic kernel installed: make deps"
-        top = OUT / kver / "wvdial"
-        top.mkdir(parents=True, exist_ok=True)
-        link = top / "pty"
-        if os.path.lexists(link):
-            link.unlink()
-        far_out = guestboot.fresh_dir(top / "far")
-        far = FarGuest(kver, str(link), far_out, 900, early=True)
-        far.start()
-        try:
-            res, recs = guestboot.line_run(
-                kver, "clients_wvdial.sh", top / "modem",
-                ["--route", "5551234=answer:v22bis,v42,pty=%s" % link],
-                env={"SMODEM_ARGS": ARGS},
-                extra_files=package_files("wvdial", "ppp"),
-                kmods=["ppp_async"], timeout_s=1500)
-        finally:
-            far.stop.set()
-            far.join(120)
-        assert not far.is_alive(), "far guest still running"
-        assert far.err is None, "far guest: %r" % far.err
-        return res, recs, far_out / "results", far
+        return ppp_call(kver, OUT / kver / "wvdial", "clients_wvdial.sh",
+                        "5551234", ARGS, package_files("wvdial", "ppp"),
+                        early=True)
     return guestboot.once(("clients-wvdial", kver), boot)
 
 

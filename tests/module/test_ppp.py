@@ -22,7 +22,7 @@ from pathlib import Path
 
 import guestboot
 from guestpkg import package_files
-from pppfar import FarGuest
+from pppfar import ppp_call
 
 TOP = Path(__file__).resolve().parents[2]
 OUT = Path(os.environ.get("SMODEM_PPP_OUT") or TOP / "out" / "tests" / "ppp")
@@ -36,26 +36,10 @@ def run():
     def boot():
         assert kver, "no 6.1 generic kernel installed: make deps"
         top = OUT / kver
-        top.mkdir(parents=True, exist_ok=True)
-        link = top / "pty"
-        if os.path.lexists(link):
-            link.unlink()
-        far_out = guestboot.fresh_dir(top / "far")
-        far = FarGuest(kver, str(link), far_out, 900)
-        far.start()
-        try:
-            res, recs = guestboot.line_run(
-                kver, "ppp_modem.sh", top / "modem",
-                ["--route", "5551234=answer:v22bis,v42,pty=%s" % link],
-                env={"SMODEM_ARGS": ARGS}, extra_files=package_files("ppp"),
-                kmods=["ppp_async"], timeout_s=1500)
-        finally:
-            far.stop.set()
-            far.join(120)
-        assert not far.is_alive(), "far guest still running"
-        assert far.err is None, "far guest: %r" % far.err
+        res, recs, far_results, far = ppp_call(
+            kver, top, "ppp_modem.sh", "5551234", ARGS, package_files("ppp"))
         assert far.res is not None, "far guest never started (no pty from smline)"
-        return res, recs, far_out / "results", far.res
+        return res, recs, far_results, far.res
     return guestboot.once(("ppp", kver), boot)
 
 

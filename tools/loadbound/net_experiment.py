@@ -1,0 +1,411 @@
+#!/usr/bin/env python3
+"""make loadbound-net: the load-bound study's experiments 2 and 3 (issue 13).
+
+Network receive processing as the driver, on the instruction-counted clock.
+Each guest has two e1000 NICs on one QEMU hub and tools/netload/netload.ko, an
+hrtimer-paced sender at SCHED_FIFO 99 (tools/lab/smlab/netload.py): nothing
+comes from outside the guest, so every run is the same run.
+
+Experiment 2 (per kernel, one boot): lbprobe at SCHED_FIFO PRIO for DURATION s
+under each load in turn: none, flood (an ICMP echo request every 10 us,
+answered), flood-noreply (icmp_echo_ignore_all), sink (the same frames to a MAC
+nobody has: the sender's own cost, which the flood's includes).  On PREEMPT_RT
+the NIC's IRQ thread keeps the kernel's SCHED_FIFO 50, above the probe, so the
+probe sees the receive processing as it sees it on the generic kernel.
+
+Experiment 3 (the study's Figs 7-9, one boot per configuration): tau1 (2 ms
+every 10 ms, reads the heartbeat datagram netload sends every 10 ms) and tau2
+(every 10 ms, execution time swept) at SCHED_FIFO 30 and 20 under a flood
+(one request every FLOOD3_NS), in the study's configurations: vanilla (6.1
+generic), and 6.1 PREEMPT_RT with the NIC's IRQ thread high (FIFO 50), low
+(FIFO 10) and under SCHED_DEADLINE (DL_RUNTIME/DL_PERIOD, the bandwidth
+server).  Per configuration the probe first measures the bound above the
+tasks (PRIO), loadbound.py's schedulability test with that bound predicts the
+largest tau2 it admits, and lbtasks measures % of tau2's deadlines missed and
+heartbeats lost for each tau2.
+
+Writes OUT/{summary.json,table.md,*.png}, raw runs in OUT/runs/<boot>/; a
+boot whose results are there with the same settings is not run again.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TOP = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(TOP / "tools" / "lab"))
+import loadbound as lb  # noqa: E402
+
+from smlab.guest import FileLines, available_kernels, run_guest  # noqa: E402
+from smlab import netload  # noqa: E402
+
+EXP2_MODES = ("none", "flood", "flood-noreply", "sink")
+TAU1_US, TAU_PERIOD_US, TAU1_PRIO, TAU2_PRIO = 2000, 10000, 30, 20
+# the study's configurations: name, kernel flavour, the NIC IRQ thread's setting
+CONFIGS = (("vanilla", "generic", "default"),
+           ("rt-high", "rt", "fifo:50"),
+           ("rt-low", "rt", "fifo:10"),
+           ("rt-deadline", "rt", "deadline"))
+
+
+def env_default(var, default):
+    return os.environ.get(var) or default
+
+
+def build_static(src, exe):
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    if not exe.exists() or exe.stat().st_mtime < src.stat().st_mtime:
+        subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-s", "-o", str(exe),
+                        str(src), "-lpthread"], check=True)
+    return exe
+
+
+def kernel_of(flavour):
+    pat = r"6\.1\.\d+-\d+-rt-amd64$" if flavour == "rt" else r"6\.1\.\d+-\d+-amd64$"
+    ks = [k for k in available_kernels() if re.match(pat, k)]
+    return ks[0] if ks else None
+
+
+# ------------------------------------------------------------ analysis (unit-tested)
+
+def read_counters(path):
+    """netload.sh's counters file: {name: int}."""
+    out = {}
+    p = Path(path)
+    if not p.exists():
+        return out
+    for ln in p.read_text().splitlines():
+        f = ln.split()
+        if len(f) == 2 and re.fullmatch(r"-?\d+", f[1]):
+            out[f[0]] = int(f[1])
+    return out
+
+
+def counter_delta(start, end):
+    return {k: end[k] - start.get(k, 0) for k in end}
+
+
+def read_tasks_result(path):
+    """lbtasks run's output: (header dict, [row dict per tau2])."""
+    head, rows = {}, []
+    text = Path(path).read_text()
+    for ln in text.splitlines():
+        if ln.startswith("# "):
+            f = ln[2:].split(None, 1)
+            if len(f) == 2:
+                head[f[0]] = f[1]
+        elif ln.strip():
+            f = ln.split()
+            if len(f) % 2:
+                raise lb.LoadBoundError("%s: bad line %r" % (path, ln))
+            rows.append({f[i]: float(f[i + 1]) for i in range(0, len(f), 2)})
+    if head.get("lbtasks") != "1" or not rows:
+        raise lb.LoadBoundError("%s: not an lbtasks result (or no rows)" % path)
+    for r in rows:
+        r["u2"] = r["e2_us"] / float(head["period_us"])
+        r["miss2_pct"] = 100.0 * r["missed2"] / r["jobs2"] if r["jobs2"] else 0.0
+        r["miss1_pct"] = 100.0 * r["missed1"] / r["jobs1"] if r["jobs1"] else 0.0
+        r["hb_lost_pct"] = 100.0 * r["hb_lost"] / r["hb_sent"] if r["hb_sent"] else 0.0
+    return head, rows
+
+
+def predict(fit, bound_prio, e1_us=TAU1_US, period_us=TAU_PERIOD_US,
+            prio1=TAU1_PRIO, prio2=TAU2_PRIO):
+    """The schedulability test with the fitted bound above both tasks: whether
+    it admits tau1, and the largest tau2 (us, and as a utilisation) it admits
+    beside tau1; tau2 above that is predicted to miss."""
+    b = lb.Bound("net", fit["u"], float(fit["p_ns"]), float(fit["e_ns"]), bound_prio)
+    t1 = lb.Task("tau1", e1_us * 1e3, period_us * 1e3, period_us * 1e3, prio1)
+    t2 = lb.Task("tau2", 1e3, period_us * 1e3, period_us * 1e3, prio2)
+    r1, r2 = lb.schedulability([t1, t2], [b])
+    e2 = r2["max_e_us"] if r1["admitted"] else 0.0
+    return {"tau1_admitted": r1["admitted"], "tau1_total": r1["total"],
+            "load_above_tau2": r2["load_above"], "max_e2_us": e2, "max_u2": e2 / period_us}
+
+
+def first_miss(rows):
+    """The smallest tau2 utilisation with any missed deadline (None: none)."""
+    m = [r["u2"] for r in rows if r["missed2"] > 0]
+    return min(m) if m else None
+
+
+# ------------------------------------------------------------ runs
+
+def boot_settings(a, kind, kver, irq, modes, tasks=None, period_ns=10000, hb_ns=0):
+    env = {"NL_MODES": " ".join(modes), "LB_IRQ": irq, "LB_PRIO": str(a.prio),
+           "LB_SECONDS": str(a.duration if kind == "exp2" else a.duration3),
+           "NL_PERIOD_NS": str(period_ns), "NL_HB_NS": str(hb_ns), "LB_TASKS": tasks or ""}
+    return {"kind": kind, "kernel": kver, "irq": irq, "env": env,
+            "guest_append": a.guest_append}
+
+
+def one_boot(a, name, st, bins, log):
+    out = Path(a.out) / "runs" / name
+    stamp = out / "settings.json"
+    if (not a.force and stamp.exists() and json.loads(stamp.read_text()) == st
+            and (out / "results" / "dmesg.txt").exists()):
+        log("%s: results there, not run again" % name)
+        return name, st, str(out / "results"), 0.0
+    subprocess.run(["rm", "-rf", str(out)], check=True)
+    out.mkdir(parents=True)
+    files = dict(netload.guest_files(st["kernel"]))
+    files.update({"usr/bin/lbprobe": str(bins["lbprobe"]), "usr/bin/lbtasks": str(bins["lbtasks"])})
+    t = time.monotonic()
+    log("%s: booting %s" % (name, st["kernel"]))
+    stop = threading.Event()
+
+    def progress():
+        lines = FileLines(out / "console.log")
+        while not stop.wait(5):
+            for ln in lines.new():
+                if ln.startswith("[guest]"):
+                    log("%s: %s" % (name, ln[8:]))
+    threading.Thread(target=progress, daemon=True).start()
+    try:
+        res = run_guest(st["kernel"], (HERE / "net_run.sh").read_text(), str(out), clock="virtual",
+                        audio="none", share="deferred", progress=False, kmods=netload.KMODS,
+                        qemu_extra=netload.qemu_args(), cmdline_extra=st["guest_append"],
+                        timeout_s=a.timeout, env=st["env"], extra_files=files)
+    finally:
+        stop.set()
+    wall = time.monotonic() - t
+    r = out / "results"
+    if not res.ok or not (r / "dmesg.txt").exists():
+        err = (r / "error").read_text() if (r / "error").exists() else ""
+        raise RuntimeError("%s: guest failed (rc=%s timed_out=%s) %s see %s"
+                           % (name, res.rc, res.timed_out, err.strip(), res.console))
+    stamp.write_text(json.dumps(st, indent=1) + "\n")
+    (out / "wall_s").write_text("%.1f\n" % wall)
+    log("%s: done in %.0f s wall" % (name, wall))
+    return name, st, str(r), wall
+
+
+def analyse_mode(d, grid, name, title, outdir):
+    tr = lb.read_trace(d / "probe.txt")
+    s = lb.analyse_trace(tr, grid)
+    s["name"] = name
+    png = outdir / ("%s.png" % name)
+    lb.plot(s, png, title=title)
+    s["png"] = str(png)
+    s["counters"] = counter_delta(read_counters(d / "counters-start.txt"),
+                                  read_counters(d / "counters.txt"))
+    return s
+
+
+def plot_exp2(summaries, png):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for i, s in enumerate(summaries):
+        g = np.array(s["grid_ns"], float) / 1e3
+        ls = "-" if "-rt-" not in s["kernel"] else "--"
+        ax.plot(g, np.array(s["load"]) * 100, ls, marker="o", ms=2.5, color="C%d" % (i % 4 if ls == "-" else (i % 4)),
+                label="%s %s (u=%.3f)" % ("RT" if "-rt-" in s["kernel"] else "generic", s["mode"], s["fit"]["u"]))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("window length delta (us)")
+    ax.set_ylabel("max interference / delta (%)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    ax.set_title("Network receive processing, probe at SCHED_FIFO %s (solid: generic, dashed: PREEMPT_RT)"
+                 % summaries[0]["header"].get("prio"), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+
+
+def plot_exp3(configs, png):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.5))
+    for i, c in enumerate(configs):
+        u = [r["u2"] * 100 for r in c["rows"]]
+        ax.plot(u, [r["miss2_pct"] for r in c["rows"]], "o-", color="C%d" % i, label=c["config"])
+        bx.plot(u, [r["hb_lost_pct"] for r in c["rows"]], "o-", color="C%d" % i, label=c["config"])
+        ax.axvline(c["prediction"]["max_u2"] * 100, color="C%d" % i, ls=":", alpha=0.8)
+    ax.set_xlabel("tau2 utilisation (%)")
+    ax.set_ylabel("tau2 deadlines missed (%)")
+    ax.set_title("tau2 misses (dotted: largest tau2 the test admits)", fontsize=9)
+    bx.set_xlabel("tau2 utilisation (%)")
+    bx.set_ylabel("heartbeats lost (%)")
+    bx.set_title("tau1's heartbeats lost", fontsize=9)
+    for x in (ax, bx):
+        x.grid(True, alpha=0.3)
+        x.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--experiments", default=env_default("NET_EXPERIMENTS", "2 3"),
+                   help="which experiments [NET_EXPERIMENTS]")
+    p.add_argument("--duration", type=float, default=float(env_default("DURATION", "3")),
+                   help="seconds of probe per load, experiment 2 [DURATION]")
+    p.add_argument("--duration3", type=float, default=float(env_default("DURATION3", "2")),
+                   help="seconds of probe and of each tau2, experiment 3 [DURATION3]")
+    p.add_argument("--prio", type=int, default=int(env_default("PROBE_PRIO", "40")),
+                   help="the probe's SCHED_FIFO priority [PROBE_PRIO]")
+    p.add_argument("--flood3-ns", type=int, default=int(env_default("FLOOD3_NS", "50000")),
+                   help="experiment 3's flood: one echo request every N ns [FLOOD3_NS]")
+    p.add_argument("--tau2-us", default=env_default("TAU2_US", "1000,2000,3000,4000,5000,6000,7000"),
+                   help="tau2's execution times swept (us) [TAU2_US]")
+    p.add_argument("--dl", default=env_default("DL", "1000:10000"),
+                   help="the IRQ thread's SCHED_DEADLINE RUNTIME_US:PERIOD_US [DL]")
+    p.add_argument("--configs", default=env_default("CONFIGS3", " ".join(c[0] for c in CONFIGS)),
+                   help="experiment 3's configurations [CONFIGS3]")
+    p.add_argument("--guest-append", default=env_default("GUEST_APPEND", "preempt=full"),
+                   help="kernel command line extra [GUEST_APPEND]")
+    p.add_argument("--jobs", type=int, default=int(env_default("JOBS", str(os.cpu_count() or 1))),
+                   help="guests at a time [JOBS]")
+    p.add_argument("--timeout", type=float, default=1800, help="wall seconds per guest")
+    p.add_argument("--force", action="store_true", help="run every boot again")
+    p.add_argument("--out", default=env_default("LB_NET_OUT", "out/loadbound/net"), help="[LB_NET_OUT]")
+    a = p.parse_args(argv)
+    exps = a.experiments.split()
+    gen, rt = kernel_of("generic"), kernel_of("rt")
+    if not gen or not rt:
+        p.error("needs the 6.1 generic and PREEMPT_RT kernels (make deps)")
+    if a.duration < 1.1 or a.duration3 < 1.1 or a.jobs < 1 or not set(exps) <= {"2", "3"}:
+        p.error("durations below 1.1 s, jobs < 1 or experiments not within '2 3'")
+    try:
+        tau2 = [int(x) for x in a.tau2_us.split(",")]
+    except ValueError:
+        tau2 = []
+    if not tau2 or any(x <= 0 or x > TAU_PERIOD_US for x in tau2):
+        p.error("--tau2-us: a comma-separated list within 1..%d" % TAU_PERIOD_US)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    bins = {"lbprobe": build_static(HERE / "probe.c", out / "bin" / "lbprobe"),
+            "lbtasks": build_static(HERE / "tasks.c", out / "bin" / "lbtasks")}
+    t0 = time.monotonic()
+
+    def log(m):
+        print("[loadbound-net %4.0f s] %s" % (time.monotonic() - t0, m), flush=True)
+
+    boots = []
+    if "2" in exps:
+        for k in (gen, rt):
+            boots.append(("exp2-%s" % k, boot_settings(a, "exp2", k, "default", EXP2_MODES)))
+    if "3" in exps:
+        tasks = "%d %s %d %g %d %d" % (TAU1_US, ",".join(map(str, tau2)), TAU_PERIOD_US,
+                                       a.duration3, TAU1_PRIO, TAU2_PRIO)
+        for cname, flav, irq in CONFIGS:
+            if cname not in a.configs.split():
+                continue
+            irq = "deadline:%s" % a.dl if irq == "deadline" else irq
+            st = boot_settings(a, "exp3", gen if flav == "generic" else rt, irq, ("flood",),
+                               tasks, a.flood3_ns, TAU_PERIOD_US * 1000)
+            st["config"] = cname
+            boots.append(("exp3-%s" % cname, st))
+    log("%d guest boots, %d at a time: %s" % (len(boots), a.jobs, " ".join(n for n, _ in boots)))
+    done, failed = {}, []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
+        futs = {ex.submit(one_boot, a, n, st, bins, log): n for n, st in boots}
+        for f in concurrent.futures.as_completed(futs):
+            try:
+                n, st, d, wall = f.result()
+                done[n] = (st, Path(d), wall)
+            except Exception as e:  # noqa: BLE001 - reported, the others go on
+                failed.append({"boot": futs[f], "error": str(e)})
+                log("FAILED %s" % e)
+            log("%d of %d boots finished" % (len(done) + len(failed), len(boots)))
+
+    tab, summary = [], {"clock": "virtual", "icount_shift": 0, "probe_prio": a.prio,
+                        "guest_append": a.guest_append, "failed": failed}
+    exp2 = []
+    for n, _ in boots:
+        if n not in done or done[n][0]["kind"] != "exp2":
+            continue
+        st, d, wall = done[n]
+        grid = lb.window_grid(10_000, min(10**9, int(a.duration * 1e9 * 0.9)), 10)
+        irq = (d / "irq.txt").read_text().strip() if (d / "irq.txt").exists() else ""
+        for mode in EXP2_MODES:
+            try:
+                s = analyse_mode(d / mode, grid, "net-%s-%s" % (st["kernel"], mode),
+                                 "%s, %s: lbprobe at SCHED_FIFO %d" % (st["kernel"], mode, a.prio), out)
+            except (lb.LoadBoundError, OSError) as e:
+                failed.append({"boot": n, "error": "%s: %s" % (mode, e)})
+                continue
+            s.update(kernel=st["kernel"], mode=mode, irq=irq, wall_s=wall)
+            exp2.append(s)
+    if exp2:
+        plot_exp2(exp2, out / "net-exp2.png")
+        tab += ["## Experiment 2: network receive processing, lbprobe at SCHED_FIFO %d, %g s per load"
+                % (a.prio, a.duration), "", lb.table(exp2),
+                "| run | sent | received (NIC) | echo requests in | replies out | NIC drops | sender late |",
+                "|---|---|---|---|---|---|---|"]
+        for s in exp2:
+            c = s["counters"]
+            tab.append("| %s | %d | %d | %d | %d | %d | %d |" % (
+                s["name"], c.get("sent", 0), c.get("rx_rx_packets", 0), c.get("icmp_InEchos", 0),
+                c.get("icmp_OutEchoReps", 0),
+                c.get("rx_rx_missed_errors", 0) + c.get("rx_rx_dropped", 0) + c.get("rx_rx_fifo_errors", 0),
+                c.get("late", 0)))
+        tab += ["", "IRQ threads: " + "; ".join(sorted({s["irq"].replace("\n", ", ") for s in exp2})), ""]
+    summary["exp2"] = exp2
+    exp3 = []
+    for n, _ in boots:
+        if n not in done or done[n][0]["kind"] != "exp3":
+            continue
+        st, d, wall = done[n]
+        grid = lb.window_grid(10_000, min(10**9, int(a.duration3 * 1e9 * 0.9)), 10)
+        try:
+            s = analyse_mode(d / "flood", grid, "net3-%s" % st["config"],
+                             "%s (%s, IRQ thread %s): flood every %d us + heartbeat, lbprobe FIFO %d"
+                             % (st["config"], st["kernel"], st["irq"], a.flood3_ns // 1000, a.prio), out)
+            head, rows = read_tasks_result(d / "flood" / "tasks.txt")
+        except (lb.LoadBoundError, OSError) as e:
+            failed.append({"boot": n, "error": str(e)})
+            continue
+        pred = predict(s["fit"], a.prio)
+        exp3.append({"config": st["config"], "kernel": st["kernel"], "irq": st["irq"],
+                     "irq_seen": (d / "irq.txt").read_text().strip() if (d / "irq.txt").exists() else "",
+                     "bound": s, "rows": rows, "tasks_header": head, "prediction": pred,
+                     "first_miss_u2": first_miss(rows), "wall_s": wall})
+    if exp3:
+        plot_exp3(exp3, out / "net-exp3.png")
+        tab += ["## Experiment 3: tau1 (2 ms / 10 ms, heartbeat) and tau2 (10 ms, swept) at FIFO %d/%d, "
+                "flood every %d us, %g s per point" % (TAU1_PRIO, TAU2_PRIO, a.flood3_ns // 1000, a.duration3),
+                "", "| config | IRQ thread | bound above the tasks (u / p / e) | tau1 admitted | "
+                "largest tau2 admitted (U) | first measured miss (U) |", "|---|---|---|---|---|---|"]
+        for c in exp3:
+            f = c["bound"]["fit"]
+            fm = c["first_miss_u2"]
+            tab.append("| %s | %s | %.4f / %s / %s | %s | %.0f us (%.1f %%) | %s |" % (
+                c["config"], c["irq"], f["u"], lb.fmt_ns(f["p_ns"]), lb.fmt_ns(f["e_ns"]),
+                "yes" if c["prediction"]["tau1_admitted"] else "NO", c["prediction"]["max_e2_us"],
+                100 * c["prediction"]["max_u2"], "none" if fm is None else "%.0f %%" % (100 * fm)))
+        tab += ["", "| config | " + " | ".join("U2=%.0f%%" % (100 * r["u2"]) for r in exp3[0]["rows"]) + " |",
+                "|---|" + "---|" * len(exp3[0]["rows"])]
+        for c in exp3:
+            tab.append("| %s: tau2 missed / heartbeats lost / tau1 missed (%%) | %s |" % (c["config"], " | ".join(
+                "%.0f / %.0f / %.0f" % (r["miss2_pct"], r["hb_lost_pct"], r["miss1_pct"]) for r in c["rows"])))
+        tab.append("")
+    summary["exp3"] = exp3
+    if failed:
+        tab += ["FAILED:"] + ["- %s: %s" % (x["boot"], x["error"]) for x in failed]
+    text = "\n".join(tab) + "\n"
+    (out / "table.md").write_text(text)
+    summary["wall_s"] = time.monotonic() - t0
+    (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str) + "\n")
+    sys.stdout.write(text)
+    log("wrote %s/{summary.json,table.md,*.png}" % out)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

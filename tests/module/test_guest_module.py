@@ -2,7 +2,8 @@
 
 One boot per kernel and backend runs tests/module/guest_checks.sh, which
 leaves raw results in the share; the tests below judge them.  Kernels: 6.1
-generic and 6.1 PREEMPT_RT (both must be installed: `make deps`).
+generic and 6.1 PREEMPT_RT; test_guest_module_612.py runs the same tests on
+6.12 generic and 6.12 PREEMPT_RT (all four must be installed: `make deps`).
 """
 import re
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 import guestboot
 import smtrace
-from smlab.guest import available_kernels
+from smlab.image import debian_kernels
 
 TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "module"
@@ -36,18 +37,22 @@ BAD_PARAMS = [
 ]
 
 
-def kernels():
-    have = available_kernels()
-    want = [k for k in have if re.match(r"6\.1\.\d+-\d+-amd64$", k)][:1]
-    want += [k for k in have if re.match(r"6\.1\.\d+-\d+-rt-amd64$", k)][:1]
-    return want
+def kernels(series="6.1"):
+    """The generic and the PREEMPT_RT flavour of one of Debian's kernel
+    series (6.1: 6.1.0-N-amd64, 6.12: 6.12.M+debN-amd64), those installed."""
+    return debian_kernels((series,))
 
 
-KERNELS = kernels()
+KERNELS = kernels("6.1")
 
 
-def test_both_6_1_flavours_installed():
-    assert len(KERNELS) == 2, "need 6.1 generic and rt kernels: make deps"
+def test_all_four_kernels_installed():
+    """make deps installs Debian's 6.1 and 6.12 kernels, each generic and
+    PREEMPT_RT: this file boots the 6.1 ones, test_guest_module_612.py the
+    6.12 ones."""
+    have = {s: kernels(s) for s in ("6.1", "6.12")}
+    assert all(len(k) == 2 for k in have.values()), (
+        "need the generic and rt kernels of 6.1 and 6.12: make deps (have %s)" % have)
 
 
 def _boot(kver, hw):

@@ -75,6 +75,26 @@ def default_kernel():
                  if k.startswith("6.1.") and "-rt-" not in k), None)
 
 
+# Debian bookworm's kernel series the lab boots (tools/lab/packages.txt):
+# 6.1 (6.1.0-N-amd64) and the backports-style 6.12 (6.12.M+debN-amd64), each
+# generic (PREEMPT_DYNAMIC) and PREEMPT_RT (-rt-amd64).
+DEBIAN_SERIES = ("6.1", "6.12")
+
+
+def debian_kernels(series=DEBIAN_SERIES):
+    """Debian's installed kernels of each series, the generic flavour before
+    the PREEMPT_RT one: [6.1 generic, 6.1 rt, 6.12 generic, 6.12 rt] once
+    make deps has installed them all (missing ones are left out)."""
+    have = sorted(_kernels_in("/boot", "/lib/modules"))
+    out = []
+    for s in series:
+        pat = re.escape(s) + r"\.\d+[-+]\S*-amd64$"
+        mine = [k for k in have if re.match(pat, k)]
+        out += [k for k in mine if "-rt-" not in k][:1]
+        out += [k for k in mine if k.endswith("-rt-amd64")][:1]
+    return out
+
+
 def module_path(kver):
     """Where the top-level Makefile builds smodem.ko for kernel kver."""
     return str(Path("build") / kver / "smodem.ko")

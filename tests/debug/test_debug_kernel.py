@@ -43,7 +43,8 @@ SPLAT = re.compile(
     r"workqueue lockup|use-after-free|double-free|out-of-bounds")
 # Lines of a healthy boot that the pattern would otherwise catch.
 BENIGN = re.compile(r"KernelAddressSanitizer initialized|"
-                    r"kmemleak: Kernel memory leak detector initialized")
+                    r"kmemleak: Kernel memory leak detector initialized|"
+                    r"RCU callback double-/use-after-free debug is enabled")
 
 
 def splats(text):

@@ -19,7 +19,7 @@ DURATION = 3
 CONTEXTS = ["int", "thr"]
 RATE, PERIOD, LOAD_US = 8000, 100, 1840
 GUEST_SIDE = ("module_sha256", "cyclictest", "trace", "stats", "module_args", "cyclictest_cmd",
-              "trace_dat", "context", "clock", "icount_shift", "kernel")
+              "trace_dat", "context", "clock", "icount_shift", "kernel", "rtla")
 
 
 # -- parser, no boot ----------------------------------------------------------
@@ -65,7 +65,8 @@ def run_compare(out, module):
                KERNEL=KERNEL, CLOCK="virtual", ICOUNT_SHIFT="0", OUT=str(out),
                LOAD_US=str(LOAD_US), MODULE=str(module))
     for k in ("PRIO", "RES_RUNTIME_US", "RES_PERIOD_US", "RATE", "RING_SAMPLES",
-              "PERIOD_SAMPLES", "MODULE_PARAMS", "GUEST_APPEND", "SMP", "HW"):
+              "PERIOD_SAMPLES", "MODULE_PARAMS", "GUEST_APPEND", "SMP", "HW", "RTLA",
+              "RTLA_DURATION"):
         env.pop(k, None)
     # this interpreter: the project's venv, where smlab is installed
     p = subprocess.run([sys.executable, str(ROOT / "tools" / "lab" / "compare.py")],
@@ -126,6 +127,13 @@ def test_schema_and_values(two_runs):
         assert (out / ctx / "cyclictest.json").exists()
         assert "--json=" in e["cyclictest_cmd"]
         assert ctx in stdout
+        # the generic 6.1 kernel has no timerlat/osnoise tracers: rtla does
+        # not run, and the results say why instead of a number
+        # (tests/lab/test_rtla.py: the rt kernel's numbers)
+        assert e["rtla"]["timerlat"] is None and e["rtla"]["osnoise"] is None
+        assert e["rtla"]["status"]["timerlat"] == (
+            "kernel %s has no timerlat tracer (CONFIG_TIMERLAT_TRACER not set)" % KERNEL)
+        assert not (out / ctx / "rtla-timerlat.txt").exists()
         if ctx == "control":
             assert e["trace"] is None and e["stats"] is None
             continue
@@ -150,6 +158,7 @@ def test_schema_and_values(two_runs):
             assert t["isr_elapsed_ns"]["avg"] < 100000
             assert t["thread_wakeup_ns"]["n"] >= 0.95 * t["irqs"]
             assert t["thread_elapsed_ns"]["avg"] > 0.8 * LOAD_US * 1000
+    assert ("rtla: kernel %s has no osnoise tracer" % KERNEL) in (out / "summary.txt").read_text()
     # the study's observation holds in the guest too: the 1 ms task suffers
     # when the processing sits in the ISR, and not without the modem
     assert summary["int"]["cyclictest"]["max_us"] > 1000

@@ -58,6 +58,25 @@ def test_kernel_list_and_module_path():
     assert module_path("6.1.0-56-amd64") == "build/6.1.0-56-amd64/smodem.ko"
 
 
+def test_kernel_root_and_its_command_line(tmp_path, monkeypatch):
+    """A kernel root (SMODEM_KERNEL_ROOT) adds its kernels, and its
+    cmdline-V file is what the lab appends to V's command line (the debug
+    kernel's acpi=noirq); nothing for a kernel of another root or none."""
+    from smlab import image
+    for r, v, args in ((tmp_path / "a", "9.9.9-a", "acpi=noirq\n"), (tmp_path / "b", "9.9.9-b", None)):
+        (r / "lib/modules" / v).mkdir(parents=True)
+        (r / "lib/modules" / v / "modules.dep").write_text("")
+        (r / ("vmlinuz-" + v)).write_bytes(b"")
+        if args:
+            (r / ("cmdline-" + v)).write_text(args)
+    monkeypatch.setenv("SMODEM_KERNEL_ROOT", "%s:%s" % (tmp_path / "a", tmp_path / "b"))
+    assert {"9.9.9-a", "9.9.9-b"} <= set(available_kernels())
+    assert image.kernel_file("9.9.9-b") == str(tmp_path / "b/vmlinuz-9.9.9-b")
+    assert image.kernel_cmdline("9.9.9-a") == "acpi=noirq"
+    assert image.kernel_cmdline("9.9.9-b") == ""
+    assert image.kernel_cmdline(KERNELS[0]) == ""
+
+
 @pytest.mark.parametrize("kver", KERNELS)
 def test_9p_modules_in_dependency_order(kver):
     km = KernelModules(kver)

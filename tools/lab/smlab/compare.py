@@ -15,11 +15,24 @@ import smtrace
 
 from . import cli
 from .guest import available_kernels, default_kernel, run_guest, module_path, ROOT
+from .image import DYN_TOOLS, kernel_file, ldd
 
 CONTEXTS = ("int", "dpc", "thr", "res")
 INTERVAL_US = 1000
 HIST_US = 20000
 CYCLIC_PRIO = 95
+# rtla (Debian's package, the kernel's tools/tracing/rtla): the timerlat and
+# osnoise tracers' front end, run after cyclictest in the same boot, under
+# the same load, at cyclictest's priority (see rtla_commands()).
+RTLA = "/usr/bin/rtla"
+RTLA_TRACERS = {"timerlat": "CONFIG_TIMERLAT_TRACER", "osnoise": "CONFIG_OSNOISE_TRACER"}
+# timerlat's histogram as wide as cyclictest's (-h 20000): 1 us buckets
+RTLA_HIST_ENTRIES = HIST_US
+# osnoise: its thread busy 5 ms of every 10 at SCHED_FIFO 95, so that the
+# modem's own thread (SCHED_FIFO 50, or the reservation) still gets its
+# 1.84 ms per 12.5 ms period between the windows on a uniprocessor
+OSNOISE_PERIOD_US = 10000
+OSNOISE_RUNTIME_US = 5000
 
 
 # -- guest side ----------------------------------------------------------------
@@ -42,6 +55,13 @@ def guest_script(ctx, p):
     cyc = ("cyclictest -m -p %d -i %d -h %d -q -v -D %d%s --json=/tmp/m/cyclictest.json"
            % (CYCLIC_PRIO, INTERVAL_US, HIST_US, p["duration_s"],
               " -a 0" if pin else ""))
+    rtla = rtla_commands(p) if p.get("rtla_run") else {}
+    rtla_sh = "".join(
+        "if grep -qw %(t)s $T/available_tracers; then\n"
+        "\t%(cmd)s > $M/rtla-%(t)s.txt 2>&1; echo $? > $M/rtla-%(t)s.rc\n"
+        "else echo absent > $M/rtla-%(t)s.rc; fi\n"
+        "echo \"%(cmd)s\" > $M/rtla-%(t)s.cmd\n" % {"t": t, "cmd": cmd}
+        for t, cmd in rtla.items())
     return r"""
 M=/tmp/m
 T=/sys/kernel/tracing
@@ -91,6 +111,10 @@ if [ $CTX != control ]; then
 	while IFS= read -r l; do echo "$l"; done < $S/stats > $M/stats.txt
 	trace-cmd stop
 fi
+# rtla's tracers after cyclictest (one CPU: the two would measure each
+# other), the competitor and the module still running; the smodem trace
+# and stats above cover cyclictest's window only
+%(rtla)s
 kill $SPIN
 wait $SPIN 2>/dev/null
 RC=$CRC
@@ -103,7 +127,7 @@ echo "%(modargs)s" > $M/module.args
 cp -a $M/. /share/
 echo "compare: done rc=$RC"
 exit $RC
-""" % {"ctx": ctx, "modargs": modargs, "cyc": cyc, "pin": pin}
+""" % {"ctx": ctx, "modargs": modargs, "cyc": cyc, "pin": pin, "rtla": rtla_sh}
 
 
 # -- host side parsers -------------------------------------------------------------
@@ -168,6 +192,185 @@ def parse_cyclictest(summary, verbose="", interval_us=INTERVAL_US):
     out["gap_cycles"] = len(gaps)
     out["skipped_periods"] = skipped if gaps else None
     return out
+
+
+# -- rtla ---------------------------------------------------------------------------
+def rtla_commands(p):
+    """{tracer: command} run in the guest after cyclictest: timerlat's
+    histogram (its thread at cyclictest's priority and period, like
+    cyclictest's measuring thread) and osnoise's summary."""
+    d = p.get("rtla_duration_s") or p["duration_s"]
+    return {
+        "timerlat": "rtla timerlat hist -c 0 -d %d -p %d -P f:%d -b 1 -E %d"
+                    % (d, INTERVAL_US, CYCLIC_PRIO, RTLA_HIST_ENTRIES),
+        "osnoise": "rtla osnoise top -q -c 0 -d %d -p %d -r %d -P f:%d"
+                   % (d, OSNOISE_PERIOD_US, OSNOISE_RUNTIME_US, CYCLIC_PRIO),
+    }
+
+
+def kernel_tracers(kver, config=None):
+    """{tracer: True/False} from the kernel's config (/boot/config-V, or
+    config-V beside a kernel root's vmlinuz-V), None if there is none."""
+    if config is None:
+        config = os.path.join(os.path.dirname(kernel_file(kver)), "config-" + kver)
+    try:
+        text = Path(config).read_text(errors="replace")
+    except OSError:
+        return None
+    return {t: re.search(r"^%s=y$" % opt, text, re.M) is not None
+            for t, opt in RTLA_TRACERS.items()}
+
+
+def rtla_plan(kver, mode, config=None):
+    """(run rtla in the guest?, {tracer: why not, for each one that will
+    not run}).  mode: "auto" (where the kernel's config has the tracers; the
+    guest checks too), "on" (always try; the guest reports the tracers it
+    lacks), "off"."""
+    if mode == "off":
+        return False, {t: "not run (--rtla off)" for t in RTLA_TRACERS}
+    if not os.path.exists(RTLA):
+        if mode == "on":
+            raise FileNotFoundError("%s missing: make deps (Debian's rtla)" % RTLA)
+        return False, {t: "not run (%s not installed)" % RTLA for t in RTLA_TRACERS}
+    have = kernel_tracers(kver, config)
+    if mode == "on" or have is None:
+        return True, {}
+    why = {t: "kernel %s has no %s tracer (%s not set)" % (kver, t, RTLA_TRACERS[t])
+           for t, ok in have.items() if not ok}
+    return len(why) < len(RTLA_TRACERS), why
+
+
+def rtla_files():
+    """{guest path: host path}: rtla and those of its shared objects the
+    base image lacks (it has trace-cmd's: libtracefs, libtraceevent, libc
+    and the loader), added to one run's archive: the base image stays as
+    it is for every other run."""
+    files = {RTLA.lstrip("/"): RTLA}
+    base = set(ldd(DYN_TOOLS[0]))
+    for lib in ldd(RTLA):
+        if lib not in base:
+            files[lib.lstrip("/")] = os.path.realpath(lib)
+    return files
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _num(tok):
+    if tok in ("-", ""):
+        return None
+    v = float(tok)
+    return int(v) if v == int(v) and "." not in tok else v
+
+
+def _pct(hist, count, p, over_value):
+    """The p-th percentile of a {value: n} histogram of count samples, those
+    beyond it (count - sum) at over_value."""
+    if not count:
+        return None
+    need, acc = p / 100.0 * count, 0
+    for v in sorted(hist):
+        acc += hist[v]
+        if acc >= need:
+            return v
+    return over_value
+
+
+def parse_rtla_timerlat_hist(text):
+    """`rtla timerlat hist` output (one CPU or more, us) -> {"irq": {...},
+    "thread": {...}} of the first CPU: count, min/avg/max_us, over (samples
+    past the histogram), p50/p99/p999_us and the non-zero histogram."""
+    cols, rows, summ = None, {}, {}
+    for line in _ANSI.sub("", text).splitlines():
+        f = line.split()
+        if not f or line.startswith("#"):
+            continue
+        if f[0] == "Index":
+            cols = f[1:]
+            continue
+        if cols is None:
+            continue
+        if f[0].endswith(":"):
+            summ[f[0][:-1]] = [_num(x) for x in f[1:1 + len(cols)]]
+        elif f[0].isdigit():
+            rows[int(f[0])] = [int(x) for x in f[1:1 + len(cols)]]
+    if cols is None or "count" not in summ:
+        raise ValueError("no rtla timerlat histogram in the output")
+    out = {}
+    entries = RTLA_HIST_ENTRIES
+    for kind, prefix in (("irq", "IRQ-"), ("thread", "Thr-")):
+        i = next((i for i, c in enumerate(cols) if c.startswith(prefix)), None)
+        if i is None:
+            out[kind] = None
+            continue
+        hist = {v: r[i] for v, r in rows.items() if i < len(r) and r[i]}
+        count = summ["count"][i] or 0
+        g = lambda k: (summ.get(k) or [None] * len(cols))[i]  # noqa: E731
+        out[kind] = {
+            "cpu": int(cols[i].split("-")[1]),
+            "count": count, "min_us": g("min") if count else None,
+            "avg_us": g("avg") if count else None,
+            "max_us": g("max") if count else None,
+            "over": g("over") or 0,
+            "p50_us": _pct(hist, count, 50, entries),
+            "p99_us": _pct(hist, count, 99, entries),
+            "p999_us": _pct(hist, count, 99.9, entries),
+            "histogram": {str(k): v for k, v in sorted(hist.items())},
+        }
+    return out
+
+
+OSNOISE_COLS = ("periods", "runtime_us", "noise_us", "cpu_avail_pct", "max_noise_us",
+                "max_single_us", "hw", "nmi", "irq", "softirq", "thread")
+
+
+def parse_rtla_osnoise_top(text):
+    """`rtla osnoise top -q` output -> the first CPU's summary: periods,
+    runtime and noise (us), % CPU available, max noise in a period and
+    max single noise (us), and the interference counts (hw, nmi, irq,
+    softirq, thread)."""
+    for line in _ANSI.sub("", text).splitlines():
+        m = re.match(r"^\s*(\d+)\s+#(\d+)\s+(.*)$", line)
+        if not m:
+            continue
+        vals = [_num(x) for x in m.group(3).split()]
+        if len(vals) != len(OSNOISE_COLS) - 1:
+            continue
+        out = {"cpu": int(m.group(1))}
+        out.update(zip(OSNOISE_COLS, [int(m.group(2))] + vals))
+        return out
+    raise ValueError("no rtla osnoise summary line in the output")
+
+
+RTLA_PARSERS = {"timerlat": parse_rtla_timerlat_hist, "osnoise": parse_rtla_osnoise_top}
+
+
+def rtla_results(out, kver, why_not):
+    """entry["rtla"] from a run's files in out (rtla-<tracer>.{txt,rc,cmd}):
+    per tracer its parsed summary, its command, and a status: "ok", or why
+    there is no number (the kernel lacks the tracer, rtla failed, ...)."""
+    res = {"status": {}, "cmd": {}}
+    for t, parse in RTLA_PARSERS.items():
+        res[t] = None
+        rcf, txt, cmdf = (Path(out) / ("rtla-%s.%s" % (t, x)) for x in ("rc", "txt", "cmd"))
+        res["cmd"][t] = cmdf.read_text().strip() if cmdf.exists() else None
+        if t in why_not:
+            res["status"][t] = why_not[t]
+            continue
+        rc = rcf.read_text().strip() if rcf.exists() else None
+        if rc is None:
+            res["status"][t] = "no result (the guest did not get there)"
+        elif rc == "absent":
+            res["status"][t] = "kernel %s has no %s tracer" % (kver, t)
+        elif rc != "0":
+            res["status"][t] = "rtla failed (rc=%s, see %s)" % (rc, txt.name)
+        else:
+            try:
+                res[t] = parse(txt.read_text(errors="replace"))
+                res["status"][t] = "ok"
+            except (OSError, ValueError) as e:
+                res["status"][t] = "unparsed: %s" % e
+    return res
 
 
 def _summ(vals, scale=1):
@@ -270,6 +473,12 @@ def add_arguments(ap, env=os.environ, out="out/compare"):
     opt("--guest-append", "GUEST_APPEND", "", str, "extra guest kernel command line")
     opt("--smp", "SMP", 1, cli.positive_int,
         "guest CPUs; > 1 needs --clock real, pins the modem and the measurement to CPU 0")
+    opt("--rtla", "RTLA", "auto", str,
+        "rtla timerlat and osnoise after cyclictest in each run: auto (where the "
+        "kernel's config has the tracers, e.g. the -rt flavour), on, off",
+        choices=["auto", "on", "off"])
+    opt("--rtla-duration", "RTLA_DURATION", None, cli.positive_int,
+        "seconds of each rtla tracer per run (default: --duration)")
     g.add_argument("--no-control", action="store_true", help="skip the run without the module")
     return g
 
@@ -308,7 +517,13 @@ def params(ap, a):
         "cmdline_extra": a.guest_append,
         "smp": a.smp,
         "module": a.module,
+        "rtla": a.rtla,
+        "rtla_duration_s": a.rtla_duration or a.duration,
     }
+    try:
+        p["rtla_run"], p["rtla_why_not"] = rtla_plan(p["kernel"], a.rtla)
+    except FileNotFoundError as e:
+        ap.error("--rtla on: %s" % e)
     if not p["module"]:
         p["module"] = str(ROOT / module_path(p["kernel"]))
     if p["contexts"] and not os.path.isfile(p["module"]):
@@ -319,7 +534,9 @@ def params(ap, a):
 def run_one(ctx, p, idx, total, log=print):
     out = Path(p["out"]) / ctx
     out.mkdir(parents=True, exist_ok=True)
-    for f in ("trace.dat", "stats.txt", "cyclictest.txt", "cyclictest.json", "stats-load.txt"):
+    stale = ["trace.dat", "stats.txt", "cyclictest.txt", "cyclictest.json", "stats-load.txt"]
+    stale += ["rtla-%s.%s" % (t, x) for t in RTLA_TRACERS for x in ("txt", "rc", "cmd")]
+    for f in stale:
         try:
             (out / f).unlink()
         except FileNotFoundError:
@@ -332,10 +549,12 @@ def run_one(ctx, p, idx, total, log=print):
            ", icount shift %d" % p["icount_shift"] if p["clock"] == "virtual" else "",
            p["duration_s"]))
     # generous: virtual time runs at most a few times slower than wall here
-    timeout = 120 + 12 * p["duration_s"] * (1 + p["icount_shift"])
+    measured = p["duration_s"] + (2 * p["rtla_duration_s"] + 10 if p.get("rtla_run") else 0)
+    timeout = 120 + 12 * measured * (1 + p["icount_shift"])
     res = run_guest(p["kernel"], guest_script(ctx, p), str(out), modules=mods,
                     clock=p["clock"], icount_shift=p["icount_shift"], smp=p["smp"],
                     timeout_s=timeout, audio="ac97", share="deferred",
+                    extra_files=rtla_files() if p.get("rtla_run") else None,
                     cmdline_extra=" ".join(
                         x for x in (("preempt=" + p["preempt"]) if p["preempt"] else "",
                                     p["cmdline_extra"]) if x),
@@ -348,7 +567,8 @@ def run_one(ctx, p, idx, total, log=print):
         "clock": p["clock"],
         "icount_shift": p["icount_shift"] if p["clock"] == "virtual" else None,
         "kernel": p["kernel"],
-        "params": {k: v for k, v in p.items() if k not in ("contexts", "out")},
+        "params": {k: v for k, v in p.items()
+                   if k not in ("contexts", "out", "rtla_run", "rtla_why_not")},
         "guest": {"rc": res.rc, "timed_out": res.timed_out, "wall_s": round(res.wall_s, 2),
                   "boot_s": round(res.boot_s, 2) if res.boot_s else None,
                   "kvm": res.kvm, "console": os.path.relpath(res.console, p["out"])},
@@ -361,6 +581,8 @@ def run_one(ctx, p, idx, total, log=print):
     entry["cyclictest"] = (parse_cyclictest(cyc_json.read_text(),
                                             cyc.read_text() if cyc.exists() else "")
                            if cyc_json.exists() else None)
+    entry["rtla"] = rtla_results(out, p["kernel"], p.get(
+        "rtla_why_not", {t: "not run" for t in RTLA_TRACERS}))
     pinf = out / "pinning.txt"
     entry["pinning"] = (dict(line.split(" ", 1) for line in pinf.read_text().split("\n") if " " in line)
                         if pinf.exists() else None)
@@ -379,6 +601,13 @@ def run_one(ctx, p, idx, total, log=print):
            c.get("max_gap_us"),
            "; %d irqs, %d overruns" % (tr.get("irqs", 0), tr.get("overruns", 0))
            if tr else ""))
+    rt = entry["rtla"]
+    if rt.get("timerlat") or rt.get("osnoise"):
+        tl = (rt.get("timerlat") or {}).get("thread") or {}
+        on = rt.get("osnoise") or {}
+        log("compare: [%d/%d] %s: rtla timerlat thread max %s us; osnoise max single %s us, "
+            "%s %% CPU available" % (idx, total, ctx, tl.get("max_us"), on.get("max_single_us"),
+                                     on.get("cpu_avail_pct")))
     if not res.ok:
         log("compare: %s: guest failed (rc=%s%s); see %s"
             % (ctx, res.rc, ", timed out" if res.timed_out else "", res.console))
@@ -422,6 +651,51 @@ def table(summary):
             "missed); ISR/DPC/thread "
             "elapsed and wakeup latency in us;\npend: max samples pending after a "
             "processing call; ovr: overruns\n" + "\n".join(lines))
+
+
+def rtla_table(summary):
+    """rtla's figures beside cyclictest's, one row per run; where a kernel
+    lacks a tracer (or rtla did not run) the row says so instead."""
+    hdr = ("context", "cyc avg/p99/max", "timerlat IRQ avg/max", "timerlat thread avg/p99/max",
+           "over", "osnoise %avail", "max noise", "max single", "irq/softirq/thread")
+    rows, notes = [hdr], []
+    for ctx, e in summary.items():
+        c = e.get("cyclictest") or {}
+        r = e.get("rtla") or {}
+        st = r.get("status") or {}
+        tl, on = r.get("timerlat"), r.get("osnoise")
+        cyc = "/".join(_fmt(c.get(k)) for k in ("avg_us", "p99_us", "max_us"))
+        if tl:
+            irq, thr = tl.get("irq") or {}, tl.get("thread") or {}
+            tcols = ("%s/%s" % (_fmt(irq.get("avg_us")), _fmt(irq.get("max_us"))),
+                     "/".join(_fmt(thr.get(k)) for k in ("avg_us", "p99_us", "max_us")),
+                     _fmt(thr.get("over")))
+        else:
+            tcols = ("-", "-", "-")
+            notes.append("%s: timerlat: %s" % (ctx, st.get("timerlat", "not run")))
+        if on:
+            ocols = (_fmt(on.get("cpu_avail_pct"), 1, 2), _fmt(on.get("max_noise_us")),
+                     _fmt(on.get("max_single_us")),
+                     "/".join(_fmt(on.get(k)) for k in ("irq", "softirq", "thread")))
+        else:
+            ocols = ("-", "-", "-", "-")
+            notes.append("%s: osnoise: %s" % (ctx, st.get("osnoise", "not run")))
+        rows.append((ctx, cyc) + tcols + ocols)
+    if all(r[2:] == ("-",) * (len(hdr) - 2) for r in rows[1:]):
+        # no numbers at all: say why once per tracer
+        why = sorted({n.split(": ", 2)[2] for n in notes})
+        return "rtla: " + "; ".join(why)
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(hdr))]
+    lines = ["  ".join(str(v).rjust(w) for v, w in zip(r, widths)) for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    e0 = next(iter(summary.values()))
+    cmd = (e0.get("rtla") or {}).get("cmd") or {}
+    head = ("rtla after cyclictest in the same boot, same load (us): timerlat's thread at "
+            "SCHED_FIFO %d every %d us; osnoise's at SCHED_FIFO %d, %d of every %d us\n"
+            % (CYCLIC_PRIO, INTERVAL_US, CYCLIC_PRIO, OSNOISE_RUNTIME_US, OSNOISE_PERIOD_US))
+    tail = "".join("\n" + n for n in notes)
+    tail += "".join("\n%s: %s" % (t, c) for t, c in sorted(cmd.items()) if c)
+    return head + "\n".join(lines) + tail
 
 
 def _binned(h, width):
@@ -512,7 +786,7 @@ def run(p, no_control=False):
     with open(Path(p["out"]) / "summary.json", "w") as f:
         json.dump(summary, f, indent=1)
         f.write("\n")
-    text = table(summary)
+    text = table(summary) + "\n\n" + rtla_table(summary)
     (Path(p["out"]) / "summary.txt").write_text(text + "\n")
     print(text)
     print("compare: %d runs in %.0f s; %s/summary.json, figures %s"

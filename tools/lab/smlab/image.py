@@ -53,6 +53,17 @@ def _kernels():
     return found
 
 
+def kernel_cmdline(kver):
+    """What a kernel root asks the lab to add to kver's command line (its
+    cmdline-V file, e.g. the debug kernel's acpi=noirq), or ""."""
+    for r in kernel_roots():
+        f = os.path.join(r, "cmdline-" + kver)
+        if os.path.isfile(os.path.join(r, "vmlinuz-" + kver)) and os.path.isfile(f):
+            with open(f) as fh:
+                return " ".join(fh.read().split())
+    return ""
+
+
 def kernel_file(kver):
     """/boot/vmlinuz-V, or a kernel root's vmlinuz-V."""
     return _kernels().get(kver, ("/boot/vmlinuz-" + kver, None))[0]

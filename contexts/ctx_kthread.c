@@ -23,10 +23,8 @@ struct smodem_kthread {
 	struct kthread_work work;
 };
 
-static void smodem_kthread_work(struct kthread_work *w)
+void smodem_thread_activation(struct smodem_dev *sd)
 {
-	struct smodem_kthread *k = container_of(w, struct smodem_kthread, work);
-	struct smodem_dev *sd = k->sd;
 	u64 t0 = ktime_get_ns(), t1, age;
 	unsigned int n;
 
@@ -38,6 +36,12 @@ static void smodem_kthread_work(struct kthread_work *w)
 	sd->stats.runs++;
 	smodem_stat_add(&sd->stats.thr_ns, t1 - t0);
 	trace_smodem_thread_done(sd, t1 - t0, n);
+}
+
+static void smodem_kthread_work(struct kthread_work *w)
+{
+	smodem_thread_activation(container_of(w, struct smodem_kthread,
+					      work)->sd);
 }
 
 int smodem_kthread_start(struct smodem_dev *sd, const struct sched_attr *a)

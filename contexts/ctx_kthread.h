@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The processing thread shared by context=thr and context=res. */
+/* The processing thread shared by context=thr, res and oth. */
 #ifndef SMODEM_CTX_KTHREAD_H
 #define SMODEM_CTX_KTHREAD_H
 
@@ -10,5 +10,7 @@ int smodem_kthread_start(struct smodem_dev *sd, const struct sched_attr *a);
 void smodem_kthread_stop(struct smodem_dev *sd);
 void smodem_kthread_kick(struct smodem_dev *sd);
 void smodem_kthread_show(struct smodem_dev *sd, struct seq_file *m);
+/* One wakeup of a processing thread (these, irqt's): catch up, account. */
+void smodem_thread_activation(struct smodem_dev *sd);
 
 #endif

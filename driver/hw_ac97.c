@@ -253,7 +253,14 @@ static irqreturn_t ac97_isr(int irq, void *dev_id)
 	t1 = ktime_get_ns();
 	smodem_stat_add(&sd->stats.isr_ns, t1 - t0);
 	trace_smodem_isr_exit(sd, t1 - t0);
-	return IRQ_HANDLED;
+	return period && sd->ctx->irq_thread ? IRQ_WAKE_THREAD : IRQ_HANDLED;
+}
+
+static irqreturn_t ac97_irq_thread(int irq, void *dev_id)
+{
+	struct ac97 *a = dev_id;
+
+	return a->sd->ctx->irq_thread(a->sd);
 }
 
 /* queue_period() reads sd->period as it queues: nothing to do here. */
@@ -347,10 +354,11 @@ static int ac97_start(struct smodem_dev *sd)
 	/*
 	 * The top half is short and must stay a hard interrupt on PREEMPT_RT
 	 * too: it is the DMA engine's pacing, whatever context the processing
-	 * is bound to.
+	 * is bound to.  context=irqt adds the processing as its thread.
 	 */
-	err = request_irq(a->pci->irq, ac97_isr, IRQF_SHARED | IRQF_NO_THREAD,
-			  "smodem", a);
+	err = request_threaded_irq(a->pci->irq, ac97_isr,
+				   sd->ctx->irq_thread ? ac97_irq_thread : NULL,
+				   IRQF_SHARED | IRQF_NO_THREAD, "smodem", a);
 	if (err) {
 		dev_err(&a->pci->dev, "cannot get IRQ %d (%d)\n", a->pci->irq,
 			err);

@@ -13,6 +13,7 @@
 #include <linux/atomic.h>
 #include <linux/device.h>
 #include <linux/ktime.h>
+#include <linux/irqreturn.h>
 #include "smodem_params.h"
 
 struct smodem_dev;
@@ -40,7 +41,10 @@ struct seq_file;
  *
  * Adding a device type is one of these in a file of its own and an entry
  * in the backends[] table of smodem_main.c.  Its interrupt handler acks the
- * device, reads the position and calls smodem_irq() once per period.
+ * device, reads the position and calls smodem_irq() once per period.  A
+ * backend with an interrupt line registers the context's @irq_thread, if it
+ * has one, as the line's thread function and returns IRQ_WAKE_THREAD from a
+ * period's interrupt; one without refuses such a context (parameter check).
  */
 struct smodem_backend_ops {
 	const char *name;
@@ -61,6 +65,10 @@ struct smodem_backend_ops {
  *	or will run once it returns; process context
  * @kick: from the backend's hard interrupt handler, once per period: get
  *	smodem_run() called, now (int) or soon (a bottom half, a thread)
+ * @irq_thread: NULL, or the thread function of a threaded interrupt
+ *	(request_threaded_irq()): the backend registers it with its handler,
+ *	whose IRQ_WAKE_THREAD for a period is then the kick; runs in the IRQ
+ *	core's thread
  * @show: append the context's own lines ("exec ...", the scheduling
  *	attributes the thread really has) to the stats file; may sleep
  *
@@ -73,6 +81,7 @@ struct smodem_ctx_ops {
 	int (*start)(struct smodem_dev *sd);
 	void (*stop)(struct smodem_dev *sd);
 	void (*kick)(struct smodem_dev *sd);
+	irqreturn_t (*irq_thread)(struct smodem_dev *sd);
 	void (*show)(struct smodem_dev *sd, struct seq_file *m);
 };
 
@@ -187,5 +196,7 @@ extern const struct smodem_ctx_ops smodem_ctx_dpc;
 extern const struct smodem_ctx_ops smodem_ctx_thr;
 extern const struct smodem_ctx_ops smodem_ctx_res;
 extern const struct smodem_ctx_ops smodem_ctx_oth;
+extern const struct smodem_ctx_ops smodem_ctx_irqt;
+extern const struct smodem_ctx_ops smodem_ctx_bhw;
 
 #endif

@@ -17,7 +17,7 @@
 
 static char *context = "thr";
 module_param(context, charp, 0444);
-MODULE_PARM_DESC(context, "where the per-period processing runs: int (hard IRQ), dpc (tasklet / BH work), thr (SCHED_FIFO kthread), res (SCHED_DEADLINE kthread) or oth (SCHED_OTHER kthread at nice) [thr]");
+MODULE_PARM_DESC(context, "where the per-period processing runs: int (hard IRQ), dpc (tasklet), bhw (BH workqueue, 6.9+), thr (SCHED_FIFO kthread), res (SCHED_DEADLINE kthread), oth (SCHED_OTHER kthread at nice) or irqt (the IRQ's own thread, request_threaded_irq; hw=ac97) [thr]");
 
 static char *hw = "ac97";
 module_param(hw, charp, 0444);
@@ -80,6 +80,8 @@ static const struct smodem_ctx_ops *const contexts[SMODEM_CTX_COUNT] = {
 	[SMODEM_CTX_THR] = &smodem_ctx_thr,
 	[SMODEM_CTX_RES] = &smodem_ctx_res,
 	[SMODEM_CTX_OTH] = &smodem_ctx_oth,
+	[SMODEM_CTX_IRQT] = &smodem_ctx_irqt,
+	[SMODEM_CTX_BHW] = &smodem_ctx_bhw,
 };
 
 static const struct smodem_backend_ops *backend;
@@ -206,7 +208,7 @@ static int __init smodem_init(void)
 		.res_deadline_us = res_deadline_us,
 	};
 	if (smodem_parse_context(context, &smodem_p.context)) {
-		pr_err("smodem: context=%s: must be int, dpc, thr, res or oth\n",
+		pr_err("smodem: context=%s: must be int, dpc, thr, res, oth, irqt or bhw\n",
 		       context);
 		return -EINVAL;
 	}

@@ -13,6 +13,8 @@ const char * const smodem_context_names[SMODEM_CTX_COUNT] = {
 	[SMODEM_CTX_THR] = "thr",
 	[SMODEM_CTX_RES] = "res",
 	[SMODEM_CTX_OTH] = "oth",
+	[SMODEM_CTX_IRQT] = "irqt",
+	[SMODEM_CTX_BHW] = "bhw",
 };
 
 const char * const smodem_hw_names[SMODEM_HW_COUNT] = {
@@ -92,6 +94,17 @@ int smodem_params_check(const struct smodem_params *p, const char **why)
 		*why = "load_us must be shorter than the period for context=int";
 		return -EINVAL;
 	}
+	/* The timer-paced backend has no interrupt line to thread. */
+	if (p->context == SMODEM_CTX_IRQT && p->hw != SMODEM_HW_AC97) {
+		*why = "context=irqt needs an interrupt line: hw=ac97";
+		return -EINVAL;
+	}
+#ifndef SMODEM_HAVE_BH_WQ
+	if (p->context == SMODEM_CTX_BHW) {
+		*why = "context=bhw needs BH workqueues (system_bh_wq, Linux 6.9+)";
+		return -EINVAL;
+	}
+#endif
 	if (p->context == SMODEM_CTX_OTH &&
 	    (p->nice < SMODEM_NICE_MIN || p->nice > SMODEM_NICE_MAX)) {
 		*why = "nice must be -20..19";

@@ -15,6 +15,8 @@ enum smodem_context {
 	SMODEM_CTX_THR,
 	SMODEM_CTX_RES,
 	SMODEM_CTX_OTH,		/* time-shared kthread: the study's THR-8 */
+	SMODEM_CTX_IRQT,	/* the interrupt's own thread (threaded IRQ) */
+	SMODEM_CTX_BHW,		/* BH workqueue work (6.9+) */
 	SMODEM_CTX_COUNT
 };
 

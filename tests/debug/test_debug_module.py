@@ -15,7 +15,7 @@ AC97 = [pytest.param(KVER, id=KVER)]
 BOTH = [pytest.param(KVER, hw, id="%s-%s" % (KVER, hw)) for hw in ("ac97", "vline")]
 
 
-@pytest.mark.parametrize("ctx", ["int", "dpc", "thr", "res"])
+@pytest.mark.parametrize("ctx", tgm.CONTEXTS)
 @pytest.mark.parametrize("kver,hw", BOTH)
 def test_context(kver, hw, ctx):
     tgm.test_context(kver, hw, ctx)

@@ -14,8 +14,19 @@ say() { echo "[guest] $*"; }
 dev_file() { for f in $D/*/"$1"; do echo "$f"; return; done; }
 reset_stats() { echo 1 > "$(dev_file reset)"; }
 snap() { cat "$(dev_file stats)" > "$T/$1.stats"; }
-# The contexts in turn: int, dpc, thr, res, int, ...
-nth_context() { set -- int dpc thr res "$1"; shift $(($5 % 4)); echo "$1"; }
+# The contexts this kernel and backend have: irqt threads the AC'97's
+# interrupt line (the hrtimer backend has none), bhw needs BH workqueues
+# (6.9+).  nth_context takes them in turn: int, dpc, thr, res, ..., int, ...
+CONTEXTS="int dpc thr res"
+[ "$hw" = ac97 ] && CONTEXTS="$CONTEXTS irqt"
+kv=$(uname -r)
+kmaj=${kv%%.*}
+kmin=${kv#*.}
+kmin=${kmin%%.*}
+if [ "$kmaj" -gt 6 ] || { [ "$kmaj" -eq 6 ] && [ "$kmin" -ge 9 ]; }; then
+	CONTEXTS="$CONTEXTS bhw"
+fi
+nth_context() { _k=$1; set -- $CONTEXTS; shift $((_k % $#)); echo "$1"; }
 
 # One context under observation: 10 s of interrupts with the smodem events
 # traced.  Nothing touches /share while it runs.
@@ -23,7 +34,7 @@ observe() {
 	name=$1; shift
 	say "observe $name: $*"
 	if ! insmod $K hw=$hw "$@"; then
-		echo "insmod failed" > $T/$name.err
+		echo "insmod failed: $(dmesg | grep smodem | tail -n 1)" > $T/$name.err
 		return
 	fi
 	sleep 1
@@ -37,7 +48,8 @@ observe() {
 	rmmod smodem || echo "rmmod failed" > $T/$name.err
 }
 
-for c in int dpc thr res oth; do
+# every context, those this kernel or backend refuses too (their .err)
+for c in int dpc thr res oth irqt bhw; do
 	observe ctx-$c context=$c
 done
 

@@ -1,7 +1,7 @@
 """Whole calls in virtual time (issues 4 and 5): the guest's /dev/ttySM0
 dials build/line/smline's answering modem (SpanDSP, V.22bis + V.42) through
 QEMU's D-Bus audio on the instruction-counted clock, once per execution
-context (int, dpc, thr, res) in one boot of the 6.1 generic kernel, and
+context (int, dpc, thr, res, irqt) in one boot of the 6.1 generic kernel, and
 moves 8 KiB of random bytes out and their echo back.
 
 tests/module/modem_checks.sh runs in the guest (with ttyat, built from
@@ -19,7 +19,7 @@ import guestboot
 
 TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "modem"
-CONTEXTS = ["int", "dpc", "thr", "res"]
+CONTEXTS = ["int", "dpc", "thr", "res", "irqt"]
 NBYTES = 8192
 ROUTE = "5551234=answer:v22bis,v42,echo"
 ARGS = "engine=1 phase_periods=1 ring_samples=8192"

@@ -73,6 +73,20 @@ static void test_params(void)
 	CHECK(check(p, &why) == -EINVAL);
 	p = defaults(); p.nice = 40;
 	CHECK(check(p, &why) == 0);
+	/* irqt threads an interrupt line: the AC'97's, not the hrtimer's */
+	CHECK(smodem_parse_context("irqt", &c) == 0 && c == SMODEM_CTX_IRQT);
+	p = defaults(); p.context = SMODEM_CTX_IRQT;
+	CHECK(check(p, &why) == 0);
+	p.hw = SMODEM_HW_VLINE;
+	CHECK(check(p, &why) == -EINVAL && why && strstr(why, "hw=ac97"));
+	/* bhw: only where the headers have system_bh_wq (Kbuild's probe) */
+	CHECK(smodem_parse_context("bhw", &c) == 0 && c == SMODEM_CTX_BHW);
+	p = defaults(); p.context = SMODEM_CTX_BHW; p.hw = SMODEM_HW_VLINE;
+#ifdef SMODEM_HAVE_BH_WQ
+	CHECK(check(p, &why) == 0);
+#else
+	CHECK(check(p, &why) == -EINVAL && why && strstr(why, "6.9"));
+#endif
 
 	p = defaults(); p.rate = 44100;
 	CHECK(check(p, &why) == -EINVAL);

@@ -3,13 +3,17 @@ import pathlib
 import re
 import subprocess
 
+import pytest
+
 TOP = pathlib.Path(__file__).resolve().parents[2]
 
 
-def test_driver_logic(tmp_path):
+# Kbuild's probe of the headers: with and without BH workqueues (6.9+).
+@pytest.mark.parametrize("probe", [[], ["-DSMODEM_HAVE_BH_WQ"]], ids=["6.1", "bh_wq"])
+def test_driver_logic(tmp_path, probe):
     exe = tmp_path / "test_driver_logic"
     subprocess.run(
-        ["gcc", "-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
+        ["gcc", "-std=gnu11"] + probe + ["-O1", "-g", "-Wall", "-Wextra", "-Werror",
          "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
          "-I", str(TOP / "tests/unit/shim"), "-I", str(TOP / "driver"),
          "-I", str(TOP / "dsp/include"),

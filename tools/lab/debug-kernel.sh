@@ -10,6 +10,7 @@
 #     vmlinuz-<kver>, System.map-<kver>, config-<kver>
 #     lib/modules/<kver>/     modules.dep, modules.builtin, build -> ../../../src
 #     kver                    the kernel release (e.g. 6.1.192-smodem-debug)
+#     cmdline-<kver>          what the lab adds to this kernel's command line
 #     done                    present once everything above is
 #
 # <key> = the source package's version + the hash of the config fragment,
@@ -148,6 +149,17 @@ install_root() {
 	log "done: $DIR (kernel $kver)"
 }
 
+# Written on every build (cached or not): how the lab boots this kernel,
+# not part of the cache key.  acpi=noirq: here ACPICA's evaluation of
+# QEMU's \_SB.PCI0._PRT (a 128-pass While loop) never finishes before its
+# 30 s AML loop timeout (AE_AML_LOOP_TIMEOUT; Debian's 6.1 evaluates it in
+# milliseconds on the same machine), and it is evaluated each time a PCI
+# interrupt is routed: 30 s of guest time at boot and in every insmod.
+# The PIIX IRQ router (PCI->APIC transform) routes the same INTx instead.
+boot_args() {
+	echo "acpi=noirq" > "$DIR/cmdline-$(cat "$DIR/kver")"
+}
+
 case ${1:-build} in
 dir) echo "$DIR" ;;
 kver) [ -f "$DIR/kver" ] || die "not configured yet: $0 build"; cat "$DIR/kver" ;;
@@ -157,7 +169,7 @@ status)
 		[ -e "$DIR/$s" ] && echo "$s yes" || echo "$s no"
 	done ;;
 build)
-	[ -e "$DIR/done" ] && { log "cached: $DIR ($(cat "$DIR/kver"))"; exit 0; }
+	[ -e "$DIR/done" ] && { boot_args; log "cached: $DIR ($(cat "$DIR/kver"))"; exit 0; }
 	mkdir -p "$DIR"
 	# one build at a time per cache directory
 	exec 9> "$DIR/.lock"
@@ -166,6 +178,7 @@ build)
 	extract
 	configure
 	build
-	install_root ;;
+	install_root
+	boot_args ;;
 *) die "usage: $0 [build|dir|kver|status]" ;;
 esac

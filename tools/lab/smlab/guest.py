@@ -240,7 +240,8 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
     if accel == "kvm" and clock == "virtual":
         raise ValueError("icount (clock=virtual) needs TCG")
 
-    cmdline = " ".join(BASE_CMDLINE + ([cmdline_extra] if cmdline_extra else []))
+    extra = [x for x in (image.kernel_cmdline(kver), cmdline_extra) if x]
+    cmdline = " ".join(BASE_CMDLINE + extra)
     res = GuestResult(rc=None, console=console, out_dir=str(out), wall_s=0.0,
                       timed_out=False, kvm=(accel == "kvm"))
 

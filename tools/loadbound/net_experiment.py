@@ -6,9 +6,9 @@ Each guest has two e1000 NICs on one QEMU hub and tools/netload/netload.ko, an
 hrtimer-paced sender at SCHED_FIFO 99 (tools/lab/smlab/netload.py): nothing
 comes from outside the guest, so every run is the same run.
 
-Experiment 2 (per kernel, one boot): lbprobe at SCHED_FIFO PRIO for DURATION s
-under each load in turn: none, flood (an ICMP echo request every 10 us,
-answered), flood-noreply (icmp_echo_ignore_all), sink (the same frames to a MAC
+Experiment 2 (per kernel and flood period, one boot): lbprobe at SCHED_FIFO
+PRIO for DURATION s under each load in turn: none, flood (an ICMP echo request
+every FLOOD2_NS, the study's 10 us and 50 us, answered), flood-noreply (icmp_echo_ignore_all), sink (the same frames to a MAC
 nobody has: the sender's own cost, which the flood's includes).  On PREEMPT_RT
 the NIC's IRQ thread keeps the kernel's SCHED_FIFO 50, above the probe, so the
 probe sees the receive processing as it sees it on the generic kernel.
@@ -48,6 +48,11 @@ from smlab.guest import FileLines, available_kernels, run_guest  # noqa: E402
 from smlab import netload  # noqa: E402
 
 EXP2_MODES = ("none", "flood", "flood-noreply", "sink")
+# measured: on 6.1 PREEMPT_RT the in-guest sender alone (its hrtimer wake-up
+# at SCHED_FIFO 99 and the transmit) costs about 10 us per request, so one
+# every 10 us takes the whole CPU and the guest never gets back to its
+# script; the RT kernel gets floods from this period up only
+RT_MIN_FLOOD_NS = 20000
 TAU1_US, TAU_PERIOD_US, TAU1_PRIO, TAU2_PRIO = 2000, 10000, 30, 20
 # the study's configurations: name, kernel flavour, the NIC IRQ thread's setting
 CONFIGS = (("vanilla", "generic", "default"),
@@ -209,7 +214,7 @@ def plot_exp2(summaries, png):
     for i, s in enumerate(summaries):
         g = np.array(s["grid_ns"], float) / 1e3
         ls = "-" if "-rt-" not in s["kernel"] else "--"
-        ax.plot(g, np.array(s["load"]) * 100, ls, marker="o", ms=2.5, color="C%d" % (i % 4 if ls == "-" else (i % 4)),
+        ax.plot(g, np.array(s["load"]) * 100, ls, marker="o", ms=2.5, color="C%d" % (i % 4),
                 label="%s %s (u=%.3f)" % ("RT" if "-rt-" in s["kernel"] else "generic", s["mode"], s["fit"]["u"]))
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -217,8 +222,9 @@ def plot_exp2(summaries, png):
     ax.set_ylabel("max interference / delta (%)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
-    ax.set_title("Network receive processing, probe at SCHED_FIFO %s (solid: generic, dashed: PREEMPT_RT)"
-                 % summaries[0]["header"].get("prio"), fontsize=9)
+    ax.set_title("Network receive processing, flood every %d us, probe at SCHED_FIFO %s "
+                 "(solid: generic, dashed: PREEMPT_RT)"
+                 % (summaries[0]["flood_ns"] // 1000, summaries[0]["header"].get("prio")), fontsize=9)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     plt.close(fig)
@@ -259,6 +265,9 @@ def main(argv=None):
                    help="seconds of probe and of each tau2, experiment 3 [DURATION3]")
     p.add_argument("--prio", type=int, default=int(env_default("PROBE_PRIO", "40")),
                    help="the probe's SCHED_FIFO priority [PROBE_PRIO]")
+    p.add_argument("--flood2-ns", default=env_default("FLOOD2_NS", "10000 50000"),
+                   help="experiment 2's floods: one echo request every N ns, each measured; "
+                   "PREEMPT_RT only from %d [FLOOD2_NS]" % RT_MIN_FLOOD_NS)
     p.add_argument("--flood3-ns", type=int, default=int(env_default("FLOOD3_NS", "50000")),
                    help="experiment 3's flood: one echo request every N ns [FLOOD3_NS]")
     p.add_argument("--tau2-us", default=env_default("TAU2_US", "1000,2000,3000,4000,5000,6000,7000"),
@@ -297,9 +306,22 @@ def main(argv=None):
         print("[loadbound-net %4.0f s] %s" % (time.monotonic() - t0, m), flush=True)
 
     boots = []
+    try:
+        floods2 = [int(x) for x in a.flood2_ns.split()]
+    except ValueError:
+        floods2 = []
+    if not floods2 or min(floods2) < 1000 or a.flood3_ns < 1000:
+        p.error("--flood2-ns / --flood3-ns: periods in ns, >= 1000")
+    skipped = []
     if "2" in exps:
         for k in (gen, rt):
-            boots.append(("exp2-%s" % k, boot_settings(a, "exp2", k, "default", EXP2_MODES)))
+            for fl in floods2:
+                if k == rt and fl < RT_MIN_FLOOD_NS:
+                    skipped.append("%s, flood every %d us: the sender alone would take the whole CPU"
+                                   % (k, fl // 1000))
+                    continue
+                boots.append(("exp2-%s-f%dus" % (k, fl // 1000),
+                              boot_settings(a, "exp2", k, "default", EXP2_MODES, period_ns=fl)))
     if "3" in exps:
         tasks = "%d %s %d %g %d %d" % (TAU1_US, ",".join(map(str, tau2)), TAU_PERIOD_US,
                                        a.duration3, TAU1_PRIO, TAU2_PRIO)
@@ -333,19 +355,22 @@ def main(argv=None):
         st, d, wall = done[n]
         grid = lb.window_grid(10_000, min(10**9, int(a.duration * 1e9 * 0.9)), 10)
         irq = (d / "irq.txt").read_text().strip() if (d / "irq.txt").exists() else ""
+        fl = int(st["env"]["NL_PERIOD_NS"])
         for mode in EXP2_MODES:
             try:
-                s = analyse_mode(d / mode, grid, "net-%s-%s" % (st["kernel"], mode),
-                                 "%s, %s: lbprobe at SCHED_FIFO %d" % (st["kernel"], mode, a.prio), out)
+                s = analyse_mode(d / mode, grid, "net-%s-f%dus-%s" % (st["kernel"], fl // 1000, mode),
+                                 "%s, %s (%d us): lbprobe at SCHED_FIFO %d"
+                                 % (st["kernel"], mode, fl // 1000, a.prio), out)
             except (lb.LoadBoundError, OSError) as e:
                 failed.append({"boot": n, "error": "%s: %s" % (mode, e)})
                 continue
-            s.update(kernel=st["kernel"], mode=mode, irq=irq, wall_s=wall)
+            s.update(kernel=st["kernel"], mode=mode, flood_ns=fl, irq=irq, wall_s=wall)
             exp2.append(s)
     if exp2:
-        plot_exp2(exp2, out / "net-exp2.png")
+        for fl in sorted({s["flood_ns"] for s in exp2}):
+            plot_exp2([s for s in exp2 if s["flood_ns"] == fl], out / ("net-exp2-f%dus.png" % (fl // 1000)))
         tab += ["## Experiment 2: network receive processing, lbprobe at SCHED_FIFO %d, %g s per load"
-                % (a.prio, a.duration), "", lb.table(exp2),
+                % (a.prio, a.duration), ""] + ["Not run: %s." % x for x in skipped] + ["", lb.table(exp2),
                 "| run | sent | received (NIC) | echo requests in | replies out | NIC drops | sender late |",
                 "|---|---|---|---|---|---|---|"]
         for s in exp2:
@@ -355,8 +380,22 @@ def main(argv=None):
                 c.get("icmp_OutEchoReps", 0),
                 c.get("rx_rx_missed_errors", 0) + c.get("rx_rx_dropped", 0) + c.get("rx_rx_fifo_errors", 0),
                 c.get("late", 0)))
+        tab += ["", "The receive processing without the sender, flood minus sink (the sender's own cost, "
+                "measured alone): interference and long-run u", "",
+                "| kernel | flood | replies | flood | sink | receive (difference) |", "|---|---|---|---|---|---|"]
+        for s in exp2:
+            if s["mode"] not in ("flood", "flood-noreply"):
+                continue
+            sink = [x for x in exp2 if x["kernel"] == s["kernel"] and x["flood_ns"] == s["flood_ns"]
+                    and x["mode"] == "sink"]
+            if sink:
+                tab.append("| %s | %d us | %s | %.2f %% | %.2f %% | %.2f %% |" % (
+                    s["kernel"], s["flood_ns"] // 1000, "yes" if s["mode"] == "flood" else "no",
+                    100 * s["utilisation"], 100 * sink[0]["utilisation"],
+                    100 * (s["utilisation"] - sink[0]["utilisation"])))
         tab += ["", "IRQ threads: " + "; ".join(sorted({s["irq"].replace("\n", ", ") for s in exp2})), ""]
     summary["exp2"] = exp2
+    summary["skipped"] = skipped
     exp3 = []
     for n, _ in boots:
         if n not in done or done[n][0]["kind"] != "exp3":

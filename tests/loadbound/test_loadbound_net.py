@@ -81,6 +81,15 @@ def test_a_bound_below_the_tasks_does_not_count():
     assert r["max_e2_us"] == pytest.approx(8000)
 
 
+def test_prediction_from_the_measured_points():
+    """The staircase at the largest grid window <= 10 ms is the load."""
+    summ = {"grid_ns": [1_000_000, 5_000_000, 10_000_000, 20_000_000], "staircase": [0.5, 0.3, 0.25, 0.2]}
+    r = nx.predict_measured(summ)
+    assert r["load_at_d"] == 0.25 and r["max_u2"] == pytest.approx(0.55)
+    summ["grid_ns"][2] = 12_000_000
+    assert nx.predict_measured(summ)["load_at_d"] == 0.3
+
+
 def test_counters():
     a = {"sent": 10, "rx_rx_packets": 5}
     b = {"sent": 25, "rx_rx_packets": 5, "late": 1}

@@ -96,6 +96,7 @@ struct smodem_stat {
 };
 
 struct smodem_stats {
+	u64 since_ns;		/* when counting started: start or reset */
 	u64 irqs;
 	u64 runs;		/* context activations (thread wakeups, BH runs) */
 	u64 periods;		/* periods processed */

@@ -38,6 +38,9 @@ static int stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "period_samples %u\n", READ_ONCE(sd->period));
 	seq_printf(m, "load_us %u\n", sd->p.load_us);
 	seq_printf(m, "load_units_per_ms %u\n", smodem_load_units_per_ms());
+	/* what the counters below cover: rates need no guess of the window */
+	seq_printf(m, "window_ns %llu\n",
+		   ktime_get_ns() - READ_ONCE(s->since_ns));
 	seq_printf(m, "irqs %llu\n", s->irqs);
 	seq_printf(m, "runs %llu\n", s->runs);
 	seq_printf(m, "periods %llu\n", s->periods);
@@ -67,6 +70,7 @@ static ssize_t reset_write(struct file *f, const char __user *buf, size_t n,
 
 	/* Racy against a running context by design: a measurement restart. */
 	memset(&sd->stats, 0, sizeof(sd->stats));
+	WRITE_ONCE(sd->stats.since_ns, ktime_get_ns());
 	return n;
 }
 

@@ -168,6 +168,7 @@ int smodem_dev_register(struct smodem_dev *sd)
 	if (err)
 		goto stop_ctx;
 	trace_smodem_phase(sd, SMDSP_PHASE_ONHOOK, 0);
+	sd->stats.since_ns = ktime_get_ns();
 	err = sd->hw->start(sd);
 	if (err)
 		goto unregister_tty;

@@ -215,7 +215,7 @@ def main(argv=None):
     g = ap.add_argument_group("the call")
     opt = (lambda *a, **kw: cli.env_option(ap, *a, env=env, group=g, **kw))
     opt("--demo-context", "DEMO_CONTEXT", "thr", str, "the call's context",
-        choices=list(compare.CONTEXTS))
+        choices=list(compare.ALL_CONTEXTS))
     opt("--demo-bytes", "DEMO_BYTES", 4096, cli.positive_int, "bytes each way")
     opt("--smline", "SMLINE", str(bench_modem.SMLINE), str, "the line program")
     opt("--call", "DEMO_CALL", 1, cli.int_range(0, 1), "0: skip the call")

@@ -20,8 +20,10 @@ KERNEL_SOURCES = sorted(
 
 
 def test_flavours_installed():
-    assert any(re.match(r"6\.1\..*-amd64$", k) and "-rt-" not in k for k in KVERS)
-    assert any(re.match(r"6\.1\..*-rt-amd64$", k) for k in KVERS)
+    """make deps installs the headers of 6.1 and 6.12, generic and rt."""
+    for series in (r"6\.1\.", r"6\.12\."):
+        assert any(re.match(series + r".*-amd64$", k) and "-rt-" not in k for k in KVERS), series
+        assert any(re.match(series + r".*-rt-amd64$", k) for k in KVERS), series
 
 
 @pytest.mark.parametrize("kver", KVERS)

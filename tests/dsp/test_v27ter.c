@@ -1,0 +1,69 @@
+/*
+ * V.27ter at 4800 and 2400 bit/s against SpanDSP, both directions: our
+ * transmitter into SpanDSP's receiver and ours, SpanDSP's transmitter
+ * (training included) into both, on the very same samples; with and without
+ * the echo protection tone; +-100 ppm of clock; levels from -14 to -40 dBm0.
+ * Every run carries a 2^23-1 PRBS; the receivers must train and deliver it
+ * intact (SpanDSP's under a clock offset only train, see below).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "v27ep.h"
+#include "tutil.h"
+
+static void one(const char *what, struct v27run_cfg *c)
+{
+	struct v27run_res r;
+	long want = (long)(c->rate * (c->seconds - 1.6) * 0.9);
+	int rx;
+
+	v27_run(c, &r);
+	printf("%-4d %-8s %-26s rx level %6.1f dBm0  ours: %s %6ld bits %ld err  SpanDSP: %s %6ld bits %ld err\n",
+	       c->rate, c->ours_tx ? "ours tx" : "sp tx", what, r.rx_level_dbm0,
+	       r.trained[0] ? "trained" : "NOT trained", r.bits[0], r.errors[0],
+	       r.trained[1] ? "trained" : "NOT trained", r.bits[1], r.errors[1]);
+	for (rx = 0; rx < 2; rx++) {
+		CHECK(r.trained[rx], "%d %s %s: %s receiver did not train", c->rate,
+		      c->ours_tx ? "ours" : "SpanDSP", what, rx ? "SpanDSP's" : "our");
+		/*
+		 * SpanDSP's receiver trains under +-100 ppm but then loses bits
+		 * (about 1 in 10 at 4800, 1 in 40 at 2400) whichever transmitter
+		 * sends: only ours is held to an intact stream there.
+		 */
+		if (rx == 1 && c->ppm != 0)
+			continue;
+		CHECK(r.bits[rx] >= want && r.errors[rx] == 0, "%d %s tx %s: %s receiver %ld bits (want %ld), %ld errors",
+		      c->rate, c->ours_tx ? "ours" : "SpanDSP", what, rx ? "SpanDSP's" : "our", r.bits[rx],
+		      want, r.errors[rx]);
+	}
+}
+
+int main(void)
+{
+	static const int rates[] = { 4800, 2400 };
+	int i, t;
+
+	for (i = 0; i < 2; i++) {
+		for (t = 1; t >= 0; t--) {
+			struct v27run_cfg c = { .rate = rates[i], .ours_tx = t, .seconds = 6, .seed = 11 };
+
+			one("clean", &c);
+			c.tep = 1;
+			one("clean, echo protection", &c);
+			c.tep = 0;
+			c.ppm = 100;
+			one("+100 ppm", &c);
+			c.ppm = -100;
+			one("-100 ppm", &c);
+			c.ppm = 0;
+			c.loss_db = 10;
+			one("10 dB loss (-24 dBm0)", &c);
+			c.loss_db = 26;
+			one("26 dB loss (-40 dBm0)", &c);
+			c.loss_db = 0;
+			c.level_dbm0 = -6;
+			one("sent at -6 dBm0", &c);
+		}
+	}
+	return t_report("test_v27ter");
+}

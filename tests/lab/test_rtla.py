@@ -152,8 +152,8 @@ def test_results_and_table(tmp_path):
 # -- one run on the rt kernel ------------------------------------------------------
 @pytest.fixture(scope="module")
 def rt_run(tmp_path_factory):
-    if RT_KERNEL not in compare.available_kernels() or not os.path.exists(compare.RTLA):
-        pytest.skip("needs %s and rtla (make deps)" % RT_KERNEL)
+    assert RT_KERNEL in compare.available_kernels() and os.path.exists(compare.RTLA), (
+        "needs %s and rtla: make deps" % RT_KERNEL)
     built = ROOT / "build" / RT_KERNEL / "smodem.ko"
     if not built.exists():
         subprocess.run(["make", "-C", str(ROOT), "module", "KVER=" + RT_KERNEL],

@@ -1,6 +1,7 @@
 """The kernel code's standards: warning-free with W=1 and sparse (C=2) for
 every installed kernel flavour, and checkpatch-clean (checkpatch.pl from
 Debian's linux-source-6.1 tarball)."""
+import fcntl
 import glob
 import re
 import subprocess
@@ -45,15 +46,20 @@ def test_w1_sparse_clean(kver, tmp_path):
 def _checkpatch(name="checkpatch.pl"):
     dest = TOP / "build" / "checkpatch"
     script = dest / "scripts" / name
-    if not script.exists():
-        members = ["scripts/checkpatch.pl", "scripts/spelling.txt",
-                   "scripts/const_structs.checkpatch", "scripts/kernel-doc"]
-        with tarfile.open("/usr/src/linux-source-6.1.tar.xz") as t:
-            for m in t.getmembers():
-                rel = m.name.split("/", 1)[-1]
-                if rel in members:
-                    m.name = rel
-                    t.extract(m, dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    # test files on other xdist workers may want it at the same moment
+    with open(dest / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (dest / ".done").exists():
+            members = ["scripts/checkpatch.pl", "scripts/spelling.txt",
+                       "scripts/const_structs.checkpatch", "scripts/kernel-doc"]
+            with tarfile.open("/usr/src/linux-source-6.1.tar.xz") as t:
+                for m in t.getmembers():
+                    rel = m.name.split("/", 1)[-1]
+                    if rel in members:
+                        m.name = rel
+                        t.extract(m, dest)
+            (dest / ".done").write_text("")
     return script
 
 

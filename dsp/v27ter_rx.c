@@ -74,6 +74,7 @@ int smdsp_v27_rx_restart(struct smdsp_v27_rx *s, unsigned int rate)
 	s->carrier = false;
 	s->on_count = 0;
 	s->off_count = 0;
+	s->floor_pwr = 0;
 	acquire(s);
 	return 0;
 }
@@ -135,17 +136,29 @@ static void timing(struct smdsp_v27_rx *s)
 	s->tpos -= rsh(en, 9) + s->t_int;
 }
 
-/* Nearest point, in 45 degree steps. */
+/* Nearest point, in 45 degree steps (comparisons only, no arctangent). */
 static unsigned int decide(const struct smdsp_v27_rx *s, int32_t zr, int32_t zi)
 {
-	uint32_t a;
+	int32_t a, b;
 
 	if (s->symbols < TRAIN_SYMS)
 		return zr >= 0 ? 0 : 4;
-	a = smdsp_atan2(zi, zr);
-	if (s->rate == 4800)
-		return ((a + (1u << 28)) >> 29) & 7;
-	return (((a + (1u << 29)) >> 30) & 3) * 2;
+	if (s->rate == 2400) {
+		if (smdsp_abs32(zr) >= smdsp_abs32(zi))
+			return zr >= 0 ? 0 : 4;
+		return zi >= 0 ? 2 : 6;
+	}
+	/* turned by +22.5 degrees, the decision regions are the octants */
+	a = (int32_t)(((int64_t)zr * 30274 - (int64_t)zi * 12540) >> 15);
+	b = (int32_t)(((int64_t)zi * 30274 + (int64_t)zr * 12540) >> 15);
+	if (b >= 0) {
+		if (a > 0)
+			return b < a ? 0 : 1;
+		return b > -a ? 2 : 3;
+	}
+	if (a < 0)
+		return -b < -a ? 4 : 5;
+	return -b > a ? 6 : 7;
 }
 
 static void deliver(struct smdsp_v27_rx *s, unsigned int step)
@@ -191,7 +204,7 @@ static void symbol(struct smdsp_v27_rx *s)
 			(int32_t)(((int64_t)ei * c + (int64_t)er * sn) >> 15));
 	/* phase error: Im(z conj(d)) / |d|^2 radians */
 	pe = (int64_t)zi * dr - (int64_t)zr * di;
-	pe = smdsp_div_s64(pe * TURN_OVER_2PI, (int32_t)((int64_t)U * U >> 4)) >> 4;
+	pe = (pe * TURN_OVER_2PI) >> 22;	/* |d|^2 = U^2 = 2^22 for every point */
 	s->car_freq += rsh(pe, s->symbols < TRAIN_SYMS ? 7 : 9);
 	s->car_phase += (uint32_t)(s->car_freq + rsh(pe, s->symbols < TRAIN_SYMS ? 2 : 3));
 	err2 = (int32_t)(((int64_t)er * er + (int64_t)ei * ei) >> 10);
@@ -226,8 +239,14 @@ static void half_baud(struct smdsp_v27_rx *s, int32_t zr, int32_t zi)
 
 	s->pwr = smooth(s->pwr, p, 2);
 	if (!s->carrier) {
-		/* 6 T/2 samples above the threshold, so that noise peaks do not count */
-		if (s->pwr < s->on_pwr) {
+		/*
+		 * 6 T/2 samples above the threshold, so that noise peaks do not
+		 * count, and after a lost carrier 6 dB above the lowest level
+		 * since (not the tail of the signal just lost).
+		 */
+		if (s->pwr < s->floor_pwr)
+			s->floor_pwr = s->pwr;
+		if (s->pwr < s->on_pwr || s->pwr < 4 * s->floor_pwr) {
 			s->on_count = 0;
 			return;
 		}
@@ -247,6 +266,7 @@ static void half_baud(struct smdsp_v27_rx *s, int32_t zr, int32_t zi)
 		if (++s->off_count >= 4) {
 			s->carrier = false;
 			s->on_count = 0;
+			s->floor_pwr = s->pwr;
 			s->trained = false;
 			if (s->status_fn)
 				s->status_fn(s->user, SMDSP_STATUS_CARRIER_DOWN);
@@ -308,17 +328,18 @@ void smdsp_v27_rx_process(struct smdsp_v27_rx *s, const int16_t *x, unsigned int
 			const int16_t *wr = s->hre + s->hpos + SMDSP_V27_RX_TAPS - 1;
 			const int16_t *wi = s->him + s->hpos + SMDSP_V27_RX_TAPS - 1;
 			const int16_t *h;
-			int64_t yr = 0, yi = 0;
+			/* 32 bits suffice: the taps' absolute sum is below 2^16 */
+			int32_t yr = 0, yi = 0;
 
 			if (frac > SMDSP_V27_RX_PHASES - 1)
 				frac = SMDSP_V27_RX_PHASES - 1;
 			h = s->mf[frac];
 			for (k = 0; k < SMDSP_V27_RX_TAPS; k++) {
-				yr += (int32_t)wr[-(int)k] * h[k];
-				yi += (int32_t)wi[-(int)k] * h[k];
+				yr += wr[-(int)k] * h[k];
+				yi += wi[-(int)k] * h[k];
 			}
 			s->tpos += s->half_t;
-			half_baud(s, (int32_t)(yr >> 13), (int32_t)(yi >> 13));
+			half_baud(s, yr >> 13, yi >> 13);
 		}
 	}
 }

@@ -38,6 +38,33 @@ static void one(const char *what, struct v27run_cfg *c)
 	}
 }
 
+/*
+ * Fax sends a training before every message (TCF, each page): three
+ * transmissions of 3 s, 200 ms apart. Each must bring CARRIER_DOWN and a new
+ * training at our receiver, and every one's PRBS must arrive intact at both.
+ */
+static void bursts(struct v27run_cfg *c)
+{
+	struct v27run_res r;
+	int rx;
+
+	c->bursts = 3;
+	c->seconds = 9;
+	v27_run(c, &r);
+	printf("%-4d %-8s %-26s ours: %d trainings, %d carrier losses, %6ld bits %ld err  SpanDSP: %d trainings, %6ld bits %ld err\n",
+	       c->rate, c->ours_tx ? "ours tx" : "sp tx", "3 transmissions", r.trained[0], r.carrier_downs,
+	       r.bits[0], r.errors[0], r.trained[1], r.bits[1], r.errors[1]);
+	CHECK(r.trained[0] == 3 && r.carrier_downs == 2, "%d bursts: ours trained %d times, %d carrier losses",
+	      c->rate, r.trained[0], r.carrier_downs);
+	for (rx = 0; rx < 2; rx++)
+		CHECK(r.trained[rx] == 3 && r.bits[rx] >= (long)(c->rate * 4.0) && r.errors[rx] == 0,
+		      "%d %s tx, 3 transmissions: %s receiver %d trainings, %ld bits, %ld errors", c->rate,
+		      c->ours_tx ? "ours" : "SpanDSP", rx ? "SpanDSP's" : "our", r.trained[rx], r.bits[rx],
+		      r.errors[rx]);
+	c->bursts = 0;
+	c->seconds = 6;
+}
+
 int main(void)
 {
 	static const int rates[] = { 4800, 2400 };
@@ -63,6 +90,8 @@ int main(void)
 			c.loss_db = 0;
 			c.level_dbm0 = -6;
 			one("sent at -6 dBm0", &c);
+			c.level_dbm0 = 0;
+			bursts(&c);
 		}
 	}
 	return t_report("test_v27ter");

@@ -90,6 +90,7 @@ struct smdsp_v27_rx {
 	uint64_t on_pwr;
 	uint64_t off_pwr;
 	uint64_t ref_pwr;	/* pwr when the AGC was set */
+	uint64_t floor_pwr;	/* lowest pwr since the carrier was lost */
 	uint32_t agc;		/* Q16 */
 	unsigned int agc_count;
 	bool carrier;

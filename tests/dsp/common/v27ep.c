@@ -9,7 +9,9 @@
 struct prbs {
 	uint32_t reg;
 	long seen, bits, errors;
-	int trained;
+	long sent;		/* source: PRBS bits sent in this transmission */
+	long limit;		/* checker: check no more than this many bits since the training (0: all) */
+	int trained, downs, stop;
 };
 
 static int prbs_get(void *user)
@@ -18,6 +20,7 @@ static int prbs_get(void *user)
 	int b = ((p->reg >> 22) ^ (p->reg >> 17)) & 1;
 
 	p->reg = (p->reg << 1) | b;
+	p->sent++;
 	return b;
 }
 
@@ -26,7 +29,8 @@ static void prbs_put(struct prbs *p, int bit)
 	int want = ((p->reg >> 22) ^ (p->reg >> 17)) & 1;
 
 	p->reg = (p->reg << 1) | (bit & 1);
-	if (++p->seen <= 64)
+	/* after the PRBS come the shutdown's scrambled ones: not checked */
+	if (++p->seen <= 64 || (p->limit && p->seen > p->limit))
 		return;
 	p->bits++;
 	p->errors += want != (bit & 1);
@@ -41,8 +45,13 @@ static void ours_status(void *user, enum smdsp_status st)
 {
 	struct prbs *p = user;
 
-	if (st == SMDSP_STATUS_TRAINED)
-		p->trained = 1;
+	if (st == SMDSP_STATUS_TRAINED) {
+		p->trained++;
+		p->seen = 0;	/* the checker starts again on the new transmission */
+		p->limit = 0;
+	}
+	if (st == SMDSP_STATUS_CARRIER_DOWN)
+		p->downs++;
 }
 
 static void sp_put(void *user, int bit)
@@ -50,8 +59,11 @@ static void sp_put(void *user, int bit)
 	struct prbs *p = user;
 
 	if (bit < 0) {
-		if (bit == SIG_STATUS_TRAINING_SUCCEEDED)
-			p->trained = 1;
+		if (bit == SIG_STATUS_TRAINING_SUCCEEDED) {
+			p->trained++;
+			p->seen = 0;
+			p->limit = 0;
+		}
 		return;
 	}
 	prbs_put(p, bit);
@@ -59,7 +71,24 @@ static void sp_put(void *user, int bit)
 
 static int sp_get(void *user)
 {
-	return prbs_get(user);
+	struct prbs *p = user;
+
+	return p->stop ? SIG_STATUS_END_OF_DATA : prbs_get(user);
+}
+
+static void tx_start(const struct v27run_cfg *c, struct prbs *src, struct smdsp_v27_tx **ot,
+		     v27ter_tx_state_t **st, double level)
+{
+	src->stop = 0;
+	src->sent = 0;
+	if (c->ours_tx) {
+		if (*ot)
+			smdsp_v27_tx_free(*ot);
+		*ot = smdsp_v27_tx_create(c->rate, (int)lround(level * 10), c->tep, prbs_get, NULL, src);
+	} else {
+		*st = v27ter_tx_init(*st, c->rate, c->tep, sp_get, src);
+		v27ter_tx_power(*st, (float)level);
+	}
 }
 
 double v27_ber(const struct v27run_res *r, int rx)
@@ -84,20 +113,27 @@ void v27_run(const struct v27run_cfg *c, struct v27run_res *r)
 	long blocks = (long)(c->seconds * 50), i;
 	double sig = 0;
 	long sig_n = 0;
-	int k, on = !c->gate;
+	int k, on = !c->gate, bursts = c->bursts > 1 ? c->bursts : 1, gap = 0;
 
-	if (c->ours_tx) {
-		ot = smdsp_v27_tx_create(c->rate, (int)lround(level * 10), c->tep, prbs_get, NULL, &src);
-	} else {
-		st = v27ter_tx_init(NULL, c->rate, c->tep, sp_get, &src);
-		v27ter_tx_power(st, (float)level);
-	}
+	tx_start(c, &src, &ot, &st, level);
 	for (i = 0; i < blocks; i++) {
+		int done = 0;
+
 		memset(tx, 0, sizeof(tx));
+		if (bursts > 1 && i && i % (blocks / bursts) == 0) {
+			/* end of this transmission: shut down, 200 ms of silence, next one */
+			src.stop = 1;
+			ours.limit = sp.limit = src.sent;
+			if (ot)
+				smdsp_v27_tx_stop(ot);
+			gap = 10;
+		}
 		if (ot)
-			smdsp_v27_tx_process(ot, tx, 160);
+			done = !smdsp_v27_tx_process(ot, tx, 160);
 		else
-			v27ter_tx(st, tx, 160);
+			done = v27ter_tx(st, tx, 160) < 160;
+		if (done && gap && --gap == 0)
+			tx_start(c, &src, &ot, &st, level);
 		line_process(l, tx, arx, btx, rx, 160);
 		if (i > 100) {
 			for (k = 0; k < 160; k++)
@@ -118,6 +154,7 @@ void v27_run(const struct v27run_cfg *c, struct v27run_res *r)
 	r->bits[1] = sp.bits;
 	r->errors[1] = sp.errors;
 	r->trained[1] = sp.trained;
+	r->carrier_downs = ours.downs;
 	/* mean square against a full-scale sine's (3.14 dBm0) */
 	r->rx_level_dbm0 = sig_n ? 10 * log10(sig / sig_n / (32767.0 * 32767 / 2)) + 3.14 : -99;
 	line_free(l);

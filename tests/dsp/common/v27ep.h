@@ -15,12 +15,14 @@ struct v27run_cfg {
 	int gate;		/* noise only from the first nonzero sample of the signal on */
 	double seconds;
 	uint64_t seed;
+	int bursts;		/* > 1: transmissions of seconds / bursts each, 200 ms apart, each trained */
 };
 
 /* [0]: our receiver, [1]: SpanDSP's */
 struct v27run_res {
 	long bits[2], errors[2];	/* PRBS bits checked after the first 64, line errors count 3 */
-	int trained[2];
+	int trained[2];			/* trainings that succeeded */
+	int carrier_downs;		/* ours */
 	double rx_level_dbm0;		/* what reached the receivers (signal only) */
 };
 

@@ -8,7 +8,7 @@
 
 struct smodem_bh {
 	struct smodem_dev *sd;
-	atomic_t queued;	/* periods announced since the last run */
+	atomic_t queued;	/* periods announced since the last run (0: kzalloc) */
 };
 
 /* One bottom-half run, in softirq context: catch up on every period. */

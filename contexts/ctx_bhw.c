@@ -30,7 +30,6 @@ static int bhw_start(struct smodem_dev *sd)
 	if (!b)
 		return -ENOMEM;
 	b->bh.sd = sd;
-	atomic_set(&b->bh.queued, 0);
 	INIT_WORK(&b->work, bhw_work);
 	sd->ctx_priv = b;
 	return 0;

@@ -46,7 +46,6 @@ static int dpc_start(struct smodem_dev *sd)
 	if (!d)
 		return -ENOMEM;
 	d->bh.sd = sd;
-	atomic_set(&d->bh.queued, 0);
 	tasklet_setup(&d->tasklet, dpc_tasklet);
 	sd->ctx_priv = d;
 	return 0;

@@ -37,20 +37,10 @@ static const uint8_t tribit_of[8] = { 1, 0, 2, 3, 7, 6, 4, 5 };
 /* phase change in 90 degree steps -> dibit (2400) */
 static const uint8_t dibit_of[4] = { 0, 1, 3, 2 };
 
-/* Arithmetic shift with rounding: plain >> biases every loop towards -1. */
-static inline int32_t rsh(int64_t v, int s)
-{
-	return (int32_t)((v + (1LL << (s - 1))) >> s);
-}
-
 static void acquire(struct smdsp_v27_rx *s)
 {
-	s->tpos = s->half_t;
-	s->t_int = 0;
-	s->agc = 1 << 16;
-	s->agc_count = 0;
-	s->ref_pwr = 0;
-	memset(s->t2, 0, sizeof(s->t2));
+	s->fe.tpos = s->fe.half_t;
+	smdsp_gardner_reset(&s->ted, 9, 16);
 	s->half = false;
 	smdsp_eq_init(&s->eq, SMDSP_V27_EQ_LEN, SMDSP_V27_EQ_LEN / 2, 4);
 	s->car_phase = 0;
@@ -68,13 +58,10 @@ int smdsp_v27_rx_restart(struct smdsp_v27_rx *s, unsigned int rate)
 	if (rate != 2400 && rate != 4800)
 		return -EINVAL;
 	s->rate = rate;
-	s->mf = rate == 4800 ? smdsp_v27_rx_rrc_4800 : smdsp_v27_rx_rrc_2400;
+	s->fe.mf = rate == 4800 ? smdsp_v27_rx_rrc_4800 : smdsp_v27_rx_rrc_2400;
 	/* T/2: 2.5 samples at 1600 baud, 10/3 at 1200 baud */
-	s->half_t = rate == 4800 ? 7680 : 10240;
-	s->carrier = false;
-	s->on_count = 0;
-	s->off_count = 0;
-	s->floor_pwr = 0;
+	s->fe.half_t = rate == 4800 ? 7680 : 10240;
+	smdsp_qam_det_reset(&s->det);
 	acquire(s);
 	return 0;
 }
@@ -85,13 +72,15 @@ int smdsp_v27_rx_init(struct smdsp_v27_rx *s, unsigned int rate, smdsp_put_bit_f
 	if (rate != 2400 && rate != 4800)
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
-	smdsp_v27_carrier(s->car_cos, s->car_sin);
+	smdsp_qam_rx_front_init(&s->fe, 1800000, SMDSP_V27_CAR_PERIOD);
 	/*
 	 * |y|^2 is twice the passband mean square, about 7/8 of that for
-	 * shaped data: carrier on at -43 dBm0, off at -48 dBm0.
+	 * shaped data: carrier on at -43 dBm0, off at -48 dBm0. The AGC is
+	 * set on the first AGC_SYMS symbols: the shaped signal averages about
+	 * 7/8 of the symbols' power.
 	 */
-	s->on_pwr = smdsp_dbm0_to_power(-430) * 7 / 4;
-	s->off_pwr = smdsp_dbm0_to_power(-480) * 7 / 4;
+	smdsp_qam_det_init(&s->det, smdsp_dbm0_to_power(-430) * 7 / 4,
+			   smdsp_dbm0_to_power(-480) * 7 / 4, 2 * AGC_SYMS, 8, 7, U);
 	s->put_bit = put_bit;
 	s->status_fn = status_fn;
 	s->user = user;
@@ -119,21 +108,6 @@ void smdsp_v27_rx_free(struct smdsp_v27_rx *s)
 bool smdsp_v27_rx_trained(const struct smdsp_v27_rx *s)
 {
 	return s->trained;
-}
-
-static void timing(struct smdsp_v27_rx *s)
-{
-	/* Gardner: positive when sampling late */
-	int64_t e = (int64_t)(s->t2[2].re - s->t2[0].re) * s->t2[1].re +
-		    (int64_t)(s->t2[2].im - s->t2[0].im) * s->t2[1].im;
-	int32_t en = smdsp_sat32(e >> 4);
-
-	s->t_int += rsh(en, 16);
-	if (s->t_int > 400)
-		s->t_int = 400;
-	if (s->t_int < -400)
-		s->t_int = -400;
-	s->tpos -= rsh(en, 9) + s->t_int;
 }
 
 /* Nearest point, in 45 degree steps (comparisons only, no arctangent). */
@@ -182,31 +156,32 @@ static void deliver(struct smdsp_v27_rx *s, unsigned int step)
 
 static void symbol(struct smdsp_v27_rx *s)
 {
-	struct smdsp_cplx y;
+	struct smdsp_cplx y, e;
 	int32_t c, sn, zr, zi, dr, di, er, ei, err2;
 	int64_t pe;
 	unsigned int k, step;
 
-	timing(s);
+	s->fe.tpos -= smdsp_gardner_step(&s->ted);
 	y = smdsp_eq_output(&s->eq);
 	/* undo the carrier phase: z = y e^{-j phase} */
 	c = smdsp_cos(s->car_phase);
 	sn = smdsp_sin(s->car_phase);
-	zr = (int32_t)(((int64_t)y.re * c + (int64_t)y.im * sn) >> 15);
-	zi = (int32_t)(((int64_t)y.im * c - (int64_t)y.re * sn) >> 15);
+	y = smdsp_cturn(y.re, y.im, c, -sn);
+	zr = y.re;
+	zi = y.im;
 	k = decide(s, zr, zi);
 	dr = pts[k][0];
 	di = pts[k][1];
 	er = dr - zr;
 	ei = di - zi;
 	/* back into the equalizer's frame: err e^{+j phase} */
-	smdsp_eq_update(&s->eq, (int32_t)(((int64_t)er * c - (int64_t)ei * sn) >> 15),
-			(int32_t)(((int64_t)ei * c + (int64_t)er * sn) >> 15));
+	e = smdsp_cturn(er, ei, c, sn);
+	smdsp_eq_update(&s->eq, e.re, e.im);
 	/* phase error: Im(z conj(d)) / |d|^2 radians */
 	pe = (int64_t)zi * dr - (int64_t)zr * di;
 	pe = (pe * TURN_OVER_2PI) >> 22;	/* |d|^2 = U^2 = 2^22 for every point */
-	s->car_freq += rsh(pe, s->symbols < TRAIN_SYMS ? 7 : 9);
-	s->car_phase += (uint32_t)(s->car_freq + rsh(pe, s->symbols < TRAIN_SYMS ? 2 : 3));
+	s->car_freq += smdsp_rsh(pe, s->symbols < TRAIN_SYMS ? 7 : 9);
+	s->car_phase += (uint32_t)(s->car_freq + smdsp_rsh(pe, s->symbols < TRAIN_SYMS ? 2 : 3));
 	err2 = (int32_t)(((int64_t)er * er + (int64_t)ei * ei) >> 10);
 	s->mse += (err2 - s->mse) >> 5;
 
@@ -226,76 +201,34 @@ static void symbol(struct smdsp_v27_rx *s)
 	s->symbols++;
 }
 
-static uint64_t smooth(uint64_t avg, uint64_t v, int shift)
+static void half_baud(void *user, int32_t zr, int32_t zi)
 {
-	if (v > avg)
-		return avg + ((v - avg) >> shift);
-	return avg - ((avg - v) >> shift);
-}
+	struct smdsp_v27_rx *s = user;
 
-static void half_baud(struct smdsp_v27_rx *s, int32_t zr, int32_t zi)
-{
-	uint64_t p = (uint64_t)((int64_t)zr * zr + (int64_t)zi * zi);
-
-	s->pwr = smooth(s->pwr, p, 2);
-	if (!s->carrier) {
-		/*
-		 * 6 T/2 samples above the threshold, so that noise peaks do not
-		 * count, and after a lost carrier 6 dB above the lowest level
-		 * since (not the tail of the signal just lost).
-		 */
-		if (s->pwr < s->floor_pwr)
-			s->floor_pwr = s->pwr;
-		if (s->pwr < s->on_pwr || s->pwr < 4 * s->floor_pwr) {
-			s->on_count = 0;
-			return;
-		}
-		if (++s->on_count < 6)
-			return;
+	switch (smdsp_qam_det_step(&s->det, &zr, &zi, s->trained)) {
+	case SMDSP_QAM_IDLE:
+		return;
+	case SMDSP_QAM_UP:
 		acquire(s);
-		s->carrier = true;
-		s->off_count = 0;
 		if (s->status_fn)
 			s->status_fn(s->user, SMDSP_STATUS_CARRIER_UP);
-	} else if (s->pwr < s->off_pwr || s->pwr < s->ref_pwr >> 5) {
+		break;
+	case SMDSP_QAM_DOWN:
 		/*
-		 * 2 symbols below the threshold, or 15 dB below the level the
-		 * AGC was set on: the carrier is gone (the silence between the
-		 * echo protection tone and the training is only 32 symbols).
+		 * The silence between the echo protection tone and the training
+		 * is only 32 symbols: the detector gives up after 2.
 		 */
-		if (++s->off_count >= 4) {
-			s->carrier = false;
-			s->on_count = 0;
-			s->floor_pwr = s->pwr;
-			s->trained = false;
-			if (s->status_fn)
-				s->status_fn(s->user, SMDSP_STATUS_CARRIER_DOWN);
-			return;
-		}
-	} else {
-		s->off_count = 0;
-	}
-	if (s->agc_count < 2 * AGC_SYMS) {
-		/* the shaped signal averages about 7/8 of the symbols' power */
-		uint32_t r = smdsp_isqrt64(s->pwr * 8 / 7);
-
-		if (r)
-			s->agc = (uint32_t)smdsp_div_u64((uint64_t)U << 16, r);
-		if (++s->agc_count == 2 * AGC_SYMS)
-			s->ref_pwr = s->pwr;
-	} else if (!s->trained && s->pwr > 4 * s->ref_pwr) {
-		/*
-		 * 6 dB more than what the AGC was set on: the carrier detector
-		 * fired on noise before the far modem started.
-		 */
+		s->trained = false;
+		if (s->status_fn)
+			s->status_fn(s->user, SMDSP_STATUS_CARRIER_DOWN);
+		return;
+	case SMDSP_QAM_AGAIN:
 		acquire(s);
+		break;
+	case SMDSP_QAM_SIGNAL:
+		break;
 	}
-	zr = smdsp_sat16((int32_t)(((int64_t)zr * s->agc) >> 16));
-	zi = smdsp_sat16((int32_t)(((int64_t)zi * s->agc) >> 16));
-	s->t2[0] = s->t2[1];
-	s->t2[1] = s->t2[2];
-	s->t2[2].re = zr;
-	s->t2[2].im = zi;
+	smdsp_gardner_push(&s->ted, zr, zi);
 	smdsp_eq_push(&s->eq, (int16_t)zr, (int16_t)zi);
 	s->half = !s->half;
 	if (!s->half)
@@ -304,42 +237,5 @@ static void half_baud(struct smdsp_v27_rx *s, int32_t zr, int32_t zi)
 
 void smdsp_v27_rx_process(struct smdsp_v27_rx *s, const int16_t *x, unsigned int n)
 {
-	unsigned int i, k;
-
-	for (i = 0; i < n; i++) {
-		int16_t re = (int16_t)((x[i] * s->car_cos[s->car_idx]) >> 15);
-		int16_t im = (int16_t)(-((x[i] * s->car_sin[s->car_idx]) >> 15));
-
-		if (++s->car_idx >= SMDSP_V27_CAR_PERIOD)
-			s->car_idx = 0;
-		s->hre[s->hpos] = re;
-		s->him[s->hpos] = im;
-		s->hre[s->hpos + SMDSP_V27_RX_TAPS] = re;
-		s->him[s->hpos + SMDSP_V27_RX_TAPS] = im;
-		if (++s->hpos >= SMDSP_V27_RX_TAPS)
-			s->hpos = 0;
-		s->tpos -= 3072;
-		if (s->tpos > 0)
-			continue;
-		{
-			/* the T/2 instant lies -tpos/3072 samples before this sample */
-			int frac = (-s->tpos) >> 8;
-			/* newest sample at hpos + TAPS - 1: tap k is k samples older */
-			const int16_t *wr = s->hre + s->hpos + SMDSP_V27_RX_TAPS - 1;
-			const int16_t *wi = s->him + s->hpos + SMDSP_V27_RX_TAPS - 1;
-			const int16_t *h;
-			/* 32 bits suffice: the taps' absolute sum is below 2^16 */
-			int32_t yr = 0, yi = 0;
-
-			if (frac > SMDSP_V27_RX_PHASES - 1)
-				frac = SMDSP_V27_RX_PHASES - 1;
-			h = s->mf[frac];
-			for (k = 0; k < SMDSP_V27_RX_TAPS; k++) {
-				yr += wr[-(int)k] * h[k];
-				yi += wi[-(int)k] * h[k];
-			}
-			s->tpos += s->half_t;
-			half_baud(s, yr >> 13, yi >> 13);
-		}
-	}
+	smdsp_qam_rx_front_process(&s->fe, x, n, half_baud, s);
 }

@@ -361,36 +361,21 @@ int smdsp_v27_descramble(struct smdsp_v27_scrambler *s, int bit)
 	return out;
 }
 
-void smdsp_v27_carrier(int16_t *car_cos, int16_t *car_sin)
-{
-	uint32_t phase = 0, rate = smdsp_phase_rate(1800000, SMDSP_RATE);
-	unsigned int i;
-
-	for (i = 0; i < SMDSP_V27_CAR_PERIOD; i++, phase += rate) {
-		car_cos[i] = smdsp_cos(phase);
-		car_sin[i] = smdsp_sin(phase);
-	}
-}
-
 int smdsp_v27_tx_init(struct smdsp_v27_tx *s, unsigned int rate, int level_dbm0_10, bool tep,
 		      smdsp_get_bit_fn get_bit, smdsp_status_fn status_fn, void *user)
 {
-	uint64_t p;
-
 	if (rate != 2400 && rate != 4800)
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
-	smdsp_v27_carrier(s->car_cos, s->car_sin);
+	/* 4800: one table row per sample; 2400: one per 1/3 sample */
+	if (rate == 4800)
+		smdsp_qam_tx_init(&s->qt, 1800000, SMDSP_V27_CAR_PERIOD, 15, 3,
+				  smdsp_v27_tx_rrc_4800[0]);
+	else
+		smdsp_qam_tx_init(&s->qt, 1800000, SMDSP_V27_CAR_PERIOD, 20, 1,
+				  smdsp_v27_tx_rrc_2400[0]);
 	s->rate = rate;
-	s->baud_len = rate == 4800 ? 15 : 20;
-	s->baud_phase = s->baud_len - 3;	/* the first symbol at the first sample */
-	/*
-	 * The passband value v (below) of unit-radius symbols has mean square
-	 * RADIUS^2 TX_POWER 2^30 / 2; the output is (v >> 24) gain >> 16.
-	 */
-	p = smdsp_dbm0_to_power(level_dbm0_10 ? level_dbm0_10 : -140);
-	s->gain = (int32_t)(smdsp_isqrt64(p << 32) /
-			    (smdsp_isqrt64((uint64_t)RADIUS * RADIUS * TX_POWER / 2) >> 9));
+	s->qt.gain = smdsp_qam_tx_gain(level_dbm0_10, (uint64_t)RADIUS * RADIUS, TX_POWER);
 	s->step = tep ? 0 : TEP_SYMS;
 	s->tep = tep;
 	s->scr.reg = 0x3c;
@@ -492,47 +477,18 @@ static int next_symbol(struct smdsp_v27_tx *s)
 	return (int)s->state;
 }
 
+static void tx_symbol(void *user, int *re, int *im)
+{
+	int st = next_symbol(user);
+
+	if (st >= 0) {
+		*re = pts[st][0];
+		*im = pts[st][1];
+	}
+}
+
 bool smdsp_v27_tx_process(struct smdsp_v27_tx *s, int16_t *out, unsigned int n)
 {
-	const int16_t *tab = s->rate == 4800 ? smdsp_v27_tx_rrc_4800[0] : smdsp_v27_tx_rrc_2400[0];
-	unsigned int i, k;
-
-	for (i = 0; i < n; i++) {
-		const int16_t *h, *sr, *si;
-		int32_t xr = 0, xi = 0;
-		int64_t v;
-
-		s->baud_phase += 3;
-		if (s->baud_phase >= s->baud_len) {
-			int st, re = 0, im = 0;
-
-			s->baud_phase -= s->baud_len;
-			if (++s->sym_pos >= SMDSP_V27_TX_SYMS)
-				s->sym_pos = 0;
-			st = next_symbol(s);
-			if (st >= 0) {
-				re = pts[st][0];
-				im = pts[st][1];
-			}
-			/* twice, so that the newest SYMS symbols are always contiguous */
-			s->sym_re[s->sym_pos] = (int16_t)re;
-			s->sym_im[s->sym_pos] = (int16_t)im;
-			s->sym_re[s->sym_pos + SMDSP_V27_TX_SYMS] = (int16_t)re;
-			s->sym_im[s->sym_pos + SMDSP_V27_TX_SYMS] = (int16_t)im;
-		}
-		if (++s->car_idx >= SMDSP_V27_CAR_PERIOD)
-			s->car_idx = 0;
-		/* 4800: one table row per sample; 2400: one per 1/3 sample */
-		h = tab + (s->rate == 4800 ? s->baud_phase / 3 : s->baud_phase) * SMDSP_V27_TX_SYMS;
-		/* tap k weighs the symbol k steps older than the newest */
-		sr = s->sym_re + s->sym_pos + SMDSP_V27_TX_SYMS;
-		si = s->sym_im + s->sym_pos + SMDSP_V27_TX_SYMS;
-		for (k = 0; k < SMDSP_V27_TX_SYMS; k++) {
-			xr += sr[-(int)k] * h[k];
-			xi += si[-(int)k] * h[k];
-		}
-		v = (int64_t)xr * s->car_cos[s->car_idx] - (int64_t)xi * s->car_sin[s->car_idx];
-		out[i] = smdsp_sat16((int32_t)(((v >> 24) * s->gain) >> 16));
-	}
+	smdsp_qam_tx_process(&s->qt, out, n, tx_symbol, s);
 	return !s->done;
 }

@@ -9,10 +9,11 @@
 #include <smdsp/fixmath.h>
 #include <smdsp/bits.h>
 #include <smdsp/eq.h>
+#include <smdsp/qam.h>
 
-#define SMDSP_V27_TX_SYMS 9	/* symbols under the transmit pulse */
-#define SMDSP_V27_RX_TAPS 48	/* baseband matched filter taps */
-#define SMDSP_V27_RX_PHASES 12	/* its fractional delays */
+#define SMDSP_V27_TX_SYMS SMDSP_QAM_TX_SYMS
+#define SMDSP_V27_RX_TAPS SMDSP_QAM_RX_TAPS
+#define SMDSP_V27_RX_PHASES SMDSP_QAM_RX_PHASES
 #define SMDSP_V27_CAR_PERIOD 40	/* 1800 Hz repeats every 40 samples */
 
 /* Tables of v27ter_tx.c (root-raised-cosine, beta 0.5). */
@@ -27,23 +28,12 @@ struct smdsp_v27_scrambler {
 	unsigned int count;
 };
 
-/* One period of the 1800 Hz carrier, Q15. */
-void smdsp_v27_carrier(int16_t *car_cos, int16_t *car_sin);
-
 int smdsp_v27_scramble(struct smdsp_v27_scrambler *s, int bit);
 int smdsp_v27_descramble(struct smdsp_v27_scrambler *s, int bit);
 
 struct smdsp_v27_tx {
-	int16_t car_cos[SMDSP_V27_CAR_PERIOD];
-	int16_t car_sin[SMDSP_V27_CAR_PERIOD];
-	unsigned int car_idx;
+	struct smdsp_qam_tx qt;	/* baud_len 15 (4800) or 20 (2400) */
 	unsigned int rate;	/* 2400 or 4800 */
-	int32_t gain;
-	int16_t sym_re[2 * SMDSP_V27_TX_SYMS];	/* recent symbols, stored twice */
-	int16_t sym_im[2 * SMDSP_V27_TX_SYMS];
-	unsigned int sym_pos;
-	unsigned int baud_phase;	/* 1/3 samples since the newest symbol */
-	unsigned int baud_len;		/* 15 (4800) or 20 (2400) */
 	unsigned int state;		/* phase, in 45 degree steps */
 	struct smdsp_v27_scrambler scr;
 	uint32_t step;			/* symbols sent since the start */
@@ -75,28 +65,10 @@ bool smdsp_v27_tx_process(struct smdsp_v27_tx *s, int16_t *out, unsigned int n);
 #define SMDSP_V27_EQ_LEN 17	/* T/2 taps, the centre one even */
 
 struct smdsp_v27_rx {
-	const int16_t (*mf)[SMDSP_V27_RX_TAPS];
 	unsigned int rate;
-	int16_t car_cos[SMDSP_V27_CAR_PERIOD];
-	int16_t car_sin[SMDSP_V27_CAR_PERIOD];
-	unsigned int car_idx;
-	int16_t hre[2 * SMDSP_V27_RX_TAPS];	/* baseband history, stored twice */
-	int16_t him[2 * SMDSP_V27_RX_TAPS];
-	unsigned int hpos;
-	int32_t half_t;		/* T/2 in 1/3072 samples */
-	int32_t tpos;		/* time to the next T/2 sample, 1/3072 sample */
-	int32_t t_int;
-	uint64_t pwr;		/* smoothed |y|^2 before the AGC */
-	uint64_t on_pwr;
-	uint64_t off_pwr;
-	uint64_t ref_pwr;	/* pwr when the AGC was set */
-	uint64_t floor_pwr;	/* lowest pwr since the carrier was lost */
-	uint32_t agc;		/* Q16 */
-	unsigned int agc_count;
-	bool carrier;
-	unsigned int on_count;
-	unsigned int off_count;
-	struct smdsp_cplx t2[3];
+	struct smdsp_qam_rx_front fe;	/* T/2: 2.5 samples (4800), 10/3 (2400) */
+	struct smdsp_qam_det det;
+	struct smdsp_gardner ted;
 	bool half;
 	struct smdsp_eq eq;
 	uint32_t car_phase;

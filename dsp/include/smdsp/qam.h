@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Pieces shared by the passband PSK/QAM modems that work at baseband
+ * (V.27ter, V.29): the transmit pulse shaper and carrier, the receive front
+ * end (carrier to baseband, matched filter at T/2 instants), the Gardner
+ * timing loop, the carrier detector with its AGC, and small helpers.
+ */
+#ifndef SMDSP_QAM_H
+#define SMDSP_QAM_H
+
+#include <smdsp/fixmath.h>
+
+#define SMDSP_QAM_TX_SYMS 9	/* symbols under the transmit pulse */
+#define SMDSP_QAM_RX_TAPS 48	/* baseband matched filter taps */
+#define SMDSP_QAM_RX_PHASES 12	/* its fractional delays, 1/12 sample apart */
+#define SMDSP_QAM_CAR_MAX 80	/* longest tabulated carrier period (1700 Hz) */
+#define SMDSP_QAM_TUNIT 3072	/* the timing loops' unit: 1/3072 sample */
+
+/* Arithmetic shift with rounding: plain >> biases every loop towards -1. */
+static inline int32_t smdsp_rsh(int64_t v, int s)
+{
+	return (int32_t)((v + (1LL << (s - 1))) >> s);
+}
+
+/* One-pole average of a power, in either direction without overflow. */
+static inline uint64_t smdsp_smooth(uint64_t avg, uint64_t v, int shift)
+{
+	if (v > avg)
+		return avg + ((v - avg) >> shift);
+	return avg - ((avg - v) >> shift);
+}
+
+/* (re + j im)(c + j s) >> 15: a turn by a Q15 unit phasor. */
+static inline struct smdsp_cplx smdsp_cturn(int32_t re, int32_t im, int32_t c, int32_t s)
+{
+	struct smdsp_cplx z;
+
+	z.re = (int32_t)(((int64_t)re * c - (int64_t)im * s) >> 15);
+	z.im = (int32_t)(((int64_t)im * c + (int64_t)re * s) >> 15);
+	return z;
+}
+
+/* period samples of a carrier at freq_mhz, Q15 (period whole cycles long). */
+void smdsp_qam_carrier(int16_t *car_cos, int16_t *car_sin, unsigned int period, int32_t freq_mhz);
+
+/*
+ * Transmitter: symbols at baseband through a pulse table, then onto the
+ * carrier. The baud phase counts thirds of a sample; each symbol lasts
+ * baud_len of them. Row r of the table (SMDSP_QAM_TX_SYMS taps, tap k for
+ * the symbol k steps older than the newest) serves baud phase r * row_div.
+ */
+struct smdsp_qam_tx {
+	int16_t car_cos[SMDSP_QAM_CAR_MAX];
+	int16_t car_sin[SMDSP_QAM_CAR_MAX];
+	unsigned int car_period;
+	unsigned int car_idx;
+	int16_t sym_re[2 * SMDSP_QAM_TX_SYMS];	/* recent symbols, stored twice */
+	int16_t sym_im[2 * SMDSP_QAM_TX_SYMS];
+	unsigned int sym_pos;
+	unsigned int baud_phase;
+	unsigned int baud_len;
+	unsigned int row_step;	/* table offset per baud phase unit */
+	const int16_t *tab;
+	int32_t gain;
+};
+
+/* The next symbol at baseband (0, 0 for silence). */
+typedef void (*smdsp_qam_sym_fn)(void *user, int *re, int *im);
+
+void smdsp_qam_tx_init(struct smdsp_qam_tx *t, int32_t carrier_mhz, unsigned int car_period,
+		       unsigned int baud_len, unsigned int row_div, const int16_t *tab);
+/*
+ * Gain for an output at level_dbm0_10 when the symbols' mean square is sym_pow
+ * and the mean over the table's rows of their sums of squares is tab_pow.
+ */
+int32_t smdsp_qam_tx_gain(int level_dbm0_10, uint64_t sym_pow, uint64_t tab_pow);
+void smdsp_qam_tx_process(struct smdsp_qam_tx *t, int16_t *out, unsigned int n,
+			  smdsp_qam_sym_fn next, void *user);
+
+/*
+ * Receive front end: each sample goes to baseband by a tabulated carrier
+ * and into a history; at every T/2 instant (tpos, in SMDSP_QAM_TUNIT, runs
+ * out) the matched filter row for its fractional delay gives one complex
+ * sample (DC gain 2 in Q13 compensates the mixing's 1/2).
+ */
+struct smdsp_qam_rx_front {
+	const int16_t (*mf)[SMDSP_QAM_RX_TAPS];
+	int16_t car_cos[SMDSP_QAM_CAR_MAX];
+	int16_t car_sin[SMDSP_QAM_CAR_MAX];
+	unsigned int car_period;
+	unsigned int car_idx;
+	int16_t hre[2 * SMDSP_QAM_RX_TAPS];	/* baseband history, stored twice */
+	int16_t him[2 * SMDSP_QAM_RX_TAPS];
+	unsigned int hpos;
+	int32_t half_t;		/* T/2 in SMDSP_QAM_TUNIT */
+	int32_t tpos;		/* time to the next T/2 sample */
+};
+
+typedef void (*smdsp_qam_half_fn)(void *user, int32_t re, int32_t im);
+
+void smdsp_qam_rx_front_init(struct smdsp_qam_rx_front *f, int32_t carrier_mhz,
+			     unsigned int car_period);
+void smdsp_qam_rx_front_process(struct smdsp_qam_rx_front *f, const int16_t *x, unsigned int n,
+				smdsp_qam_half_fn half, void *user);
+
+/* Gardner timing detector on T/2 samples (symbol, mid-symbol, symbol). */
+struct smdsp_gardner {
+	struct smdsp_cplx t2[3];
+	int32_t t_int;
+	int shift;		/* proportional gain 2^-shift */
+	int int_shift;		/* integral gain 2^-int_shift */
+};
+
+static inline void smdsp_gardner_push(struct smdsp_gardner *g, int32_t re, int32_t im)
+{
+	g->t2[0] = g->t2[1];
+	g->t2[1] = g->t2[2];
+	g->t2[2].re = re;
+	g->t2[2].im = im;
+}
+
+void smdsp_gardner_reset(struct smdsp_gardner *g, int shift, int int_shift);
+/* At a symbol: the amount to take from the time to the next T/2 sample. */
+int32_t smdsp_gardner_step(struct smdsp_gardner *g);
+
+/*
+ * Carrier detector and AGC on the T/2 samples' power |y|^2: on after 6
+ * samples above on_pwr (and, after a loss, 6 dB above the lowest level
+ * since), off after 4 below off_pwr or 15 dB under the level the AGC was
+ * set on. The AGC is set during the first agc_points T/2 samples of carrier
+ * so that sqrt(pwr * agc_num / agc_den) becomes target; a rise of 6 dB over
+ * that level before the receiver is trained means it fired on noise.
+ */
+struct smdsp_qam_det {
+	uint64_t pwr;
+	uint64_t on_pwr;
+	uint64_t off_pwr;
+	uint64_t ref_pwr;
+	uint64_t floor_pwr;
+	uint32_t agc;		/* Q16 */
+	unsigned int agc_count;
+	unsigned int agc_points;
+	uint32_t agc_num;
+	uint32_t agc_den;
+	uint32_t target;
+	unsigned int on_count;
+	unsigned int off_count;
+	bool carrier;
+};
+
+enum smdsp_qam_det_ev {
+	SMDSP_QAM_IDLE,		/* no carrier: drop the sample */
+	SMDSP_QAM_UP,		/* carrier up: start acquiring, then use the sample */
+	SMDSP_QAM_DOWN,		/* carrier lost: drop the sample */
+	SMDSP_QAM_AGAIN,	/* a stronger signal came: acquire again, use the sample */
+	SMDSP_QAM_SIGNAL,	/* use the sample */
+};
+
+void smdsp_qam_det_init(struct smdsp_qam_det *d, uint64_t on_pwr, uint64_t off_pwr,
+			unsigned int agc_points, uint32_t agc_num, uint32_t agc_den, uint32_t target);
+/* Back to carrier search. */
+void smdsp_qam_det_reset(struct smdsp_qam_det *d);
+/* One T/2 sample: the event, and *re, *im scaled by the AGC. */
+enum smdsp_qam_det_ev smdsp_qam_det_step(struct smdsp_qam_det *d, int32_t *re, int32_t *im,
+					 bool trained);
+
+#endif /* SMDSP_QAM_H */

@@ -147,13 +147,15 @@ int32_t smdsp_gardner_step(struct smdsp_gardner *g)
 		    (int64_t)(g->t2[2].im - g->t2[0].im) * g->t2[1].im;
 	int32_t en = smdsp_sat32(e >> 4);
 
+	int32_t lim = 400 << g->frac;
+
 	g->t_int += smdsp_rsh(en, g->int_shift);
 	/* 100 ppm is a few units per symbol: keep the integrator sane */
-	if (g->t_int > 400)
-		g->t_int = 400;
-	if (g->t_int < -400)
-		g->t_int = -400;
-	return smdsp_rsh(en, g->shift) + g->t_int;
+	if (g->t_int > lim)
+		g->t_int = lim;
+	if (g->t_int < -lim)
+		g->t_int = -lim;
+	return smdsp_rsh(en, g->shift) + (g->frac ? smdsp_rsh(g->t_int, g->frac) : g->t_int);
 }
 
 void smdsp_qam_det_reset(struct smdsp_qam_det *d)

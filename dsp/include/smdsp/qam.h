@@ -109,6 +109,7 @@ struct smdsp_gardner {
 	int32_t t_int;
 	int shift;		/* proportional gain 2^-shift */
 	int int_shift;		/* integral gain 2^-int_shift */
+	int frac;		/* t_int counts 2^-frac units (a quieter integrator) */
 };
 
 static inline void smdsp_gardner_push(struct smdsp_gardner *g, int32_t re, int32_t im)

@@ -30,6 +30,20 @@
  *   ttyat blockopen DEV   an open without O_NONBLOCK waits for DCD
  *   ttyat miwait DEV      TIOCMIWAIT returns when AT&C0 raises DCD
  *   ttyat cycles DEV N    N open/AT/close cycles
+ *   ttyat race [-p PRIO] DEV OLD NEW DELAY_MS FROM_US STEP_US COUNT [SETUP...]
+ *       a command aimed at the moment the call before it ends by itself
+ *       (test_callid.py): SETUP lines as in `at`, then, at SCHED_FIFO
+ *       PRIO (default 99; 0: stay SCHED_OTHER), COUNT attempts: OLD (a
+ *       dial ending in ';', e.g. ATS7=1DT2; to a number that never
+ *       answers) read to its OK, which the modem reports once it has
+ *       dialled; NEW (e.g. "ATH\rATDT9\r") written DELAY_MS + FROM_US +
+ *       i * STEP_US after that OK arrived (OLD's own end, NO ANSWER after
+ *       S7, is due DELAY_MS after it), read until BUSY (at most 10 s).
+ *       Each attempt prints OLD> and OLD< lines, then RACE i= d_us=
+ *       late_ns= (the write after its target) t_ok= (the OK's arrival)
+ *       t_w0= t_w1= (the write) t_end= (BUSY's arrival, 0: none), all
+ *       CLOCK_MONOTONIC ns, before= (what had come before the write) and
+ *       a line RACE after= (what came after it).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,7 +56,9 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <linux/serial.h>
@@ -671,6 +687,119 @@ static int cmd_cycles(const char *dev, int n)
 	return 0;
 }
 
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void sleep_until_ns(long long t)
+{
+	struct timespec ts = { t / 1000000000LL, t % 1000000000LL };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* Read until TEXT arrived, at most ms: its arrival time, 0 if it did not. */
+static long long race_until(int fd, const char *text, int ms)
+{
+	long long t0 = now_ms();
+	size_t n = strlen(text);
+
+	while (now_ms() - t0 < ms) {
+		if (rlen >= n && memmem(rbuf, rlen, text, n))
+			return now_ns();
+		if (rd(fd, 20) < 0)
+			break;
+	}
+	return 0;
+}
+
+static int cmd_race(int argc, char **argv)
+{
+	static unsigned char oldc[256], newc[256];
+	int prio = 99, fd, i, count, delay, from, step;
+	size_t on, nn;
+
+	if (argc > 2 && !strcmp(argv[1], "-p")) {
+		prio = atoi(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc < 8) {
+		fprintf(stderr, "usage: see the comment at the top of ttyat.c\n");
+		return 2;
+	}
+	on = unescape(argv[2], oldc, sizeof(oldc));
+	nn = unescape(argv[3], newc, sizeof(newc));
+	delay = atoi(argv[4]);
+	from = atoi(argv[5]);
+	step = atoi(argv[6]);
+	count = atoi(argv[7]);
+	fd = open_port(argv[1], 0, 1);
+	for (i = 8; i < argc; i++) {
+		static unsigned char tx[256];
+		size_t n = strlen(argv[i]);
+
+		if (n > sizeof(tx) - 1)
+			n = sizeof(tx) - 1;
+		memcpy(tx, argv[i], n);
+		tx[n++] = '\r';
+		rlen = 0;
+		print_esc("> ", tx, n);
+		wr(fd, tx, n);
+		collect(fd, 0, 5000, 1);
+		print_esc("< ", rbuf, rlen);
+	}
+	if (prio) {
+		struct sched_param sp = { .sched_priority = prio };
+
+		printf("RT prio=%d rc=%d mlock=%d\n", prio,
+		       sched_setscheduler(0, SCHED_FIFO, &sp),
+		       mlockall(MCL_CURRENT | MCL_FUTURE));
+	}
+	for (i = 0; i < count; i++) {
+		long long d = from + (long long)i * step, t_ok = 0, target;
+		long long w0, w1, t_end, t0;
+		size_t before;
+
+		rlen = 0;
+		wr(fd, oldc, on);
+		t0 = now_ms();
+		while (now_ms() - t0 < 30000 && !final_seen())
+			if (rd(fd, 20) < 0)
+				break;
+		if (final_seen())
+			t_ok = now_ns();
+		print_esc("OLD> ", oldc, on);
+		print_esc("OLD< ", rbuf, rlen);
+		if (!t_ok || rlen < 4 || memcmp(rbuf + rlen - 4, "OK\r\n", 4)) {
+			printf("RACE i=%d no OK\n", i);
+			break;
+		}
+		rlen = 0;
+		target = t_ok + delay * 1000000LL + d * 1000;
+		sleep_until_ns(target);
+		/* what came before the new command (nothing waits here) */
+		rd(fd, 0);
+		before = rlen;
+		w0 = now_ns();
+		wr(fd, newc, nn);
+		w1 = now_ns();
+		t_end = race_until(fd, "BUSY\r\n", 10000);
+		printf("RACE i=%d d_us=%lld late_ns=%lld t_ok=%lld t_w0=%lld t_w1=%lld t_end=%lld ",
+		       i, d, w0 - target, t_ok, w0, w1, t_end);
+		print_esc("before=", rbuf, before);
+		print_esc("RACE after=", rbuf + before, rlen - before);
+	}
+	close(fd);
+	printf("END race\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -680,6 +809,8 @@ int main(int argc, char **argv)
 		return cmd_blockopen(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "miwait"))
 		return cmd_miwait(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "race"))
+		return cmd_race(argc - 1, argv + 1);
 	if (argc == 4 && !strcmp(argv[1], "cycles"))
 		return cmd_cycles(argv[2], atoi(argv[3]));
 	fprintf(stderr, "usage: see the comment at the top of ttyat.c\n");

@@ -15,6 +15,7 @@
 #include <linux/ktime.h>
 #include <linux/irqreturn.h>
 #include "smodem_params.h"
+#include "smodem_overrun.h"
 
 struct smodem_dev;
 struct smodem_modem;
@@ -143,14 +144,10 @@ struct smodem_dev {
 	/* Written by the interrupt handler. */
 	u64 irq_ns;			/* oldest interrupt not yet served */
 	u64 period_idx;
-	bool in_overrun;
 	u32 stall_ms;			/* fault injection, debugfs */
 
-	/*
-	 * overruns is counted by the interrupt and by the processing, which
-	 * may run on two CPUs at once: both under this lock.
-	 */
-	raw_spinlock_t stats_lock;
+	/* stats.overruns and .dropped: the interrupt's and the processing's */
+	struct smodem_overrun ovr;
 	struct smodem_stats stats;
 	struct dentry *dbg;
 	/* /dev/ttySM<n>; RCU: the modem's reports may outlive the port. */

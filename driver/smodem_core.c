@@ -51,15 +51,9 @@ void smodem_irq(struct smodem_dev *sd, u64 hw_pos)
 	trace_smodem_irq(sd, sd->period_idx, hw_pos, pend32);
 
 	/* Counted once per episode; the processing resynchronises. */
-	if (unlikely(pending >= sd->p.ring)) {
-		raw_spin_lock(&sd->stats_lock);
-		if (!sd->in_overrun) {
-			sd->in_overrun = true;
-			sd->stats.overruns++;
-			trace_smodem_overrun(sd, pend32, 0);
-		}
-		raw_spin_unlock(&sd->stats_lock);
-	}
+	if (unlikely(pending >= sd->p.ring) &&
+	    smodem_overrun_seen(&sd->ovr, &sd->stats.overruns))
+		trace_smodem_overrun(sd, pend32, 0);
 	sd->ctx->kick(sd);
 }
 
@@ -208,15 +202,8 @@ static u32 process_one(struct smodem_dev *sd, u32 n, u64 *tx_hw_last)
 /* Frames skipped to get back to fresh data; the episode counted once. */
 static void overrun(struct smodem_dev *sd, u64 hw, const struct smodem_step *s)
 {
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&sd->stats_lock, flags);
-	/* The interrupt may have seen this episode already. */
-	if (!sd->in_overrun)
-		sd->stats.overruns++;
-	sd->in_overrun = false;
-	sd->stats.dropped += s->dropped;
-	raw_spin_unlock_irqrestore(&sd->stats_lock, flags);
+	smodem_overrun_end(&sd->ovr, &sd->stats.overruns, &sd->stats.dropped,
+			   s->dropped);
 	trace_smodem_overrun(sd, clamp_u32(hw - sd->sw_pos), s->dropped);
 	WRITE_ONCE(sd->sw_pos, s->new_sw);
 }

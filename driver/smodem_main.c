@@ -108,7 +108,7 @@ struct smodem_dev *smodem_dev_alloc(const char *name, struct device *dev)
 	sd->p = smodem_p;
 	sd->ctx = contexts[smodem_p.context];
 	sd->period = smodem_p.period;
-	raw_spin_lock_init(&sd->stats_lock);
+	smodem_overrun_init(&sd->ovr);
 	/* Grows with the engines' skew, see tx_copy(). */
 	sd->tx_lead = smodem_p.period + smodem_p.period / 2;
 	sd->load_units = smodem_load_units(smodem_p.load_us);

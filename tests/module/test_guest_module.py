@@ -12,6 +12,7 @@ import pytest
 
 import guestboot
 import smtrace
+from smlab import kmod
 from smlab.image import debian_kernels
 
 TOP = Path(__file__).resolve().parents[2]
@@ -72,9 +73,11 @@ def _boot(kver, hw):
     out = guestboot.fresh_dir(OUT / kver / hw)
     (out / "bad-params.txt").write_text(
         "".join(a + "\n" for a, _, _ in BAD_PARAMS))
+    mods = [str(TOP / "build" / kver / "smodem.ko")]
+    if hw == "ac97":
+        mods.append(str(kmod.build(kver, TOP / "tests/module/irqhog/irqhog.c")))
     return guestboot.run_checks(
-        kver, "guest_checks.sh", out, args=hw,
-        modules=[str(TOP / "build" / kver / "smodem.ko")],
+        kver, "guest_checks.sh", out, args=hw, modules=mods,
         audio="ac97" if hw == "ac97" else "none", timeout_s=900)
 
 
@@ -203,6 +206,29 @@ def test_no_device(kver):
     assert (res / "nodev.rc").read_text().strip() == "19"       # ENODEV
     assert "8086:2415" in (res / "nodev.msg").read_text()
     assert (res / "nodev.loaded").read_text().strip() == "0"
+
+
+@pytest.mark.parametrize("kver", AC97)
+def test_irq_line_busy(kver):
+    """The AC'97's interrupt line held by another driver (irqhog, without
+    IRQF_SHARED): insmod fails with EBUSY, says why, leaves nothing, and
+    never stops the hardware it could not start; freed, the module loads."""
+    res = boot(kver, "ac97")
+    # the probes see a normal load and unload: one start, one stop
+    assert (res / "irqbusy-ok.starts").read_text().strip() == "1"
+    assert (res / "irqbusy-ok.stops").read_text().strip() == "1"
+    assert re.fullmatch(r"\d+", (res / "irqbusy.irq").read_text().strip())
+    assert (res / "irqbusy-hog.rc").read_text().strip() == "0"
+    assert (res / "irqbusy.rc").read_text().strip() == "16"       # EBUSY
+    rec = dict(line.split(" ", 1) for line in
+               (res / "irqbusy.txt").read_text().splitlines())
+    assert "cannot get IRQ" in rec["msg"], rec
+    # busybox's insmod tries finit_module, then init_module: two probes
+    tries = rec["msg"].count("cannot get IRQ")
+    assert rec["starts"] == str(tries) and rec["stops"] == "0", rec
+    assert rec["loaded"] == "0" and rec["ttys"] == "0", rec
+    assert rec["debugfs"] == "0" and rec["threads"] == "0", rec
+    assert (res / "irqbusy-after.rc").read_text().strip() == "0"
 
 
 @pytest.mark.parametrize("kver", AC97)

@@ -17,7 +17,8 @@ KERNEL_SOURCES = sorted(
      for p in (TOP / d).glob("*.[ch]")] +
     [str(p.relative_to(TOP)) for p in (TOP / "dsp").glob("*.c")] +
     [str(p.relative_to(TOP)) for p in (TOP / "dsp/include/smdsp").glob("*.h")] +
-    [])
+    # the lab's own modules
+    ["tools/netload/netload.c", "tests/module/irqhog/irqhog.c"])
 
 
 def test_flavours_installed():

@@ -15,11 +15,8 @@ netload_start MODE, netload_stop).
 and in the script: `. /opt/netload/netload.sh; netload_setup; netload_start
 flood; ...; netload_stop /tmp/counters.txt`.
 """
-import subprocess
-import threading
-from pathlib import Path
-
-from .image import BUILD, ROOT
+from . import kmod
+from .image import ROOT
 
 SRC = ROOT / "tools" / "netload"
 KMODS = ("e1000",)
@@ -28,7 +25,6 @@ RX_MAC = "52:54:00:4e:4c:02"
 # after the 9p share (0x3) and the AC'97 (0x4)
 PCI_TX, PCI_RX = "0x5", "0x6"
 MODES = ("none", "flood", "flood-noreply", "sink")
-_BUILD_LOCK = threading.Lock()
 
 
 def qemu_args(hub=0):
@@ -44,27 +40,7 @@ def qemu_args(hub=0):
 def module(kver):
     """build/<kver>/netload/netload.ko, built against kver's headers if missing
     or older than its source."""
-    with _BUILD_LOCK:
-        return _module(kver)
-
-
-def _module(kver):
-    d = BUILD / kver / "netload"
-    ko = d / "netload.ko"
-    src = SRC / "netload.c"
-    if ko.exists() and ko.stat().st_mtime >= src.stat().st_mtime:
-        return ko
-    kdir = Path("/lib/modules") / kver / "build"
-    if not kdir.is_dir():
-        raise RuntimeError("no headers for %s (make deps)" % kver)
-    d.mkdir(parents=True, exist_ok=True)
-    (d / "netload.c").write_bytes(src.read_bytes())
-    (d / "Kbuild").write_text("obj-m := netload.o\n")
-    r = subprocess.run(["make", "-s", "-C", str(kdir), "M=%s" % d, "W=1", "modules"],
-                       capture_output=True, text=True)
-    if r.returncode != 0 or not ko.exists():
-        raise RuntimeError("building netload.ko for %s failed:\n%s%s" % (kver, r.stdout, r.stderr))
-    return ko
+    return kmod.build(kver, SRC / "netload.c")
 
 
 def guest_files(kver):

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * V.17 modulator.
+ *
+ * 2400 baud on an 1800 Hz carrier, 10/3 samples per symbol, shaped by the
+ * root-raised-cosine pulse of V.29 (beta 0.25, smdsp_v29_tx_rrc) and put on
+ * the carrier by qam.c. Each symbol takes 6, 5, 4 or 3 data bits (14400,
+ * 12000, 9600, 7200 bit/s) through the scrambler 1 + x^-18 + x^-23 (first
+ * bit Q1); Q1 Q2 are differentially and convolutionally encoded (trellis.c)
+ * and the code picks one of 128, 64, 32 or 16 points.
+ *
+ * Training (V.17 Table 3, with the lengths SpanDSP uses): optional talker
+ * echo protection (480 symbols of unmodulated carrier, 48 of silence);
+ * segment 1, 256 symbols alternating A and B; segment 2, 2976 symbols (38
+ * in the short training) of C, D, B or A as the scrambler, fed with ones
+ * and started at 0x2ecdd5, gives each pair of bits; segment 3 (long
+ * training only), 64 symbols moving through A B C D by the phase steps the
+ * scrambled bridge pattern 0x8880 gives; segment 4, 48 symbols of scrambled
+ * ones at the data rate, trellis-coded from the encoder's zero state and a
+ * differential state of 1 (long) or 0 (short); then the data. At the end,
+ * 32 symbols of scrambled ones and 48 of silence.
+ */
+#include <smdsp/v17.h>
+#include <smdsp/v29.h>
+
+#define TEP_SYMS 480
+#define SEG1_START (TEP_SYMS + 48)
+#define SEG2_START (SEG1_START + 256)
+#define SEG3_START (SEG2_START + 2976)
+#define SHORT_SEG2_LEN 38
+#define SEG4_LEN 48
+#define SEG3_LEN 64
+#define SHUTDOWN_SYMS 32
+#define SILENCE_SYMS 48
+#define TXU 1024		/* transmit constellation unit */
+#define TRAIN_POW 40		/* the mean square of every constellation, units^2 */
+
+const int8_t smdsp_v17_points_14400[128][2] = {
+	{ -8, -3 }, { 9, 2 }, { 2, -9 }, { -3, 8 }, { 8, 3 }, { -9, -2 }, { -2, 9 }, { 3, -8 },
+	{ -8, 1 }, { 9, -2 }, { -2, -9 }, { 1, 8 }, { 8, -1 }, { -9, 2 }, { 2, 9 }, { -1, -8 },
+	{ -4, -3 }, { 5, 2 }, { 2, -5 }, { -3, 4 }, { 4, 3 }, { -5, -2 }, { -2, 5 }, { 3, -4 },
+	{ -4, 1 }, { 5, -2 }, { -2, -5 }, { 1, 4 }, { 4, -1 }, { -5, 2 }, { 2, 5 }, { -1, -4 },
+	{ 4, -3 }, { -3, 2 }, { 2, 3 }, { -3, -4 }, { -4, 3 }, { 3, -2 }, { -2, -3 }, { 3, 4 },
+	{ 4, 1 }, { -3, -2 }, { -2, 3 }, { 1, -4 }, { -4, -1 }, { 3, 2 }, { 2, -3 }, { -1, 4 },
+	{ 0, -3 }, { 1, 2 }, { 2, -1 }, { -3, 0 }, { 0, 3 }, { -1, -2 }, { -2, 1 }, { 3, 0 },
+	{ 0, 1 }, { 1, -2 }, { -2, -1 }, { 1, 0 }, { 0, -1 }, { -1, 2 }, { 2, 1 }, { -1, 0 },
+	{ 8, -3 }, { -7, 2 }, { 2, 7 }, { -3, -8 }, { -8, 3 }, { 7, -2 }, { -2, -7 }, { 3, 8 },
+	{ 8, 1 }, { -7, -2 }, { -2, 7 }, { 1, -8 }, { -8, -1 }, { 7, 2 }, { 2, -7 }, { -1, 8 },
+	{ -4, -7 }, { 5, 6 }, { 6, -5 }, { -7, 4 }, { 4, 7 }, { -5, -6 }, { -6, 5 }, { 7, -4 },
+	{ -4, 5 }, { 5, -6 }, { -6, -5 }, { 5, 4 }, { 4, -5 }, { -5, 6 }, { 6, 5 }, { -5, -4 },
+	{ 4, -7 }, { -3, 6 }, { 6, 3 }, { -7, -4 }, { -4, 7 }, { 3, -6 }, { -6, -3 }, { 7, 4 },
+	{ 4, 5 }, { -3, -6 }, { -6, 3 }, { 5, -4 }, { -4, -5 }, { 3, 6 }, { 6, -3 }, { -5, 4 },
+	{ 0, -7 }, { 1, 6 }, { 6, -1 }, { -7, 0 }, { 0, 7 }, { -1, -6 }, { -6, 1 }, { 7, 0 },
+	{ 0, 5 }, { 1, -6 }, { -6, -1 }, { 5, 0 }, { 0, -5 }, { -1, 6 }, { 6, 1 }, { -5, 0 },
+};
+const int8_t smdsp_v17_points_12000[64][2] = {
+	{ 7, 1 }, { -5, -1 }, { -1, 5 }, { 1, -7 }, { -7, -1 }, { 5, 1 }, { 1, -5 }, { -1, 7 },
+	{ 3, -3 }, { -1, 3 }, { 3, 1 }, { -3, -3 }, { -3, 3 }, { 1, -3 }, { -3, -1 }, { 3, 3 },
+	{ 7, -7 }, { -5, 7 }, { 7, 5 }, { -7, -7 }, { -7, 7 }, { 5, -7 }, { -7, -5 }, { 7, 7 },
+	{ -1, -7 }, { 3, 7 }, { 7, -3 }, { -7, 1 }, { 1, 7 }, { -3, -7 }, { -7, 3 }, { 7, -1 },
+	{ 3, 5 }, { -1, -5 }, { -5, 1 }, { 5, -3 }, { -3, -5 }, { 1, 5 }, { 5, -1 }, { -5, 3 },
+	{ -1, 1 }, { 3, -1 }, { -1, -3 }, { 1, 1 }, { 1, -1 }, { -3, 1 }, { 1, 3 }, { -1, -1 },
+	{ -5, 5 }, { 7, -5 }, { -5, -7 }, { 5, 5 }, { 5, -5 }, { -7, 5 }, { 5, 7 }, { -5, -5 },
+	{ -5, -3 }, { 7, 3 }, { 3, -7 }, { -3, 5 }, { 5, 3 }, { -7, -3 }, { -3, 7 }, { 3, -5 },
+};
+const int8_t smdsp_v17_points_9600[32][2] = {
+	{ -8, 2 }, { -6, -4 }, { -4, 6 }, { 2, 8 }, { 8, -2 }, { 6, 4 }, { 4, -6 }, { -2, -8 },
+	{ 0, 2 }, { -6, 4 }, { 4, 6 }, { 2, 0 }, { 0, -2 }, { 6, -4 }, { -4, -6 }, { -2, 0 },
+	{ 0, -6 }, { 2, -4 }, { -4, -2 }, { -6, 0 }, { 0, 6 }, { -2, 4 }, { 4, 2 }, { 6, 0 },
+	{ 8, 2 }, { 2, 4 }, { 4, -2 }, { 2, -8 }, { -8, -2 }, { -2, -4 }, { -4, 2 }, { -2, 8 },
+};
+const int8_t smdsp_v17_points_7200[16][2] = {
+	{ 6, -6 }, { -2, 6 }, { 6, 2 }, { -6, -6 }, { -6, 6 }, { 2, -6 }, { -6, -2 }, { 6, 6 },
+	{ -2, 2 }, { 6, -2 }, { -2, -6 }, { 2, 2 }, { 2, -2 }, { -6, 2 }, { 2, 6 }, { -2, -2 },
+};
+
+/* A, B, C, D: B is A turned by 90 degrees, C by 180, D by 270 */
+const int8_t smdsp_v17_abcd[4][2] = { { -6, -2 }, { 2, -6 }, { 6, 2 }, { -2, 6 } };
+
+const int8_t (*smdsp_v17_points(unsigned int rate, unsigned int *npoints))[2]
+{
+	switch (rate) {
+	case 14400:
+		*npoints = 128;
+		return smdsp_v17_points_14400;
+	case 12000:
+		*npoints = 64;
+		return smdsp_v17_points_12000;
+	case 9600:
+		*npoints = 32;
+		return smdsp_v17_points_9600;
+	case 7200:
+		*npoints = 16;
+		return smdsp_v17_points_7200;
+	default:
+		*npoints = 0;
+		return NULL;
+	}
+}
+
+int smdsp_v17_scramble(uint32_t *reg, int bit)
+{
+	int out = (bit ^ (int)(*reg >> 17) ^ (int)(*reg >> 22)) & 1;
+
+	*reg = (*reg << 1) | (uint32_t)out;
+	return out;
+}
+
+int smdsp_v17_descramble(uint32_t *reg, int bit)
+{
+	int out = (bit ^ (int)(*reg >> 17) ^ (int)(*reg >> 22)) & 1;
+
+	*reg = (*reg << 1) | (uint32_t)(bit & 1);
+	return out;
+}
+
+int smdsp_v17_tx_init(struct smdsp_v17_tx *s, unsigned int rate, int level_dbm0_10, bool tep,
+		      bool short_train, smdsp_get_bit_fn get_bit, smdsp_status_fn status_fn,
+		      void *user)
+{
+	unsigned int np, r, k;
+	uint64_t tab_pow = 0;
+
+	if (!smdsp_v17_points(rate, &np))
+		return -EINVAL;
+	memset(s, 0, sizeof(*s));
+	smdsp_qam_tx_init(&s->qt, 1800000, SMDSP_V17_CAR_PERIOD, 10, 1, smdsp_v29_tx_rrc[0]);
+	for (r = 0; r < 10; r++)
+		for (k = 0; k < SMDSP_QAM_TX_SYMS; k++)
+			tab_pow += (int32_t)smdsp_v29_tx_rrc[r][k] * smdsp_v29_tx_rrc[r][k];
+	/* every rate and the training have the same mean square: one gain */
+	s->qt.gain = smdsp_qam_tx_gain(level_dbm0_10, (uint64_t)TXU * TXU * TRAIN_POW, tab_pow / 10);
+	s->rate = rate;
+	s->points = smdsp_v17_points(rate, &np);
+	s->bits = rate / 2400;
+	s->short_train = short_train;
+	smdsp_trellis_enc_init(&s->enc, short_train ? 0 : 1);
+	s->scr = SMDSP_V17_SCR_INIT;
+	s->step = tep ? 0 : SEG1_START;
+	s->get_bit = get_bit;
+	s->status_fn = status_fn;
+	s->user = user;
+	return 0;
+}
+
+struct smdsp_v17_tx *smdsp_v17_tx_create(unsigned int rate, int level_dbm0_10, bool tep,
+					 bool short_train, smdsp_get_bit_fn get_bit,
+					 smdsp_status_fn status_fn, void *user)
+{
+	struct smdsp_v17_tx *s;
+	unsigned int np;
+
+	if (!smdsp_v17_points(rate, &np))
+		return NULL;
+	s = smdsp_alloc(sizeof(*s));
+	if (s)
+		smdsp_v17_tx_init(s, rate, level_dbm0_10, tep, short_train, get_bit, status_fn,
+				  user);
+	return s;
+}
+
+void smdsp_v17_tx_free(struct smdsp_v17_tx *s)
+{
+	smdsp_free(s);
+}
+
+void smdsp_v17_tx_stop(struct smdsp_v17_tx *s)
+{
+	if (!s->stopping) {
+		s->stopping = true;
+		s->shutdown = SHUTDOWN_SYMS + SILENCE_SYMS;
+	}
+}
+
+static void put(int *re, int *im, const int8_t *p)
+{
+	*re = p[0] * TXU;
+	*im = p[1] * TXU;
+}
+
+/* Segments 1 to 3: the point of training symbol step (counted from 1 at segment 1). */
+static void training(struct smdsp_v17_tx *s, unsigned int step, int *re, int *im)
+{
+	/* scrambled dibit (first bit high) -> C, D, B, A; bridge dibit -> phase step */
+	static const uint8_t cdba[4] = { 2, 3, 1, 0 };
+	static const uint8_t turn[4] = { 1, 0, 2, 3 };
+	unsigned int b, sh;
+
+	if (step <= 256) {
+		s->abcd = (step & 1) ? 0 : 1;
+	} else if (step <= 256 + 2976) {
+		b = (unsigned int)smdsp_v17_scramble(&s->scr, 1) << 1;
+		b |= (unsigned int)smdsp_v17_scramble(&s->scr, 1);
+		s->abcd = cdba[b];
+	} else {
+		sh = ((step - 256 - 2976 - 1) & 7) << 1;
+		b = (unsigned int)smdsp_v17_scramble(&s->scr, SMDSP_V17_BRIDGE >> sh) << 1;
+		b |= (unsigned int)smdsp_v17_scramble(&s->scr, SMDSP_V17_BRIDGE >> (sh + 1));
+		s->abcd = (s->abcd + turn[b]) & 3;
+	}
+	put(re, im, smdsp_v17_abcd[s->abcd]);
+}
+
+static void tx_symbol(void *user, int *re, int *im)
+{
+	struct smdsp_v17_tx *s = user;
+	unsigned int i, q = 0, train_end;
+
+	/* symbols of training after segment 1's start: 256 + 2976 + 64, or 256 + 38 */
+	train_end = s->short_train ? 256 + SHORT_SEG2_LEN : 256 + 2976 + SEG3_LEN;
+	if (s->step < SEG1_START + train_end) {
+		s->step++;
+		if (s->step <= TEP_SYMS)
+			put(re, im, smdsp_v17_abcd[0]);
+		else if (s->step > SEG1_START)
+			training(s, s->step - SEG1_START, re, im);
+		return;
+	}
+	if (s->step < SEG1_START + train_end + SEG4_LEN) {
+		s->step++;
+	} else if (!s->data) {
+		s->data = true;
+		if (s->status_fn)
+			s->status_fn(s->user, SMDSP_STATUS_TRAINED);
+	}
+	if (s->stopping) {
+		if (!s->shutdown) {
+			if (!s->done && s->status_fn)
+				s->status_fn(s->user, SMDSP_STATUS_CARRIER_DOWN);
+			s->done = true;
+			return;
+		}
+		if (s->shutdown-- <= SILENCE_SYMS)
+			return;
+	}
+	for (i = 0; i < s->bits; i++) {
+		int b = 1;
+
+		if (s->data && !s->stopping && s->get_bit)
+			b = s->get_bit(s->user) & 1;
+		q |= (unsigned int)smdsp_v17_scramble(&s->scr, b) << i;
+	}
+	put(re, im, s->points[smdsp_trellis_encode(&s->enc, q)]);
+}
+
+bool smdsp_v17_tx_process(struct smdsp_v17_tx *s, int16_t *out, unsigned int n)
+{
+	smdsp_qam_tx_process(&s->qt, out, n, tx_symbol, s);
+	return !s->done;
+}

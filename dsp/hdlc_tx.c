@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HDLC transmitter for the fax modems: a queue of frames (whole or growing),
+ * the flag preamble, zero-bit insertion, the 16- or 32-bit FCS (low-order
+ * octet first), flags between frames and while idle, an abort when a frame
+ * runs dry on the line. One bit per smdsp_hdlctx_get_bit() call.
+ */
+#include <smdsp/hdlc.h>
+#include <smdsp/v42.h>
+
+#define HDLC_FLAG	0x7e
+#define QMASK		(SMDSP_HDLCTX_QLEN - 1)
+
+enum {
+	TX_FLAGS,	/* flags (or the abort octet) */
+	TX_DATA,	/* the frame's octets */
+	TX_FCS,		/* its FCS */
+};
+
+static void tx_clear(struct smdsp_hdlctx *t)
+{
+	t->q_in = 0;
+	t->q_out = 0;
+	t->e_in = 0;
+	t->e_out = 0;
+	t->open_start = 0;
+	t->open_len = 0;
+	t->discard = false;
+	t->state = TX_FLAGS;
+	t->preamble = 0;
+	t->gap = 1;		/* the opening flag */
+	t->abort_now = false;
+	t->idle = false;
+	t->nbits = 0;
+	t->ones = 0;
+	t->stuff = false;
+}
+
+int smdsp_hdlctx_init(struct smdsp_hdlctx *t, const struct smdsp_hdlctx_config *cfg)
+{
+	memset(t, 0, sizeof(*t));
+	t->cfg = *cfg;
+	if (!t->cfg.max_len || t->cfg.max_len > SMDSP_HDLC_MAX_LEN)
+		t->cfg.max_len = SMDSP_HDLC_MAX_LEN;
+	if (!t->cfg.inter_flags)
+		t->cfg.inter_flags = 1;
+	tx_clear(t);
+	return 0;
+}
+
+struct smdsp_hdlctx *smdsp_hdlctx_create(const struct smdsp_hdlctx_config *cfg)
+{
+	struct smdsp_hdlctx *t = smdsp_alloc(sizeof(*t));
+
+	if (t)
+		smdsp_hdlctx_init(t, cfg);
+	return t;
+}
+
+void smdsp_hdlctx_free(struct smdsp_hdlctx *t)
+{
+	smdsp_free(t);
+}
+
+void smdsp_hdlctx_reset(struct smdsp_hdlctx *t)
+{
+	/* a frame cut off on the line must not end in a flag: abort it */
+	bool cut = t->state != TX_FLAGS;
+
+	tx_clear(t);
+	t->abort_now = cut;
+}
+
+void smdsp_hdlctx_preamble(struct smdsp_hdlctx *t, unsigned int n)
+{
+	t->preamble += n;
+	t->idle = false;
+}
+
+unsigned int smdsp_hdlctx_space(const struct smdsp_hdlctx *t)
+{
+	return SMDSP_HDLCTX_QLEN - (t->q_in - t->q_out);
+}
+
+unsigned int smdsp_hdlctx_put(struct smdsp_hdlctx *t, const uint8_t *buf, unsigned int len)
+{
+	unsigned int n = len, i;
+
+	if (t->discard)
+		return len;	/* the rest of an aborted frame */
+	if (t->open_len == 0) {
+		if (t->e_in - t->e_out >= SMDSP_HDLCTX_QFRAMES)
+			return 0;
+		t->open_start = t->q_in;
+	}
+	if (n > t->cfg.max_len - t->open_len)
+		n = t->cfg.max_len - t->open_len;
+	if (n > smdsp_hdlctx_space(t))
+		n = smdsp_hdlctx_space(t);
+	for (i = 0; i < n; i++)
+		t->q[(t->q_in + i) & QMASK] = buf[i];
+	t->q_in += n;
+	t->open_len += n;
+	if (n)
+		t->idle = false;
+	return n;
+}
+
+int smdsp_hdlctx_end_frame(struct smdsp_hdlctx *t)
+{
+	if (t->discard) {
+		t->discard = false;
+		return 0;
+	}
+	if (!t->open_len)
+		return -EINVAL;
+	t->ends[t->e_in % SMDSP_HDLCTX_QFRAMES] = t->q_in;
+	t->e_in++;
+	t->open_len = 0;
+	return 0;
+}
+
+int smdsp_hdlctx_frame(struct smdsp_hdlctx *t, const uint8_t *buf, unsigned int len)
+{
+	if (t->open_len || t->discard)
+		return -EBUSY;
+	if (!len || len > t->cfg.max_len)
+		return -EMSGSIZE;
+	if (len > smdsp_hdlctx_space(t) || t->e_in - t->e_out >= SMDSP_HDLCTX_QFRAMES)
+		return -ENOSPC;
+	smdsp_hdlctx_put(t, buf, len);
+	return smdsp_hdlctx_end_frame(t);
+}
+
+/* the frame on the line is the one still being queued */
+static bool on_line_open(const struct smdsp_hdlctx *t)
+{
+	return t->state == TX_DATA && t->e_out == t->e_in;
+}
+
+void smdsp_hdlctx_abort(struct smdsp_hdlctx *t)
+{
+	if (!t->open_len)
+		return;
+	if (on_line_open(t)) {
+		t->abort_now = true;
+		t->q_in = t->q_out;
+	} else {
+		t->q_in = t->open_start;
+	}
+	t->open_len = 0;
+	t->st.aborts++;
+}
+
+bool smdsp_hdlctx_idle(const struct smdsp_hdlctx *t)
+{
+	return t->state == TX_FLAGS && t->q_in == t->q_out && t->e_in == t->e_out &&
+	       !t->abort_now && t->nbits == 0 && !t->preamble;
+}
+
+static void event(struct smdsp_hdlctx *t, enum smdsp_hdlctx_event ev)
+{
+	if (t->cfg.event)
+		t->cfg.event(t->cfg.user, ev);
+}
+
+static void load(struct smdsp_hdlctx *t, unsigned int octet, bool stuff)
+{
+	t->sh = octet;
+	t->nbits = 8;
+	t->stuff = stuff;
+	if (!stuff)
+		t->ones = 0;
+}
+
+static void load_flag(struct smdsp_hdlctx *t)
+{
+	load(t, HDLC_FLAG, false);
+	t->st.flags++;
+}
+
+/* a frame can start: one has been ended, or (progressive) one has octets */
+static bool frame_ready(const struct smdsp_hdlctx *t)
+{
+	if (t->e_in != t->e_out)
+		return true;
+	return t->cfg.progressive && t->q_in != t->q_out && !t->discard;
+}
+
+static void start_fcs(struct smdsp_hdlctx *t)
+{
+	uint32_t c = ~t->crc;
+
+	t->fcs[0] = (uint8_t)c;
+	t->fcs[1] = (uint8_t)(c >> 8);
+	t->fcs[2] = (uint8_t)(c >> 16);
+	t->fcs[3] = (uint8_t)(c >> 24);
+	t->fcs_len = t->cfg.crc32 ? 4 : 2;
+	t->fcs_pos = 0;
+	t->state = TX_FCS;
+}
+
+static void send_abort(struct smdsp_hdlctx *t)
+{
+	/* eight ones (with up to four before them), then flags */
+	load(t, 0xff, false);
+	t->state = TX_FLAGS;
+	t->gap = t->cfg.inter_flags;
+	t->abort_now = false;
+}
+
+static void next_octet(struct smdsp_hdlctx *t)
+{
+	if (t->abort_now) {
+		send_abort(t);
+		return;
+	}
+	if (t->state == TX_FLAGS) {
+		if (t->preamble) {
+			t->preamble--;
+			load_flag(t);
+			return;
+		}
+		if (t->gap) {
+			t->gap--;
+			load_flag(t);
+			return;
+		}
+		if (!frame_ready(t)) {
+			load_flag(t);
+			if (!t->idle) {
+				t->idle = true;
+				event(t, SMDSP_HDLCTX_IDLE);
+			}
+			return;
+		}
+		t->idle = false;
+		t->state = TX_DATA;
+		t->crc = t->cfg.crc32 ? 0xffffffffu : 0xffffu;
+		t->cur_len = 0;
+	}
+	if (t->state == TX_DATA) {
+		bool ended = t->e_in != t->e_out;
+		uint32_t end = ended ? t->ends[t->e_out % SMDSP_HDLCTX_QFRAMES] : t->q_in;
+
+		if (t->q_out != end) {
+			uint8_t b = t->q[t->q_out++ & QMASK];
+
+			t->crc = t->cfg.crc32 ? smdsp_crc32(t->crc, &b, 1) :
+						smdsp_crc16((uint16_t)t->crc, &b, 1);
+			t->cur_len++;
+			load(t, b, true);
+			return;
+		}
+		if (!ended) {
+			/* ran dry: abort, drop the rest of this frame when it comes */
+			t->discard = true;
+			t->open_len = 0;
+			t->st.underruns++;
+			send_abort(t);
+			event(t, SMDSP_HDLCTX_UNDERRUN);
+			return;
+		}
+		t->e_out++;
+		start_fcs(t);
+	}
+	if (t->fcs_pos < t->fcs_len) {
+		load(t, t->fcs[t->fcs_pos++], true);
+		return;
+	}
+	/* the closing flag, which opens the next frame too */
+	t->state = TX_FLAGS;
+	t->gap = t->cfg.inter_flags - 1;
+	t->st.frames++;
+	t->st.octets += t->cur_len;
+	load_flag(t);
+	event(t, SMDSP_HDLCTX_SENT);
+}
+
+int smdsp_hdlctx_get_bit(struct smdsp_hdlctx *t)
+{
+	int bit;
+
+	if (t->stuff && t->ones == 5) {
+		t->ones = 0;
+		return 0;
+	}
+	if (t->nbits == 0)
+		next_octet(t);
+	bit = t->sh & 1;
+	t->sh >>= 1;
+	t->nbits--;
+	if (t->stuff)
+		t->ones = bit ? t->ones + 1 : 0;
+	return bit;
+}
+
+int smdsp_hdlctx_bit_cb(void *user)
+{
+	return smdsp_hdlctx_get_bit(user);
+}
+
+void smdsp_hdlctx_get_stats(const struct smdsp_hdlctx *t, struct smdsp_hdlctx_stats *st)
+{
+	*st = t->st;
+}

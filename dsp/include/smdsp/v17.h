@@ -105,6 +105,7 @@ struct smdsp_v17_rx {
 	bool have_long;		/* a long training succeeded: its equalizer is kept */
 	struct smdsp_eq eq_save;
 	int32_t car_freq_save;
+	int32_t t_int_save;	/* the timing loop's integrator, data units */
 	bool trained;
 	int32_t mse;		/* smoothed squared error, units^2 >> 10 */
 	smdsp_put_bit_fn put_bit;

@@ -31,9 +31,6 @@ static void tx_clear(struct smdsp_hdlctx *t)
 	t->gap = 1;		/* the opening flag */
 	t->abort_now = false;
 	t->idle = false;
-	t->nbits = 0;
-	t->ones = 0;
-	t->stuff = false;
 }
 
 int smdsp_hdlctx_init(struct smdsp_hdlctx *t, const struct smdsp_hdlctx_config *cfg)
@@ -64,7 +61,10 @@ void smdsp_hdlctx_free(struct smdsp_hdlctx *t)
 
 void smdsp_hdlctx_reset(struct smdsp_hdlctx *t)
 {
-	/* a frame cut off on the line must not end in a flag: abort it */
+	/*
+	 * The octet on the line goes out whole (a flag or an abort cut short
+	 * could close a frame); a frame cut off must not end in a flag: abort it.
+	 */
 	bool cut = t->state != TX_FLAGS;
 
 	tx_clear(t);

@@ -3,18 +3,30 @@
  * for our V.22bis receiver and transmitter against SpanDSP's, measured in the
  * same run on the same signal; the whole engine in a connected call; memory
  * per instance. Usage: bench_dsp [--json FILE]
+ *
+ * The fax blocks likewise (V.27ter 4800, V.29 9600, V.21 channel 2 with
+ * HDLC, the T.30 control channel): each receiver over 30 s of our
+ * transmitter's signal after a line (6 dB loss, noise at -45 dBm0), ours
+ * and SpanDSP's on the same samples; each transmitter making 30 s of signal
+ * (PRBS data; back-to-back 64-octet frames for HDLC).
  */
 /* for sizeof(v22bis_state_t): SpanDSP's allocation does not show in mallinfo2() */
 #define SPANDSP_EXPOSE_INTERNAL_STRUCTURES
 #include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "v22ep.h"
+#include "hdlcep.h"
 #include "line.h"
 #include "tutil.h"
 #include <smdsp/modem.h>
 #include <smdsp/pump.h>
+#include <smdsp/v27ter.h>
+#include <smdsp/v29.h>
+#include <smdsp/fsk.h>
+#include <smdsp/hdlc.h>
 
 #define SECONDS 30
 #define NS (8000 * SECONDS)
@@ -201,6 +213,293 @@ static size_t heap_used(void)
 	return mi.uordblks + mi.hblkhd;
 }
 
+/* ---- the fax blocks ---- */
+
+enum { FX_V27, FX_V29, FX_V21H, NFX };
+static const char *const fx_name[NFX] = { "V.27ter 4800", "V.29 9600", "V.21 HDLC" };
+static const char *const fx_key[NFX] = { "v27ter_4800", "v29_9600", "v21ch2_hdlc" };
+static int16_t fx_sig[NFX][NS];
+static long fx_n[NFX];
+static uint32_t prbs = 1;
+static long frames_seen;
+
+static int prbs_bit(void *user)
+{
+	(void)user;
+	prbs = (prbs << 1) | (((prbs >> 22) ^ (prbs >> 17)) & 1);
+	return prbs & 1;
+}
+
+static void fx_frame(void *user, const uint8_t *buf, unsigned int len, enum smdsp_hdlcrx_status st)
+{
+	(void)user;
+	(void)buf;
+	(void)len;
+	if (st == SMDSP_HDLCRX_OK)
+		frames_seen++;
+}
+
+static void fx_sp_frame(void *user, const uint8_t *buf, int len, int ok)
+{
+	(void)user;
+	(void)buf;
+	if (len >= 0 && ok)
+		frames_seen++;
+}
+
+static void fx_sp_put_bit(void *user, int bit)
+{
+	hdlc_rx_put_bit(user, bit);
+}
+
+/* our transmitter's signal after the line, for the receivers */
+static void fx_record(void)
+{
+	static int16_t raw[NS], zero[80], junk[80];
+	int k;
+
+	for (k = 0; k < NFX; k++) {
+		struct line_cfg lc = { .loss_db = 6, .noise_dbm0 = -45, .echo_db = -200, .delay = 40 };
+		struct line *l;
+		long i, n = NS;
+
+		memset(raw, 0, sizeof(raw));
+		if (k == FX_V27) {
+			struct smdsp_v27_tx *t = smdsp_v27_tx_create(4800, 0, false, prbs_bit, NULL, NULL);
+
+			smdsp_v27_tx_process(t, raw, NS);
+			smdsp_v27_tx_free(t);
+		} else if (k == FX_V29) {
+			struct smdsp_v29_tx *t = smdsp_v29_tx_create(9600, 0, false, prbs_bit, NULL, NULL);
+
+			smdsp_v29_tx_process(t, raw, NS);
+			smdsp_v29_tx_free(t);
+		} else {
+			struct hdlc_sig_cfg c = { .ours_tx = 1, .bursts = 1, .frames = 15, .frame_len = 64,
+						  .seed = 3 };
+			struct hdlc_log log;
+			int16_t *x = hdlc_make_signal(&c, &n, &log);
+
+			n = n < NS ? n : NS;
+			memcpy(raw, x, n * sizeof(int16_t));
+			free(x);
+			hdlc_log_free(&log);
+		}
+		l = line_create(&lc);
+		fx_n[k] = n / 80 * 80;
+		for (i = 0; i + 80 <= fx_n[k]; i += 80)
+			line_process(l, raw + i, junk, zero, fx_sig[k] + i, 80);
+		line_free(l);
+	}
+}
+
+/* seconds of CPU for one receiver over its recorded signal */
+static double fx_rx_pass(int k, int ours)
+{
+	const int16_t *x = fx_sig[k];
+	long i, n = fx_n[k];
+	double t0, t;
+
+	bits_seen = 0;
+	frames_seen = 0;
+	if (k == FX_V27 && ours) {
+		struct smdsp_v27_rx *r = smdsp_v27_rx_create(4800, count_bit, NULL, NULL);
+
+		t0 = cpu_now();
+		for (i = 0; i < n; i += 80)
+			smdsp_v27_rx_process(r, x + i, 80);
+		t = cpu_now() - t0;
+		smdsp_v27_rx_free(r);
+	} else if (k == FX_V27) {
+		v27ter_rx_state_t *r = v27ter_rx_init(NULL, 4800, count_bit, NULL);
+
+		t0 = cpu_now();
+		for (i = 0; i < n; i += 80)
+			v27ter_rx(r, x + i, 80);
+		t = cpu_now() - t0;
+		v27ter_rx_free(r);
+	} else if (k == FX_V29 && ours) {
+		struct smdsp_v29_rx *r = smdsp_v29_rx_create(9600, count_bit, NULL, NULL);
+
+		t0 = cpu_now();
+		for (i = 0; i < n; i += 80)
+			smdsp_v29_rx_process(r, x + i, 80);
+		t = cpu_now() - t0;
+		smdsp_v29_rx_free(r);
+	} else if (k == FX_V29) {
+		v29_rx_state_t *r = v29_rx_init(NULL, 9600, count_bit, NULL);
+
+		t0 = cpu_now();
+		for (i = 0; i < n; i += 80)
+			v29_rx(r, x + i, 80);
+		t = cpu_now() - t0;
+		v29_rx_free(r);
+	} else if (ours) {
+		struct smdsp_hdlcrx_config hc = { .sync_flags = 5, .frame = fx_frame };
+		struct smdsp_hdlcrx *h = smdsp_hdlcrx_create(&hc);
+		struct smdsp_fsk_rx *r = smdsp_fsk_rx_create(SMDSP_V21_CH2, smdsp_hdlcrx_bit_cb, NULL, h);
+
+		t0 = cpu_now();
+		for (i = 0; i < n; i += 80)
+			smdsp_fsk_rx_process(r, x + i, 80);
+		t = cpu_now() - t0;
+		smdsp_fsk_rx_free(r);
+		smdsp_hdlcrx_free(h);
+	} else {
+		hdlc_rx_state_t *h = hdlc_rx_init(NULL, 0, 0, 5, fx_sp_frame, NULL);
+		fsk_rx_state_t *r = fsk_rx_init(NULL, &preset_fsk_specs[FSK_V21CH2], FSK_FRAME_MODE_SYNC,
+						fx_sp_put_bit, h);
+
+		t0 = cpu_now();
+		for (i = 0; i < n; i += 80)
+			fsk_rx(r, x + i, 80);
+		t = cpu_now() - t0;
+		fsk_rx_free(r);
+		hdlc_rx_free(h);
+	}
+	return t;
+}
+
+static uint8_t fx_frame_data[64];
+
+static void fx_sp_underflow(void *user)
+{
+	hdlc_tx_frame(user, fx_frame_data, sizeof(fx_frame_data));
+}
+
+static int fx_sp_get_bit(void *user)
+{
+	return hdlc_tx_get_bit(user);
+}
+
+/* seconds of CPU for one transmitter making NS samples */
+static double fx_tx_pass(int k, int ours)
+{
+	static int16_t out[80];
+	double t0, t;
+	long i;
+
+	if (k == FX_V27 && ours) {
+		struct smdsp_v27_tx *s = smdsp_v27_tx_create(4800, 0, false, prbs_bit, NULL, NULL);
+
+		t0 = cpu_now();
+		for (i = 0; i + 80 <= NS; i += 80)
+			smdsp_v27_tx_process(s, out, 80);
+		t = cpu_now() - t0;
+		smdsp_v27_tx_free(s);
+	} else if (k == FX_V27) {
+		v27ter_tx_state_t *s = v27ter_tx_init(NULL, 4800, 0, prbs_bit, NULL);
+
+		t0 = cpu_now();
+		for (i = 0; i + 80 <= NS; i += 80)
+			v27ter_tx(s, out, 80);
+		t = cpu_now() - t0;
+		v27ter_tx_free(s);
+	} else if (k == FX_V29 && ours) {
+		struct smdsp_v29_tx *s = smdsp_v29_tx_create(9600, 0, false, prbs_bit, NULL, NULL);
+
+		t0 = cpu_now();
+		for (i = 0; i + 80 <= NS; i += 80)
+			smdsp_v29_tx_process(s, out, 80);
+		t = cpu_now() - t0;
+		smdsp_v29_tx_free(s);
+	} else if (k == FX_V29) {
+		v29_tx_state_t *s = v29_tx_init(NULL, 9600, 0, prbs_bit, NULL);
+
+		t0 = cpu_now();
+		for (i = 0; i + 80 <= NS; i += 80)
+			v29_tx(s, out, 80);
+		t = cpu_now() - t0;
+		v29_tx_free(s);
+	} else if (ours) {
+		struct smdsp_hdlctx_config hc = { 0 };
+		struct smdsp_hdlctx *h = smdsp_hdlctx_create(&hc);
+		struct smdsp_fsk_tx *s = smdsp_fsk_tx_create(SMDSP_V21_CH2, -120, smdsp_hdlctx_bit_cb, h);
+
+		smdsp_hdlctx_preamble(h, 38);
+		t0 = cpu_now();
+		for (i = 0; i + 80 <= NS; i += 80) {
+			/* the queue kept full, as a T.31 DCE's would be */
+			while (smdsp_hdlctx_frame(h, fx_frame_data, sizeof(fx_frame_data)) == 0)
+				;
+			smdsp_fsk_tx_process(s, out, 80);
+		}
+		t = cpu_now() - t0;
+		smdsp_fsk_tx_free(s);
+		smdsp_hdlctx_free(h);
+	} else {
+		hdlc_tx_state_t *h = malloc(sizeof(*h));
+		fsk_tx_state_t *s = fsk_tx_init(NULL, &preset_fsk_specs[FSK_V21CH2], fx_sp_get_bit, h);
+
+		/* the next frame from the underflow handler, as SpanDSP's T.30 does */
+		hdlc_tx_init(h, 0, 1, 0, fx_sp_underflow, h);
+		fsk_tx_power(s, -12);
+		hdlc_tx_flags(h, 38);
+		hdlc_tx_frame(h, fx_frame_data, sizeof(fx_frame_data));
+		t0 = cpu_now();
+		for (i = 0; i + 80 <= NS; i += 80)
+			fsk_tx(s, out, 80);
+		t = cpu_now() - t0;
+		fsk_tx_free(s);
+		hdlc_tx_free(h);
+	}
+	return t;
+}
+
+/* heap taken by our blocks (tx, rx) and SpanDSP's state sizes */
+static void fx_memory(size_t mem[NFX][4])
+{
+	size_t h0;
+	int k;
+
+	for (k = 0; k < NFX; k++) {
+		void *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+
+		h0 = heap_used();
+		if (k == FX_V27)
+			a = smdsp_v27_tx_create(4800, 0, false, prbs_bit, NULL, NULL);
+		else if (k == FX_V29)
+			a = smdsp_v29_tx_create(9600, 0, false, prbs_bit, NULL, NULL);
+		else {
+			struct smdsp_hdlctx_config hc = { 0 };
+
+			a = smdsp_hdlctx_create(&hc);
+			c = smdsp_fsk_tx_create(SMDSP_V21_CH2, -120, smdsp_hdlctx_bit_cb, a);
+		}
+		mem[k][0] = heap_used() - h0;
+		h0 = heap_used();
+		if (k == FX_V27)
+			b = smdsp_v27_rx_create(4800, count_bit, NULL, NULL);
+		else if (k == FX_V29)
+			b = smdsp_v29_rx_create(9600, count_bit, NULL, NULL);
+		else {
+			struct smdsp_hdlcrx_config hc = { 0 };
+
+			b = smdsp_hdlcrx_create(&hc);
+			d = smdsp_fsk_rx_create(SMDSP_V21_CH2, smdsp_hdlcrx_bit_cb, NULL, b);
+		}
+		mem[k][1] = heap_used() - h0;
+		if (k == FX_V27) {
+			smdsp_v27_tx_free(a);
+			smdsp_v27_rx_free(b);
+			mem[k][2] = sizeof(v27ter_tx_state_t);
+			mem[k][3] = sizeof(v27ter_rx_state_t);
+		} else if (k == FX_V29) {
+			smdsp_v29_tx_free(a);
+			smdsp_v29_rx_free(b);
+			mem[k][2] = sizeof(v29_tx_state_t);
+			mem[k][3] = sizeof(v29_rx_state_t);
+		} else {
+			smdsp_fsk_tx_free(c);
+			smdsp_fsk_rx_free(d);
+			smdsp_hdlctx_free(a);
+			smdsp_hdlcrx_free(b);
+			mem[k][2] = sizeof(hdlc_tx_state_t) + sizeof(fsk_tx_state_t);
+			mem[k][3] = sizeof(hdlc_rx_state_t) + sizeof(fsk_rx_state_t);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *json = argc > 2 && !strcmp(argv[1], "--json") ? argv[2] : NULL;
@@ -214,8 +513,13 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	double cc;
+	double fx_rx[NFX][2], fx_tx[NFX][2];
+	long fx_out[NFX][2];
+	size_t fx_mem[NFX][4];
+	int k, o;
 
 	record();
+	fx_record();
 	cc = clock_cost() * blocks;
 	for (r = 0; r < REPS; r++) {
 		double t;
@@ -254,6 +558,23 @@ int main(int argc, char **argv)
 		t = engine_pair(0, &r_frames);
 		eng_async = t < eng_async ? t : eng_async;
 	}
+	for (k = 0; k < NFX; k++) {
+		for (o = 0; o < 2; o++) {
+			fx_rx[k][o] = 1e9;
+			fx_tx[k][o] = 1e9;
+		}
+		for (r = 0; r < REPS; r++) {
+			for (o = 1; o >= 0; o--) {
+				double t = fx_rx_pass(k, o);
+
+				fx_out[k][o] = k == FX_V21H ? frames_seen : bits_seen;
+				fx_rx[k][o] = t < fx_rx[k][o] ? t : fx_rx[k][o];
+				t = fx_tx_pass(k, o);
+				fx_tx[k][o] = t < fx_tx[k][o] ? t : fx_tx[k][o];
+			}
+		}
+	}
+	fx_memory(fx_mem);
 	{
 		size_t h0 = heap_used();
 		struct smdsp_v22bis_config c = { .calling = 1 };
@@ -292,6 +613,32 @@ int main(int argc, char **argv)
 	printf("%-34s %9zu B\n", "modem engine instance", mem_modem);
 	printf("%-34s %9zu B\n", "pump instance", mem_pump);
 	printf("bits delivered by the receivers over the run: ours %ld, SpanDSP %ld\n", bits_o, bits_s);
+	printf("\nFax blocks (V.21 HDLC: channel 2 with HDLC framing, T.30's control channel), %d s of signal each\n"
+	       "(receivers: our transmitter's after the line, the same samples for both), 10 ms blocks, best of %d\n"
+	       "runs (CPU time)\n", SECONDS, REPS);
+	printf("%-34s %12s %12s %8s\n", "", "ours", "SpanDSP", "ratio");
+	for (k = 0; k < NFX; k++) {
+		double b = fx_n[k] / 80.0;
+		char row[64];
+
+		snprintf(row, sizeof(row), "%s receiver per 10 ms", fx_name[k]);
+		printf("%-34s %9.2f us %9.2f us %8.2f\n", row, fx_rx[k][1] / b * 1e6, fx_rx[k][0] / b * 1e6,
+		       fx_rx[k][1] / fx_rx[k][0]);
+		snprintf(row, sizeof(row), "%s transmitter per 10 ms", fx_name[k]);
+		printf("%-34s %9.2f us %9.2f us %8.2f\n", row, fx_tx[k][1] / blocks * 1e6,
+		       fx_tx[k][0] / blocks * 1e6, fx_tx[k][1] / fx_tx[k][0]);
+	}
+	for (k = 0; k < NFX; k++) {
+		char row[64];
+
+		snprintf(row, sizeof(row), "%s transmitter instance", fx_name[k]);
+		printf("%-34s %9zu B  %9zu B\n", row, fx_mem[k][0], fx_mem[k][2]);
+		snprintf(row, sizeof(row), "%s receiver instance", fx_name[k]);
+		printf("%-34s %9zu B  %9zu B\n", row, fx_mem[k][1], fx_mem[k][3]);
+	}
+	printf("delivered over the run: V.27ter bits ours %ld, SpanDSP %ld; V.29 bits ours %ld, SpanDSP %ld; "
+	       "HDLC frames ours %ld, SpanDSP %ld\n", fx_out[FX_V27][1], fx_out[FX_V27][0], fx_out[FX_V29][1],
+	       fx_out[FX_V29][0], fx_out[FX_V21H][1], fx_out[FX_V21H][0]);
 	if (json) {
 		f = fopen(json, "w");
 		if (!f)
@@ -307,6 +654,17 @@ int main(int argc, char **argv)
 			eng_async * 1e6, eng_v42 * 1e6);
 		fprintf(f, " \"memory_bytes\": {\"v22bis_ours\": %zu, \"v22bis_spandsp\": %zu, \"modem_engine\": %zu, "
 			"\"pump\": %zu},\n", mem_v22, mem_sp, mem_modem, mem_pump);
+		for (k = 0; k < NFX; k++) {
+			fprintf(f, " \"%s_rx_us_per_10ms\": {\"ours\": %.3f, \"spandsp\": %.3f},\n", fx_key[k],
+				fx_rx[k][1] / (fx_n[k] / 80.0) * 1e6, fx_rx[k][0] / (fx_n[k] / 80.0) * 1e6);
+			fprintf(f, " \"%s_tx_us_per_10ms\": {\"ours\": %.3f, \"spandsp\": %.3f},\n", fx_key[k],
+				fx_tx[k][1] / blocks * 1e6, fx_tx[k][0] / blocks * 1e6);
+			fprintf(f, " \"%s_memory_bytes\": {\"tx_ours\": %zu, \"tx_spandsp\": %zu, \"rx_ours\": %zu, "
+				"\"rx_spandsp\": %zu},\n", fx_key[k], fx_mem[k][0], fx_mem[k][2], fx_mem[k][1],
+				fx_mem[k][3]);
+			fprintf(f, " \"%s_rx_delivered\": {\"ours\": %ld, \"spandsp\": %ld},\n", fx_key[k],
+				fx_out[k][1], fx_out[k][0]);
+		}
 		fprintf(f, " \"rx_bits\": {\"ours\": %ld, \"spandsp\": %ld}\n}\n", bits_o, bits_s);
 		fclose(f);
 	}

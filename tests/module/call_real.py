@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import guestboot
 from smlab.guest import available_kernels, run_guest
 from smlab.jack import jack_server
 from smlab.procs import Group
@@ -45,9 +46,7 @@ def run_call(args=DEFAULT_ARGS, nbytes=int(os.environ.get("CALL_BYTES", "512")),
     out = Path(out)
     subprocess.run(["rm", "-rf", str(out)], check=True)
     out.mkdir(parents=True)
-    exe = out / "ttyat"
-    subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-s",
-                    "-o", str(exe), str(TOP / "tests/module/ttyat.c")], check=True)
+    exe = guestboot.build_ttyat(out)
     script = (TOP / "tests/module/call_real.sh").read_text()
     calls = out / "calls.jsonl"
     # 21 ms JACK periods: with 5.3 ms ones (256) the loaded 2-core host

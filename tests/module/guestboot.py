@@ -49,11 +49,18 @@ def fresh_dir(out):
     return out
 
 
-def build_ttyat(out):
-    exe = out / "ttyat"
+def build_static(out, src):
+    """A static guest program from one C file (path relative to the top):
+    out/<its stem>."""
+    src = TOP / src
+    exe = Path(out) / src.stem
     subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-s",
-                    "-o", str(exe), str(TOP / "tests/module/ttyat.c")], check=True)
+                    "-o", str(exe), str(src)], check=True)
     return exe
+
+
+def build_ttyat(out):
+    return build_static(out, "tests/module/ttyat.c")
 
 
 def timeout_scale():

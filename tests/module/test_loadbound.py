@@ -34,10 +34,8 @@ _spec.loader.exec_module(lb)
 
 
 def build_probe(out):
-    exe = out / "lbprobe"
-    subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-s", "-o", str(exe),
-                    str(TOP / "tools/loadbound/probe.c")], check=True)
-    return exe
+    exe = guestboot.build_static(out, "tools/loadbound/probe.c")
+    return exe.rename(exe.with_name("lbprobe"))
 
 
 def results():

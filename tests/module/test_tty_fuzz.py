@@ -22,7 +22,6 @@ other guest tests.  Reproduce a failure with the seed in the report.
 import os
 import random
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -44,10 +43,7 @@ def results():
     def build():
         bindir = OUT / "bin"
         bindir.mkdir(parents=True, exist_ok=True)
-        exe = bindir / "ttyfuzz"
-        subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-s",
-                        "-o", str(exe), str(TOP / "tests/module/ttyfuzz.c")], check=True)
-        return exe
+        return guestboot.build_static(bindir, "tests/module/ttyfuzz.c")
     print("fuzz seed %d, %d s per phase" % (SEED, SECONDS))
     per_ctx = 2 * SECONDS + 120
     return guestboot.line_results(

@@ -18,7 +18,50 @@
 #include <smdsp/viterbi.h>
 
 #define BM_MAX (1U << 22)	/* a branch metric's clamp */
+#define SPAN SMDSP_VITERBI_SPAN
 #define UNREACHED (1U << 24)	/* the start metric of states the encoder is not in */
+
+/*
+ * The subsets' lattice, if there is one: a, the largest power of two
+ * dividing every coordinate difference within a subset, and whether the
+ * differences' sums are multiples of 2a as well (the checkerboard).
+ */
+static void find_lattice(struct smdsp_viterbi *v)
+{
+	const int8_t *p = v->points;
+	unsigned int k, j, a;
+	bool checker = true;
+	int g = 0;
+
+	v->lat_shift = 0;
+	memset(v->map, -1, sizeof(v->map));
+	for (k = 0; k < v->npoints; k++) {
+		int x = p[2 * k], y = p[2 * k + 1];
+
+		if (x < -SPAN || x > SPAN || y < -SPAN || y > SPAN || v->map[x + SPAN][y + SPAN] >= 0)
+			return;
+		v->map[x + SPAN][y + SPAN] = (int8_t)k;
+		j = k & 7;
+		if (k < 8) {
+			v->off[j][0] = (int8_t)x;
+			v->off[j][1] = (int8_t)y;
+			continue;
+		}
+		g |= (x - v->off[j][0]) | (y - v->off[j][1]);
+	}
+	if (!g)
+		return;
+	for (a = 1; !(g & a); a <<= 1)
+		;
+	for (k = 8; k < v->npoints; k++) {
+		j = k & 7;
+		if ((p[2 * k] - v->off[j][0] + p[2 * k + 1] - v->off[j][1]) % (int)(2 * a))
+			checker = false;
+	}
+	v->checker = checker;
+	for (v->lat_shift = 6; a > 1; a >>= 1)
+		v->lat_shift++;
+}
 
 void smdsp_viterbi_reset(struct smdsp_viterbi *v, int start_state)
 {
@@ -28,6 +71,7 @@ void smdsp_viterbi_reset(struct smdsp_viterbi *v, int start_state)
 		v->metric[s] = start_state < 0 || (int)s == start_state ? 0 : UNREACHED;
 	v->pos = 0;
 	v->filled = 0;
+	v->cur = 0;
 	v->hard = 0;
 	v->hard_dist = 0;
 }
@@ -45,9 +89,8 @@ int smdsp_viterbi_init(struct smdsp_viterbi *v, const int8_t *points, unsigned i
 	v->npoints = npoints;
 	v->unit = unit;
 	v->depth = depth;
-	/* about 2^11 metric counts per squared constellation unit */
-	while (((uint64_t)unit * unit >> v->shift) > 4096)
-		v->shift++;
+	v->recip = (uint32_t)((1U << 22) / (uint32_t)unit);
+	find_lattice(v);
 	/* the trellis, from the encoder's own next-state function */
 	memset(n, 0, sizeof(n));
 	for (s = 0; s < SMDSP_TRELLIS_STATES; s++) {
@@ -64,56 +107,145 @@ int smdsp_viterbi_init(struct smdsp_viterbi *v, const int8_t *points, unsigned i
 	return 0;
 }
 
+/*
+ * The nearest point of each subset (re, im in 1/64 units; 4096
+ * per squared unit) by trying them all: keys d << 5 | k >> 3 (d < 2^24
+ * after the clamp, k < 256) whose minimum per subset needs no branch.
+ */
+static void nearest_all(const struct smdsp_viterbi *v, int32_t re, int32_t im, uint32_t *bm,
+			uint8_t *near)
+{
+	uint32_t key[8];
+	unsigned int k, g;
+
+	for (k = 0; k < 8; k++)
+		key[k] = UINT32_MAX;
+	for (g = 0; g < v->npoints; g += 8) {
+		const int8_t *p = v->points + 2 * g;
+
+		for (k = 0; k < 8; k++) {
+			int32_t dx = re - p[2 * k] * 64, dy = im - p[2 * k + 1] * 64;
+			uint32_t d = ((uint32_t)(dx * dx + dy * dy) << 5) | (g >> 3);
+
+			key[k] = d < key[k] ? d : key[k];
+		}
+	}
+	for (k = 0; k < 8; k++) {
+		bm[k] = key[k] >> 5;
+		near[k] = (uint8_t)(((key[k] & 31) << 3) | k);
+	}
+}
+
+/*
+ * The same by rounding to each subset's lattice; a subset whose nearest
+ * lattice point is not in the constellation (near or outside its edge) is
+ * searched point by point.
+ */
+static void nearest_lattice(const struct smdsp_viterbi *v, int32_t re, int32_t im, uint32_t *bm,
+			    uint8_t *near)
+{
+	int sh = v->lat_shift, a = 1 << (sh - 6);
+	int32_t half = 1 << (sh - 1);
+	unsigned int j, miss = 0;
+
+	for (j = 0; j < 8; j++) {
+		int32_t tx = re - v->off[j][0] * 64, ty = im - v->off[j][1] * 64;
+		int32_t m = (tx + half) >> sh, n = (ty + half) >> sh, x, y, dx, dy;
+
+		if (v->checker && ((m + n) & 1)) {
+			/* move the coordinate that was rounded more */
+			int32_t rx = tx - (m << sh), ry = ty - (n << sh);
+
+			if ((rx < 0 ? -rx : rx) > (ry < 0 ? -ry : ry))
+				m += rx > 0 ? 1 : -1;
+			else
+				n += ry > 0 ? 1 : -1;
+		}
+		x = v->off[j][0] + m * a;
+		y = v->off[j][1] + n * a;
+		if (x < -SPAN || x > SPAN || y < -SPAN || y > SPAN || v->map[x + SPAN][y + SPAN] < 0) {
+			miss |= 1U << j;
+			continue;
+		}
+		near[j] = (uint8_t)v->map[x + SPAN][y + SPAN];
+		dx = re - x * 64;
+		dy = im - y * 64;
+		bm[j] = (uint32_t)(dx * dx + dy * dy);
+	}
+	/* those not found: the subset's own points */
+	for (j = 0; miss; j++, miss >>= 1) {
+		unsigned int k;
+
+		if (!(miss & 1))
+			continue;
+		bm[j] = UINT32_MAX;
+		for (k = j; k < v->npoints; k += 8) {
+			int32_t dx = re - v->points[2 * k] * 64, dy = im - v->points[2 * k + 1] * 64;
+			uint32_t d = (uint32_t)(dx * dx + dy * dy);
+
+			if (d < bm[j]) {
+				bm[j] = d;
+				near[j] = (uint8_t)k;
+			}
+		}
+	}
+}
+
+static int32_t clamp_q(int64_t v)
+{
+	return v > 32 * 64 ? 32 * 64 : v < -32 * 64 ? -32 * 64 : (int32_t)v;
+}
+
 int smdsp_viterbi_step(struct smdsp_viterbi *v, int32_t re, int32_t im)
 {
 	uint32_t bm[8], nm[SMDSP_TRELLIS_STATES], best;
-	uint8_t near[8] = { 0 };
+	const struct smdsp_viterbi_path *src;
+	struct smdsp_viterbi_path *dst;
+	uint8_t near[8];
 	unsigned int k, s, i, col, b = 0;
 
+	/* in 1/64 units, within 32 units of the centre: 32-bit distances */
+	re = clamp_q((int64_t)re * v->recip >> 16);
+	im = clamp_q((int64_t)im * v->recip >> 16);
+	if (v->lat_shift)
+		nearest_lattice(v, re, im, bm, near);
+	else
+		nearest_all(v, re, im, bm, near);
 	for (k = 0; k < 8; k++)
-		bm[k] = UINT32_MAX;
-	/* the nearest point of each subset */
-	for (k = 0; k < v->npoints; k++) {
-		int64_t dx = re - (int64_t)v->points[2 * k] * v->unit;
-		int64_t dy = im - (int64_t)v->points[2 * k + 1] * v->unit;
-		uint64_t d = (uint64_t)(dx * dx + dy * dy) >> v->shift;
-		uint32_t d32 = d > BM_MAX ? BM_MAX : (uint32_t)d;
-
-		if (d32 < bm[k & 7]) {
-			bm[k & 7] = d32;
-			near[k & 7] = (uint8_t)k;
-		}
-	}
+		if (bm[k] > BM_MAX)
+			bm[k] = BM_MAX;
 	for (k = 1; k < 8; k++)
 		if (bm[k] < bm[b])
 			b = k;
 	v->hard = near[b];
 	v->hard_dist = bm[b];
-	/* add, compare, select into the next column */
+	/* add, compare, select; each survivor takes its predecessor's path */
 	col = v->filled ? v->pos + 1 : 0;
 	if (col >= v->depth)
 		col = 0;
+	src = v->path[v->cur];
+	dst = v->path[v->cur ^ 1];
 	best = UINT32_MAX;
 	for (s = 0; s < SMDSP_TRELLIS_STATES; s++) {
-		uint32_t m = UINT32_MAX;
+		const uint8_t *f = v->from[s], *u = v->sub[s];
+		uint32_t m = v->metric[f[0]] + bm[u[0]];
 		unsigned int w = 0;
 
-		for (i = 0; i < 4; i++) {
-			uint32_t c = v->metric[v->from[s][i]] + bm[v->sub[s][i]];
+		for (i = 1; i < 4; i++) {
+			uint32_t c = v->metric[f[i]] + bm[u[i]];
 
-			if (c < m) {
-				m = c;
-				w = i;
-			}
+			w = c < m ? i : w;
+			m = c < m ? c : m;
 		}
 		nm[s] = m;
-		v->prev[col][s] = v->from[s][w];
-		v->code[col][s] = near[v->sub[s][w]];
+		dst[s] = src[f[w]];
+		dst[s].c[col] = near[u[w]];
 		if (m < best) {
 			best = m;
 			b = s;
 		}
 	}
+	v->cur ^= 1;
 	for (s = 0; s < SMDSP_TRELLIS_STATES; s++)
 		v->metric[s] = nm[s] - best;
 	v->pos = col;
@@ -121,11 +253,7 @@ int smdsp_viterbi_step(struct smdsp_viterbi *v, int32_t re, int32_t im)
 		v->filled++;
 	if (v->filled < v->depth)
 		return -1;
-	/* trace back depth - 1 links from the best state */
-	s = b;
-	for (i = 0; i + 1 < v->depth; i++) {
-		s = v->prev[col][s];
-		col = col ? col - 1 : v->depth - 1;
-	}
-	return v->code[col][s];
+	/* the best survivor's oldest decision, depth - 1 symbols back */
+	col = col + 1 < v->depth ? col + 1 : 0;
+	return dst[b].c[col];
 }

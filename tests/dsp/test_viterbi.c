@@ -7,6 +7,8 @@
  *    with the decoding delay of depth - 1 symbols, from a known or an
  *    unknown start state, and after a 90 degree turn of the received points
  *    (the differential code's transparency) but for the first symbol;
+ *  - the nearest point of each subset by lattice rounding equals the full
+ *    search's, over and beyond the constellation;
  *  - in white noise the decoder makes fewer errors than the per-symbol
  *    slicer on the same points, and the error rate against the traceback
  *    depth (the choice of 16).
@@ -164,6 +166,43 @@ static void against_spandsp(unsigned int rate, int short_train, int tep)
 	v17_tx_free(sp);
 }
 
+/*
+ * The nearest point of each subset found by rounding to the subsets'
+ * lattice is as near as the one found by trying every point (where two are
+ * equally near either may be taken): two decoders, one forced to search in
+ * full, on the same points scattered over and beyond the constellation,
+ * must have the same path metrics (so the same eight branch metrics) and
+ * the same nearest distance symbol by symbol.
+ */
+static void lattice_vs_full(unsigned int rate)
+{
+	unsigned int np;
+	const int8_t (*p)[2] = smdsp_v17_points(rate, &np);
+	static struct smdsp_viterbi a, b;
+	uint64_t seed = 4711;
+	long i, diff = 0, hard = 0;
+
+	smdsp_viterbi_init(&a, p[0], np, U, SMDSP_VITERBI_DEPTH, -1);
+	smdsp_viterbi_init(&b, p[0], np, U, SMDSP_VITERBI_DEPTH, -1);
+	CHECK(a.lat_shift > 0, "%u: no lattice found", rate);
+	b.lat_shift = 0;
+	for (i = 0; i < 300000; i++) {
+		/* uniform over +-14 units, a tenth of them out to +-40 */
+		double w = (i % 10 ? 14.0 : 40.0) * U;
+		int32_t re = (int32_t)((t_rand64(&seed) % 2001 - 1000) / 1000.0 * w);
+		int32_t im = (int32_t)((t_rand64(&seed) % 2001 - 1000) / 1000.0 * w);
+
+		smdsp_viterbi_step(&a, re, im);
+		smdsp_viterbi_step(&b, re, im);
+		/* equal path metrics: all eight branch metrics were equal */
+		diff += memcmp(a.metric, b.metric, sizeof(a.metric)) != 0;
+		hard += a.hard_dist != b.hard_dist;
+	}
+	printf("%5u: lattice search against full search, 300000 points: %ld path metrics, %ld nearest distances differ\n",
+	       rate, diff, hard);
+	CHECK(diff == 0 && hard == 0, "%u: %ld path metrics, %ld nearest distances differ", rate, diff, hard);
+}
+
 int main(void)
 {
 	static const unsigned int depths[] = { 4, 8, 12, 16, 24, 32 };
@@ -175,6 +214,8 @@ int main(void)
 		against_spandsp(rates[r], 1, 0);
 	}
 	against_spandsp(14400, 0, 1);
+	for (r = 0; r < 4; r++)
+		lattice_vs_full(rates[r]);
 
 	for (r = 0; r < 4; r++) {
 		run(rates[r], SMDSP_VITERBI_DEPTH, 0, 0, 0, 20000, 7 + r, &ev, &es, &bv, &bs);

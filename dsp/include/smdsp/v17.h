@@ -71,8 +71,8 @@ void smdsp_v17_tx_stop(struct smdsp_v17_tx *s);
 /* Fills out[n]; returns true while the transmitter has something to send. */
 bool smdsp_v17_tx_process(struct smdsp_v17_tx *s, int16_t *out, unsigned int n);
 
-#define SMDSP_V17_EQ_LEN 32	/* T/2 taps */
-#define SMDSP_V17_EQ_CENTRE 10
+#define SMDSP_V17_EQ_LEN 24	/* T/2 taps */
+#define SMDSP_V17_EQ_CENTRE 8	/* even; most taps after it, for echoes */
 #define SMDSP_V17_UNIT 512	/* the demodulator's constellation unit */
 
 struct smdsp_v17_rx {
@@ -106,6 +106,7 @@ struct smdsp_v17_rx {
 	struct smdsp_eq eq_save;
 	int32_t car_freq_save;
 	int32_t t_int_save;	/* the timing loop's integrator, data units */
+	unsigned int eq_skip;	/* data symbols until the equalizer's next update */
 	bool trained;
 	int32_t mse;		/* smoothed squared error, units^2 >> 10 */
 	smdsp_put_bit_fn put_bit;

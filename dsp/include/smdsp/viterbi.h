@@ -7,8 +7,9 @@
  * Each received point gives eight branch metrics: the squared distance to
  * the nearest point of each subset (that point is also the decision for a
  * branch of that subset, the uncoded bits being decided per symbol). The
- * add-compare-select keeps one survivor per state; its decisions and
- * predecessors for the last depth symbols live in this struct (no stack).
+ * add-compare-select keeps one survivor per state; its decisions for the
+ * last depth symbols live in this struct (no stack), copied along with the
+ * survivor (register exchange: no traceback).
  * The output is the code of the point depth - 1 symbols back on the best
  * path: the decoding delay is depth - 1 symbols.
  */
@@ -19,22 +20,35 @@
 
 #define SMDSP_VITERBI_MAX_DEPTH 32
 #define SMDSP_VITERBI_DEPTH 16	/* the default traceback depth (see viterbi.c) */
+#define SMDSP_VITERBI_SPAN 15	/* points within +-15 units: the fast nearest-point search */
 
 struct smdsp_viterbi {
 	const int8_t *points;		/* by code: re, im pairs, in constellation units */
 	unsigned int npoints;
 	int32_t unit;			/* received value of one constellation unit */
-	int shift;			/* squared distances >> shift: branch metrics */
+	uint32_t recip;			/* 2^(16 + 6) / unit: received to 1/64 units */
+	/*
+	 * When every subset is a coset of a Z^2 or of its checkerboard
+	 * half (a = 2^(lat_shift - 6)): a point of each subset, and the code
+	 * of each grid position (-1: none). lat_shift 0: search all points.
+	 */
+	int lat_shift;
+	bool checker;
+	int8_t off[8][2];
+	int8_t map[2 * SMDSP_VITERBI_SPAN + 1][2 * SMDSP_VITERBI_SPAN + 1];
 	unsigned int depth;
 	unsigned int pos;		/* the newest column */
 	unsigned int filled;		/* columns written, up to depth */
 	uint32_t metric[SMDSP_TRELLIS_STATES];
 	uint8_t from[SMDSP_TRELLIS_STATES][4];	/* the predecessors of each state */
 	uint8_t sub[SMDSP_TRELLIS_STATES][4];	/* the subset of each of those branches */
-	uint8_t prev[SMDSP_VITERBI_MAX_DEPTH][SMDSP_TRELLIS_STATES];
-	uint8_t code[SMDSP_VITERBI_MAX_DEPTH][SMDSP_TRELLIS_STATES];
+	unsigned int cur;		/* which of path[] holds the survivors */
+	/* each state's survivor: its last depth decisions, a ring at pos */
+	struct smdsp_viterbi_path {
+		uint8_t c[SMDSP_VITERBI_MAX_DEPTH];
+	} path[2][SMDSP_TRELLIS_STATES];
 	uint8_t hard;			/* the last symbol's nearest point */
-	uint32_t hard_dist;		/* its squared distance >> shift */
+	uint32_t hard_dist;		/* its squared distance, 4096 per squared unit */
 };
 
 /*

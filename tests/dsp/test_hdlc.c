@@ -3,9 +3,10 @@
  * V.21 channel 2, against SpanDSP's hdlc_tx/hdlc_rx and fsk_tx/fsk_rx:
  *
  * - bits: ours -> ours, ours -> SpanDSP's hdlc_rx, SpanDSP's hdlc_tx -> ours,
- *   16- and 32-bit FCS, 1 and 3 flags between frames, every length up to the
- *   limit; the preamble's length; the frame-length limit (exactly max_len
- *   good, one more TOO_LONG); a bad FCS delivered with its status; a frame
+ *   16- and 32-bit FCS, 1 and 3 flags between frames, 40 frames of 1 to 400
+ *   octets (both ends included, many runs of ones); the preamble's length;
+ *   the frame-length limit (exactly max_len good, one more TOO_LONG); a bad
+ *   FCS delivered with its status; a frame
  *   running dry in progressive mode (abort, seen as an abort by both
  *   receivers, then the next frame good); smdsp_hdlctx_abort(); a reset in
  *   mid-frame; the preamble sync (fewer back-to-back flags: no frame);
@@ -14,7 +15,7 @@
  *   flag, 200 ms gaps): our HDLC on our modulator into SpanDSP's fsk_rx +
  *   hdlc_rx and into ours; SpanDSP's hdlc_tx + fsk_tx into both receivers;
  *   clean, at -6..-40 dBm0, with the level stepping by 10-20 dB during a
- *   burst, at +-100 ppm of clock, 16- and 32-bit FCS.
+ *   burst, at +-100 and +1000 ppm of clock, 16- and 32-bit FCS.
  */
 #include <math.h>
 #include <stdio.h>

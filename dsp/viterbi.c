@@ -19,6 +19,7 @@
 
 #define BM_MAX (1U << 22)	/* a branch metric's clamp */
 #define SPAN SMDSP_VITERBI_SPAN
+#define U32_NONE 0xffffffffU	/* above any metric */
 #define UNREACHED (1U << 24)	/* the start metric of states the encoder is not in */
 
 /*
@@ -119,7 +120,7 @@ static void nearest_all(const struct smdsp_viterbi *v, int32_t re, int32_t im, u
 	unsigned int k, g;
 
 	for (k = 0; k < 8; k++)
-		key[k] = UINT32_MAX;
+		key[k] = U32_NONE;
 	for (g = 0; g < v->npoints; g += 8) {
 		const int8_t *p = v->points + 2 * g;
 
@@ -178,7 +179,7 @@ static void nearest_lattice(const struct smdsp_viterbi *v, int32_t re, int32_t i
 
 		if (!(miss & 1))
 			continue;
-		bm[j] = UINT32_MAX;
+		bm[j] = U32_NONE;
 		for (k = j; k < v->npoints; k += 8) {
 			int32_t dx = re - v->points[2 * k] * 64, dy = im - v->points[2 * k + 1] * 64;
 			uint32_t d = (uint32_t)(dx * dx + dy * dy);
@@ -225,7 +226,7 @@ int smdsp_viterbi_step(struct smdsp_viterbi *v, int32_t re, int32_t im)
 		col = 0;
 	src = v->path[v->cur];
 	dst = v->path[v->cur ^ 1];
-	best = UINT32_MAX;
+	best = U32_NONE;
 	for (s = 0; s < SMDSP_TRELLIS_STATES; s++) {
 		const uint8_t *f = v->from[s], *u = v->sub[s];
 		uint32_t m = v->metric[f[0]] + bm[u[0]];

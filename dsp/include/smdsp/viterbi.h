@@ -20,7 +20,7 @@
 
 #define SMDSP_VITERBI_MAX_DEPTH 32
 #define SMDSP_VITERBI_DEPTH 16	/* the default traceback depth (see viterbi.c) */
-#define SMDSP_VITERBI_SPAN 15	/* points within +-15 units: the fast nearest-point search */
+#define SMDSP_VITERBI_SPAN 10	/* points within +-10 units: the fast nearest-point search */
 
 struct smdsp_viterbi {
 	const int8_t *points;		/* by code: re, im pairs, in constellation units */

@@ -1,8 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shared passband PSK/QAM pieces (see qam.h): used by V.27ter and V.29.
+ * Shared passband PSK/QAM pieces (see qam.h): used by V.27ter, V.29 and V.17.
  */
 #include <smdsp/qam.h>
+
+int smdsp_qam_scramble(uint32_t *reg, int bit)
+{
+	int out = (bit ^ (int)(*reg >> 17) ^ (int)(*reg >> 22)) & 1;
+
+	*reg = (*reg << 1) | (uint32_t)out;
+	return out;
+}
+
+int smdsp_qam_descramble(uint32_t *reg, int bit)
+{
+	int out = (bit ^ (int)(*reg >> 17) ^ (int)(*reg >> 22)) & 1;
+
+	*reg = (*reg << 1) | (uint32_t)(bit & 1);
+	return out;
+}
 
 void smdsp_qam_carrier(int16_t *car_cos, int16_t *car_sin, unsigned int period, int32_t freq_mhz)
 {
@@ -243,4 +259,143 @@ enum smdsp_qam_det_ev smdsp_qam_det_step(struct smdsp_qam_det *d, int32_t *re, i
 	*re = smdsp_sat16((int32_t)(((int64_t)*re * d->agc) >> 16));
 	*im = smdsp_sat16((int32_t)(((int64_t)*im * d->agc) >> 16));
 	return ev;
+}
+
+#define TURN_OVER_2PI 683565276LL	/* 2^32 / (2 pi) */
+
+void smdsp_qam_rx_init(struct smdsp_qam_rx *q, int32_t carrier_mhz, unsigned int car_period,
+		       smdsp_put_bit_fn put_bit, smdsp_status_fn status_fn, void *user)
+{
+	smdsp_qam_rx_front_init(&q->fe, carrier_mhz, car_period);
+	q->put_bit = put_bit;
+	q->status_fn = status_fn;
+	q->user = user;
+}
+
+void smdsp_qam_rx_acquire(struct smdsp_qam_rx *q, int ted_shift, int ted_int_shift)
+{
+	q->fe.tpos = q->fe.half_t;
+	smdsp_gardner_reset(&q->ted, ted_shift, ted_int_shift);
+	q->half = false;
+	q->car_phase = 0;
+	q->symbols = 0;
+	q->par = 0;
+	memset(q->s_re, 0, sizeof(q->s_re));
+	memset(q->s_im, 0, sizeof(q->s_im));
+	q->prev_re = 0;
+	q->prev_im = 0;
+	q->trained = false;
+	q->mse = 0;
+}
+
+bool smdsp_qam_rx_half(struct smdsp_qam_rx *q, int32_t zr, int32_t zi, bool settled,
+		       smdsp_qam_acquire_fn acquire, void *modem)
+{
+	switch (smdsp_qam_det_step(&q->det, &zr, &zi, settled)) {
+	case SMDSP_QAM_IDLE:
+		return false;
+	case SMDSP_QAM_UP:
+		acquire(modem);
+		smdsp_qam_rx_status(q, SMDSP_STATUS_CARRIER_UP);
+		break;
+	case SMDSP_QAM_DOWN:
+		/*
+		 * V.27ter's silence between the echo protection tone and the
+		 * training is only 32 symbols: the detector gives up after 2.
+		 */
+		q->trained = false;
+		smdsp_qam_rx_status(q, SMDSP_STATUS_CARRIER_DOWN);
+		return false;
+	case SMDSP_QAM_AGAIN:
+		acquire(modem);
+		break;
+	case SMDSP_QAM_SIGNAL:
+		break;
+	}
+	smdsp_gardner_push(&q->ted, zr, zi);
+	smdsp_eq_push(&q->eq, (int16_t)zr, (int16_t)zi);
+	q->half = !q->half;
+	return !q->half;
+}
+
+struct smdsp_cplx smdsp_qam_rx_symbol(struct smdsp_qam_rx *q)
+{
+	struct smdsp_cplx y;
+
+	q->fe.tpos -= smdsp_gardner_step(&q->ted);
+	y = smdsp_eq_output(&q->eq);
+	/* undo the carrier phase: z = y e^{-j phase} */
+	q->c = smdsp_cos(q->car_phase);
+	q->sn = smdsp_sin(q->car_phase);
+	return smdsp_cturn(y.re, y.im, q->c, -q->sn);
+}
+
+void smdsp_qam_rx_track(struct smdsp_qam_rx *q, struct smdsp_cplx z, int32_t dr, int32_t di,
+			bool eq, int pshift, int ishift)
+{
+	int32_t er = dr - z.re, ei = di - z.im;
+	int64_t pe;
+
+	if (eq) {
+		/* back into the equalizer's frame: err e^{+j phase} */
+		struct smdsp_cplx e = smdsp_cturn(er, ei, q->c, q->sn);
+
+		smdsp_eq_update(&q->eq, e.re, e.im);
+	}
+	/* phase error: Im(z conj(d)) over the mean square, radians */
+	pe = (int64_t)z.im * dr - (int64_t)z.re * di;
+	pe = smdsp_div_s64(pe * TURN_OVER_2PI, q->pnorm);
+	q->car_freq += smdsp_rsh(pe, ishift);
+	q->car_phase += (uint32_t)(q->car_freq + smdsp_rsh(pe, pshift));
+	q->mse += ((int32_t)(((int64_t)er * er + (int64_t)ei * ei) >> 10) - q->mse) >> 5;
+}
+
+/* End of the phase estimate: the parity of B and the carrier phase. */
+static bool acq_done(struct smdsp_qam_rx *q, const int8_t *ab, bool b_ahead)
+{
+	int64_t p = q->par < 0 ? -q->par : q->par, sr = 0, si = 0;
+	unsigned int k;
+
+	/* |Im(B conj(A))| is at least half the mean square: expect more than 0.3 of it */
+	if (p < (int64_t)SMDSP_QAM_ACQ_LEN * q->pnorm * 3 / 10) {
+		/* no alternation (the echo protection tone): again */
+		q->symbols = SMDSP_QAM_ACQ_SKIP;
+		q->par = 0;
+		memset(q->s_re, 0, sizeof(q->s_re));
+		memset(q->s_im, 0, sizeof(q->s_im));
+		return false;
+	}
+	/* Im(z_k conj(z_k-1)), B's sign where z_k is B: par sums it with odd k positive */
+	q->odd_b = b_ahead ? q->par > 0 : q->par < 0;
+	for (k = 0; k < 2; k++) {
+		/* k = 1: the odd symbols */
+		const int8_t *d = ab + ((k == 1) == q->odd_b ? 2 : 0);
+
+		/* sum z conj(d) */
+		sr += q->s_re[k] * d[0] + q->s_im[k] * d[1];
+		si += q->s_im[k] * d[0] - q->s_re[k] * d[1];
+	}
+	while (sr > 0x3fffffff || sr < -0x3fffffff || si > 0x3fffffff || si < -0x3fffffff) {
+		sr >>= 1;
+		si >>= 1;
+	}
+	q->car_phase = smdsp_atan2((int32_t)si, (int32_t)sr);
+	return true;
+}
+
+bool smdsp_qam_rx_acq_symbol(struct smdsp_qam_rx *q, struct smdsp_cplx z, const int8_t *ab,
+			     bool b_ahead)
+{
+	if (q->symbols >= SMDSP_QAM_ACQ_SKIP) {
+		int64_t w = (int64_t)z.im * q->prev_re - (int64_t)z.re * q->prev_im;
+
+		q->par += (q->symbols & 1) ? w : -w;
+		q->s_re[q->symbols & 1] += z.re;
+		q->s_im[q->symbols & 1] += z.im;
+	}
+	q->prev_re = z.re;
+	q->prev_im = z.im;
+	if (++q->symbols == SMDSP_QAM_ACQ_SKIP + SMDSP_QAM_ACQ_LEN)
+		return acq_done(q, ab, b_ahead);
+	return false;
 }

@@ -34,15 +34,13 @@
 #define U SMDSP_V17_UNIT
 #define PNORM (40 * U * U)	/* every constellation's mean square */
 #define AGC_SYMS 16		/* symbols of AGC acquisition */
-#define ACQ_SKIP 16		/* symbols before the phase estimate */
-#define ACQ_LEN 32		/* symbols of phase estimate */
+#define ACQ_END (SMDSP_QAM_ACQ_SKIP + SMDSP_QAM_ACQ_LEN)
 #define ABAB_MIN 8		/* symbols following segment 1 before looking for its end */
 #define ABAB_MAX 288		/* segment 1 is 256 long */
 #define SEG2_LEN 2976
 #define SHORT_SEG2_LEN 38
 #define SEG3_LEN 64
 #define SEG4_LEN 48
-#define ONES_SYNC 24		/* descrambled bits not checked (23 to synchronise) */
 #ifndef DATA_EQ_EVERY
 #define DATA_EQ_EVERY 4		/* the data moves the equalizer every 4th symbol */
 #define DATA_EQ_MU 5
@@ -50,7 +48,6 @@
 #define DATA_TED_SHIFT 12
 #define DATA_TED_INT 20
 #define DATA_TED_FRAC 6
-#define TURN_OVER_2PI 683565276LL	/* 2^32 / (2 pi) */
 
 enum { ST_ACQ, ST_ABAB, ST_CDBA, ST_BRIDGE, ST_ONES, ST_DATA, ST_FAILED };
 
@@ -59,37 +56,28 @@ static bool rate_ok(unsigned int rate)
 	return rate == 7200 || rate == 9600 || rate == 12000 || rate == 14400;
 }
 
-static void acquire(struct smdsp_v17_rx *s)
+static void acquire(void *modem)
 {
-	s->fe.tpos = s->fe.half_t;
-	smdsp_gardner_reset(&s->ted, 10, 17);
-	s->half = false;
+	struct smdsp_v17_rx *s = modem;
+
+	smdsp_qam_rx_acquire(&s->q, 10, 17);
 	if (s->short_train && s->have_long) {
-		s->eq = s->eq_save;
-		s->car_freq = s->car_freq_save;
+		s->q.eq = s->eq_save;
+		s->q.car_freq = s->car_freq_save;
 		/*
 		 * The clock offset learnt in the long training, and an
 		 * integrator 8 times slower than its: 300 symbols are too few
 		 * for the pull-in's swing of the integrator to die out.
 		 */
-		s->ted.frac = DATA_TED_FRAC;
-		s->ted.int_shift = 20 - DATA_TED_FRAC;
-		s->ted.t_int = s->t_int_save;
+		s->q.ted.frac = DATA_TED_FRAC;
+		s->q.ted.int_shift = 20 - DATA_TED_FRAC;
+		s->q.ted.t_int = s->t_int_save;
 	} else {
-		smdsp_eq_init(&s->eq, SMDSP_V17_EQ_LEN, SMDSP_V17_EQ_CENTRE, 5);
-		s->car_freq = 0;
+		smdsp_eq_init(&s->q.eq, SMDSP_V17_EQ_LEN, SMDSP_V17_EQ_CENTRE, 5);
+		s->q.car_freq = 0;
 	}
-	s->car_phase = 0;
 	s->stage = ST_ACQ;
-	s->symbols = 0;
-	s->par = 0;
-	memset(s->s_re, 0, sizeof(s->s_re));
-	memset(s->s_im, 0, sizeof(s->s_im));
-	s->prev_re = 0;
-	s->prev_im = 0;
 	s->scr = SMDSP_V17_SCR_INIT;
-	s->trained = false;
-	s->mse = 0;
 }
 
 int smdsp_v17_rx_restart(struct smdsp_v17_rx *s, unsigned int rate, bool short_train)
@@ -104,9 +92,9 @@ int smdsp_v17_rx_restart(struct smdsp_v17_rx *s, unsigned int rate, bool short_t
 	s->points = p;
 	s->short_train = short_train;
 	smdsp_viterbi_init(&s->vit, p[0], s->npoints, U, SMDSP_VITERBI_DEPTH, 0);
-	s->fe.mf = smdsp_v29_rx_rrc;
-	s->fe.half_t = SMDSP_QAM_TUNIT * 5 / 3;	/* 5/3 samples */
-	smdsp_qam_det_reset(&s->det);
+	s->q.fe.mf = smdsp_v29_rx_rrc;
+	s->q.fe.half_t = SMDSP_QAM_TUNIT * 5 / 3;	/* 5/3 samples */
+	smdsp_qam_det_reset(&s->q.det);
 	acquire(s);
 	return 0;
 }
@@ -117,19 +105,17 @@ int smdsp_v17_rx_init(struct smdsp_v17_rx *s, unsigned int rate, smdsp_put_bit_f
 	if (!rate_ok(rate))
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
-	smdsp_qam_rx_front_init(&s->fe, 1800000, SMDSP_V17_CAR_PERIOD);
+	smdsp_qam_rx_init(&s->q, 1800000, SMDSP_V17_CAR_PERIOD, put_bit, status_fn, user);
+	s->q.pnorm = PNORM;
 	/*
 	 * Segment 1's T/2 samples have 3/4 of the symbols' mean square (the
 	 * instants between A and B carry (A + B) / 2): the AGC scales by
 	 * 4/3 so that the points come out in units of U. |y|^2 is about 1.2
 	 * times the passband mean square: carrier on at -43 dBm0, off at -48.
 	 */
-	smdsp_qam_det_init(&s->det, smdsp_dbm0_to_power(-430) * 5 / 4,
+	smdsp_qam_det_init(&s->q.det, smdsp_dbm0_to_power(-430) * 5 / 4,
 			   smdsp_dbm0_to_power(-480) * 5 / 4, 2 * AGC_SYMS, 4, 3,
 			   smdsp_isqrt64(PNORM));
-	s->put_bit = put_bit;
-	s->status_fn = status_fn;
-	s->user = user;
 	return smdsp_v17_rx_restart(s, rate, false);
 }
 
@@ -153,96 +139,41 @@ void smdsp_v17_rx_free(struct smdsp_v17_rx *s)
 
 bool smdsp_v17_rx_trained(const struct smdsp_v17_rx *s)
 {
-	return s->trained;
+	return s->q.trained;
 }
 
-/*
- * The loops on one symbol z (turned by c, sn) against the point (dr, di):
- * the equalizer (unless eq is false) and the carrier phase.
- */
-static void track(struct smdsp_v17_rx *s, struct smdsp_cplx z, int32_t dr, int32_t di, int32_t c,
-		  int32_t sn, bool eq, int pshift, int ishift)
+static void track_point(struct smdsp_v17_rx *s, struct smdsp_cplx z, const int8_t *d, bool eq,
+			int pshift, int ishift)
 {
-	int32_t er = dr - z.re, ei = di - z.im;
-	int64_t pe;
-
-	if (eq) {
-		/* back into the equalizer's frame: err e^{+j phase} */
-		struct smdsp_cplx e = smdsp_cturn(er, ei, c, sn);
-
-		smdsp_eq_update(&s->eq, e.re, e.im);
-	}
-	/* phase error: Im(z conj(d)) over the mean square, radians */
-	pe = (int64_t)z.im * dr - (int64_t)z.re * di;
-	pe = smdsp_div_s64(pe * TURN_OVER_2PI, PNORM);
-	s->car_freq += smdsp_rsh(pe, ishift);
-	s->car_phase += (uint32_t)(s->car_freq + smdsp_rsh(pe, pshift));
-	s->mse += ((int32_t)(((int64_t)er * er + (int64_t)ei * ei) >> 10) - s->mse) >> 5;
-}
-
-static void track_point(struct smdsp_v17_rx *s, struct smdsp_cplx z, const int8_t *d, int32_t c,
-			int32_t sn, bool eq, int pshift, int ishift)
-{
-	track(s, z, d[0] * U, d[1] * U, c, sn, eq, pshift, ishift);
-}
-
-/* End of the phase estimate: the parity of A and the carrier phase. */
-static void acq_done(struct smdsp_v17_rx *s)
-{
-	int64_t p = s->par < 0 ? -s->par : s->par, sr = 0, si = 0;
-	unsigned int k;
-
-	/* |Im(B conj(A))| is the mean square: expect more than 0.3 of it */
-	if (p < (int64_t)ACQ_LEN * PNORM * 3 / 10) {
-		/* no alternation (the echo protection tone): again */
-		s->symbols = ACQ_SKIP;
-		s->par = 0;
-		memset(s->s_re, 0, sizeof(s->s_re));
-		memset(s->s_im, 0, sizeof(s->s_im));
-		return;
-	}
-	/* Im(z_k conj(z_k-1)) > 0 where z_k is B: par sums it with odd k positive */
-	s->odd_b = s->par > 0;
-	for (k = 0; k < 2; k++) {
-		/* k = 1: the odd symbols */
-		const int8_t *d = smdsp_v17_abcd[(k == 1) == s->odd_b ? 1 : 0];
-
-		/* sum z conj(d) */
-		sr += s->s_re[k] * d[0] + s->s_im[k] * d[1];
-		si += s->s_im[k] * d[0] - s->s_re[k] * d[1];
-	}
-	while (sr > 0x3fffffff || sr < -0x3fffffff || si > 0x3fffffff || si < -0x3fffffff) {
-		sr >>= 1;
-		si >>= 1;
-	}
-	s->car_phase = smdsp_atan2((int32_t)si, (int32_t)sr);
-	s->stage = ST_ABAB;
+	smdsp_qam_rx_track(&s->q, z, d[0] * U, d[1] * U, eq, pshift, ishift);
 }
 
 /* Two bits of the training's scrambler: the first in bit 1. */
 static unsigned int train_dibit(struct smdsp_v17_rx *s, unsigned int pattern)
 {
-	unsigned int b = (unsigned int)smdsp_v17_scramble(&s->scr, (int)pattern) << 1;
+	unsigned int b = (unsigned int)smdsp_qam_scramble(&s->scr, (int)pattern) << 1;
 
-	return b | (unsigned int)smdsp_v17_scramble(&s->scr, (int)(pattern >> 1));
+	return b | (unsigned int)smdsp_qam_scramble(&s->scr, (int)(pattern >> 1));
 }
 
 static void stage_ones(struct smdsp_v17_rx *s)
 {
+	struct smdsp_qam_rx *q = &s->q;
+
 	s->stage = ST_ONES;
-	s->symbols = 0;
+	q->symbols = 0;
 	s->diff = s->short_train ? 0 : 1;
-	s->ones_bits = 0;
-	s->ones_zeros = 0;
+	q->ones_bits = 0;
+	q->ones_zeros = 0;
 	smdsp_viterbi_reset(&s->vit, 0);
-	s->eq.mu_shift = DATA_EQ_MU;
+	q->eq.mu_shift = DATA_EQ_MU;
 	s->eq_skip = 0;
-	s->ted.shift = DATA_TED_SHIFT;
-	s->ted.int_shift = DATA_TED_INT;
-	s->ted.frac = DATA_TED_FRAC;
-	if (!s->ted.frac)
-		s->ted.t_int <<= DATA_TED_FRAC;
-	s->ted.frac = DATA_TED_FRAC;
+	q->ted.shift = DATA_TED_SHIFT;
+	q->ted.int_shift = DATA_TED_INT;
+	q->ted.frac = DATA_TED_FRAC;
+	if (!q->ted.frac)
+		q->ted.t_int <<= DATA_TED_FRAC;
+	q->ted.frac = DATA_TED_FRAC;
 }
 
 /* A decoded point: its data bits, descrambled, to the ones check or the user. */
@@ -250,46 +181,34 @@ static void deliver(struct smdsp_v17_rx *s, unsigned int code)
 {
 	unsigned int q = smdsp_trellis_diff_decode(&s->diff, code), i;
 
-	for (i = 0; i < s->bits; i++) {
-		int b = smdsp_v17_descramble(&s->scr, (int)(q >> i) & 1);
-
-		if (s->stage == ST_ONES) {
-			if (++s->ones_bits > ONES_SYNC && !b)
-				s->ones_zeros++;
-		} else if (s->put_bit) {
-			s->put_bit(s->user, b);
-		}
-	}
+	for (i = 0; i < s->bits; i++)
+		smdsp_qam_rx_bit(&s->q, smdsp_qam_descramble(&s->scr, (int)(q >> i) & 1),
+				 s->stage == ST_ONES);
 }
 
-static void data_symbol(struct smdsp_v17_rx *s, struct smdsp_cplx z, int32_t c, int32_t sn)
+static void data_symbol(struct smdsp_v17_rx *s, struct smdsp_cplx z)
 {
+	struct smdsp_qam_rx *q = &s->q;
 	int code = smdsp_viterbi_step(&s->vit, z.re, z.im);
 
 	/* the equalizer follows every DATA_EQ_EVERY-th symbol in the data */
 	s->eq_skip = s->eq_skip ? s->eq_skip - 1 : DATA_EQ_EVERY - 1;
-	track_point(s, z, s->points[s->vit.hard], c, sn, !s->eq_skip, 4, 11);
+	track_point(s, z, s->points[s->vit.hard], !s->eq_skip, 4, 11);
 	if (s->stage == ST_FAILED || code < 0)
 		return;
 	deliver(s, (unsigned int)code);
 	/* the decoder's output reaches segment 4's end depth - 1 symbols late */
-	if (s->stage == ST_ONES && ++s->symbols == SEG4_LEN) {
-		if (s->ones_zeros * 3 > s->ones_bits - ONES_SYNC) {
-			s->stage = ST_FAILED;
-			if (s->status_fn)
-				s->status_fn(s->user, SMDSP_STATUS_TRAINING_FAILED);
-		} else {
-			s->stage = ST_DATA;
-			s->trained = true;
-			if (!s->short_train) {
-				s->eq_save = s->eq;
-				s->car_freq_save = s->car_freq;
-				s->t_int_save = s->ted.t_int;
-				s->have_long = true;
-			}
-			if (s->status_fn)
-				s->status_fn(s->user, SMDSP_STATUS_TRAINED);
+	if (s->stage == ST_ONES && ++q->symbols == SEG4_LEN) {
+		q->trained = smdsp_qam_rx_ones_ok(q);
+		s->stage = q->trained ? ST_DATA : ST_FAILED;
+		if (q->trained && !s->short_train) {
+			s->eq_save = q->eq;
+			s->car_freq_save = q->car_freq;
+			s->t_int_save = q->ted.t_int;
+			s->have_long = true;
 		}
+		smdsp_qam_rx_status(q, q->trained ? SMDSP_STATUS_TRAINED :
+				    SMDSP_STATUS_TRAINING_FAILED);
 	}
 }
 
@@ -297,76 +216,62 @@ static void symbol(struct smdsp_v17_rx *s)
 {
 	static const uint8_t cdba[4] = { 2, 3, 1, 0 };
 	static const uint8_t turn[4] = { 1, 0, 2, 3 };
-	struct smdsp_cplx z;
-	int32_t c, sn;
+	struct smdsp_qam_rx *q = &s->q;
+	struct smdsp_cplx z = smdsp_qam_rx_symbol(q);
 	unsigned int k;
 	const int8_t *d;
 
-	s->fe.tpos -= smdsp_gardner_step(&s->ted);
-	z = smdsp_eq_output(&s->eq);
-	/* undo the carrier phase: z = y e^{-j phase} */
-	c = smdsp_cos(s->car_phase);
-	sn = smdsp_sin(s->car_phase);
-	z = smdsp_cturn(z.re, z.im, c, -sn);
 	switch (s->stage) {
 	case ST_ACQ:
-		if (s->symbols >= ACQ_SKIP) {
-			int64_t w = (int64_t)z.im * s->prev_re - (int64_t)z.re * s->prev_im;
-
-			s->par += (s->symbols & 1) ? w : -w;
-			s->s_re[s->symbols & 1] += z.re;
-			s->s_im[s->symbols & 1] += z.im;
-		}
-		s->prev_re = z.re;
-		s->prev_im = z.im;
-		if (++s->symbols == ACQ_SKIP + ACQ_LEN)
-			acq_done(s);
+		/* B is A turned by +90 degrees */
+		if (smdsp_qam_rx_acq_symbol(q, z, smdsp_v17_abcd[0], true))
+			s->stage = ST_ABAB;
 		break;
 	case ST_ABAB:
-		k = ((s->symbols & 1) != 0) == s->odd_b;	/* 1: B is due */
+		k = smdsp_qam_rx_b_due(q);
 		d = smdsp_v17_abcd[k];
-		if (!k && s->symbols >= ACQ_SKIP + ACQ_LEN + ABAB_MIN &&
+		if (!k && q->symbols >= ACQ_END + ABAB_MIN &&
 		    (int64_t)z.re * d[0] + (int64_t)z.im * d[1] < 0) {
 			/* the opposite of the A that was due: segment 2's first point, C */
 			s->stage = ST_CDBA;
-			s->symbols = 1;
+			q->symbols = 1;
 			s->scr = SMDSP_V17_SCR_INIT;
 			d = smdsp_v17_abcd[cdba[train_dibit(s, 3)]];
-			track_point(s, z, d, c, sn, !s->short_train, 2, 7);
+			track_point(s, z, d, !s->short_train, 2, 7);
 			break;
 		}
-		if (++s->symbols > ABAB_MAX) {
+		if (++q->symbols > ABAB_MAX) {
 			/* no segment 2: start again on what comes */
 			acquire(s);
 			break;
 		}
-		track_point(s, z, d, c, sn, false, 2, 7);
+		track_point(s, z, d, false, 2, 7);
 		break;
 	case ST_CDBA:
 		s->abcd = cdba[train_dibit(s, 3)];
 		/* the short training keeps the equalizer of the long one */
-		track_point(s, z, smdsp_v17_abcd[s->abcd], c, sn, !s->short_train, 2,
+		track_point(s, z, smdsp_v17_abcd[s->abcd], !s->short_train, 2,
 			    s->short_train ? 9 : 7);
-		if (++s->symbols == (s->short_train ? SHORT_SEG2_LEN : SEG2_LEN)) {
+		if (++q->symbols == (s->short_train ? SHORT_SEG2_LEN : SEG2_LEN)) {
 			if (s->short_train) {
 				stage_ones(s);
 			} else {
 				s->stage = ST_BRIDGE;
-				s->symbols = 0;
+				q->symbols = 0;
 			}
 		}
 		break;
 	case ST_BRIDGE:
-		k = (s->symbols & 7) << 1;
+		k = (q->symbols & 7) << 1;
 		s->abcd = (s->abcd + turn[train_dibit(s, SMDSP_V17_BRIDGE >> k)]) & 3;
-		track_point(s, z, smdsp_v17_abcd[s->abcd], c, sn, true, 2, 7);
-		if (++s->symbols == SEG3_LEN)
+		track_point(s, z, smdsp_v17_abcd[s->abcd], true, 2, 7);
+		if (++q->symbols == SEG3_LEN)
 			stage_ones(s);
 		break;
 	case ST_ONES:
 	case ST_DATA:
 	case ST_FAILED:
-		data_symbol(s, z, c, sn);
+		data_symbol(s, z);
 		break;
 	}
 }
@@ -379,33 +284,11 @@ static void half_baud(void *user, int32_t zr, int32_t zi)
 	 * Once segment 1's alternation was found, a rise in level is the data
 	 * or an echo, not a far modem starting after noise.
 	 */
-	switch (smdsp_qam_det_step(&s->det, &zr, &zi, s->stage != ST_ACQ)) {
-	case SMDSP_QAM_IDLE:
-		return;
-	case SMDSP_QAM_UP:
-		acquire(s);
-		if (s->status_fn)
-			s->status_fn(s->user, SMDSP_STATUS_CARRIER_UP);
-		break;
-	case SMDSP_QAM_DOWN:
-		s->trained = false;
-		if (s->status_fn)
-			s->status_fn(s->user, SMDSP_STATUS_CARRIER_DOWN);
-		return;
-	case SMDSP_QAM_AGAIN:
-		acquire(s);
-		break;
-	case SMDSP_QAM_SIGNAL:
-		break;
-	}
-	smdsp_gardner_push(&s->ted, zr, zi);
-	smdsp_eq_push(&s->eq, (int16_t)zr, (int16_t)zi);
-	s->half = !s->half;
-	if (!s->half)
+	if (smdsp_qam_rx_half(&s->q, zr, zi, s->stage != ST_ACQ, acquire, s))
 		symbol(s);
 }
 
 void smdsp_v17_rx_process(struct smdsp_v17_rx *s, const int16_t *x, unsigned int n)
 {
-	smdsp_qam_rx_front_process(&s->fe, x, n, half_baud, s);
+	smdsp_qam_rx_front_process(&s->q.fe, x, n, half_baud, s);
 }

@@ -98,22 +98,6 @@ const int8_t (*smdsp_v17_points(unsigned int rate, unsigned int *npoints))[2]
 	}
 }
 
-int smdsp_v17_scramble(uint32_t *reg, int bit)
-{
-	int out = (bit ^ (int)(*reg >> 17) ^ (int)(*reg >> 22)) & 1;
-
-	*reg = (*reg << 1) | (uint32_t)out;
-	return out;
-}
-
-int smdsp_v17_descramble(uint32_t *reg, int bit)
-{
-	int out = (bit ^ (int)(*reg >> 17) ^ (int)(*reg >> 22)) & 1;
-
-	*reg = (*reg << 1) | (uint32_t)(bit & 1);
-	return out;
-}
-
 int smdsp_v17_tx_init(struct smdsp_v17_tx *s, unsigned int rate, int level_dbm0_10, bool tep,
 		      bool short_train, smdsp_get_bit_fn get_bit, smdsp_status_fn status_fn,
 		      void *user)
@@ -189,13 +173,13 @@ static void training(struct smdsp_v17_tx *s, unsigned int step, int *re, int *im
 	if (step <= 256) {
 		s->abcd = (step & 1) ? 0 : 1;
 	} else if (step <= 256 + 2976) {
-		b = (unsigned int)smdsp_v17_scramble(&s->scr, 1) << 1;
-		b |= (unsigned int)smdsp_v17_scramble(&s->scr, 1);
+		b = (unsigned int)smdsp_qam_scramble(&s->scr, 1) << 1;
+		b |= (unsigned int)smdsp_qam_scramble(&s->scr, 1);
 		s->abcd = cdba[b];
 	} else {
 		sh = ((step - 256 - 2976 - 1) & 7) << 1;
-		b = (unsigned int)smdsp_v17_scramble(&s->scr, SMDSP_V17_BRIDGE >> sh) << 1;
-		b |= (unsigned int)smdsp_v17_scramble(&s->scr, SMDSP_V17_BRIDGE >> (sh + 1));
+		b = (unsigned int)smdsp_qam_scramble(&s->scr, SMDSP_V17_BRIDGE >> sh) << 1;
+		b |= (unsigned int)smdsp_qam_scramble(&s->scr, SMDSP_V17_BRIDGE >> (sh + 1));
 		s->abcd = (s->abcd + turn[b]) & 3;
 	}
 	put(re, im, smdsp_v17_abcd[s->abcd]);
@@ -238,7 +222,7 @@ static void tx_symbol(void *user, int *re, int *im)
 
 		if (s->data && !s->stopping && s->get_bit)
 			b = s->get_bit(s->user) & 1;
-		q |= (unsigned int)smdsp_v17_scramble(&s->scr, b) << i;
+		q |= (unsigned int)smdsp_qam_scramble(&s->scr, b) << i;
 	}
 	put(re, im, s->points[smdsp_trellis_encode(&s->enc, q)]);
 }

@@ -37,31 +37,32 @@ static const uint8_t tribit_of[8] = { 1, 0, 2, 3, 7, 6, 4, 5 };
 /* phase change in 90 degree steps -> dibit (2400) */
 static const uint8_t dibit_of[4] = { 0, 1, 3, 2 };
 
-static void acquire(struct smdsp_v27_rx *s)
+static bool rate_ok(unsigned int rate)
 {
-	s->fe.tpos = s->fe.half_t;
-	smdsp_gardner_reset(&s->ted, 9, 16);
-	s->half = false;
-	smdsp_eq_init(&s->eq, SMDSP_V27_EQ_LEN, SMDSP_V27_EQ_LEN / 2, 4);
-	s->car_phase = 0;
-	s->car_freq = 0;
+	return rate == 2400 || rate == 4800;
+}
+
+static void acquire(void *modem)
+{
+	struct smdsp_v27_rx *s = modem;
+
+	smdsp_qam_rx_acquire(&s->q, 9, 16);
+	smdsp_eq_init(&s->q.eq, SMDSP_V27_EQ_LEN, SMDSP_V27_EQ_LEN / 2, 4);
+	s->q.car_freq = 0;
 	s->state = 0;
 	s->scr.reg = 0;
 	s->scr.count = 0;
-	s->symbols = 0;
-	s->trained = false;
-	s->mse = 0;
 }
 
 int smdsp_v27_rx_restart(struct smdsp_v27_rx *s, unsigned int rate)
 {
-	if (rate != 2400 && rate != 4800)
+	if (!rate_ok(rate))
 		return -EINVAL;
 	s->rate = rate;
-	s->fe.mf = rate == 4800 ? smdsp_v27_rx_rrc_4800 : smdsp_v27_rx_rrc_2400;
+	s->q.fe.mf = rate == 4800 ? smdsp_v27_rx_rrc_4800 : smdsp_v27_rx_rrc_2400;
 	/* T/2: 2.5 samples at 1600 baud, 10/3 at 1200 baud */
-	s->fe.half_t = rate == 4800 ? 7680 : 10240;
-	smdsp_qam_det_reset(&s->det);
+	s->q.fe.half_t = rate == 4800 ? 7680 : 10240;
+	smdsp_qam_det_reset(&s->q.det);
 	acquire(s);
 	return 0;
 }
@@ -69,21 +70,18 @@ int smdsp_v27_rx_restart(struct smdsp_v27_rx *s, unsigned int rate)
 int smdsp_v27_rx_init(struct smdsp_v27_rx *s, unsigned int rate, smdsp_put_bit_fn put_bit,
 		      smdsp_status_fn status_fn, void *user)
 {
-	if (rate != 2400 && rate != 4800)
+	if (!rate_ok(rate))
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
-	smdsp_qam_rx_front_init(&s->fe, 1800000, SMDSP_V27_CAR_PERIOD);
+	smdsp_qam_rx_init(&s->q, 1800000, SMDSP_V27_CAR_PERIOD, put_bit, status_fn, user);
 	/*
 	 * |y|^2 is twice the passband mean square, about 7/8 of that for
 	 * shaped data: carrier on at -43 dBm0, off at -48 dBm0. The AGC is
 	 * set on the first AGC_SYMS symbols: the shaped signal averages about
 	 * 7/8 of the symbols' power.
 	 */
-	smdsp_qam_det_init(&s->det, smdsp_dbm0_to_power(-430) * 7 / 4,
+	smdsp_qam_det_init(&s->q.det, smdsp_dbm0_to_power(-430) * 7 / 4,
 			   smdsp_dbm0_to_power(-480) * 7 / 4, 2 * AGC_SYMS, 8, 7, U);
-	s->put_bit = put_bit;
-	s->status_fn = status_fn;
-	s->user = user;
 	return smdsp_v27_rx_restart(s, rate);
 }
 
@@ -92,7 +90,7 @@ struct smdsp_v27_rx *smdsp_v27_rx_create(unsigned int rate, smdsp_put_bit_fn put
 {
 	struct smdsp_v27_rx *s;
 
-	if (rate != 2400 && rate != 4800)
+	if (!rate_ok(rate))
 		return NULL;
 	s = smdsp_alloc(sizeof(*s));
 	if (s)
@@ -107,7 +105,7 @@ void smdsp_v27_rx_free(struct smdsp_v27_rx *s)
 
 bool smdsp_v27_rx_trained(const struct smdsp_v27_rx *s)
 {
-	return s->trained;
+	return s->q.trained;
 }
 
 /* Nearest point, in 45 degree steps (comparisons only, no arctangent). */
@@ -115,7 +113,7 @@ static unsigned int decide(const struct smdsp_v27_rx *s, int32_t zr, int32_t zi)
 {
 	int32_t a, b;
 
-	if (s->symbols < TRAIN_SYMS)
+	if (s->q.symbols < TRAIN_SYMS)
 		return zr >= 0 ? 0 : 4;
 	if (s->rate == 2400) {
 		if (smdsp_abs32(zr) >= smdsp_abs32(zi))
@@ -149,93 +147,59 @@ static void deliver(struct smdsp_v27_rx *s, unsigned int step)
 	for (i = n; i-- > 0;) {
 		int b = smdsp_v27_descramble(&s->scr, (int)(bits >> i) & 1);
 
-		if (s->trained && s->put_bit)
-			s->put_bit(s->user, b);
+		if (s->q.trained)
+			smdsp_qam_rx_bit(&s->q, b, false);
 	}
 }
 
 static void symbol(struct smdsp_v27_rx *s)
 {
-	struct smdsp_cplx y, e;
-	int32_t c, sn, zr, zi, dr, di, er, ei, err2;
+	struct smdsp_qam_rx *q = &s->q;
+	struct smdsp_cplx z = smdsp_qam_rx_symbol(q), e;
+	int32_t dr, di, er, ei, err2;
 	int64_t pe;
 	unsigned int k, step;
 
-	s->fe.tpos -= smdsp_gardner_step(&s->ted);
-	y = smdsp_eq_output(&s->eq);
-	/* undo the carrier phase: z = y e^{-j phase} */
-	c = smdsp_cos(s->car_phase);
-	sn = smdsp_sin(s->car_phase);
-	y = smdsp_cturn(y.re, y.im, c, -sn);
-	zr = y.re;
-	zi = y.im;
-	k = decide(s, zr, zi);
+	k = decide(s, z.re, z.im);
 	dr = pts[k][0];
 	di = pts[k][1];
-	er = dr - zr;
-	ei = di - zi;
+	er = dr - z.re;
+	ei = di - z.im;
 	/* back into the equalizer's frame: err e^{+j phase} */
-	e = smdsp_cturn(er, ei, c, sn);
-	smdsp_eq_update(&s->eq, e.re, e.im);
+	e = smdsp_cturn(er, ei, q->c, q->sn);
+	smdsp_eq_update(&q->eq, e.re, e.im);
 	/* phase error: Im(z conj(d)) / |d|^2 radians */
-	pe = (int64_t)zi * dr - (int64_t)zr * di;
+	pe = (int64_t)z.im * dr - (int64_t)z.re * di;
 	pe = (pe * TURN_OVER_2PI) >> 22;	/* |d|^2 = U^2 = 2^22 for every point */
-	s->car_freq += smdsp_rsh(pe, s->symbols < TRAIN_SYMS ? 7 : 9);
-	s->car_phase += (uint32_t)(s->car_freq + smdsp_rsh(pe, s->symbols < TRAIN_SYMS ? 2 : 3));
+	q->car_freq += smdsp_rsh(pe, q->symbols < TRAIN_SYMS ? 7 : 9);
+	q->car_phase += (uint32_t)(q->car_freq + smdsp_rsh(pe, q->symbols < TRAIN_SYMS ? 2 : 3));
 	err2 = (int32_t)(((int64_t)er * er + (int64_t)ei * ei) >> 10);
-	s->mse += (err2 - s->mse) >> 5;
+	q->mse += (err2 - q->mse) >> 5;
 
 	step = (k - s->state) & 7;
 	s->state = k;
-	if (s->symbols == TRAIN_SYMS) {
+	if (q->symbols == TRAIN_SYMS) {
 		/* the two-point part of the training is over: slower adaptation */
-		s->eq.mu_shift = 6;
-	} else if (s->symbols > TRAIN_SYMS && !s->trained && (step & 3)) {
+		q->eq.mu_shift = 6;
+	} else if (q->symbols > TRAIN_SYMS && !q->trained && (step & 3)) {
 		/* a change other than 0 or 180 degrees: the end of the training */
-		s->trained = true;
-		if (s->status_fn)
-			s->status_fn(s->user, SMDSP_STATUS_TRAINED);
+		q->trained = true;
+		smdsp_qam_rx_status(q, SMDSP_STATUS_TRAINED);
 	}
-	if (s->symbols > TRAIN_SYMS)
+	if (q->symbols > TRAIN_SYMS)
 		deliver(s, step);
-	s->symbols++;
+	q->symbols++;
 }
 
 static void half_baud(void *user, int32_t zr, int32_t zi)
 {
 	struct smdsp_v27_rx *s = user;
 
-	switch (smdsp_qam_det_step(&s->det, &zr, &zi, s->trained)) {
-	case SMDSP_QAM_IDLE:
-		return;
-	case SMDSP_QAM_UP:
-		acquire(s);
-		if (s->status_fn)
-			s->status_fn(s->user, SMDSP_STATUS_CARRIER_UP);
-		break;
-	case SMDSP_QAM_DOWN:
-		/*
-		 * The silence between the echo protection tone and the training
-		 * is only 32 symbols: the detector gives up after 2.
-		 */
-		s->trained = false;
-		if (s->status_fn)
-			s->status_fn(s->user, SMDSP_STATUS_CARRIER_DOWN);
-		return;
-	case SMDSP_QAM_AGAIN:
-		acquire(s);
-		break;
-	case SMDSP_QAM_SIGNAL:
-		break;
-	}
-	smdsp_gardner_push(&s->ted, zr, zi);
-	smdsp_eq_push(&s->eq, (int16_t)zr, (int16_t)zi);
-	s->half = !s->half;
-	if (!s->half)
+	if (smdsp_qam_rx_half(&s->q, zr, zi, s->q.trained, acquire, s))
 		symbol(s);
 }
 
 void smdsp_v27_rx_process(struct smdsp_v27_rx *s, const int16_t *x, unsigned int n)
 {
-	smdsp_qam_rx_front_process(&s->fe, x, n, half_baud, s);
+	smdsp_qam_rx_front_process(&s->q.fe, x, n, half_baud, s);
 }

@@ -26,19 +26,16 @@
 
 #define U SMDSP_V29_UNIT
 #define AGC_SYMS 16		/* symbols of AGC acquisition */
-#define ACQ_SKIP 16		/* symbols before the phase estimate */
-#define ACQ_LEN 32		/* symbols of phase estimate */
+#define ACQ_END (SMDSP_QAM_ACQ_SKIP + SMDSP_QAM_ACQ_LEN)
 #define ABAB_MIN 8		/* symbols following segment 2 before looking for its end */
 #define ABAB_MAX 160		/* segment 2 is 128 long */
 #define CDCD_LEN 384
 #define ONES_LEN 48
-#define ONES_SYNC 24		/* descrambled bits not checked (23 to synchronise) */
 #ifndef DATA_TED_SHIFT
 #define DATA_TED_SHIFT 12
 #define DATA_TED_INT 20
 #define DATA_TED_FRAC 6
 #endif
-#define TURN_OVER_2PI 683565276LL	/* 2^32 / (2 pi) */
 
 enum { ST_ACQ, ST_ABAB, ST_CDCD, ST_ONES, ST_DATA, ST_FAILED };
 
@@ -61,25 +58,21 @@ static unsigned int rate_idx(unsigned int rate)
 	return rate == 9600 ? 0 : rate == 7200 ? 1 : 2;
 }
 
-static void acquire(struct smdsp_v29_rx *s)
+static bool rate_ok(unsigned int rate)
 {
-	s->fe.tpos = s->fe.half_t;
-	smdsp_gardner_reset(&s->ted, 10, 17);
-	s->half = false;
-	smdsp_eq_init(&s->eq, SMDSP_V29_EQ_LEN, SMDSP_V29_EQ_CENTRE, 5);
-	s->car_phase = 0;
-	s->car_freq = 0;
+	return rate == 4800 || rate == 7200 || rate == 9600;
+}
+
+static void acquire(void *modem)
+{
+	struct smdsp_v29_rx *s = modem;
+
+	smdsp_qam_rx_acquire(&s->q, 10, 17);
+	smdsp_eq_init(&s->q.eq, SMDSP_V29_EQ_LEN, SMDSP_V29_EQ_CENTRE, 5);
+	s->q.car_freq = 0;
 	s->stage = ST_ACQ;
-	s->symbols = 0;
-	s->par = 0;
-	memset(s->s_re, 0, sizeof(s->s_re));
-	memset(s->s_im, 0, sizeof(s->s_im));
-	s->prev_re = 0;
-	s->prev_im = 0;
 	s->state = 0;
 	s->scr = 0;
-	s->trained = false;
-	s->mse = 0;
 }
 
 int smdsp_v29_rx_restart(struct smdsp_v29_rx *s, unsigned int rate)
@@ -96,17 +89,17 @@ int smdsp_v29_rx_restart(struct smdsp_v29_rx *s, unsigned int rate)
 	static const uint16_t target[3] = { 3762, 2402, 3072 };
 	unsigned int r;
 
-	if (rate != 4800 && rate != 7200 && rate != 9600)
+	if (!rate_ok(rate))
 		return -EINVAL;
 	r = rate_idx(rate);
 	s->rate = rate;
-	s->fe.mf = smdsp_v29_rx_rrc;
-	s->fe.half_t = SMDSP_QAM_TUNIT * 5 / 3;	/* 5/3 samples */
-	s->pnorm = pnorm_x2[r] * U * U / 2;
-	s->det.agc_num = agc_num[r];
-	s->det.agc_den = agc_den[r];
-	s->det.target = target[r];
-	smdsp_qam_det_reset(&s->det);
+	s->q.fe.mf = smdsp_v29_rx_rrc;
+	s->q.fe.half_t = SMDSP_QAM_TUNIT * 5 / 3;	/* 5/3 samples */
+	s->q.pnorm = pnorm_x2[r] * U * U / 2;
+	s->q.det.agc_num = agc_num[r];
+	s->q.det.agc_den = agc_den[r];
+	s->q.det.target = target[r];
+	smdsp_qam_det_reset(&s->q.det);
 	acquire(s);
 	return 0;
 }
@@ -114,19 +107,16 @@ int smdsp_v29_rx_restart(struct smdsp_v29_rx *s, unsigned int rate)
 int smdsp_v29_rx_init(struct smdsp_v29_rx *s, unsigned int rate, smdsp_put_bit_fn put_bit,
 		      smdsp_status_fn status_fn, void *user)
 {
-	if (rate != 4800 && rate != 7200 && rate != 9600)
+	if (!rate_ok(rate))
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
-	smdsp_qam_rx_front_init(&s->fe, 1700000, SMDSP_V29_CAR_PERIOD);
+	smdsp_qam_rx_init(&s->q, 1700000, SMDSP_V29_CAR_PERIOD, put_bit, status_fn, user);
 	/*
 	 * |y|^2 is about 1.2 times the passband mean square during segment 2:
 	 * carrier on at -43 dBm0, off at -48 dBm0.
 	 */
-	smdsp_qam_det_init(&s->det, smdsp_dbm0_to_power(-430) * 5 / 4,
+	smdsp_qam_det_init(&s->q.det, smdsp_dbm0_to_power(-430) * 5 / 4,
 			   smdsp_dbm0_to_power(-480) * 5 / 4, 2 * AGC_SYMS, 1, 1, U);
-	s->put_bit = put_bit;
-	s->status_fn = status_fn;
-	s->user = user;
 	return smdsp_v29_rx_restart(s, rate);
 }
 
@@ -135,7 +125,7 @@ struct smdsp_v29_rx *smdsp_v29_rx_create(unsigned int rate, smdsp_put_bit_fn put
 {
 	struct smdsp_v29_rx *s;
 
-	if (rate != 4800 && rate != 7200 && rate != 9600)
+	if (!rate_ok(rate))
 		return NULL;
 	s = smdsp_alloc(sizeof(*s));
 	if (s)
@@ -150,7 +140,7 @@ void smdsp_v29_rx_free(struct smdsp_v29_rx *s)
 
 bool smdsp_v29_rx_trained(const struct smdsp_v29_rx *s)
 {
-	return s->trained;
+	return s->q.trained;
 }
 
 /* Nearest point of the rate's set, an index of smdsp_v29_points. */
@@ -171,64 +161,6 @@ static unsigned int slice(const struct smdsp_v29_rx *s, int32_t zr, int32_t zi)
 	return best;
 }
 
-/*
- * The loops on one symbol z (turned by c, sn) against the point (dr, di):
- * the equalizer (unless eq is false) and the carrier phase.
- */
-static void track(struct smdsp_v29_rx *s, struct smdsp_cplx z, int32_t dr, int32_t di, int32_t c,
-		  int32_t sn, bool eq, int pshift, int ishift)
-{
-	int32_t er = dr - z.re, ei = di - z.im;
-	int64_t pe;
-
-	if (eq) {
-		/* back into the equalizer's frame: err e^{+j phase} */
-		struct smdsp_cplx e = smdsp_cturn(er, ei, c, sn);
-
-		smdsp_eq_update(&s->eq, e.re, e.im);
-	}
-	/* phase error: Im(z conj(d)) over the mean square, radians */
-	pe = (int64_t)z.im * dr - (int64_t)z.re * di;
-	pe = smdsp_div_s64(pe * TURN_OVER_2PI, s->pnorm);
-	s->car_freq += smdsp_rsh(pe, ishift);
-	s->car_phase += (uint32_t)(s->car_freq + smdsp_rsh(pe, pshift));
-	s->mse += ((int32_t)(((int64_t)er * er + (int64_t)ei * ei) >> 10) - s->mse) >> 5;
-}
-
-/* End of the phase estimate: the parity of A and the carrier phase. */
-static void acq_done(struct smdsp_v29_rx *s)
-{
-	const int8_t (*ab)[2] = abab[rate_idx(s->rate)];
-	int64_t p = s->par < 0 ? -s->par : s->par, sr = 0, si = 0;
-	unsigned int k;
-
-	/* |Im(B conj(A))| is at least half the mean square at every rate */
-	if (p < (int64_t)ACQ_LEN * s->pnorm * 3 / 10) {
-		/* no alternation (the echo protection tone): again */
-		s->symbols = ACQ_SKIP;
-		s->par = 0;
-		memset(s->s_re, 0, sizeof(s->s_re));
-		memset(s->s_im, 0, sizeof(s->s_im));
-		return;
-	}
-	/* Im(z_k conj(z_k-1)) < 0 where z_k is B: par sums it with odd k positive */
-	s->odd_b = s->par < 0;
-	for (k = 0; k < 2; k++) {
-		/* k = 1: the odd symbols */
-		const int8_t *d = ab[(k == 1) == s->odd_b ? 1 : 0];
-
-		/* sum z conj(d) */
-		sr += s->s_re[k] * d[0] + s->s_im[k] * d[1];
-		si += s->s_im[k] * d[0] - s->s_re[k] * d[1];
-	}
-	while (sr > 0x3fffffff || sr < -0x3fffffff || si > 0x3fffffff || si < -0x3fffffff) {
-		sr >>= 1;
-		si >>= 1;
-	}
-	s->car_phase = smdsp_atan2((int32_t)si, (int32_t)sr);
-	s->stage = ST_ABAB;
-}
-
 static void deliver(struct smdsp_v29_rx *s, unsigned int k)
 {
 	unsigned int step = ((k & 7) - s->state) & 7, bits, n, i;
@@ -245,61 +177,40 @@ static void deliver(struct smdsp_v29_rx *s, unsigned int k)
 			n = 4;
 		}
 	}
-	for (i = n; i-- > 0;) {
-		int b = smdsp_v29_descramble(&s->scr, (int)(bits >> i) & 1);
-
-		if (s->stage == ST_ONES) {
-			if (++s->ones_bits > ONES_SYNC && !b)
-				s->ones_zeros++;
-		} else if (s->put_bit) {
-			s->put_bit(s->user, b);
-		}
-	}
+	for (i = n; i-- > 0;)
+		smdsp_qam_rx_bit(&s->q, smdsp_qam_descramble(&s->scr, (int)(bits >> i) & 1),
+				 s->stage == ST_ONES);
 }
 
 static void symbol(struct smdsp_v29_rx *s)
 {
 	const unsigned int r = rate_idx(s->rate);
-	struct smdsp_cplx z;
-	int32_t c, sn;
+	struct smdsp_qam_rx *q = &s->q;
+	struct smdsp_cplx z = smdsp_qam_rx_symbol(q);
 	unsigned int k;
 	const int8_t *d;
 
-	s->fe.tpos -= smdsp_gardner_step(&s->ted);
-	z = smdsp_eq_output(&s->eq);
-	/* undo the carrier phase: z = y e^{-j phase} */
-	c = smdsp_cos(s->car_phase);
-	sn = smdsp_sin(s->car_phase);
-	z = smdsp_cturn(z.re, z.im, c, -sn);
 	switch (s->stage) {
 	case ST_ACQ:
-		if (s->symbols >= ACQ_SKIP) {
-			int64_t w = (int64_t)z.im * s->prev_re - (int64_t)z.re * s->prev_im;
-
-			s->par += (s->symbols & 1) ? w : -w;
-			s->s_re[s->symbols & 1] += z.re;
-			s->s_im[s->symbols & 1] += z.im;
-		}
-		s->prev_re = z.re;
-		s->prev_im = z.im;
-		if (++s->symbols == ACQ_SKIP + ACQ_LEN)
-			acq_done(s);
+		/* the turn from A to B is negative at every rate */
+		if (smdsp_qam_rx_acq_symbol(q, z, abab[r][0], false))
+			s->stage = ST_ABAB;
 		return;
 	case ST_ABAB:
-		k = ((s->symbols & 1) != 0) == s->odd_b;	/* 1: B is due */
-		if (k && s->symbols >= ACQ_SKIP + ACQ_LEN + ABAB_MIN && z.re > 0) {
+		k = smdsp_qam_rx_b_due(q);
+		if (k && q->symbols >= ACQ_END + ABAB_MIN && z.re > 0) {
 			/* C where B was due: segment 3 */
 			s->stage = ST_CDCD;
-			s->symbols = 0;
+			q->symbols = 0;
 			s->train = 0x2a;
 			break;
 		}
-		if (++s->symbols > ABAB_MAX) {
+		if (++q->symbols > ABAB_MAX) {
 			/* no segment 3: start again on what comes */
 			acquire(s);
 			return;
 		}
-		track(s, z, abab[r][k][0] * U, abab[r][k][1] * U, c, sn, false, 2, 7);
+		smdsp_qam_rx_track(q, z, abab[r][k][0] * U, abab[r][k][1] * U, false, 2, 7);
 		return;
 	default:
 		break;
@@ -307,40 +218,34 @@ static void symbol(struct smdsp_v29_rx *s)
 	switch (s->stage) {
 	case ST_CDCD:
 		d = cdcd[r][smdsp_v29_train_bit(&s->train)];
-		track(s, z, d[0] * U, d[1] * U, c, sn, true, 2, 7);
-		if (++s->symbols == CDCD_LEN) {
+		smdsp_qam_rx_track(q, z, d[0] * U, d[1] * U, true, 2, 7);
+		if (++q->symbols == CDCD_LEN) {
 			s->stage = ST_ONES;
-			s->symbols = 0;
+			q->symbols = 0;
 			s->state = 0;
-			s->ones_bits = 0;
-			s->ones_zeros = 0;
-			s->eq.mu_shift = 7;
-			s->ted.shift = DATA_TED_SHIFT;
-			s->ted.int_shift = DATA_TED_INT;
-			s->ted.frac = DATA_TED_FRAC;
-			s->ted.t_int <<= DATA_TED_FRAC;
+			q->ones_bits = 0;
+			q->ones_zeros = 0;
+			q->eq.mu_shift = 7;
+			q->ted.shift = DATA_TED_SHIFT;
+			q->ted.int_shift = DATA_TED_INT;
+			q->ted.frac = DATA_TED_FRAC;
+			q->ted.t_int <<= DATA_TED_FRAC;
 		}
 		break;
 	case ST_ONES:
 	case ST_DATA:
 	case ST_FAILED:
 		k = slice(s, z.re, z.im);
-		track(s, z, smdsp_v29_points[k][0] * U, smdsp_v29_points[k][1] * U, c, sn, true, 4,
-		      11);
+		smdsp_qam_rx_track(q, z, smdsp_v29_points[k][0] * U, smdsp_v29_points[k][1] * U,
+				   true, 4, 11);
 		if (s->stage == ST_FAILED)
 			break;
 		deliver(s, k);
-		if (s->stage == ST_ONES && ++s->symbols == ONES_LEN) {
-			if (s->ones_zeros * 3 > s->ones_bits - ONES_SYNC) {
-				s->stage = ST_FAILED;
-				if (s->status_fn)
-					s->status_fn(s->user, SMDSP_STATUS_TRAINING_FAILED);
-			} else {
-				s->stage = ST_DATA;
-				s->trained = true;
-				if (s->status_fn)
-					s->status_fn(s->user, SMDSP_STATUS_TRAINED);
-			}
+		if (s->stage == ST_ONES && ++q->symbols == ONES_LEN) {
+			q->trained = smdsp_qam_rx_ones_ok(q);
+			s->stage = q->trained ? ST_DATA : ST_FAILED;
+			smdsp_qam_rx_status(q, q->trained ? SMDSP_STATUS_TRAINED :
+					    SMDSP_STATUS_TRAINING_FAILED);
 		}
 		break;
 	}
@@ -355,33 +260,11 @@ static void half_baud(void *user, int32_t zr, int32_t zi)
 	 * (an echo can take more from segment 2's lines than from the data),
 	 * not a far modem starting after noise.
 	 */
-	switch (smdsp_qam_det_step(&s->det, &zr, &zi, s->stage != ST_ACQ)) {
-	case SMDSP_QAM_IDLE:
-		return;
-	case SMDSP_QAM_UP:
-		acquire(s);
-		if (s->status_fn)
-			s->status_fn(s->user, SMDSP_STATUS_CARRIER_UP);
-		break;
-	case SMDSP_QAM_DOWN:
-		s->trained = false;
-		if (s->status_fn)
-			s->status_fn(s->user, SMDSP_STATUS_CARRIER_DOWN);
-		return;
-	case SMDSP_QAM_AGAIN:
-		acquire(s);
-		break;
-	case SMDSP_QAM_SIGNAL:
-		break;
-	}
-	smdsp_gardner_push(&s->ted, zr, zi);
-	smdsp_eq_push(&s->eq, (int16_t)zr, (int16_t)zi);
-	s->half = !s->half;
-	if (!s->half)
+	if (smdsp_qam_rx_half(&s->q, zr, zi, s->stage != ST_ACQ, acquire, s))
 		symbol(s);
 }
 
 void smdsp_v29_rx_process(struct smdsp_v29_rx *s, const int16_t *x, unsigned int n)
 {
-	smdsp_qam_rx_front_process(&s->fe, x, n, half_baud, s);
+	smdsp_qam_rx_front_process(&s->q.fe, x, n, half_baud, s);
 }

@@ -181,22 +181,6 @@ const int16_t smdsp_v29_rx_rrc[12][48] = {
 	},
 };
 
-int smdsp_v29_scramble(uint32_t *reg, int bit)
-{
-	int out = (bit ^ (int)(*reg >> 17) ^ (int)(*reg >> 22)) & 1;
-
-	*reg = (*reg << 1) | (uint32_t)out;
-	return out;
-}
-
-int smdsp_v29_descramble(uint32_t *reg, int bit)
-{
-	int out = (bit ^ (int)(*reg >> 17) ^ (int)(*reg >> 22)) & 1;
-
-	*reg = (*reg << 1) | (uint32_t)(bit & 1);
-	return out;
-}
-
 int smdsp_v29_train_bit(uint32_t *reg)
 {
 	int bit = (int)(*reg & 1);
@@ -270,7 +254,7 @@ static unsigned int next_bit(struct smdsp_v29_tx *s)
 
 	if (s->data && !s->stopping && s->get_bit)
 		b = s->get_bit(s->user) & 1;
-	return (unsigned int)smdsp_v29_scramble(&s->scr, b);
+	return (unsigned int)smdsp_qam_scramble(&s->scr, b);
 }
 
 static void put(int *re, int *im, const int8_t *p)

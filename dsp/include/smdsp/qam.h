@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Pieces shared by the passband PSK/QAM modems that work at baseband
- * (V.27ter, V.29): the transmit pulse shaper and carrier, the receive front
- * end (carrier to baseband, matched filter at T/2 instants), the Gardner
- * timing loop, the carrier detector with its AGC, and small helpers.
+ * (V.27ter, V.29, V.17): the transmit pulse shaper and carrier, the receive
+ * front end (carrier to baseband, matched filter at T/2 instants), the
+ * Gardner timing loop, the carrier detector with its AGC, the receiver's
+ * common state (carrier events, symbol instants, carrier loop, A/B phase
+ * acquisition, the check of the training's scrambled ones), and small
+ * helpers.
  */
 #ifndef SMDSP_QAM_H
 #define SMDSP_QAM_H
 
 #include <smdsp/fixmath.h>
+#include <smdsp/bits.h>
+#include <smdsp/eq.h>
 
 #define SMDSP_QAM_TX_SYMS 9	/* symbols under the transmit pulse */
 #define SMDSP_QAM_RX_TAPS 48	/* baseband matched filter taps */
@@ -39,6 +44,10 @@ static inline struct smdsp_cplx smdsp_cturn(int32_t re, int32_t im, int32_t c, i
 	z.im = (int32_t)(((int64_t)im * c + (int64_t)re * s) >> 15);
 	return z;
 }
+
+/* The scrambler 1 + x^-18 + x^-23 of V.29 and V.17. */
+int smdsp_qam_scramble(uint32_t *reg, int bit);
+int smdsp_qam_descramble(uint32_t *reg, int bit);
 
 /* period samples of a carrier at freq_mhz, Q15 (period whole cycles long). */
 void smdsp_qam_carrier(int16_t *car_cos, int16_t *car_sin, unsigned int period, int32_t freq_mhz);
@@ -164,5 +173,101 @@ void smdsp_qam_det_reset(struct smdsp_qam_det *d);
 /* One T/2 sample: the event, and *re, *im scaled by the AGC. */
 enum smdsp_qam_det_ev smdsp_qam_det_step(struct smdsp_qam_det *d, int32_t *re, int32_t *im,
 					 bool trained);
+
+/*
+ * A receiver's common state: the front end, the carrier detector, the
+ * timing loop and the equalizer fed at T/2, the second-order carrier loop
+ * that turns the equalizer's symbol-rate output, the A/B alternation's
+ * phase estimate (V.29, V.17) and the check of the scrambled ones that end
+ * the training.
+ */
+#define SMDSP_QAM_ACQ_SKIP 16	/* symbols before the phase estimate */
+#define SMDSP_QAM_ACQ_LEN 32	/* symbols of phase estimate */
+#define SMDSP_QAM_ONES_SYNC 24	/* descrambled ones not checked (23 to synchronise) */
+
+struct smdsp_qam_rx {
+	struct smdsp_qam_rx_front fe;
+	struct smdsp_qam_det det;
+	struct smdsp_gardner ted;
+	bool half;
+	struct smdsp_eq eq;
+	uint32_t car_phase;
+	int32_t car_freq;
+	int32_t c, sn;		/* this symbol's carrier phasor, Q15 */
+	int32_t pnorm;		/* the symbols' mean square, units^2 */
+	uint32_t symbols;	/* in this stage */
+	int64_t par;		/* A/B alternation: which symbols are A */
+	int64_t s_re[2];	/* A/B alternation: sums of the odd and even symbols */
+	int64_t s_im[2];
+	int32_t prev_re;
+	int32_t prev_im;
+	bool odd_b;		/* A/B alternation: the odd symbols are B */
+	unsigned int ones_bits;	/* the training's ones: bits checked, zeros among them */
+	unsigned int ones_zeros;
+	bool trained;
+	int32_t mse;		/* smoothed squared error, units^2 >> 10 */
+	smdsp_put_bit_fn put_bit;
+	smdsp_status_fn status_fn;
+	void *user;
+};
+
+typedef void (*smdsp_qam_acquire_fn)(void *modem);
+
+void smdsp_qam_rx_init(struct smdsp_qam_rx *q, int32_t carrier_mhz, unsigned int car_period,
+		       smdsp_put_bit_fn put_bit, smdsp_status_fn status_fn, void *user);
+/* Start of an acquisition: the timing loop reset (gains 2^-shift, 2^-int_shift), the rest cleared. */
+void smdsp_qam_rx_acquire(struct smdsp_qam_rx *q, int ted_shift, int ted_int_shift);
+static inline void smdsp_qam_rx_status(const struct smdsp_qam_rx *q, enum smdsp_status st)
+{
+	if (q->status_fn)
+		q->status_fn(q->user, st);
+}
+
+/*
+ * One T/2 sample from the front end, before the AGC: the carrier detector's events
+ * (acquire(modem) when the carrier comes up, or a stronger signal before
+ * settled), then the timing detector and the equalizer. True at a symbol.
+ */
+bool smdsp_qam_rx_half(struct smdsp_qam_rx *q, int32_t zr, int32_t zi, bool settled,
+		       smdsp_qam_acquire_fn acquire, void *modem);
+/* At a symbol: the timing loop's step, the equalizer's output turned by the carrier phase. */
+struct smdsp_cplx smdsp_qam_rx_symbol(struct smdsp_qam_rx *q);
+/*
+ * The loops on this symbol z against the point (dr, di): the equalizer
+ * (unless eq is false) and the carrier phase (gains 2^-pshift, 2^-ishift).
+ */
+void smdsp_qam_rx_track(struct smdsp_qam_rx *q, struct smdsp_cplx z, int32_t dr, int32_t di,
+			bool eq, int pshift, int ishift);
+/*
+ * One symbol of an alternation of A (ab[0], ab[1]) and B (ab[2], ab[3]),
+ * B ahead of A (turned counterclockwise) when b_ahead: true once
+ * SMDSP_QAM_ACQ_LEN symbols after SMDSP_QAM_ACQ_SKIP gave the parity of B
+ * (odd_b) and the carrier phase; an estimate without an alternation starts
+ * again.
+ */
+bool smdsp_qam_rx_acq_symbol(struct smdsp_qam_rx *q, struct smdsp_cplx z, const int8_t *ab,
+			     bool b_ahead);
+/* The A/B alternation: 1 if B is due at this symbol. */
+static inline unsigned int smdsp_qam_rx_b_due(const struct smdsp_qam_rx *q)
+{
+	return ((q->symbols & 1) != 0) == q->odd_b;
+}
+
+/* A descrambled bit: counted by the ones check, or to put_bit. */
+static inline void smdsp_qam_rx_bit(struct smdsp_qam_rx *q, int b, bool ones)
+{
+	if (ones) {
+		if (++q->ones_bits > SMDSP_QAM_ONES_SYNC && !b)
+			q->ones_zeros++;
+	} else if (q->put_bit) {
+		q->put_bit(q->user, b);
+	}
+}
+
+/* The ones check: few enough zeros (under a third) for a trained receiver. */
+static inline bool smdsp_qam_rx_ones_ok(const struct smdsp_qam_rx *q)
+{
+	return q->ones_zeros * 3 <= q->ones_bits - SMDSP_QAM_ONES_SYNC;
+}
 
 #endif /* SMDSP_QAM_H */

@@ -29,9 +29,7 @@ extern const int8_t smdsp_v17_abcd[4][2];
 
 /* The constellation of a rate (NULL if none) and its size. */
 const int8_t (*smdsp_v17_points(unsigned int rate, unsigned int *npoints))[2];
-/* The scrambler 1 + x^-18 + x^-23 (V.17 8.2). */
-int smdsp_v17_scramble(uint32_t *reg, int bit);
-int smdsp_v17_descramble(uint32_t *reg, int bit);
+/* The scrambler 1 + x^-18 + x^-23 (V.17 8.2): smdsp_qam_scramble(), smdsp_qam_descramble(). */
 #define SMDSP_V17_SCR_INIT 0x2ecdd5	/* the scrambler's state at the start of training */
 #define SMDSP_V17_BRIDGE 0x8880		/* segment 3's repeated 16 bits */
 
@@ -76,42 +74,22 @@ bool smdsp_v17_tx_process(struct smdsp_v17_tx *s, int16_t *out, unsigned int n);
 #define SMDSP_V17_UNIT 512	/* the demodulator's constellation unit */
 
 struct smdsp_v17_rx {
+	struct smdsp_qam_rx q;	/* T/2: 5/3 samples */
 	unsigned int rate;
 	unsigned int bits;
 	const int8_t (*points)[2];
 	unsigned int npoints;
-	struct smdsp_qam_rx_front fe;	/* T/2: 5/3 samples */
-	struct smdsp_qam_det det;
-	struct smdsp_gardner ted;
-	bool half;
-	struct smdsp_eq eq;
 	struct smdsp_viterbi vit;
-	uint32_t car_phase;
-	int32_t car_freq;
 	unsigned int stage;
-	uint32_t symbols;	/* in this stage */
-	int64_t par;		/* segment 1: which symbols are A */
-	int64_t s_re[2];	/* segment 1: sums of the odd and even symbols */
-	int64_t s_im[2];
-	int32_t prev_re;
-	int32_t prev_im;
-	bool odd_b;		/* segment 1: the odd symbols are B */
 	unsigned int abcd;	/* segment 3: the last training point */
 	unsigned int diff;	/* the differential decoder's last Y2 Y1 */
 	uint32_t scr;
-	unsigned int ones_bits;	/* segment 4: bits checked, zeros among them */
-	unsigned int ones_zeros;
 	bool short_train;	/* expect the short training */
 	bool have_long;		/* a long training succeeded: its equalizer is kept */
 	struct smdsp_eq eq_save;
 	int32_t car_freq_save;
 	int32_t t_int_save;	/* the timing loop's integrator, data units */
 	unsigned int eq_skip;	/* data symbols until the equalizer's next update */
-	bool trained;
-	int32_t mse;		/* smoothed squared error, units^2 >> 10 */
-	smdsp_put_bit_fn put_bit;
-	smdsp_status_fn status_fn;
-	void *user;
 };
 
 int smdsp_v17_rx_init(struct smdsp_v17_rx *s, unsigned int rate, smdsp_put_bit_fn put_bit,

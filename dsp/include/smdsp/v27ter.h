@@ -65,22 +65,10 @@ bool smdsp_v27_tx_process(struct smdsp_v27_tx *s, int16_t *out, unsigned int n);
 #define SMDSP_V27_EQ_LEN 17	/* T/2 taps, the centre one even */
 
 struct smdsp_v27_rx {
+	struct smdsp_qam_rx q;	/* T/2: 2.5 samples (4800), 10/3 (2400) */
 	unsigned int rate;
-	struct smdsp_qam_rx_front fe;	/* T/2: 2.5 samples (4800), 10/3 (2400) */
-	struct smdsp_qam_det det;
-	struct smdsp_gardner ted;
-	bool half;
-	struct smdsp_eq eq;
-	uint32_t car_phase;
-	int32_t car_freq;
 	unsigned int state;	/* last decision, in 45 degree steps */
 	struct smdsp_v27_scrambler scr;
-	uint32_t symbols;	/* since the carrier came up */
-	bool trained;
-	int32_t mse;		/* smoothed squared error, units^2 >> 10 */
-	smdsp_put_bit_fn put_bit;
-	smdsp_status_fn status_fn;
-	void *user;
 };
 
 /* Constellation radius of the demodulator. */

@@ -21,9 +21,7 @@ extern const int16_t smdsp_v29_rx_rrc[SMDSP_QAM_RX_PHASES][SMDSP_QAM_RX_TAPS];
 /* The 16 points (0-7: the low ring at 0, 45, ... 315 degrees; 8-15: the high ring), units. */
 extern const int8_t smdsp_v29_points[16][2];
 
-/* The scrambler 1 + x^-18 + x^-23. */
-int smdsp_v29_scramble(uint32_t *reg, int bit);
-int smdsp_v29_descramble(uint32_t *reg, int bit);
+/* The scrambler 1 + x^-18 + x^-23: smdsp_qam_scramble(), smdsp_qam_descramble(). */
 /* Segment 3's generator 1 + x^-6 + x^-7 (start 0x2a): 0 for C, 1 for D. */
 int smdsp_v29_train_bit(uint32_t *reg);
 
@@ -63,33 +61,12 @@ bool smdsp_v29_tx_process(struct smdsp_v29_tx *s, int16_t *out, unsigned int n);
 #define SMDSP_V29_UNIT 1024	/* the demodulator's constellation unit */
 
 struct smdsp_v29_rx {
+	struct smdsp_qam_rx q;	/* T/2: 5/3 samples */
 	unsigned int rate;
-	struct smdsp_qam_rx_front fe;	/* T/2: 5/3 samples */
-	struct smdsp_qam_det det;
-	struct smdsp_gardner ted;
-	bool half;
-	struct smdsp_eq eq;
-	uint32_t car_phase;
-	int32_t car_freq;
-	int32_t pnorm;		/* the symbols' mean square, units^2 */
 	unsigned int stage;
-	uint32_t symbols;	/* in this stage */
-	int64_t par;		/* segment 2: which symbols are A */
-	int64_t s_re[2];	/* segment 2: sums of the odd and even symbols */
-	int64_t s_im[2];
-	int32_t prev_re;
-	int32_t prev_im;
-	bool odd_b;		/* segment 2: the odd symbols are B */
 	uint32_t train;
 	unsigned int state;	/* last data point's phase, 45 degree steps */
 	uint32_t scr;
-	unsigned int ones_bits;	/* segment 4: bits checked, zeros among them */
-	unsigned int ones_zeros;
-	bool trained;
-	int32_t mse;		/* smoothed squared error, units^2 >> 10 */
-	smdsp_put_bit_fn put_bit;
-	smdsp_status_fn status_fn;
-	void *user;
 };
 
 int smdsp_v29_rx_init(struct smdsp_v29_rx *s, unsigned int rate, smdsp_put_bit_fn put_bit,

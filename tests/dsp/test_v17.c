@@ -10,24 +10,24 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "v17ep.h"
+#include "qamep.h"
 #include "tutil.h"
 
-static void one(const char *what, struct v17run_cfg *c);
+static void one(const char *what, struct qamrun_cfg *c);
 
 /*
  * An echo only 10 dB down (1.5 ms): ours must deliver intact; SpanDSP's
  * receiver loses bits at 14400 whichever transmitter sends (reported, not
  * required of it).
  */
-static void strong_echo(struct v17run_cfg *c)
+static void strong_echo(struct qamrun_cfg *c)
 {
-	struct v17run_res r;
+	struct qamrun_res r;
 	long want = (long)(c->rate * (c->seconds - 1.6) * 0.9);
 
 	c->echo_db = -10;
 	c->echo_delay = 12;
-	v17_run(c, &r);
+	qam_run(17, c, &r);
 	printf("%-5d %-8s %-26s ours: %s %6ld bits %ld err  SpanDSP: %s %6ld bits %ld err\n", c->rate,
 	       c->ours_tx ? "ours tx" : "sp tx", "echo -10 dB, 1.5 ms", r.trained[0] ? "trained" : "NOT trained",
 	       r.bits[0], r.errors[0], r.trained[1] ? "trained" : "NOT trained", r.bits[1], r.errors[1]);
@@ -36,13 +36,13 @@ static void strong_echo(struct v17run_cfg *c)
 	c->echo_db = 0;
 }
 
-static void one(const char *what, struct v17run_cfg *c)
+static void one(const char *what, struct qamrun_cfg *c)
 {
-	struct v17run_res r;
+	struct qamrun_res r;
 	long want = (long)(c->rate * (c->seconds - 1.6 - (c->tep ? 0.22 : 0)) * 0.9);
 	int rx;
 
-	v17_run(c, &r);
+	qam_run(17, c, &r);
 	printf("%-5d %-8s %-26s rx level %6.1f dBm0  ours: %s %6ld bits %ld err  SpanDSP: %s %6ld bits %ld err\n",
 	       c->rate, c->ours_tx ? "ours tx" : "sp tx", what, r.rx_level_dbm0,
 	       r.trained[0] ? "trained" : "NOT trained", r.bits[0], r.errors[0],
@@ -65,15 +65,15 @@ static void one(const char *what, struct v17run_cfg *c)
  * short trainings at 14400 whichever transmitter sends (under 1 %, allowed
  * to it); ours must stay intact.
  */
-static void bursts(struct v17run_cfg *c, int shrt)
+static void bursts(struct qamrun_cfg *c, int shrt)
 {
-	struct v17run_res r;
+	struct qamrun_res r;
 	int rx;
 
 	c->bursts = 3;
 	c->short_train = shrt;
 	c->seconds = shrt ? 9 : 12;
-	v17_run(c, &r);
+	qam_run(17, c, &r);
 	printf("%-5d %-8s %-26s ours: %d trainings, %d carrier losses, %6ld bits %ld err  SpanDSP: %d trainings, %6ld bits %ld err\n",
 	       c->rate, c->ours_tx ? "ours tx" : "sp tx", shrt ? "long, short, short" : "3 long trainings",
 	       r.trained[0], r.carrier_downs, r.bits[0], r.errors[0], r.trained[1], r.bits[1], r.errors[1]);
@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < 4; i++) {
 		for (t = 1; t >= 0; t--) {
-			struct v17run_cfg c = { .rate = rates[i], .ours_tx = t, .seconds = 6, .seed = 11 };
+			struct qamrun_cfg c = { .rate = rates[i], .ours_tx = t, .seconds = 6, .seed = 11 };
 
 			one("clean", &c);
 			bursts(&c, 1);

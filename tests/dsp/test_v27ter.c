@@ -8,16 +8,16 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "v27ep.h"
+#include "qamep.h"
 #include "tutil.h"
 
-static void one(const char *what, struct v27run_cfg *c)
+static void one(const char *what, struct qamrun_cfg *c)
 {
-	struct v27run_res r;
+	struct qamrun_res r;
 	long want = (long)(c->rate * (c->seconds - 1.6) * 0.9);
 	int rx;
 
-	v27_run(c, &r);
+	qam_run(27, c, &r);
 	printf("%-4d %-8s %-26s rx level %6.1f dBm0  ours: %s %6ld bits %ld err  SpanDSP: %s %6ld bits %ld err\n",
 	       c->rate, c->ours_tx ? "ours tx" : "sp tx", what, r.rx_level_dbm0,
 	       r.trained[0] ? "trained" : "NOT trained", r.bits[0], r.errors[0],
@@ -43,14 +43,14 @@ static void one(const char *what, struct v27run_cfg *c)
  * transmissions of 3 s, 200 ms apart. Each must bring CARRIER_DOWN and a new
  * training at our receiver, and every one's PRBS must arrive intact at both.
  */
-static void bursts(struct v27run_cfg *c)
+static void bursts(struct qamrun_cfg *c)
 {
-	struct v27run_res r;
+	struct qamrun_res r;
 	int rx;
 
 	c->bursts = 3;
 	c->seconds = 9;
-	v27_run(c, &r);
+	qam_run(27, c, &r);
 	printf("%-4d %-8s %-26s ours: %d trainings, %d carrier losses, %6ld bits %ld err  SpanDSP: %d trainings, %6ld bits %ld err\n",
 	       c->rate, c->ours_tx ? "ours tx" : "sp tx", "3 transmissions", r.trained[0], r.carrier_downs,
 	       r.bits[0], r.errors[0], r.trained[1], r.bits[1], r.errors[1]);
@@ -72,7 +72,7 @@ int main(void)
 
 	for (i = 0; i < 2; i++) {
 		for (t = 1; t >= 0; t--) {
-			struct v27run_cfg c = { .rate = rates[i], .ours_tx = t, .seconds = 6, .seed = 11 };
+			struct qamrun_cfg c = { .rate = rates[i], .ours_tx = t, .seconds = 6, .seed = 11 };
 
 			one("clean", &c);
 			c.tep = 1;

@@ -12,7 +12,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "v27ep.h"
+#include "qamep.h"
 #include "tutil.h"
 
 #define LEVELS 4
@@ -33,15 +33,15 @@ int main(int argc, char **argv)
 	for (ri = 0; ri < 2; ri++) {
 		for (li = 0; li < LEVELS; li++) {
 			for (t = 1; t >= 0; t--) {
-				struct v27run_cfg c = { .rate = rates[ri], .ours_tx = t, .seconds = 40,
+				struct qamrun_cfg c = { .rate = rates[ri], .ours_tx = t, .seconds = 40,
 							.noise_dbm0 = noise[ri][li], .seed = 4242 + li,
 							.gate = 1 };
-				struct v27run_res r;
+				struct qamrun_res r;
 				double o, s;
 
-				v27_run(&c, &r);
-				o = v27_ber(&r, 0);
-				s = v27_ber(&r, 1);
+				qam_run(27, &c, &r);
+				o = qam_ber(&r, 0);
+				s = qam_ber(&r, 1);
 				printf("%-5d %-6.0f dBm0 %-5.1f dB %-8s %-9.2e (%6ld)%s %-9.2e (%6ld)%s\n",
 				       c.rate, c.noise_dbm0, -14 - c.noise_dbm0, t ? "ours" : "SpanDSP",
 				       o, r.bits[0], r.trained[0] ? "" : " untrained", s, r.bits[1],
@@ -68,15 +68,15 @@ int main(int argc, char **argv)
 	 * when the signal comes 6 dB above what its AGC was set on.
 	 */
 	for (ri = 0; ri < 2; ri++) {
-		struct v27run_cfg c = { .rate = rates[ri], .ours_tx = 0, .seconds = 10,
+		struct qamrun_cfg c = { .rate = rates[ri], .ours_tx = 0, .seconds = 10,
 					.noise_dbm0 = noise[ri][0], .seed = 777 };
-		struct v27run_res r;
+		struct qamrun_res r;
 
-		v27_run(&c, &r);
+		qam_run(27, &c, &r);
 		printf("%-5d %-6.0f dBm0 not gated, SpanDSP tx: ours %s BER %.2e (%ld bits), SpanDSP %s (%ld bits)\n",
-		       c.rate, c.noise_dbm0, r.trained[0] ? "trained" : "NOT trained", v27_ber(&r, 0),
+		       c.rate, c.noise_dbm0, r.trained[0] ? "trained" : "NOT trained", qam_ber(&r, 0),
 		       r.bits[0], r.trained[1] ? "trained" : "not trained", r.bits[1]);
-		CHECK(r.trained[0] && v27_ber(&r, 0) < 1e-3, "%d: ours in continuous noise", c.rate);
+		CHECK(r.trained[0] && qam_ber(&r, 0) < 1e-3, "%d: ours in continuous noise", c.rate);
 	}
 	if (f) {
 		fprintf(f, "\n ]\n}\n");

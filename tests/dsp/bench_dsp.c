@@ -4,7 +4,7 @@
  * same run on the same signal; the whole engine in a connected call; memory
  * per instance. Usage: bench_dsp [--json FILE]
  *
- * The fax blocks likewise (V.27ter 4800, V.29 9600, V.21 channel 2 with
+ * The fax blocks likewise (V.27ter 4800, V.29 9600, V.17 14400, V.21 channel 2 with
  * HDLC, the T.30 control channel): each receiver over 30 s of our
  * transmitter's signal after a line (6 dB loss, noise at -45 dBm0), ours
  * and SpanDSP's on the same samples; each transmitter making 30 s of signal
@@ -25,6 +25,7 @@
 #include <smdsp/pump.h>
 #include <smdsp/v27ter.h>
 #include <smdsp/v29.h>
+#include <smdsp/v17.h>
 #include <smdsp/fsk.h>
 #include <smdsp/hdlc.h>
 
@@ -215,9 +216,9 @@ static size_t heap_used(void)
 
 /* ---- the fax blocks ---- */
 
-enum { FX_V27, FX_V29, FX_V21H, NFX };
-static const char *const fx_name[NFX] = { "V.27ter 4800", "V.29 9600", "V.21 HDLC" };
-static const char *const fx_key[NFX] = { "v27ter_4800", "v29_9600", "v21ch2_hdlc" };
+enum { FX_V27, FX_V29, FX_V17, FX_V21H, NFX };
+static const char *const fx_name[NFX] = { "V.27ter 4800", "V.29 9600", "V.17 14400", "V.21 HDLC" };
+static const char *const fx_key[NFX] = { "v27ter_4800", "v29_9600", "v17_14400", "v21ch2_hdlc" };
 static int16_t fx_sig[NFX][NS];
 static long fx_n[NFX];
 static uint32_t prbs = 1;
@@ -274,6 +275,12 @@ static void fx_record(void)
 
 			smdsp_v29_tx_process(t, raw, NS);
 			smdsp_v29_tx_free(t);
+		} else if (k == FX_V17) {
+			struct smdsp_v17_tx *t = smdsp_v17_tx_create(14400, 0, false, false, prbs_bit, NULL,
+								     NULL);
+
+			smdsp_v17_tx_process(t, raw, NS);
+			smdsp_v17_tx_free(t);
 		} else {
 			struct hdlc_sig_cfg c = { .ours_tx = 1, .bursts = 1, .frames = 15, .frame_len = 64,
 						  .seed = 3 };
@@ -334,6 +341,22 @@ static double fx_rx_pass(int k, int ours)
 			v29_rx(r, x + i, 80);
 		t = cpu_now() - t0;
 		v29_rx_free(r);
+	} else if (k == FX_V17 && ours) {
+		struct smdsp_v17_rx *r = smdsp_v17_rx_create(14400, count_bit, NULL, NULL);
+
+		t0 = cpu_now();
+		for (i = 0; i < n; i += 80)
+			smdsp_v17_rx_process(r, x + i, 80);
+		t = cpu_now() - t0;
+		smdsp_v17_rx_free(r);
+	} else if (k == FX_V17) {
+		v17_rx_state_t *r = v17_rx_init(NULL, 14400, count_bit, NULL);
+
+		t0 = cpu_now();
+		for (i = 0; i < n; i += 80)
+			v17_rx(r, x + i, 80);
+		t = cpu_now() - t0;
+		v17_rx_free(r);
 	} else if (ours) {
 		struct smdsp_hdlcrx_config hc = { .sync_flags = 5, .frame = fx_frame };
 		struct smdsp_hdlcrx *h = smdsp_hdlcrx_create(&hc);
@@ -411,6 +434,22 @@ static double fx_tx_pass(int k, int ours)
 			v29_tx(s, out, 80);
 		t = cpu_now() - t0;
 		v29_tx_free(s);
+	} else if (k == FX_V17 && ours) {
+		struct smdsp_v17_tx *s = smdsp_v17_tx_create(14400, 0, false, false, prbs_bit, NULL, NULL);
+
+		t0 = cpu_now();
+		for (i = 0; i + 80 <= NS; i += 80)
+			smdsp_v17_tx_process(s, out, 80);
+		t = cpu_now() - t0;
+		smdsp_v17_tx_free(s);
+	} else if (k == FX_V17) {
+		v17_tx_state_t *s = v17_tx_init(NULL, 14400, 0, prbs_bit, NULL);
+
+		t0 = cpu_now();
+		for (i = 0; i + 80 <= NS; i += 80)
+			v17_tx(s, out, 80);
+		t = cpu_now() - t0;
+		v17_tx_free(s);
 	} else if (ours) {
 		struct smdsp_hdlctx_config hc = { 0 };
 		struct smdsp_hdlctx *h = smdsp_hdlctx_create(&hc);
@@ -460,6 +499,8 @@ static void fx_memory(size_t mem[NFX][4])
 			a = smdsp_v27_tx_create(4800, 0, false, prbs_bit, NULL, NULL);
 		else if (k == FX_V29)
 			a = smdsp_v29_tx_create(9600, 0, false, prbs_bit, NULL, NULL);
+		else if (k == FX_V17)
+			a = smdsp_v17_tx_create(14400, 0, false, false, prbs_bit, NULL, NULL);
 		else {
 			struct smdsp_hdlctx_config hc = { 0 };
 
@@ -472,6 +513,8 @@ static void fx_memory(size_t mem[NFX][4])
 			b = smdsp_v27_rx_create(4800, count_bit, NULL, NULL);
 		else if (k == FX_V29)
 			b = smdsp_v29_rx_create(9600, count_bit, NULL, NULL);
+		else if (k == FX_V17)
+			b = smdsp_v17_rx_create(14400, count_bit, NULL, NULL);
 		else {
 			struct smdsp_hdlcrx_config hc = { 0 };
 
@@ -489,6 +532,11 @@ static void fx_memory(size_t mem[NFX][4])
 			smdsp_v29_rx_free(b);
 			mem[k][2] = sizeof(v29_tx_state_t);
 			mem[k][3] = sizeof(v29_rx_state_t);
+		} else if (k == FX_V17) {
+			smdsp_v17_tx_free(a);
+			smdsp_v17_rx_free(b);
+			mem[k][2] = sizeof(v17_tx_state_t);
+			mem[k][3] = sizeof(v17_rx_state_t);
 		} else {
 			smdsp_fsk_tx_free(c);
 			smdsp_fsk_rx_free(d);
@@ -637,8 +685,9 @@ int main(int argc, char **argv)
 		printf("%-34s %9zu B  %9zu B\n", row, fx_mem[k][1], fx_mem[k][3]);
 	}
 	printf("delivered over the run: V.27ter bits ours %ld, SpanDSP %ld; V.29 bits ours %ld, SpanDSP %ld; "
-	       "HDLC frames ours %ld, SpanDSP %ld\n", fx_out[FX_V27][1], fx_out[FX_V27][0], fx_out[FX_V29][1],
-	       fx_out[FX_V29][0], fx_out[FX_V21H][1], fx_out[FX_V21H][0]);
+	       "V.17 bits ours %ld, SpanDSP %ld; HDLC frames ours %ld, SpanDSP %ld\n", fx_out[FX_V27][1],
+	       fx_out[FX_V27][0], fx_out[FX_V29][1], fx_out[FX_V29][0], fx_out[FX_V17][1], fx_out[FX_V17][0],
+	       fx_out[FX_V21H][1], fx_out[FX_V21H][0]);
 	if (json) {
 		f = fopen(json, "w");
 		if (!f)

@@ -125,6 +125,8 @@ struct smodem_dev {
 	const struct smodem_ctx_ops *ctx;
 	void *ctx_priv;
 	struct smodem_params p;		/* as loaded; never changes */
+	bool calls;			/* engine=: call control behind the tty */
+	bool phase_periods;
 
 	/* Interleaved stereo s16 rings of p.ring frames; the line is left. */
 	s16 *rx_ring;
@@ -169,6 +171,28 @@ void smodem_irq(struct smodem_dev *sd, u64 hw_pos);
 unsigned int smodem_run(struct smodem_dev *sd);
 /* The oldest unserved interrupt's age, for wakeup latency; clears it. */
 u64 smodem_take_irq_age(struct smodem_dev *sd, u64 now);
+/*
+ * One period handed out of the kernel (context=usr): smodem_period_take()
+ * copies the complete period at sw_pos, if there is one, to rx and decides
+ * the output lead; whoever processes it fills the gap, if any, then writes
+ * the period's output, and smodem_period_put() places both and accounts
+ * for the period.  smodem_run() is the same two halves around the
+ * in-kernel modem.  One period at a time, from the processing side only.
+ */
+struct smodem_upcall {
+	u64 t0;			/* when it was taken */
+	u64 pos;		/* its first frame */
+	u32 n;			/* its frames */
+	bool gap;		/* the output lead grew (modem ops gap()) */
+	u64 gap_start;		/* then: fill these frames first */
+	u32 gap_len;
+	u32 gap_late;		/* frames of it already played */
+};
+
+bool smodem_period_take(struct smodem_dev *sd, s16 *rx,
+			struct smodem_upcall *up);
+void smodem_period_put(struct smodem_dev *sd, const struct smodem_upcall *up,
+		       const s16 *fill, const s16 *tx, const s16 *rx, u32 next);
 /* A new period length from the next period on (debugfs, the modem). */
 void smodem_set_period(struct smodem_dev *sd, u32 frames);
 
@@ -196,5 +220,6 @@ extern const struct smodem_ctx_ops smodem_ctx_res;
 extern const struct smodem_ctx_ops smodem_ctx_oth;
 extern const struct smodem_ctx_ops smodem_ctx_irqt;
 extern const struct smodem_ctx_ops smodem_ctx_bhw;
+extern const struct smodem_ctx_ops smodem_ctx_usr;
 
 #endif

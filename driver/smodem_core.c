@@ -65,7 +65,7 @@ u64 smodem_take_irq_age(struct smodem_dev *sd, u64 now)
 }
 
 /* Deinterleave the line (left channel) of [pos, pos + n) out of the ring. */
-static void rx_copy(struct smodem_dev *sd, u64 pos, u32 n)
+static void rx_copy(struct smodem_dev *sd, s16 *dst, u64 pos, u32 n)
 {
 	struct smodem_piece pc[2];
 	unsigned int k, i, j = 0;
@@ -76,7 +76,7 @@ static void rx_copy(struct smodem_dev *sd, u64 pos, u32 n)
 		u32 f;
 
 		for (f = 0; f < pc[i].len; f++)
-			sd->rx_buf[j++] = READ_ONCE(src[2 * f]);
+			dst[j++] = READ_ONCE(src[2 * f]);
 	}
 }
 
@@ -121,27 +121,42 @@ static void tx_write(struct smodem_dev *sd, u64 start, const s16 *src, u32 n)
  * larger skew than ever moves the lead on, before the pump runs, and the
  * frames the move leaves are the transmitter's own continuation: a gap
  * there is a carrier drop for the far modem (SpanDSP restarts its
- * handshake after 20-40 ms) and a hook flash for the line.  tx_buf, not
- * yet this period's, holds the pieces; the ring bounds the work.
+ * handshake after 20-40 ms) and a hook flash for the line.  Decided here,
+ * filled by the modem (tx_fill(), or the daemon of context=usr).
  */
-static void tx_grow(struct smodem_dev *sd, u64 pos, u32 n, u64 tx_hw)
+static void tx_grow(struct smodem_dev *sd, u64 pos, u32 n, u64 tx_hw,
+		    struct smodem_upcall *up)
 {
 	struct smodem_tx_gap g = smodem_tx_grow(pos, n, sd->tx_lead,
 						sd->stats.tx_skew_max, tx_hw,
 						sd->p.ring);
-	struct smodem_modem *m = sd->modem;
-	u32 chunk = sd->p.ring / 2, k;
 
-	if (g.lead == sd->tx_lead)
-		return;
+	up->gap = g.lead != sd->tx_lead;
+	up->gap_start = g.start;
+	up->gap_len = up->gap ? g.len : 0;
+	up->gap_late = up->gap ? g.late : 0;
 	sd->tx_lead = g.lead;
-	m->ops->gap(m, g.len, g.late);
-	while (g.len) {
-		k = min(g.len, chunk);
+}
+
+/*
+ * The in-kernel modem fills a gap before its period; tx_buf, not yet this
+ * period's, holds the pieces, and the ring bounds the work.
+ */
+static void tx_fill(struct smodem_dev *sd, const struct smodem_upcall *up)
+{
+	struct smodem_modem *m = sd->modem;
+	u32 chunk = sd->p.ring / 2, len = up->gap_len, k;
+	u64 start = up->gap_start;
+
+	if (!up->gap)
+		return;
+	m->ops->gap(m, up->gap_len, up->gap_late);
+	while (len) {
+		k = min(len, chunk);
 		m->ops->fill(m, sd->tx_buf, k);
-		tx_write(sd, g.start, sd->tx_buf, k);
-		g.start += k;
-		g.len -= k;
+		tx_write(sd, start, sd->tx_buf, k);
+		start += k;
+		len -= k;
 	}
 }
 
@@ -151,7 +166,8 @@ static void tx_grow(struct smodem_dev *sd, u64 pos, u32 n, u64 tx_hw)
  * later, which is worse than a gap.  A skew seen only now moves the lead
  * for the next period, where the move can be filled without a seam.
  */
-static void tx_copy(struct smodem_dev *sd, u64 pos, u32 n, u64 rx_hw, u64 tx_hw)
+static void tx_copy(struct smodem_dev *sd, u64 pos, const s16 *tx, u32 n,
+		    u64 rx_hw, u64 tx_hw)
 {
 	u64 start = pos + sd->tx_lead;
 	u32 late = smodem_tx_late(start, n, tx_hw);
@@ -162,40 +178,65 @@ static void tx_copy(struct smodem_dev *sd, u64 pos, u32 n, u64 rx_hw, u64 tx_hw)
 		if (late == n)
 			return;
 	}
-	tx_write(sd, start + late, sd->tx_buf + late, n - late);
+	tx_write(sd, start + late, tx + late, n - late);
+}
+
+/* The first half of the period at sw_pos: its input in rx, the lead moved. */
+static void period_in(struct smodem_dev *sd, u32 n, u64 tx_hw, s16 *rx,
+		      struct smodem_upcall *up)
+{
+	up->t0 = ktime_get_ns();
+	up->pos = sd->sw_pos;
+	up->n = n;
+	rx_copy(sd, rx, sd->sw_pos, n);
+	tx_grow(sd, sd->sw_pos, n, tx_hw, up);
 }
 
 /*
- * One period at sw_pos.  *tx_hw_last: the output engine's latest position,
- * read again here.  Returns the period the modem wants from now on.
+ * The second half: the output tx at its place, the period accounted for.
+ * Returns the output engine's position, read again here.
  */
-static u32 process_one(struct smodem_dev *sd, u32 n, u64 *tx_hw_last)
+static u64 period_out(struct smodem_dev *sd, const struct smodem_upcall *up,
+		      const s16 *tx, const s16 *rx)
 {
-	struct smodem_modem *m = sd->modem;
-	u64 t0 = ktime_get_ns(), t1, hw, tx_hw;
-	u32 pend, next;
+	u64 t1, hw, tx_hw;
+	u32 pend, n = up->n;
 
-	rx_copy(sd, sd->sw_pos, n);
-	tx_grow(sd, sd->sw_pos, n, *tx_hw_last);
-	next = m->ops->period(m, sd->rx_buf, sd->tx_buf, n);
 	if (sd->load_units)
-		sd->load_sink += smodem_load_run(sd->rx_buf, n, sd->load_units);
+		sd->load_sink += smodem_load_run(rx, n, sd->load_units);
 	/*
 	 * One position read serves both the output placement and the health
 	 * metric: what is left pending once this period's work is done.
 	 */
 	hw = sd->hw->position(sd, &tx_hw);
-	tx_copy(sd, sd->sw_pos, n, hw, tx_hw);
-	*tx_hw_last = tx_hw;
-	WRITE_ONCE(sd->sw_pos, sd->sw_pos + n);
+	tx_copy(sd, up->pos, tx, n, hw, tx_hw);
+	WRITE_ONCE(sd->sw_pos, up->pos + n);
 	t1 = ktime_get_ns();
 
 	pend = clamp_u32(hw - min(hw, sd->sw_pos));
 	if (pend > sd->stats.pending_max)
 		sd->stats.pending_max = pend;
 	sd->stats.periods++;
-	smodem_stat_add(&sd->stats.proc_ns, t1 - t0);
-	trace_smodem_process(sd, n, t1 - t0, pend);
+	smodem_stat_add(&sd->stats.proc_ns, t1 - up->t0);
+	trace_smodem_process(sd, n, t1 - up->t0, pend);
+	return tx_hw;
+}
+
+/*
+ * One period at sw_pos through the in-kernel modem.  *tx_hw_last: the
+ * output engine's latest position.  Returns the period the modem wants
+ * from now on.
+ */
+static u32 process_one(struct smodem_dev *sd, u32 n, u64 *tx_hw_last)
+{
+	struct smodem_modem *m = sd->modem;
+	struct smodem_upcall up;
+	u32 next;
+
+	period_in(sd, n, *tx_hw_last, sd->rx_buf, &up);
+	tx_fill(sd, &up);
+	next = m->ops->period(m, sd->rx_buf, sd->tx_buf, n);
+	*tx_hw_last = period_out(sd, &up, sd->tx_buf, sd->rx_buf);
 	return next;
 }
 
@@ -208,11 +249,28 @@ static void overrun(struct smodem_dev *sd, u64 hw, const struct smodem_step *s)
 	WRITE_ONCE(sd->sw_pos, s->new_sw);
 }
 
+/*
+ * The length of the complete period at sw_pos, 0 if there is none yet;
+ * an overrun is resynchronised first.
+ */
+static u32 next_period(struct smodem_dev *sd, u64 hw)
+{
+	for (;;) {
+		u32 n = READ_ONCE(sd->period);
+		struct smodem_step s = smodem_next_step(hw, sd->sw_pos, n,
+							sd->p.ring);
+
+		if (!s.overrun)
+			return s.process ? n : 0;
+		overrun(sd, hw, &s);
+	}
+}
+
 unsigned int smodem_run(struct smodem_dev *sd)
 {
 	u64 tx_hw, hw = sd->hw->position(sd, &tx_hw);
 	unsigned int done = 0;
-	u32 next;
+	u32 n, next;
 
 	note_skew(sd, hw, tx_hw, READ_ONCE(sd->period));
 	/*
@@ -220,23 +278,47 @@ unsigned int smodem_run(struct smodem_dev *sd)
 	 * line would otherwise never return.  What arrives meanwhile is the
 	 * next run's work.
 	 */
-	for (;;) {
-		u32 n = READ_ONCE(sd->period);
-		struct smodem_step s = smodem_next_step(hw, sd->sw_pos, n,
-							sd->p.ring);
-
-		if (s.overrun) {
-			overrun(sd, hw, &s);
-			continue;
-		}
-		if (!s.process)
-			break;
+	while ((n = next_period(sd, hw)) != 0) {
 		next = process_one(sd, n, &tx_hw);
 		if (next != n)
 			smodem_set_period(sd, next);
 		done++;
 	}
 	return done;
+}
+
+bool smodem_period_take(struct smodem_dev *sd, s16 *rx,
+			struct smodem_upcall *up)
+{
+	u64 tx_hw, hw = sd->hw->position(sd, &tx_hw);
+	u32 n;
+
+	note_skew(sd, hw, tx_hw, READ_ONCE(sd->period));
+	n = next_period(sd, hw);
+	if (!n)
+		return false;
+	period_in(sd, n, tx_hw, rx, up);
+	return true;
+}
+
+void smodem_period_put(struct smodem_dev *sd, const struct smodem_upcall *up,
+		       const s16 *fill, const s16 *tx, const s16 *rx, u32 next)
+{
+	u64 tx_hw;
+	u32 late;
+
+	if (up->gap_len) {
+		/* Written after the fact: what was played meanwhile is lost. */
+		sd->hw->position(sd, &tx_hw);
+		late = smodem_tx_late(up->gap_start, up->gap_len, tx_hw);
+		sd->stats.tx_late += late;
+		if (late < up->gap_len)
+			tx_write(sd, up->gap_start + late, fill + late,
+				 up->gap_len - late);
+	}
+	period_out(sd, up, tx, rx);
+	if (next != up->n)
+		smodem_set_period(sd, next);
 }
 
 /*

@@ -17,7 +17,7 @@
 
 static char *context = "thr";
 module_param(context, charp, 0444);
-MODULE_PARM_DESC(context, "where the per-period processing runs: int (hard IRQ), dpc (tasklet), bhw (BH workqueue, 6.9+), thr (SCHED_FIFO kthread), res (SCHED_DEADLINE kthread), oth (SCHED_OTHER kthread at nice) or irqt (the IRQ's own thread, request_threaded_irq; hw=ac97) [thr]");
+MODULE_PARM_DESC(context, "where the per-period processing runs: int (hard IRQ), dpc (tasklet), bhw (BH workqueue, 6.9+), thr (SCHED_FIFO kthread), res (SCHED_DEADLINE kthread), oth (SCHED_OTHER kthread at nice), irqt (the IRQ's own thread, request_threaded_irq; hw=ac97) or usr (an upcall per period to the process that opened /dev/smodem<n>: smodemd) [thr]");
 
 static char *hw = "ac97";
 module_param(hw, charp, 0444);
@@ -59,6 +59,10 @@ static uint res_deadline_us;
 module_param(res_deadline_us, uint, 0444);
 MODULE_PARM_DESC(res_deadline_us, "res: SCHED_DEADLINE relative deadline, microseconds, res_runtime_us..res_period_us, 0 = the period [0]");
 
+static uint usr_mode = 0600;
+module_param(usr_mode, uint, 0444);
+MODULE_PARM_DESC(usr_mode, "usr: permission bits of /dev/smodem<n>, the device smodemd attaches to (root always may), 0..0777 [0600]");
+
 static uint engine = 1;
 module_param(engine, uint, 0444);
 MODULE_PARM_DESC(engine, "1: /dev/ttySM<n> dials and answers through the modem's call control (rate=8000 only), hook signalled by a +4096 DC offset on the transmitted samples; 0: no call control (any rate), ATD/ATA answer NO CARRIER [1]");
@@ -82,6 +86,7 @@ static const struct smodem_ctx_ops *const contexts[SMODEM_CTX_COUNT] = {
 	[SMODEM_CTX_OTH] = &smodem_ctx_oth,
 	[SMODEM_CTX_IRQT] = &smodem_ctx_irqt,
 	[SMODEM_CTX_BHW] = &smodem_ctx_bhw,
+	[SMODEM_CTX_USR] = &smodem_ctx_usr,
 };
 
 static const struct smodem_backend_ops *backend;
@@ -118,7 +123,11 @@ struct smodem_dev *smodem_dev_alloc(const char *name, struct device *dev)
 		err = -ENOMEM;
 		goto free;
 	}
-	sd->modem = smodem_modem_create(sd, engine, phase_periods);
+	sd->calls = engine;
+	sd->phase_periods = phase_periods;
+	/* context=usr: the daemon runs it, the context stands in for it. */
+	if (smodem_p.context != SMODEM_CTX_USR)
+		sd->modem = smodem_modem_create(sd, engine, phase_periods);
 	if (IS_ERR(sd->modem)) {
 		err = PTR_ERR(sd->modem);
 		sd->modem = NULL;
@@ -206,10 +215,10 @@ static int __init smodem_init(void)
 		.load_us = load_us, .prio = prio, .nice = nice,
 		.res_runtime_us = res_runtime_us,
 		.res_period_us = res_period_us,
-		.res_deadline_us = res_deadline_us,
+		.res_deadline_us = res_deadline_us, .usr_mode = usr_mode,
 	};
 	if (smodem_parse_context(context, &smodem_p.context)) {
-		pr_err("smodem: context=%s: must be int, dpc, thr, res, oth, irqt or bhw\n",
+		pr_err("smodem: context=%s: must be int, dpc, thr, res, oth, irqt, bhw or usr\n",
 		       context);
 		return -EINVAL;
 	}

@@ -15,6 +15,7 @@ const char * const smodem_context_names[SMODEM_CTX_COUNT] = {
 	[SMODEM_CTX_OTH] = "oth",
 	[SMODEM_CTX_IRQT] = "irqt",
 	[SMODEM_CTX_BHW] = "bhw",
+	[SMODEM_CTX_USR] = "usr",
 };
 
 const char * const smodem_hw_names[SMODEM_HW_COUNT] = {
@@ -112,6 +113,10 @@ int smodem_params_check(const struct smodem_params *p, const char **why)
 	}
 	if (p->context == SMODEM_CTX_THR && (p->prio < 1 || p->prio > 99)) {
 		*why = "prio must be 1..99";
+		return -EINVAL;
+	}
+	if (p->context == SMODEM_CTX_USR && p->usr_mode > 0777) {
+		*why = "usr_mode must be 0..0777 (permission bits)";
 		return -EINVAL;
 	}
 	if (p->context == SMODEM_CTX_RES) {

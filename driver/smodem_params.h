@@ -17,6 +17,7 @@ enum smodem_context {
 	SMODEM_CTX_OTH,		/* time-shared kthread: the study's THR-8 */
 	SMODEM_CTX_IRQT,	/* the interrupt's own thread (threaded IRQ) */
 	SMODEM_CTX_BHW,		/* BH workqueue work (6.9+) */
+	SMODEM_CTX_USR,		/* an upcall to a user process: smodemd */
 	SMODEM_CTX_COUNT
 };
 
@@ -38,6 +39,7 @@ struct smodem_params {
 	u32 res_runtime_us;
 	u32 res_period_us;
 	u32 res_deadline_us;	/* 0: equal to the period */
+	u32 usr_mode;		/* usr: /dev/smodem<n>'s permission bits */
 };
 
 #define SMODEM_RING_MIN		64

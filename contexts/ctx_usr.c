@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * context=usr: each period is an upcall into the process that has
+ * /dev/smodem<n> open (tools/smodemd), which runs the modem, call control
+ * and data pump alike (driver/smodem_modem.c and dsp/, the same sources
+ * built for user space), under the scheduling policy it chose.  The tty,
+ * its AT interpreter and the link stay here; the driver/smodem_usr.h
+ * area carries one period's samples, the DTE's command and bytes, and the
+ * modem's reports, which the kernel hands to the link (smodem_link.h) as
+ * the in-kernel modem would have.
+ *
+ * The interrupt only wakes the daemon.  The daemon's system calls do the
+ * per-period path's two halves: SMODEM_USR_WAIT takes the period
+ * (smodem_period_take()), SMODEM_USR_DONE places the output and accounts
+ * for it (smodem_period_put()).  Nothing is allocated per period.
+ *
+ * Without a daemon the interrupt keeps the input position current itself,
+ * counting missed periods, the output is silent (on hook), and a dial or
+ * an answer is refused at once with NO CARRIER: the tty stays usable.  A
+ * daemon that goes away (exit, SIGKILL) ends the call it had the same way.
+ * One that stops answering (stopped, stuck) lets the ring overrun (counted
+ * and traced by the core); after SMODEM_USR_STALL_MS it is detached just
+ * the same, and its next system call fails with -EPIPE.
+ */
+#include <linux/fs.h>
+#include <linux/irq_work.h>
+#include <linux/kref.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/poll.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/swait.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <smdsp/modem.h>
+#include "smodem.h"
+#include "smodem_modem.h"
+#include "smodem_sched.h"
+#include "smodem_trace.h"
+#include "smodem_usr.h"
+
+/* No upcall answered for this long while the interrupts go on: stalled. */
+#define SMODEM_USR_STALL_MS	2000
+
+struct usr {
+	struct kref ref;		/* the context's and an open file's */
+	struct smodem_dev *sd;		/* NULL once the context stopped */
+	/* What the core and debugfs call in place of the daemon's modem. */
+	struct smodem_modem proxy;
+	struct miscdevice misc;
+	char name[24];
+
+	struct smodem_usr_area *area;	/* vmalloc_user(), mapped */
+	size_t size;
+	u32 max_frames;
+	s16 *rx, *tx, *fill;		/* in the area */
+
+	/* Against the interrupt: who owns sw_pos, whom to wake. */
+	raw_spinlock_t lock;
+	bool attached;
+	bool dead;
+	bool polled;
+	bool kicked;
+	bool stalled;			/* stall_work queued for this daemon */
+	u64 last_ns;			/* its last WAIT or DONE */
+	u64 missed;			/* periods nobody processed */
+	struct swait_queue_head wait;	/* SMODEM_USR_WAIT */
+	wait_queue_head_t pollq;	/* poll(), woken by poll_work */
+	struct irq_work poll_work;
+	struct work_struct stall_work;
+
+	/* The daemon's side: one system call at a time. */
+	struct mutex io;
+	bool open;
+	bool revoked;			/* detached as stalled: -EPIPE */
+	bool busy;			/* a period is handed out */
+	struct smodem_upcall up;
+	u64 t_wake;
+	u32 tx_len;			/* bytes for the line in the area */
+	u32 rx_room;
+	bool call_open;			/* a call the daemon was told about */
+	u32 call_id;
+	bool ring_on;
+	struct pid *pid;		/* the thread that last waited */
+	u32 attaches;
+	u64 detaches;
+	u64 upcalls;
+	u64 stalls;
+	u64 bad;			/* reports or periods refused */
+};
+
+static void usr_release_ref(struct kref *ref)
+{
+	struct usr *u = container_of(ref, struct usr, ref);
+
+	put_pid(u->pid);
+	vfree(u->area);
+	kfree(u);
+}
+
+static void usr_put(struct usr *u)
+{
+	kref_put(&u->ref, usr_release_ref);
+}
+
+/* -- the interrupt ---------------------------------------------------------- */
+
+/* Detached: whole periods pass unprocessed, the position stays current. */
+static void usr_skip(struct usr *u)
+{
+	struct smodem_dev *sd = u->sd;
+	u32 n = READ_ONCE(sd->period);
+	u64 hw = sd->hw->position(sd, NULL);
+	u64 k;
+
+	if (hw <= sd->sw_pos + n - 1)
+		return;
+	k = div_u64(hw - sd->sw_pos, n);
+	WRITE_ONCE(sd->sw_pos, sd->sw_pos + k * n);
+	u->missed += k;
+}
+
+/* A DTE's dial or answer without a daemon: refused as a failed call. */
+static void usr_refuse(struct smodem_dev *sd)
+{
+	struct smodem_cmd cmd;
+
+	smodem_link_take(sd, &cmd);
+	if (cmd.what & SMODEM_CMD_CALL)
+		smodem_link_result(sd, cmd.id, AT_RC_NO_CARRIER);
+}
+
+static void usr_kick(struct smodem_dev *sd)
+{
+	struct usr *u = sd->ctx_priv;
+	unsigned long flags;
+	bool wake, stall = false;
+
+	raw_spin_lock_irqsave(&u->lock, flags);
+	wake = u->attached;
+	if (wake) {
+		WRITE_ONCE(u->kicked, true);
+		stall = !u->stalled && ktime_get_ns() - READ_ONCE(u->last_ns) >
+			(u64)SMODEM_USR_STALL_MS * NSEC_PER_MSEC;
+		u->stalled |= stall;
+	} else {
+		usr_skip(u);
+	}
+	raw_spin_unlock_irqrestore(&u->lock, flags);
+	if (stall)
+		queue_work(system_highpri_wq, &u->stall_work);
+	if (!wake) {
+		if (sd->calls)
+			usr_refuse(sd);
+		return;
+	}
+	swake_up_one(&u->wait);
+	if (READ_ONCE(u->polled))
+		irq_work_queue(&u->poll_work);
+}
+
+static void usr_poll_work(struct irq_work *w)
+{
+	wake_up_interruptible(&container_of(w, struct usr, poll_work)->pollq);
+}
+
+/* -- one period --------------------------------------------------------------- */
+
+static void usr_bytes_in(struct usr *u, const struct smodem_cmd *cmd)
+{
+	struct smodem_dev *sd = u->sd;
+	struct smodem_usr_area *a = u->area;
+
+	if (cmd->what) {
+		/* What the DTE wrote for the old call is not the new one's. */
+		u->tx_len = 0;
+		if (cmd->what & SMODEM_CMD_HANGUP)
+			u->call_open = false;
+		if (cmd->what & SMODEM_CMD_CALL) {
+			u->call_open = true;
+			u->call_id = cmd->id;
+		}
+	}
+	u->tx_len += smodem_link_tx_get(sd, a->tx_bytes + u->tx_len,
+					SMODEM_USR_TX_BYTES - u->tx_len);
+	u->rx_room = min_t(u32, smodem_link_rx_room(sd), SMODEM_USR_RX_BYTES);
+}
+
+/* The daemon's thread, for the stats file (set from the thread itself). */
+static void usr_set_pid(struct usr *u)
+{
+	struct pid *old, *pid = get_pid(task_pid(current));
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&u->lock, flags);
+	old = u->pid;
+	u->pid = pid;
+	raw_spin_unlock_irqrestore(&u->lock, flags);
+	put_pid(old);
+}
+
+static int usr_wait(struct usr *u, bool nonblock)
+{
+	struct smodem_dev *sd = u->sd;
+	struct smodem_usr_area *a = u->area;
+	struct smodem_cmd cmd = { .what = 0 };
+	u64 age;
+	int err;
+
+	if (u->busy)
+		return -EBUSY;		/* SMODEM_USR_DONE first */
+	for (;;) {
+		WRITE_ONCE(u->kicked, false);
+		if (smodem_period_take(sd, u->rx, &u->up))
+			break;
+		if (nonblock)
+			return -EAGAIN;
+		err = swait_event_interruptible_exclusive(u->wait,
+							  READ_ONCE(u->kicked) ||
+							  READ_ONCE(u->dead));
+		if (err)
+			return err;
+		if (READ_ONCE(u->dead))
+			return -ENODEV;
+	}
+	u->t_wake = u->up.t0;
+	WRITE_ONCE(u->last_ns, u->t_wake);
+	age = smodem_take_irq_age(sd, u->t_wake);
+	smodem_stat_add(&sd->stats.wake_ns, age);
+	trace_smodem_thread_wakeup(sd, age);
+	if (unlikely(READ_ONCE(u->pid) != task_pid(current)))
+		usr_set_pid(u);
+
+	if (sd->calls) {
+		smodem_link_take(sd, &cmd);
+		usr_bytes_in(u, &cmd);
+	}
+	memcpy(&a->cmd, &cmd, sizeof(cmd));
+	a->seq = ++u->upcalls;
+	a->pos = u->up.pos;
+	a->n = u->up.n;
+	a->gap = u->up.gap;
+	a->gap_len = u->up.gap_len;
+	a->gap_late = u->up.gap_late;
+	a->tx_len = u->tx_len;
+	a->tx_used = 0;
+	a->rx_room = u->rx_room;
+	a->rx_len = 0;
+	a->next = u->up.n;
+	a->nrep = 0;
+	u->busy = true;
+	return 0;
+}
+
+static bool result_ok(u32 rc)
+{
+	switch (rc) {
+	case AT_RC_OK:
+	case AT_RC_NO_CARRIER:
+	case AT_RC_ERROR:
+	case AT_RC_NO_DIALTONE:
+	case AT_RC_BUSY:
+	case AT_RC_NO_ANSWER:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One of the daemon's reports to the link, as smodem_modem.c made it. */
+static void usr_report(struct usr *u, const struct smodem_usr_report *r)
+{
+	struct smodem_dev *sd = u->sd;
+
+	switch (r->type) {
+	case SMODEM_USR_CONNECTED:
+		smodem_link_connected(sd, r->id, r->a, r->b != 0);
+		break;
+	case SMODEM_USR_RESULT:
+		if (!result_ok(r->a)) {
+			u->bad++;
+			break;
+		}
+		if (r->id == u->call_id && r->a != AT_RC_OK)
+			u->call_open = false;
+		smodem_link_result(sd, r->id, r->a);
+		break;
+	case SMODEM_USR_RING:
+		u->ring_on = r->a != 0;
+		smodem_link_ring(sd, u->ring_on);
+		break;
+	case SMODEM_USR_PHASE:
+		trace_smodem_phase(sd, r->a, r->b);
+		break;
+	default:
+		u->bad++;
+		break;
+	}
+}
+
+/* Every field the daemon wrote is read once and checked. */
+static int usr_done(struct usr *u)
+{
+	struct smodem_dev *sd = u->sd;
+	struct smodem_usr_area *a = u->area;
+	struct smodem_usr_report r;
+	u32 used, len, nrep, next, i;
+	u64 t1;
+
+	if (!u->busy)
+		return -EINVAL;		/* nothing handed out */
+	if (sd->calls) {
+		used = min(READ_ONCE(a->tx_used), u->tx_len);
+		u->tx_len -= used;
+		memmove(a->tx_bytes, a->tx_bytes + used, u->tx_len);
+		/* The modem's order: bytes from the line, then its reports. */
+		len = min(READ_ONCE(a->rx_len), u->rx_room);
+		if (len)
+			smodem_link_rx(sd, a->rx_bytes, len);
+		nrep = min_t(u32, READ_ONCE(a->nrep), SMODEM_USR_REPORTS);
+		for (i = 0; i < nrep; i++) {
+			memcpy(&r, &a->rep[i], sizeof(r));
+			usr_report(u, &r);
+		}
+	}
+	next = READ_ONCE(a->next);
+	if (next < SMODEM_PERIOD_MIN || next > u->max_frames) {
+		u->bad++;
+		next = u->up.n;
+	}
+	smodem_period_put(sd, &u->up, u->fill, u->tx, u->rx, next);
+	u->busy = false;
+	t1 = ktime_get_ns();
+	WRITE_ONCE(u->last_ns, t1);
+	sd->stats.runs++;
+	smodem_stat_add(&sd->stats.thr_ns, t1 - u->t_wake);
+	trace_smodem_thread_done(sd, t1 - u->t_wake, 1);
+	return 0;
+}
+
+/* -- the device ----------------------------------------------------------- */
+
+static int usr_open(struct inode *ino, struct file *f)
+{
+	struct usr *u = container_of(f->private_data, struct usr, misc);
+	unsigned long flags;
+	int err = 0;
+
+	mutex_lock(&u->io);
+	if (u->dead) {
+		err = -ENODEV;
+	} else if (u->open) {
+		err = -EBUSY;		/* one daemon per modem */
+	} else {
+		u->open = true;
+		u->revoked = false;
+		u->busy = false;
+		u->tx_len = 0;
+		u->call_open = false;
+		u->ring_on = false;
+		u->area->attach = ++u->attaches;
+		kref_get(&u->ref);
+		f->private_data = u;
+		/* From the next interrupt on, the daemon owns sw_pos. */
+		raw_spin_lock_irqsave(&u->lock, flags);
+		u->last_ns = ktime_get_ns();
+		u->stalled = false;
+		u->attached = true;
+		raw_spin_unlock_irqrestore(&u->lock, flags);
+	}
+	mutex_unlock(&u->io);
+	if (!err)
+		err = nonseekable_open(ino, f);
+	return err;
+}
+
+/*
+ * The daemon is gone: the line goes quiet (no hook current, no signal), a
+ * ring or a call it had ends at the tty (NO CARRIER, DCD off), and the
+ * interrupt keeps the position current again.
+ */
+static void usr_detach(struct usr *u)
+{
+	struct smodem_dev *sd = u->sd;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&u->lock, flags);
+	u->attached = false;
+	if (u->busy)
+		u->missed++;
+	raw_spin_unlock_irqrestore(&u->lock, flags);
+	u->busy = false;
+	memset(sd->tx_ring, 0, sd->p.ring * 2 * sizeof(*sd->tx_ring));
+	if (u->ring_on)
+		smodem_link_ring(sd, false);
+	if (u->call_open) {
+		trace_smodem_phase(sd, SMDSP_PHASE_HUNGUP, SMDSP_CAUSE_LOCAL);
+		trace_smodem_phase(sd, SMDSP_PHASE_ONHOOK, 0);
+		smodem_link_result(sd, u->call_id, AT_RC_NO_CARRIER);
+	}
+	u->call_open = false;
+	u->ring_on = false;
+	u->detaches++;
+}
+
+static int usr_release(struct inode *ino, struct file *f)
+{
+	struct usr *u = f->private_data;
+
+	mutex_lock(&u->io);
+	if (!u->dead && !u->revoked)
+		usr_detach(u);
+	u->open = false;
+	mutex_unlock(&u->io);
+	usr_put(u);
+	return 0;
+}
+
+/* The daemon stopped answering: detached as if it had gone. */
+static void usr_stall_work(struct work_struct *w)
+{
+	struct usr *u = container_of(w, struct usr, stall_work);
+
+	mutex_lock(&u->io);
+	if (!u->dead && u->open && !u->revoked) {
+		usr_detach(u);
+		u->revoked = true;
+		u->stalls++;
+	}
+	mutex_unlock(&u->io);
+}
+
+static long usr_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+{
+	struct usr *u = f->private_data;
+	bool nonblock = f->f_flags & O_NONBLOCK;
+	long err;
+
+	/* Held by another of its threads at most until the next period. */
+	mutex_lock(&u->io);
+	if (u->dead) {
+		err = -ENODEV;
+	} else if (u->revoked) {
+		err = -EPIPE;		/* detached as stalled: reopen */
+	} else {
+		switch (cmd) {
+		case SMODEM_USR_WAIT:
+			err = usr_wait(u, nonblock);
+			break;
+		case SMODEM_USR_DONE:
+			err = usr_done(u);
+			break;
+		case SMODEM_USR_DONE_WAIT:
+			err = usr_done(u);
+			if (!err)
+				err = usr_wait(u, nonblock);
+			/* Done is done: a restart would do it twice. */
+			if (err == -ERESTARTSYS)
+				err = -EINTR;
+			break;
+		default:
+			err = -ENOTTY;
+			break;
+		}
+	}
+	mutex_unlock(&u->io);
+	return err;
+}
+
+static __poll_t usr_poll(struct file *f, poll_table *pt)
+{
+	struct usr *u = f->private_data;
+	struct smodem_dev *sd;
+	unsigned long flags;
+	__poll_t mask = 0;
+	u64 hw;
+
+	poll_wait(f, &u->pollq, pt);
+	raw_spin_lock_irqsave(&u->lock, flags);
+	WRITE_ONCE(u->polled, true);
+	sd = u->sd;
+	if (u->dead) {
+		mask = EPOLLERR | EPOLLHUP;
+	} else {
+		hw = sd->hw->position(sd, NULL);
+		if (hw >= READ_ONCE(sd->sw_pos) + READ_ONCE(sd->period))
+			mask = EPOLLIN | EPOLLRDNORM;
+	}
+	raw_spin_unlock_irqrestore(&u->lock, flags);
+	return mask;
+}
+
+static int usr_mmap(struct file *f, struct vm_area_struct *vma)
+{
+	struct usr *u = f->private_data;
+
+	if (vma->vm_pgoff)
+		return -EINVAL;
+	return remap_vmalloc_range(vma, u->area, 0);
+}
+
+static const struct file_operations usr_fops = {
+	.owner = THIS_MODULE,
+	.open = usr_open,
+	.release = usr_release,
+	.unlocked_ioctl = usr_ioctl,
+	.compat_ioctl = usr_ioctl,
+	.poll = usr_poll,
+	.mmap = usr_mmap,
+};
+
+/* -- the modem the core sees ------------------------------------------------ */
+
+/* The core never runs the modem of context=usr: the daemon does. */
+static u32 proxy_period(struct smodem_modem *m, const s16 *rx, s16 *tx, u32 n)
+{
+	memset(tx, 0, n * sizeof(*tx));
+	return n;
+}
+
+static void proxy_gap(struct smodem_modem *m, u32 len, u32 late)
+{
+}
+
+static void proxy_fill(struct smodem_modem *m, s16 *tx, u32 n)
+{
+	memset(tx, 0, n * sizeof(*tx));
+}
+
+/*
+ * The daemon's modem's own lines, as it last rendered them; those of the
+ * last daemon once it is gone, none before the first.  Text from user
+ * space, bounded; torn only if the daemon rewrote this very buffer while
+ * it is copied, two refreshes (tens of periods) after naming it.
+ */
+static void proxy_show(struct smodem_modem *m, struct seq_file *sf)
+{
+	struct usr *u = container_of(m, struct usr, proxy);
+	struct smodem_usr_area *a = u->area;
+	u32 i = READ_ONCE(a->show_cur) & 1;
+	u32 len = min_t(u32, READ_ONCE(a->show_len[i]), SMODEM_USR_SHOW_BYTES);
+
+	seq_write(sf, a->show[i], len);
+}
+
+static void proxy_free(struct smodem_modem *m)
+{
+}
+
+static const struct smodem_modem_ops proxy_ops = {
+	.period = proxy_period,
+	.gap = proxy_gap,
+	.fill = proxy_fill,
+	.show = proxy_show,
+	.free = proxy_free,
+};
+
+/* -- the context ------------------------------------------------------------ */
+
+static void usr_area_init(struct usr *u, size_t hdr)
+{
+	struct smodem_dev *sd = u->sd;
+	struct smodem_usr_area *a = u->area;
+	size_t samples = u->max_frames * sizeof(s16);
+
+	a->magic = SMODEM_USR_MAGIC;
+	a->version = SMODEM_USR_VERSION;
+	a->size = u->size;
+	a->area_size = sizeof(*a);
+	a->cmd_size = sizeof(struct smodem_cmd);
+	a->dev_id = sd->id;
+	a->rate = sd->p.rate;
+	a->ring = sd->p.ring;
+	a->max_frames = u->max_frames;
+	a->fill_frames = sd->p.ring;
+	a->flags = (sd->calls ? SMODEM_USR_F_CALLS : 0) |
+		   (sd->phase_periods ? SMODEM_USR_F_PHASE : 0);
+	a->rx_off = hdr;
+	a->tx_off = hdr + samples;
+	a->fill_off = hdr + 2 * samples;
+	u->rx = (s16 *)((u8 *)a + a->rx_off);
+	u->tx = (s16 *)((u8 *)a + a->tx_off);
+	u->fill = (s16 *)((u8 *)a + a->fill_off);
+}
+
+static int usr_start(struct smodem_dev *sd)
+{
+	size_t hdr = ALIGN(sizeof(struct smodem_usr_area), 64);
+	struct usr *u;
+	int err;
+
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
+	if (!u)
+		return -ENOMEM;
+	kref_init(&u->ref);
+	u->sd = sd;
+	u->max_frames = sd->p.ring / 2;
+	u->size = PAGE_ALIGN(hdr + (2 * u->max_frames + sd->p.ring) *
+			     sizeof(s16));
+	u->area = vmalloc_user(u->size);
+	if (!u->area) {
+		kfree(u);
+		return -ENOMEM;
+	}
+	usr_area_init(u, hdr);
+	raw_spin_lock_init(&u->lock);
+	init_swait_queue_head(&u->wait);
+	init_waitqueue_head(&u->pollq);
+	init_irq_work(&u->poll_work, usr_poll_work);
+	INIT_WORK(&u->stall_work, usr_stall_work);
+	mutex_init(&u->io);
+	u->proxy.ops = &proxy_ops;
+
+	snprintf(u->name, sizeof(u->name), "smodem%u", sd->id);
+	u->misc.minor = MISC_DYNAMIC_MINOR;
+	u->misc.name = u->name;
+	u->misc.fops = &usr_fops;
+	u->misc.mode = sd->p.usr_mode;
+	sd->ctx_priv = u;
+	sd->modem = &u->proxy;
+	/* Last: from here on a daemon may open it. */
+	err = misc_register(&u->misc);
+	if (err) {
+		sd->modem = NULL;
+		sd->ctx_priv = NULL;
+		usr_put(u);
+		return err;
+	}
+	return 0;
+}
+
+static void usr_stop(struct smodem_dev *sd)
+{
+	struct usr *u = sd->ctx_priv;
+	unsigned long flags;
+
+	/* No new daemon; the one attached gets -ENODEV from now on. */
+	misc_deregister(&u->misc);
+	raw_spin_lock_irqsave(&u->lock, flags);
+	u->dead = true;
+	u->attached = false;
+	raw_spin_unlock_irqrestore(&u->lock, flags);
+	swake_up_all(&u->wait);
+	wake_up_interruptible(&u->pollq);
+	irq_work_sync(&u->poll_work);
+	/* No interrupt queues it again: the hardware has stopped. */
+	cancel_work_sync(&u->stall_work);
+	/* Its system call in progress, if any, has returned. */
+	mutex_lock(&u->io);
+	u->sd = NULL;
+	mutex_unlock(&u->io);
+	sd->modem = NULL;
+	sd->ctx_priv = NULL;
+	usr_put(u);
+}
+
+static void usr_show(struct smodem_dev *sd, struct seq_file *m)
+{
+	struct usr *u = sd->ctx_priv;
+	struct task_struct *t = NULL;
+	struct pid *pid;
+	unsigned long flags;
+	bool attached;
+	u64 missed;
+
+	raw_spin_lock_irqsave(&u->lock, flags);
+	attached = u->attached;
+	missed = u->missed;
+	pid = attached ? get_pid(u->pid) : NULL;
+	raw_spin_unlock_irqrestore(&u->lock, flags);
+	seq_puts(m, "exec usr\n");
+	seq_printf(m, "usr_device /dev/%s\n", u->name);
+	seq_printf(m, "usr_attached %d\n", attached);
+	seq_printf(m, "usr_attaches %u\n", READ_ONCE(u->attaches));
+	seq_printf(m, "usr_detaches %llu\n", READ_ONCE(u->detaches));
+	seq_printf(m, "usr_upcalls %llu\n", READ_ONCE(u->upcalls));
+	seq_printf(m, "usr_missed %llu\n", missed);
+	seq_printf(m, "usr_stalls %llu\n", READ_ONCE(u->stalls));
+	seq_printf(m, "usr_bad %llu\n", READ_ONCE(u->bad));
+	/* The daemon thread's scheduling, as the kernel threads' is shown. */
+	if (pid)
+		t = get_pid_task(pid, PIDTYPE_PID);
+	put_pid(pid);
+	if (t) {
+		seq_printf(m, "usr_pid %d\n", task_pid_nr(t));
+		smodem_sched_show(m, t);
+		put_task_struct(t);
+	}
+}
+
+const struct smodem_ctx_ops smodem_ctx_usr = {
+	.name = "usr",
+	.start = usr_start,
+	.stop = usr_stop,
+	.kick = usr_kick,
+	.show = usr_show,
+};

@@ -60,12 +60,13 @@ $(VENV_STAMP): pyproject.toml | deps
 
 -include dsp/dsp.mk
 -include tools/line/line.mk
+-include tools/smodemd/smodemd.mk
 # one fragment per feature with targets of its own (install, check-debug, ...)
 -include $(sort $(wildcard mk/*.mk))
 check-line: venv
 
 # Everything the tests need, built before pytest starts.
-check-build: modules dsp-tests dsp-fuzz-build $(if $(wildcard tools/line/line.mk),line)
+check-build: modules dsp-tests dsp-fuzz-build $(if $(wildcard tools/line/line.mk),line) smodemd
 
 # Real-time tests (a live call over JACK) are not repeatable on a shared
 # machine: they run with check-real, not in check; the debug kernel's with

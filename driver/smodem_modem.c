@@ -14,6 +14,10 @@
  * SMODEM_HOOK_DC is added to every transmitted sample.  tools/line's
  * smline closes its loop above --hook-threshold (1024 by default) and
  * opens it after --hangup-ms of the offset gone; see tools/line/README.md.
+ *
+ * The same source runs in smodemd for context=usr (tools/smodemd), with
+ * the link's functions and the phase event carried to the kernel in the
+ * shared area (driver/smodem_usr.h): one call control for every context.
  */
 #include <linux/kernel.h>
 #include <linux/slab.h>
@@ -22,11 +26,16 @@
 #include <linux/seq_file.h>
 #include <smdsp/pump.h>
 #include <smdsp/modem.h>
+#ifdef __KERNEL__
 #include "smodem.h"
+#include "smodem_trace.h"
+#else
+/* smodemd (context=usr): its struct smodem_dev, the phase as a report */
+#include "smodemd_dev.h"
+#endif
 #include "smodem_call.h"
 #include "smodem_link.h"
 #include "smodem_modem.h"
-#include "smodem_trace.h"
 
 /* Well above smline's default threshold, far below clipping the signal. */
 #define SMODEM_HOOK_DC		4096

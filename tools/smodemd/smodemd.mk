@@ -1,0 +1,28 @@
+# tools/smodemd: the daemon of context=usr (issue 14), included by the top
+# Makefile.  One source set: smodemd.c, the module's own call control
+# (driver/smodem_modem.c) and the data pump (dsp/, build/dsp/libsmdsp.a),
+# built for user space with the stand-ins of tools/smodemd/shim and
+# tests/unit/shim.
+#
+#   make smodemd   build/smodemd/smodemd (the host's) and
+#                  build/smodemd/smodemd-static (the guests', as ttyat)
+
+SMODEMD_DIR    := build/smodemd
+SMODEMD_SRCS   := tools/smodemd/smodemd.c driver/smodem_modem.c
+SMODEMD_HDRS   := $(wildcard tools/smodemd/*.h tools/smodemd/shim/linux/*.h) \
+		  driver/smodem_usr.h driver/smodem_link.h driver/smodem_modem.h \
+		  driver/smodem_call.h driver/at.h
+SMODEMD_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+		  -Itools/smodemd/shim -Itests/unit/shim -Itools/smodemd -Idriver -Idsp/include
+
+.PHONY: smodemd
+
+smodemd: $(SMODEMD_DIR)/smodemd $(SMODEMD_DIR)/smodemd-static
+
+$(SMODEMD_DIR)/smodemd: $(SMODEMD_SRCS) $(SMODEMD_HDRS) $(DSP_LIB)
+	@mkdir -p $(dir $@)
+	$(DSP_CC) $(SMODEMD_CFLAGS) $(SMODEMD_SRCS) $(DSP_LIB) -lpthread -o $@
+
+$(SMODEMD_DIR)/smodemd-static: $(SMODEMD_SRCS) $(SMODEMD_HDRS) $(DSP_LIB)
+	@mkdir -p $(dir $@)
+	$(DSP_CC) -static $(SMODEMD_CFLAGS) $(SMODEMD_SRCS) $(DSP_LIB) -lpthread -o $@

@@ -38,8 +38,9 @@ leak_scan() {
 }
 # The contexts this kernel and backend have: irqt threads the AC'97's
 # interrupt line (the hrtimer backend has none), bhw needs BH workqueues
-# (6.9+).  nth_context takes them in turn: int, dpc, thr, res, ..., int, ...
-CONTEXTS="int dpc thr res"
+# (6.9+); usr runs here without its daemon (smodemd): every period missed,
+# on hook.  nth_context takes them in turn: int, dpc, thr, res, usr, ...
+CONTEXTS="int dpc thr res usr"
 [ "$hw" = ac97 ] && CONTEXTS="$CONTEXTS irqt"
 kv=$(uname -r)
 kmaj=${kv%%.*}
@@ -71,7 +72,7 @@ observe() {
 }
 
 # every context, those this kernel or backend refuses too (their .err)
-for c in int dpc thr res oth irqt bhw; do
+for c in int dpc thr res oth irqt bhw usr; do
 	observe ctx-$c context=$c
 done
 

@@ -6,6 +6,103 @@
 # by CRC-32 in smline's record), escape with +++, hang up, unload; the
 # phases, period changes and overruns are traced.  Raw results go to
 # /share/results for the host to judge.  Every wait is bounded.
+#
+# context=usr: the modem runs in smodemd (/usr/bin/smodemd, SCHED_FIFO 50
+# as the thr thread), started right after insmod and stopped before rmmod;
+# with USR_FAULTS=1 its fault cases follow the calls (usr_faults).
+
+SMODEMD=
+# smodemd_start NAME: a daemon for /dev/smodem0, attached when this returns
+smodemd_start() {
+	smodemd --fifo 50 --verbose 2> $T/$1-smodemd.log &
+	SMODEMD=$!
+	i=0
+	while [ $i -lt 50 ] && ! grep -q "^usr_attached 1" "$(dev_file stats)"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+smodemd_stop() {
+	[ -n "$SMODEMD" ] || return 0
+	kill -TERM $SMODEMD 2>/dev/null
+	reap $SMODEMD 50 smodemd-stop
+	SMODEMD=
+}
+# echo_call's insmod and rmmod, with the daemon around the module's life
+insmod() {
+	command insmod "$@" || return
+	case " $* " in *" context=usr "*) smodemd_start "$name" ;; esac
+}
+rmmod() {
+	smodemd_stop
+	command rmmod "$@"
+}
+
+# A second daemon is refused; the daemon killed with SIGKILL mid-call ends
+# the call at the tty (NO CARRIER, DCD off) and the line (the hook opens);
+# the next daemon takes over and the next call works; a daemon stopped
+# mid-call is detached the same way, and the one after it attaches.
+usr_faults() {
+	name=fault
+	say "usr faults"
+	dmesg -c > /dev/null
+	insmod $K $SMODEM_ARGS context=usr
+	echo $? > $T/fault-insmod.rc
+	trace-cmd start -q -e smodem:smodem_phase -e smodem:smodem_overrun \
+		-b 8192 > /dev/null 2>&1
+	cat "$(dev_file stats)" > $T/fault-attached.stats
+	smodemd --fifo 50 > $T/fault-second.log 2>&1
+	echo $? > $T/fault-second.rc
+	d1=$SMODEMD
+	(wait_for $T/fault-kill.txt "READY connected" 600 && sleep 3 &&
+	 kill -9 $d1 && echo killed > $T/fault-killed) &
+	killer=$!
+	ttyat at $D ATE0 ATX4 "$AT_SETUP" "ATD$DIAL" %until:CONNECT:30000 \
+		%tiocm %ready:connected "%until:NO CARRIER:15000" %tiocm AT \
+		> $T/fault-kill.txt 2>&1
+	echo $? > $T/fault-kill.rc
+	wait $killer
+	wait $d1
+	echo $? > $T/fault-d1.rc
+	SMODEMD=
+	sleep 1
+	cat "$(dev_file stats)" > $T/fault-killed.stats
+	# the line goes idle between calls
+	sleep 2
+	smodemd_start fault-d2
+	ttyat at $D ATE0 ATX4 "$AT_SETUP" "ATD$DIAL" %expect:30000 %tiocm \
+		"%data:$CALL_BYTES" %sleep:1500 %send:+++ %expect:2500 ATH %tiocm \
+		> $T/fault-next.txt 2>&1
+	echo $? > $T/fault-next.rc
+	sleep 1
+	cat "$(dev_file stats)" > $T/fault-next.stats
+	# the daemon stopped (SIGSTOP) mid-call: detached after 2 s, the call
+	# ends as above; continued, it is told so (EPIPE) and exits
+	d2=$SMODEMD
+	(wait_for $T/fault-stall.txt "READY connected" 600 && sleep 2 &&
+	 kill -STOP $d2 && echo stopped > $T/fault-stopped) &
+	killer=$!
+	ttyat at $D ATE0 ATX4 "$AT_SETUP" "ATD$DIAL" %until:CONNECT:30000 \
+		%tiocm %ready:connected "%until:NO CARRIER:15000" %tiocm AT \
+		> $T/fault-stall.txt 2>&1
+	echo $? > $T/fault-stall.rc
+	wait $killer
+	cat "$(dev_file stats)" > $T/fault-stalled.stats
+	kill -CONT $d2
+	reap $d2 50 fault-d2
+	SMODEMD=
+	sleep 2
+	smodemd_start fault-d3
+	ttyat at $D AT > $T/fault-d3.txt 2>&1
+	cat "$(dev_file stats)" > $T/fault-d3.stats
+	trace-cmd stop
+	trace-cmd extract -o $T/fault.dat > /dev/null 2>&1
+	trace-cmd reset > /dev/null 2>&1
+	rmmod smodem
+	echo $? > $T/fault-rmmod.rc
+	loaded > $T/fault.loaded
+	dmesg > $T/fault.dmesg
+}
 
 for ctx in $CONTEXTS; do
 	# shellcheck disable=SC2086
@@ -13,5 +110,6 @@ for ctx in $CONTEXTS; do
 		-e smodem:smodem_overrun -e smodem:smodem_dma_halt -b 8192" \
 		$SMODEM_ARGS context=$ctx
 done
+[ "${USR_FAULTS:-0}" = 1 ] && usr_faults
 cp -r $T/. $R/
 say "done"

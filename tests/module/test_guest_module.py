@@ -108,7 +108,29 @@ def refusal(kver, hw, ctx):
 
 
 # Every context= the module has; refusal() says where one is refused.
-CONTEXTS = ["int", "dpc", "thr", "res", "oth", "irqt", "bhw"]
+CONTEXTS = ["int", "dpc", "thr", "res", "oth", "irqt", "bhw", "usr"]
+
+
+def check_usr_without_daemon(st, ev):
+    """context=usr with no smodemd attached (the daemon's own tests are
+    test_modem.py's): the interrupts go on at their pace, each period is
+    counted as missed and none processed, the input position stays
+    current (no overrun), nothing is written, the line stays on hook."""
+    assert st["exec"] == "usr" and st["usr_attached"] == 0
+    assert st["usr_device"] == "/dev/smodem0"
+    assert st["usr_attaches"] == 0 and st["usr_upcalls"] == 0
+    assert st["periods"] == 0 and st["runs"] == 0
+    # missed since load, the stats' window (reset 1 s after it) inside
+    assert st["usr_missed"] >= st["irqs"] - 2, st
+    assert st["overruns"] == 0 and st["dropped"] == 0 and st["tx_late"] == 0
+    assert st["pending_max"] == 0
+    irqs = [e for e in ev if e.name == "smodem_irq"]
+    assert len(irqs) >= EXPECTED_IRQS_10S * 0.97
+    # never a period's worth pending at an interrupt: skipped as it came
+    assert all(e.fields["pending"] < 2 * PERIOD for e in irqs)
+    assert not [e for e in ev if e.name in ("smodem_process", "smodem_overrun",
+                                             "smodem_thread_wakeup")]
+    assert any(e.name == "smodem_isr_exit" for e in ev)
 
 
 @pytest.mark.parametrize("ctx", CONTEXTS)
@@ -128,6 +150,9 @@ def test_context(kver, hw, ctx):
 
     # The interrupt rate: 10 s of periods within 3 %.
     assert st["window_ns"] >= 10e9 and rate_ok(st), (st["irqs"], st["window_ns"])
+    if ctx == "usr":
+        check_usr_without_daemon(st, smtrace.events(res / (name + ".dat")))
+        return
     assert st["periods"] >= st["irqs"] - 2
     # No load: nothing lost, and never a period's worth left pending.
     assert st["overruns"] == 0 and st["dropped"] == 0

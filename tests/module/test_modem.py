@@ -1,8 +1,13 @@
 """Whole calls in virtual time (issues 4 and 5): the guest's /dev/ttySM0
 dials build/line/smline's answering modem (SpanDSP, V.22bis + V.42) through
 QEMU's D-Bus audio on the instruction-counted clock, once per execution
-context (int, dpc, thr, res, irqt) in one boot of the 6.1 generic kernel, and
-moves 8 KiB of random bytes out and their echo back.
+context (int, dpc, thr, res, irqt, usr) in one boot of the 6.1 generic
+kernel, and moves 8 KiB of random bytes out and their echo back.
+
+context=usr (issue 14): the modem runs in smodemd (build/smodemd/
+smodemd-static, `make smodemd`), attached after insmod; the same call, the
+same checks.  Then its faults: a second daemon refused, the daemon killed
+with SIGKILL mid-call (NO CARRIER, DCD off), the next daemon's call.
 
 tests/module/modem_checks.sh runs in the guest (with ttyat, built from
 tests/module/ttyat.c); smline writes one JSON record per call. SMODEM_KO
@@ -10,6 +15,7 @@ overrides the module (default build/<kver>/smodem.ko), SMODEM_TTY_KERNEL
 the kernel.
 """
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,18 +25,29 @@ import guestboot
 
 TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "modem"
-CONTEXTS = ["int", "dpc", "thr", "res", "irqt"]
+CONTEXTS = ["int", "dpc", "thr", "res", "irqt", "usr"]
 NBYTES = 8192
 ROUTE = "5551234=answer:v22bis,v42,echo"
 ARGS = "engine=1 phase_periods=1 ring_samples=8192"
+# usr_faults' two calls follow the contexts' in smline's records
+FAULT_CALLS = ["fault-kill", "fault-next", "fault-stall"]
+
+
+def smodemd():
+    """The daemon of context=usr, static for the guest."""
+    subprocess.run(["make", "--no-print-directory", "-C", str(TOP), "smodemd"],
+                   check=True, capture_output=True)
+    return TOP / "build" / "smodemd" / "smodemd-static"
 
 
 def run():
     return guestboot.line_results(
         "modem", "modem_checks.sh", OUT, ["--route", ROUTE],
         env={"CONTEXTS": " ".join(CONTEXTS), "CALL_BYTES": str(NBYTES),
-             "DIAL": "T5551234", "AT_SETUP": "AT\\N3", "SMODEM_ARGS": ARGS},
-        timeout_s=900)
+             "DIAL": "T5551234", "AT_SETUP": "AT\\N3", "SMODEM_ARGS": ARGS,
+             "USR_FAULTS": "1"},
+        extra_files={"usr/bin/smodemd": str(smodemd())},
+        timeout_s=1200)
 
 
 def _read(name):
@@ -39,8 +56,9 @@ def _read(name):
 
 def _record(ctx):
     recs = run()[1]
-    assert len(recs) == len(CONTEXTS), recs
-    return recs[CONTEXTS.index(ctx)]
+    names = CONTEXTS + FAULT_CALLS
+    assert [r["call"] for r in recs] == list(range(1, len(names) + 1)), recs
+    return recs[names.index(ctx)]
 
 
 @pytest.mark.parametrize("ctx", CONTEXTS)
@@ -81,6 +99,92 @@ def test_phases_of_the_call(ctx):
     assert (20, 100) in changes and (100, 20) in changes, changes
     st = smtrace.stats(_read(ctx + ".stats"))
     assert st["overruns"] == 0, st
+
+
+def test_usr_ran_in_the_daemon():
+    """context=usr's call went through smodemd's upcalls, at the policy it
+    was given, every one answered."""
+    st = smtrace.stats(_read("usr.stats"))
+    assert st["exec"] == "usr" and st["usr_attached"] == 1, st
+    assert st["policy"] == "SCHED_FIFO" and st["rt_priority"] == 50, st
+    assert st["usr_upcalls"] > 1000 and st["usr_bad"] == 0, st
+    assert st["periods"] > 1000 and st["overruns"] == 0, st
+    assert "attached (attach 1)" in _read("usr-smodemd.log")
+    # the modem's own lines, as smodemd's modem renders them (the same
+    # smodem_modem.c as in the kernel): what the call did
+    assert st["engine_calls"] == 1 and st["engine_connects"] == 1, st
+    assert (st["engine_role"], st["engine_rate"], st["engine_link"],
+            st["engine_v42"]) == ("dial", 2400, "v42", 1), st
+    assert st["engine_tx_bytes"] >= NBYTES and st["engine_rx_bytes"] >= NBYTES, st
+    assert st["engine_phase"] == "on-hook", st
+
+
+def test_usr_second_daemon_refused():
+    assert _read("fault-insmod.rc").strip() == "0"
+    assert _read("fault-second.rc").strip() == "2", _read("fault-second.log")
+    assert "Device or resource busy" in _read("fault-second.log")
+
+
+def test_usr_daemon_killed_mid_call():
+    """SIGKILL while connected: NO CARRIER at the tty, DCD off, the tty
+    still answers; the kernel is left with no daemon and nothing pending."""
+    assert _read("fault-killed").strip() == "killed"
+    assert _read("fault-d1.rc").strip() == "137"
+    text = _read("fault-kill.txt")
+    assert "CONNECT 2400" in text, text
+    assert re.search(r"UNTIL found=1", text.split("READY connected")[1]), text
+    after = text.split("READY connected")[1]
+    assert "NO CARRIER" in after, text
+    tiocm = re.findall(r"TIOCM CAR=(\d)", text)
+    assert tiocm == ["1", "0"], text
+    # the tty answers on: the AT after it
+    assert "OK" in after.split("NO CARRIER", 1)[1], text
+    st = smtrace.stats(_read("fault-killed.stats"))
+    assert st["usr_attached"] == 0 and st["usr_detaches"] == 1, st
+    assert st["overruns"] == 0 and st["usr_bad"] == 0, st
+    r = _record("fault-kill")
+    # the line saw our hook open: a hang-up from our side
+    assert r["result"] == "connected" and r["end"] == "local-hangup", r
+
+
+def test_usr_next_daemon_next_call():
+    text = _read("fault-next.txt")
+    assert "CONNECT 2400" in text, text
+    m = re.search(r"DATA n=(\d+) pause=\d+ got=(\d+) bad=(\d+) writer=(-?\d+)", text)
+    assert m and tuple(map(int, m.groups())) == (NBYTES, NBYTES, 0, 0), text
+    assert text.rstrip().splitlines()[-2].startswith("TIOCM CAR=0"), text
+    st = smtrace.stats(_read("fault-next.stats"))
+    assert st["usr_attached"] == 1 and st["usr_attaches"] == 2, st
+    r = _record("fault-next")
+    assert (r["modulation"], r["rate"], r["v42"]) == ("V.22bis", 2400, True), r
+    assert r["crc32_from_modem"] == r["crc32_to_modem"], r
+    assert r["end"] == "local-hangup", r
+    assert _read("fault-rmmod.rc").strip() == "0"
+    assert _read("fault.loaded").strip() == "0"
+    bad = [x for x in _read("fault.dmesg").splitlines() if guestboot.BAD_DMESG.search(x)]
+    assert not bad, bad
+
+
+def test_usr_stalled_daemon_detached():
+    """SIGSTOP while connected: the ring overruns (counted), the daemon is
+    detached after 2 s: NO CARRIER, DCD off; continued, it gets EPIPE and
+    exits 1; the next daemon attaches, the tty answers throughout."""
+    assert _read("fault-stopped").strip() == "stopped"
+    text = _read("fault-stall.txt")
+    after = text.split("READY connected")[1]
+    assert "CONNECT 2400" in text and "NO CARRIER" in after, text
+    assert re.findall(r"TIOCM CAR=(\d)", text) == ["1", "0"], text
+    assert "OK" in after.split("NO CARRIER", 1)[1], text
+    st = smtrace.stats(_read("fault-stalled.stats"))
+    assert st["usr_attached"] == 0 and st["usr_stalls"] == 1, st
+    assert st["overruns"] >= 1, st
+    assert _read("fault-d2.rc").strip() == "1"
+    assert "stopped answering" in _read("fault-d2-smodemd.log")
+    r = _record("fault-stall")
+    assert r["result"] == "connected" and r["end"] == "local-hangup", r
+    st = smtrace.stats(_read("fault-d3.stats"))
+    assert st["usr_attached"] == 1 and st["usr_attaches"] == 3, st
+    assert "OK" in _read("fault-d3.txt")
 
 
 @pytest.mark.parametrize("ctx", CONTEXTS)

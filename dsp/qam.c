@@ -96,6 +96,43 @@ void smdsp_qam_tx_process(struct smdsp_qam_tx *t, int16_t *out, unsigned int n,
 	}
 }
 
+void smdsp_qam_tx_calls(struct smdsp_qam_tx *t, smdsp_get_bit_fn get_bit,
+			smdsp_status_fn status_fn, void *user)
+{
+	t->get_bit = get_bit;
+	t->status_fn = status_fn;
+	t->user = user;
+}
+
+void smdsp_qam_tx_stop(struct smdsp_qam_tx *t, uint32_t syms)
+{
+	if (!t->stopping) {
+		t->stopping = true;
+		t->shutdown = syms;
+	}
+}
+
+bool smdsp_qam_tx_data(struct smdsp_qam_tx *t, uint32_t *step, uint32_t end)
+{
+	if (*step < end) {
+		(*step)++;
+	} else if (!t->data) {
+		t->data = true;
+		if (t->status_fn)
+			t->status_fn(t->user, SMDSP_STATUS_TRAINED);
+	}
+	if (t->stopping) {
+		if (!t->shutdown) {
+			if (!t->done && t->status_fn)
+				t->status_fn(t->user, SMDSP_STATUS_CARRIER_DOWN);
+			t->done = true;
+			return false;
+		}
+		t->shutdown--;
+	}
+	return true;
+}
+
 void smdsp_qam_rx_front_init(struct smdsp_qam_rx_front *f, int32_t carrier_mhz,
 			     unsigned int car_period)
 {

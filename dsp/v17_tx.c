@@ -121,9 +121,7 @@ int smdsp_v17_tx_init(struct smdsp_v17_tx *s, unsigned int rate, int level_dbm0_
 	smdsp_trellis_enc_init(&s->enc, short_train ? 0 : 1);
 	s->scr = SMDSP_V17_SCR_INIT;
 	s->step = tep ? 0 : SEG1_START;
-	s->get_bit = get_bit;
-	s->status_fn = status_fn;
-	s->user = user;
+	smdsp_qam_tx_calls(&s->qt, get_bit, status_fn, user);
 	return 0;
 }
 
@@ -150,10 +148,7 @@ void smdsp_v17_tx_free(struct smdsp_v17_tx *s)
 
 void smdsp_v17_tx_stop(struct smdsp_v17_tx *s)
 {
-	if (!s->stopping) {
-		s->stopping = true;
-		s->shutdown = SHUTDOWN_SYMS + SILENCE_SYMS;
-	}
+	smdsp_qam_tx_stop(&s->qt, SHUTDOWN_SYMS + SILENCE_SYMS);
 }
 
 static void put(int *re, int *im, const int8_t *p)
@@ -200,35 +195,18 @@ static void tx_symbol(void *user, int *re, int *im)
 			training(s, s->step - SEG1_START, re, im);
 		return;
 	}
-	if (s->step < SEG1_START + train_end + SEG4_LEN) {
-		s->step++;
-	} else if (!s->data) {
-		s->data = true;
-		if (s->status_fn)
-			s->status_fn(s->user, SMDSP_STATUS_TRAINED);
-	}
-	if (s->stopping) {
-		if (!s->shutdown) {
-			if (!s->done && s->status_fn)
-				s->status_fn(s->user, SMDSP_STATUS_CARRIER_DOWN);
-			s->done = true;
-			return;
-		}
-		if (s->shutdown-- <= SILENCE_SYMS)
-			return;
-	}
-	for (i = 0; i < s->bits; i++) {
-		int b = 1;
-
-		if (s->data && !s->stopping && s->get_bit)
-			b = s->get_bit(s->user) & 1;
-		q |= (unsigned int)smdsp_qam_scramble(&s->scr, b) << i;
-	}
+	if (!smdsp_qam_tx_data(&s->qt, &s->step, SEG1_START + train_end + SEG4_LEN))
+		return;
+	/* the shutdown's last SILENCE_SYMS symbols are silence */
+	if (s->qt.stopping && s->qt.shutdown < SILENCE_SYMS)
+		return;
+	for (i = 0; i < s->bits; i++)
+		q |= (unsigned int)smdsp_qam_scramble(&s->scr, smdsp_qam_tx_bit(&s->qt)) << i;
 	put(re, im, s->points[smdsp_trellis_encode(&s->enc, q)]);
 }
 
 bool smdsp_v17_tx_process(struct smdsp_v17_tx *s, int16_t *out, unsigned int n)
 {
 	smdsp_qam_tx_process(&s->qt, out, n, tx_symbol, s);
-	return !s->done;
+	return !s->qt.done;
 }

@@ -379,9 +379,7 @@ int smdsp_v27_tx_init(struct smdsp_v27_tx *s, unsigned int rate, int level_dbm0_
 	s->step = tep ? 0 : TEP_SYMS;
 	s->tep = tep;
 	s->scr.reg = 0x3c;
-	s->get_bit = get_bit;
-	s->status_fn = status_fn;
-	s->user = user;
+	smdsp_qam_tx_calls(&s->qt, get_bit, status_fn, user);
 	return 0;
 }
 
@@ -406,19 +404,12 @@ void smdsp_v27_tx_free(struct smdsp_v27_tx *s)
 
 void smdsp_v27_tx_stop(struct smdsp_v27_tx *s)
 {
-	if (!s->stopping) {
-		s->stopping = true;
-		s->shutdown = SHUTDOWN_SYMS;
-	}
+	smdsp_qam_tx_stop(&s->qt, SHUTDOWN_SYMS);
 }
 
 static int next_bit(struct smdsp_v27_tx *s)
 {
-	int b = 1;
-
-	if (s->data && !s->stopping && s->get_bit)
-		b = s->get_bit(s->user) & 1;
-	return smdsp_v27_scramble(&s->scr, b);
+	return smdsp_v27_scramble(&s->scr, smdsp_qam_tx_bit(&s->qt));
 }
 
 /* The next symbol's phase in 45 degree steps, or -1 for silence. */
@@ -447,22 +438,8 @@ static int next_symbol(struct smdsp_v27_tx *s)
 		s->state = (s->state + b) & 7;
 		return (int)s->state;
 	}
-	if (s->step < SEG5_END) {
-		s->step++;
-	} else if (!s->data) {
-		s->data = true;
-		if (s->status_fn)
-			s->status_fn(s->user, SMDSP_STATUS_TRAINED);
-	}
-	if (s->stopping) {
-		if (!s->shutdown) {
-			if (!s->done && s->status_fn)
-				s->status_fn(s->user, SMDSP_STATUS_CARRIER_DOWN);
-			s->done = true;
-			return -1;
-		}
-		s->shutdown--;
-	}
+	if (!smdsp_qam_tx_data(&s->qt, &s->step, SEG5_END))
+		return -1;
 	if (s->rate == 4800) {
 		b = (unsigned int)next_bit(s) << 2;
 		b |= (unsigned int)next_bit(s) << 1;
@@ -490,5 +467,5 @@ static void tx_symbol(void *user, int *re, int *im)
 bool smdsp_v27_tx_process(struct smdsp_v27_tx *s, int16_t *out, unsigned int n)
 {
 	smdsp_qam_tx_process(&s->qt, out, n, tx_symbol, s);
-	return !s->done;
+	return !s->qt.done;
 }

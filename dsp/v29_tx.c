@@ -215,9 +215,7 @@ int smdsp_v29_tx_init(struct smdsp_v29_tx *s, unsigned int rate, int level_dbm0_
 	s->rate = rate;
 	s->step = tep ? 0 : TEP_SYMS;
 	s->train = 0x2a;
-	s->get_bit = get_bit;
-	s->status_fn = status_fn;
-	s->user = user;
+	smdsp_qam_tx_calls(&s->qt, get_bit, status_fn, user);
 	return 0;
 }
 
@@ -242,19 +240,12 @@ void smdsp_v29_tx_free(struct smdsp_v29_tx *s)
 
 void smdsp_v29_tx_stop(struct smdsp_v29_tx *s)
 {
-	if (!s->stopping) {
-		s->stopping = true;
-		s->shutdown = SHUTDOWN_SYMS;
-	}
+	smdsp_qam_tx_stop(&s->qt, SHUTDOWN_SYMS);
 }
 
 static unsigned int next_bit(struct smdsp_v29_tx *s)
 {
-	int b = 1;
-
-	if (s->data && !s->stopping && s->get_bit)
-		b = s->get_bit(s->user) & 1;
-	return (unsigned int)smdsp_qam_scramble(&s->scr, b);
+	return (unsigned int)smdsp_qam_scramble(&s->scr, smdsp_qam_tx_bit(&s->qt));
 }
 
 static void put(int *re, int *im, const int8_t *p)
@@ -278,22 +269,8 @@ static void tx_symbol(void *user, int *re, int *im)
 			put(re, im, cdcd[r][smdsp_v29_train_bit(&s->train)]);
 		return;
 	}
-	if (s->step < SEG4_END) {
-		s->step++;
-	} else if (!s->data) {
-		s->data = true;
-		if (s->status_fn)
-			s->status_fn(s->user, SMDSP_STATUS_TRAINED);
-	}
-	if (s->stopping) {
-		if (!s->shutdown) {
-			if (!s->done && s->status_fn)
-				s->status_fn(s->user, SMDSP_STATUS_CARRIER_DOWN);
-			s->done = true;
-			return;
-		}
-		s->shutdown--;
-	}
+	if (!smdsp_qam_tx_data(&s->qt, &s->step, SEG4_END))
+		return;
 	if (s->rate == 9600 && next_bit(s))
 		amp = 8;
 	b = next_bit(s) << 1;
@@ -311,5 +288,5 @@ static void tx_symbol(void *user, int *re, int *im)
 bool smdsp_v29_tx_process(struct smdsp_v29_tx *s, int16_t *out, unsigned int n)
 {
 	smdsp_qam_tx_process(&s->qt, out, n, tx_symbol, s);
-	return !s->done;
+	return !s->qt.done;
 }

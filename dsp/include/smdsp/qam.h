@@ -71,6 +71,14 @@ struct smdsp_qam_tx {
 	unsigned int row_step;	/* table offset per baud phase unit */
 	const int16_t *tab;
 	int32_t gain;
+	/* the data and the end of the transmission (smdsp_qam_tx_data) */
+	smdsp_get_bit_fn get_bit;
+	smdsp_status_fn status_fn;
+	void *user;
+	uint32_t shutdown;	/* symbols left once stopping */
+	bool data;		/* training done: bits come from get_bit */
+	bool stopping;
+	bool done;
 };
 
 /* The next symbol at baseband (0, 0 for silence). */
@@ -85,6 +93,27 @@ void smdsp_qam_tx_init(struct smdsp_qam_tx *t, int32_t carrier_mhz, unsigned int
 int32_t smdsp_qam_tx_gain(int level_dbm0_10, uint64_t sym_pow, uint64_t tab_pow);
 void smdsp_qam_tx_process(struct smdsp_qam_tx *t, int16_t *out, unsigned int n,
 			  smdsp_qam_sym_fn next, void *user);
+void smdsp_qam_tx_calls(struct smdsp_qam_tx *t, smdsp_get_bit_fn get_bit,
+			smdsp_status_fn status_fn, void *user);
+/* End of data: syms more symbols (ones, then silence as the modem wants), then none. */
+void smdsp_qam_tx_stop(struct smdsp_qam_tx *t, uint32_t syms);
+/* The next data bit before scrambling: get_bit's during the data, else a one. */
+static inline int smdsp_qam_tx_bit(const struct smdsp_qam_tx *t)
+{
+	int b = 1;
+
+	if (t->data && !t->stopping && t->get_bit)
+		b = t->get_bit(t->user) & 1;
+	return b;
+}
+
+/*
+ * A symbol after the training: *step counts on up to end (the last
+ * training segment's ones), then the data starts (SMDSP_STATUS_TRAINED);
+ * once stopping, the shutdown's symbols count down. False when they have
+ * run out: silence (SMDSP_STATUS_CARRIER_DOWN once) and done.
+ */
+bool smdsp_qam_tx_data(struct smdsp_qam_tx *t, uint32_t *step, uint32_t end);
 
 /*
  * Receive front end: each sample goes to baseband by a tabulated carrier

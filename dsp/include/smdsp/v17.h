@@ -42,14 +42,7 @@ struct smdsp_v17_tx {
 	unsigned int abcd;	/* the training point last sent */
 	uint32_t scr;
 	uint32_t step;		/* symbols sent since the start */
-	uint32_t shutdown;	/* symbols of ones left after the data */
 	bool short_train;
-	bool data;		/* training done: bits come from get_bit */
-	bool stopping;
-	bool done;
-	smdsp_get_bit_fn get_bit;
-	smdsp_status_fn status_fn;
-	void *user;
 };
 
 /*

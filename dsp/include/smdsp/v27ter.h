@@ -37,14 +37,7 @@ struct smdsp_v27_tx {
 	unsigned int state;		/* phase, in 45 degree steps */
 	struct smdsp_v27_scrambler scr;
 	uint32_t step;			/* symbols sent since the start */
-	uint32_t shutdown;		/* symbols of ones left after the data, 0: none */
 	bool tep;
-	bool data;			/* training done: bits come from get_bit */
-	bool stopping;
-	bool done;
-	smdsp_get_bit_fn get_bit;
-	smdsp_status_fn status_fn;
-	void *user;
 };
 
 /*

@@ -32,13 +32,6 @@ struct smdsp_v29_tx {
 	uint32_t scr;
 	uint32_t train;
 	uint32_t step;		/* symbols sent since the start */
-	uint32_t shutdown;	/* symbols of ones left after the data */
-	bool data;		/* training done: bits come from get_bit */
-	bool stopping;
-	bool done;
-	smdsp_get_bit_fn get_bit;
-	smdsp_status_fn status_fn;
-	void *user;
 };
 
 /*

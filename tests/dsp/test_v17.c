@@ -38,22 +38,7 @@ static void strong_echo(struct qamrun_cfg *c)
 
 static void one(const char *what, struct qamrun_cfg *c)
 {
-	struct qamrun_res r;
-	long want = (long)(c->rate * (c->seconds - 1.6 - (c->tep ? 0.22 : 0)) * 0.9);
-	int rx;
-
-	qam_run(17, c, &r);
-	printf("%-5d %-8s %-26s rx level %6.1f dBm0  ours: %s %6ld bits %ld err  SpanDSP: %s %6ld bits %ld err\n",
-	       c->rate, c->ours_tx ? "ours tx" : "sp tx", what, r.rx_level_dbm0,
-	       r.trained[0] ? "trained" : "NOT trained", r.bits[0], r.errors[0],
-	       r.trained[1] ? "trained" : "NOT trained", r.bits[1], r.errors[1]);
-	for (rx = 0; rx < 2; rx++) {
-		CHECK(r.trained[rx], "%d %s %s: %s receiver did not train", c->rate,
-		      c->ours_tx ? "ours" : "SpanDSP", what, rx ? "SpanDSP's" : "our");
-		CHECK(r.bits[rx] >= want && r.errors[rx] == 0, "%d %s tx %s: %s receiver %ld bits (want %ld), %ld errors",
-		      c->rate, c->ours_tx ? "ours" : "SpanDSP", what, rx ? "SpanDSP's" : "our", r.bits[rx],
-		      want, r.errors[rx]);
-	}
+	qam_check(17, what, c, 0.22, 0);
 }
 
 /*
@@ -67,27 +52,8 @@ static void one(const char *what, struct qamrun_cfg *c)
  */
 static void bursts(struct qamrun_cfg *c, int shrt)
 {
-	struct qamrun_res r;
-	int rx;
-
-	c->bursts = 3;
 	c->short_train = shrt;
-	c->seconds = shrt ? 9 : 12;
-	qam_run(17, c, &r);
-	printf("%-5d %-8s %-26s ours: %d trainings, %d carrier losses, %6ld bits %ld err  SpanDSP: %d trainings, %6ld bits %ld err\n",
-	       c->rate, c->ours_tx ? "ours tx" : "sp tx", shrt ? "long, short, short" : "3 long trainings",
-	       r.trained[0], r.carrier_downs, r.bits[0], r.errors[0], r.trained[1], r.bits[1], r.errors[1]);
-	CHECK(r.trained[0] == 3 && r.carrier_downs == 2, "%d bursts: ours trained %d times, %d carrier losses",
-	      c->rate, r.trained[0], r.carrier_downs);
-	for (rx = 0; rx < 2; rx++)
-		CHECK(r.trained[rx] == 3 && r.bits[rx] >= (long)(c->rate * 4.0) &&
-		      (r.errors[rx] == 0 || (rx == 1 && c->ppm && r.errors[rx] < r.bits[rx] / 100)),
-		      "%d %s tx, %s: %s receiver %d trainings, %ld bits, %ld errors", c->rate,
-		      c->ours_tx ? "ours" : "SpanDSP", shrt ? "short" : "long", rx ? "SpanDSP's" : "our",
-		      r.trained[rx], r.bits[rx], r.errors[rx]);
-	c->bursts = 0;
-	c->short_train = 0;
-	c->seconds = 6;
+	qam_check_bursts(17, shrt ? "long, short, short" : "3 long trainings", c, shrt ? 9 : 12, 1);
 }
 
 int main(int argc, char **argv)
@@ -103,25 +69,7 @@ int main(int argc, char **argv)
 			bursts(&c, 1);
 			if (quick)
 				continue;
-			c.tep = 1;
-			one("clean, echo protection", &c);
-			c.tep = 0;
-			c.ppm = 100;
-			one("+100 ppm", &c);
-			c.ppm = -100;
-			one("-100 ppm", &c);
-			c.ppm = 0;
-			c.loss_db = 10;
-			one("10 dB loss (-24 dBm0)", &c);
-			c.loss_db = 26;
-			one("26 dB loss (-40 dBm0)", &c);
-			c.loss_db = 0;
-			c.level_dbm0 = -6;
-			one("sent at -6 dBm0", &c);
-			c.level_dbm0 = 0;
-			c.echo_db = -20;
-			c.echo_delay = 12;
-			one("echo -20 dB, 1.5 ms", &c);
+			qam_check_line(17, &c, 0.22, 0, 1);
 			strong_echo(&c);
 			bursts(&c, 0);
 			c.ppm = 100;

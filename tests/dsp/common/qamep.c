@@ -395,3 +395,81 @@ void qam_ber_sweep(int modem, const char *name, const char *key, const int *rate
 		fclose(f);
 	}
 }
+
+/* the rate's column: V.17's 14400 and 12000 need five */
+static int rate_width(int modem)
+{
+	return modem == 17 ? 5 : 4;
+}
+
+void qam_check(int modem, const char *what, const struct qamrun_cfg *c, double tep_s, int sp_ppm_loses)
+{
+	struct qamrun_res r;
+	long want = (long)(c->rate * (c->seconds - 1.6 - (c->tep ? tep_s : 0)) * 0.9);
+	int rx;
+
+	qam_run(modem, c, &r);
+	printf("%-*d %-8s %-26s rx level %6.1f dBm0  ours: %s %6ld bits %ld err  SpanDSP: %s %6ld bits %ld err\n",
+	       rate_width(modem), c->rate, c->ours_tx ? "ours tx" : "sp tx", what, r.rx_level_dbm0,
+	       r.trained[0] ? "trained" : "NOT trained", r.bits[0], r.errors[0],
+	       r.trained[1] ? "trained" : "NOT trained", r.bits[1], r.errors[1]);
+	for (rx = 0; rx < 2; rx++) {
+		CHECK(r.trained[rx], "%d %s %s: %s receiver did not train", c->rate,
+		      c->ours_tx ? "ours" : "SpanDSP", what, rx ? "SpanDSP's" : "our");
+		if (sp_ppm_loses && rx == 1 && c->ppm != 0)
+			continue;
+		CHECK(r.bits[rx] >= want && r.errors[rx] == 0, "%d %s tx %s: %s receiver %ld bits (want %ld), %ld errors",
+		      c->rate, c->ours_tx ? "ours" : "SpanDSP", what, rx ? "SpanDSP's" : "our", r.bits[rx],
+		      want, r.errors[rx]);
+	}
+}
+
+void qam_check_bursts(int modem, const char *what, struct qamrun_cfg *c, double seconds, int sp_ppm_errs)
+{
+	struct qamrun_res r;
+	int rx;
+
+	c->bursts = 3;
+	c->seconds = seconds;
+	qam_run(modem, c, &r);
+	printf("%-*d %-8s %-26s ours: %d trainings, %d carrier losses, %6ld bits %ld err  SpanDSP: %d trainings, %6ld bits %ld err\n",
+	       rate_width(modem), c->rate, c->ours_tx ? "ours tx" : "sp tx", what, r.trained[0],
+	       r.carrier_downs, r.bits[0], r.errors[0], r.trained[1], r.bits[1], r.errors[1]);
+	CHECK(r.trained[0] == 3 && r.carrier_downs == 2, "%d bursts: ours trained %d times, %d carrier losses",
+	      c->rate, r.trained[0], r.carrier_downs);
+	for (rx = 0; rx < 2; rx++)
+		CHECK(r.trained[rx] == 3 && r.bits[rx] >= (long)(c->rate * 4.0) &&
+		      (r.errors[rx] == 0 || (sp_ppm_errs && rx == 1 && c->ppm && r.errors[rx] < r.bits[rx] / 100)),
+		      "%d %s tx, %s: %s receiver %d trainings, %ld bits, %ld errors", c->rate,
+		      c->ours_tx ? "ours" : "SpanDSP", what, rx ? "SpanDSP's" : "our", r.trained[rx], r.bits[rx],
+		      r.errors[rx]);
+	c->bursts = 0;
+	c->short_train = 0;
+	c->seconds = 6;
+}
+
+void qam_check_line(int modem, struct qamrun_cfg *c, double tep_s, int sp_ppm_loses, int echo)
+{
+	c->tep = 1;
+	qam_check(modem, "clean, echo protection", c, tep_s, sp_ppm_loses);
+	c->tep = 0;
+	c->ppm = 100;
+	qam_check(modem, "+100 ppm", c, tep_s, sp_ppm_loses);
+	c->ppm = -100;
+	qam_check(modem, "-100 ppm", c, tep_s, sp_ppm_loses);
+	c->ppm = 0;
+	c->loss_db = 10;
+	qam_check(modem, "10 dB loss (-24 dBm0)", c, tep_s, sp_ppm_loses);
+	c->loss_db = 26;
+	qam_check(modem, "26 dB loss (-40 dBm0)", c, tep_s, sp_ppm_loses);
+	c->loss_db = 0;
+	c->level_dbm0 = -6;
+	qam_check(modem, "sent at -6 dBm0", c, tep_s, sp_ppm_loses);
+	c->level_dbm0 = 0;
+	if (echo) {
+		c->echo_db = -20;
+		c->echo_delay = 12;
+		qam_check(modem, "echo -20 dB, 1.5 ms", c, tep_s, sp_ppm_loses);
+		c->echo_db = 0;
+	}
+}

@@ -40,6 +40,26 @@ void qam_run(int modem, const struct qamrun_cfg *c, struct qamrun_res *r);
 double qam_ber(const struct qamrun_res *r, int rx);
 
 /*
+ * The checks of test_v27ter, test_v29 and test_v17 on one run (printed,
+ * counted by tutil's CHECK). qam_check: both receivers train and deliver
+ * 90 % of the PRBS sent after 1.6 s of training (tep_s more with the echo
+ * protection tone) without an error; with sp_ppm_loses, SpanDSP's receiver
+ * under a clock offset need only train. qam_check_bursts: three
+ * transmissions of seconds / 3 (c->short_train as set), 200 ms apart:
+ * three trainings and two carrier losses at ours, each PRBS intact at both
+ * (with sp_ppm_errs, SpanDSP's receiver under a clock offset may lose under
+ * 1 %); c's bursts, short_train and seconds (6) back after.
+ */
+void qam_check(int modem, const char *what, const struct qamrun_cfg *c, double tep_s, int sp_ppm_loses);
+void qam_check_bursts(int modem, const char *what, struct qamrun_cfg *c, double seconds, int sp_ppm_errs);
+/*
+ * qam_check on the line's conditions after a clean run: the echo
+ * protection tone, +-100 ppm, 10 and 26 dB of loss, sent at -6 dBm0, and
+ * with echo an echo 20 dB down, 1.5 ms late (c->echo_delay stays 12).
+ */
+void qam_check_line(int modem, struct qamrun_cfg *c, double tep_s, int sp_ppm_loses, int echo);
+
+/*
  * The BER sweep of test_v29_ber and test_v17_ber: for each rate, each
  * transmitter, QAM_BER_LEVELS noise levels 1 dB apart from top[] (the
  * highest SNR) down, 30 s each, both receivers on the same samples; the

@@ -170,9 +170,12 @@ static void stage_ones(struct smdsp_v17_rx *s)
 	s->eq_skip = 0;
 	q->ted.shift = DATA_TED_SHIFT;
 	q->ted.int_shift = DATA_TED_INT;
-	q->ted.frac = DATA_TED_FRAC;
-	if (!q->ted.frac)
-		q->ted.t_int <<= DATA_TED_FRAC;
+	/*
+	 * The integrator is read at the data loop's finer scale from here
+	 * on, its value kept as it is: scaled up to carry the training's
+	 * clock estimate over, it carried the pull-in's swing too (errors at
+	 * 12000 with an echo, and after short trainings).
+	 */
 	q->ted.frac = DATA_TED_FRAC;
 }
 

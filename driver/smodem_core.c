@@ -161,24 +161,29 @@ static void tx_fill(struct smodem_dev *sd, const struct smodem_upcall *up)
 }
 
 /*
- * This period's output at its place.  Frames the output engine already
- * read are dropped and counted: written, they would go out a whole ring
- * later, which is worse than a gap.  A skew seen only now moves the lead
- * for the next period, where the move can be filled without a seam.
+ * Output at its place in the ring.  Frames the output engine already read
+ * are dropped and counted: written, they would go out a whole ring later,
+ * which is worse than a gap.
+ */
+static void tx_place(struct smodem_dev *sd, u64 start, const s16 *src, u32 n,
+		     u64 tx_hw)
+{
+	u32 late = smodem_tx_late(start, n, tx_hw);
+
+	sd->stats.tx_late += late;
+	if (late < n)
+		tx_write(sd, start + late, src + late, n - late);
+}
+
+/*
+ * This period's output.  A skew seen only now moves the lead for the next
+ * period, where the move can be filled without a seam.
  */
 static void tx_copy(struct smodem_dev *sd, u64 pos, const s16 *tx, u32 n,
 		    u64 rx_hw, u64 tx_hw)
 {
-	u64 start = pos + sd->tx_lead;
-	u32 late = smodem_tx_late(start, n, tx_hw);
-
 	note_skew(sd, rx_hw, tx_hw, n);
-	if (late) {
-		sd->stats.tx_late += late;
-		if (late == n)
-			return;
-	}
-	tx_write(sd, start + late, tx + late, n - late);
+	tx_place(sd, pos + sd->tx_lead, tx, n, tx_hw);
 }
 
 /* The first half of the period at sw_pos: its input in rx, the lead moved. */
@@ -305,16 +310,11 @@ void smodem_period_put(struct smodem_dev *sd, const struct smodem_upcall *up,
 		       const s16 *fill, const s16 *tx, const s16 *rx, u32 next)
 {
 	u64 tx_hw;
-	u32 late;
 
 	if (up->gap_len) {
 		/* Written after the fact: what was played meanwhile is lost. */
 		sd->hw->position(sd, &tx_hw);
-		late = smodem_tx_late(up->gap_start, up->gap_len, tx_hw);
-		sd->stats.tx_late += late;
-		if (late < up->gap_len)
-			tx_write(sd, up->gap_start + late, fill + late,
-				 up->gap_len - late);
+		tx_place(sd, up->gap_start, fill, up->gap_len, tx_hw);
 	}
 	period_out(sd, up, tx, rx);
 	if (next != up->n)

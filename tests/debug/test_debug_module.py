@@ -10,6 +10,7 @@ import os
 import pytest
 
 import test_guest_module as tgm
+from test_debug_kernel import assert_no_new_leak
 
 KVER = os.environ.get("SMODEM_DEBUG_KERNEL", "")
 AC97 = [pytest.param(KVER, id=KVER)]
@@ -71,9 +72,4 @@ def test_unload_while_reading_stats(kver, hw):
 def test_no_leak(kver, hw):
     """kmemleak's automatic scan is off while the checks time the module
     (guest_checks.sh); two scans at the end find nothing new since boot."""
-    res = tgm.boot(kver, hw)
-    boot = (res / "kmemleak-boot.txt").read_text()
-    if boot.strip():
-        print("kmemleak at boot (the kernel's, set aside):\n" + boot[:4000])
-    leaks = (res / "kmemleak.txt").read_text()
-    assert not leaks.strip(), leaks[:8000]
+    assert_no_new_leak(tgm.boot(kver, hw))

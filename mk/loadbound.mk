@@ -55,7 +55,7 @@ loadbound-modem: deps venv
 	LB_OUT=$(LB_OUT) PROBE_PRIO=$(PROBE_PRIO) JOBS=$(JOBS) \
 	DURATION="$(if $(call lb_given,DURATION),$(DURATION),$(LB_DURATION))" \
 	LOAD_US="$(if $(call lb_given,LOAD_US),$(LOAD_US),$(LB_LOAD_US))" \
-	$(PYTHON) tools/loadbound/experiment.py
+	$(PYTHON) tools/loadbound/experiment.py $(if $(FORCE),--force)
 
 loadbound-net: deps venv
 	LB_NET_OUT=$(LB_NET_OUT) PROBE_PRIO=$(PROBE_PRIO) JOBS=$(JOBS) \

@@ -10,11 +10,15 @@ is above every FIFO priority) for DURATION seconds, then, where the kernel
 has it, the osnoise tracer for as long on the same CPU at the same priority.
 Boots run JOBS at a time.  Each trace is analysed with loadbound.py
 (demand on the 10 us..1 s grid, the hyperbolic fit, the analytical bound of a
-periodic task with the processing's (e, p) beside it); writes OUT/summary.json,
+periodic task with the processing's (e, p) beside it; each run also less its
+kernel's control run, window by window: the study's subtraction); a boot
+whose results are there with the same settings (module, probe and script
+included) is not run again unless --force; writes OUT/summary.json,
 OUT/table.md, OUT/<kernel>-<run>.png and the raw runs in OUT/runs/.
 """
 import argparse
 import concurrent.futures
+import hashlib
 import json
 import os
 import re
@@ -63,10 +67,19 @@ def run_name(kver, ctx, load_us, loads):
     return "%s-%s-load%d" % (kver, ctx, load_us)
 
 
+def finished_run(out, settings, force, marker):
+    """Resuming: OUT holds a finished run of exactly these settings."""
+    stamp = out / "settings.json"
+    return (not force and stamp.exists() and json.loads(stamp.read_text()) == settings
+            and (out / "results" / marker).exists())
+
+
+def file_digest(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
 def one_run(a, kver, ctx, load_us, name, probe, log):
     out = Path(a.out) / "runs" / name
-    subprocess.run(["rm", "-rf", str(out)], check=True)
-    out.mkdir(parents=True)
     params = "hw=ac97 engine=0 load_us=%d %s" % (load_us, a.module_params)
     files = {"usr/bin/lbprobe": str(probe), "opt/lb/osnoise.sh": str(HERE / "osnoise.sh")}
     if ctx != "control":
@@ -74,6 +87,16 @@ def one_run(a, kver, ctx, load_us, name, probe, log):
         if not ko.is_file():
             raise RuntimeError("%s missing: make modules" % ko)
         files["opt/smodem/smodem.ko"] = str(ko)
+    st = {"kernel": kver, "context": ctx, "params": params, "prio": a.prio, "seconds": a.duration,
+          "osnoise": a.osnoise, "guest_append": a.guest_append,
+          "files": {k: file_digest(v) for k, v in sorted(files.items())},
+          "script": file_digest(HERE / "modem_run.sh")}
+    done = {"kernel": kver, "context": ctx, "load_us": load_us, "name": name, "dir": str(out / "results")}
+    if finished_run(out, st, a.force, "probe.txt"):
+        log("%s: results there, not run again" % name)
+        return dict(done, wall_s=float((out / "wall_s").read_text()))
+    subprocess.run(["rm", "-rf", str(out)], check=True)
+    out.mkdir(parents=True)
     t = time.monotonic()
     log("%s: booting" % name)
     res = run_guest(kver, (HERE / "modem_run.sh").read_text(), str(out), clock="virtual",
@@ -88,9 +111,10 @@ def one_run(a, kver, ctx, load_us, name, probe, log):
         err = (r / "error").read_text() if (r / "error").exists() else ""
         raise RuntimeError("%s %s: guest failed (rc=%s timed_out=%s) %s see %s"
                            % (kver, ctx, res.rc, res.timed_out, err.strip(), res.console))
+    (out / "settings.json").write_text(json.dumps(st, indent=1) + "\n")
+    (out / "wall_s").write_text("%.1f\n" % wall)
     log("%s: done in %.0f s wall" % (name, wall))
-    return {"kernel": kver, "context": ctx, "load_us": load_us, "name": name, "dir": str(r),
-            "wall_s": wall}
+    return dict(done, wall_s=wall)
 
 
 def stats_of(path):
@@ -122,6 +146,8 @@ def main(argv=None):
     p.add_argument("--no-osnoise", dest="osnoise", action="store_false",
                    help="skip the osnoise tracer's second measurement")
     p.add_argument("--timeout", type=float, default=900, help="wall seconds per guest")
+    p.add_argument("--force", action="store_true", default=bool(os.environ.get("FORCE")),
+                   help="run every boot again, even one whose results are there with the same settings [FORCE]")
     p.add_argument("--out", default=env_default("LB_OUT", "out/loadbound"), help="[LB_OUT]")
     a = p.parse_args(argv)
     kernels = a.kernels.split()
@@ -183,11 +209,18 @@ def main(argv=None):
             s["load_us"] = None if r["context"] == "control" else r["load_us"]
             s["wall_s"] = r["wall_s"]
             s["stats"] = stats_of(d / "stats.txt")
-            png = out / ("%s.png" % s["name"])
-            lb.plot(s, png, title="%s, %s: %s at SCHED_FIFO %s, load_us=%d" % (
-                r["kernel"], r["context"], meas, tr.header.get("prio"), r["load_us"]))
-            s["png"] = str(png)
+            s["title"] = "%s, %s: %s at SCHED_FIFO %s, load_us=%d" % (
+                r["kernel"], r["context"], meas, tr.header.get("prio"), r["load_us"])
             summaries.append(s)
+    # the study's subtraction: each run less its kernel's run without the
+    # module, measured the same way
+    base = {(s["kernel"], s["measure"]): s for s in summaries if s["context"] == "control"}
+    for s in summaries:
+        if s["context"] != "control" and (s["kernel"], s["measure"]) in base:
+            lb.subtract_baseline(s, base[(s["kernel"], s["measure"])])
+        png = out / ("%s.png" % s["name"])
+        lb.plot(s, png, title=s.pop("title"))
+        s["png"] = str(png)
     tab = lb.table(summaries)
     # the modem's own figure of its processing, per run
     extra = ["", "| run | processing avg (us) | where | periods | overruns | wall (s) |", "|---|---|---|---|---|---|"]

@@ -420,6 +420,31 @@ def analyse_trace(tr, grid, periodic=None):
     return summ
 
 
+def subtract_baseline(summ, base):
+    """The study's subtractive step: the driver's own demand is the run's
+    demand less that of the same system without the driver's work (base),
+    window by window (never below zero), then the staircase and the fit as
+    for a measured run.  Both summaries must share the window grid.  It is an
+    estimate, not a bound: the worst windows of the two runs need not fall
+    at the same place.  Adds summ["driver"]."""
+    if summ["grid_ns"] != base["grid_ns"]:
+        raise LoadBoundError("%s and its baseline %s were analysed on different window grids"
+                             % (summ["name"], base["name"]))
+    grid = np.asarray(summ["grid_ns"], dtype=float)
+    dem = np.maximum(0, np.asarray(summ["demand_ns"]) - np.asarray(base["demand_ns"]))
+    load = dem / grid
+    fit = fit_hyperbola(grid, load)
+    hyp = hyperbolic_load(fit["u"], fit["p_ns"], fit["e_ns"], grid)
+    summ["driver"] = {
+        "baseline": base["name"], "demand_ns": dem.tolist(), "load": load.tolist(),
+        "staircase": staircase(load).tolist(),
+        "fit": {"u": fit["u"], "p_ns": fit["p_ns"], "e_ns": fit["e_ns"],
+                "touch_ns": int(grid[fit["touch"]])},
+        "fit_above_all": bool((hyp >= load * (1 - 1e-9)).all()),
+    }
+    return summ
+
+
 def plot(summ, png, title=None):
     import matplotlib
     matplotlib.use("Agg")
@@ -433,6 +458,13 @@ def plot(summ, png, title=None):
     xs = np.logspace(np.log10(g[0]), np.log10(g[-1]), 400)
     ax.plot(xs / 1e3, hyperbolic_load(f["u"], f["p_ns"], f["e_ns"], xs) * 100, "-", color="C3",
             label="fit: u=%.4f p=%s e=%s" % (f["u"], fmt_ns(f["p_ns"]), fmt_ns(f["e_ns"])))
+    if "driver" in summ:
+        dv = summ["driver"]
+        df = dv["fit"]
+        ax.plot(x, np.array(dv["load"]) * 100, "x", ms=3.5, color="C1",
+                label="minus %s (the study's subtraction)" % dv["baseline"])
+        ax.plot(xs / 1e3, hyperbolic_load(df["u"], df["p_ns"], df["e_ns"], xs) * 100, "-", color="C1",
+                alpha=0.7, label="its fit: u=%.4f p=%s e=%s" % (df["u"], fmt_ns(df["p_ns"]), fmt_ns(df["e_ns"])))
     if "periodic" in summ:
         e, p = summ["periodic"]["e_ns"], summ["periodic"]["p_ns"]
         ax.plot(xs / 1e3, periodic_load(e, p, xs.astype(np.int64)) * 100, ":", color="C2",
@@ -489,6 +521,19 @@ def table(summaries):
             v = demand_at(s, d)
             cells.append("-" if v is None else fmt_ns(v))
         lines.append("| %s | %s |" % (s["name"], " | ".join(cells)))
+    drv = [s for s in summaries if "driver" in s]
+    if drv:
+        lines += ["", "the driver's own, the baseline's demand subtracted window by window (the study's method):",
+                  "", "| run | baseline | u | p | e | " + " | ".join(fmt_ns(d) for d in DECADES) + " |",
+                  "|---|---|---|---|---|" + "---|" * len(DECADES)]
+        for s in drv:
+            dv, f = s["driver"], s["driver"]["fit"]
+            cells = []
+            for d in DECADES:
+                v = demand_at(dict(s, demand_ns=dv["demand_ns"]), d)
+                cells.append("-" if v is None else fmt_ns(v))
+            lines.append("| %s | %s | %.4f | %s | %s | %s |" % (
+                s["name"], dv["baseline"], f["u"], fmt_ns(f["p_ns"]), fmt_ns(f["e_ns"]), " | ".join(cells)))
     return "\n".join(lines) + "\n"
 
 
@@ -513,6 +558,11 @@ def cmd_analyse(a):
         s = analyse_trace(t, grid, periodic)
         s["name"] = getattr(t, "path_name", t.name)
         summaries.append(s)
+    if a.baseline:
+        base = analyse_trace(read_trace(a.baseline), grid)
+        base["name"] = "baseline-" + base["name"]
+        for s in summaries:
+            subtract_baseline(s, base)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     for s in summaries:
@@ -710,6 +760,9 @@ def build_parser():
     an.add_argument("--per-decade", type=int, default=10, help="grid points per decade (default 10)")
     an.add_argument("--periodic", metavar="E,P", help="draw the analytical bounds of a periodic task "
                     "(e.g. 1840us,12.5ms) beside the measured one")
+    an.add_argument("--baseline", metavar="TRACE",
+                    help="the same system without the driver's work: its demand is subtracted window by "
+                    "window from each trace's and the difference fitted too (the study's method)")
     an.add_argument("--out", default="out/loadbound/analysis", help="output directory (default %(default)s)")
     sc = sub.add_parser("sched", help="schedulability of periodic tasks under fitted bounds",
                         description="Per task (e, p, d in us; prio: larger is higher): "

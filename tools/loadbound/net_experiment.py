@@ -43,9 +43,11 @@ TOP = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(TOP / "tools" / "lab"))
 import loadbound as lb  # noqa: E402
+from experiment import env_default, finished_run  # noqa: E402
 
 from smlab.guest import FileLines, available_kernels, run_guest  # noqa: E402
 from smlab import netload  # noqa: E402
+from smlab.compare import kernel_tracers  # noqa: E402
 
 EXP2_MODES = ("none", "flood", "flood-noreply", "sink")
 # measured: on 6.1 PREEMPT_RT the in-guest sender alone (its hrtimer wake-up
@@ -59,10 +61,6 @@ CONFIGS = (("vanilla", "generic", "default"),
            ("rt-high", "rt", "fifo:50"),
            ("rt-low", "rt", "fifo:10"),
            ("rt-deadline", "rt", "deadline"))
-
-
-def env_default(var, default):
-    return os.environ.get(var) or default
 
 
 def build_static(src, exe):
@@ -161,6 +159,8 @@ def boot_settings(a, kind, kver, irq, modes, tasks=None, period_ns=10000, hb_ns=
     env = {"NL_MODES": " ".join(modes), "LB_IRQ": irq, "LB_PRIO": str(a.prio),
            "LB_SECONDS": str(a.duration if kind == "exp2" else a.duration3),
            "NL_PERIOD_NS": str(period_ns), "NL_HB_NS": str(hb_ns), "LB_TASKS": tasks or ""}
+    if a.osnoise and kind == "exp2" and (kernel_tracers(kver) or {}).get("osnoise"):
+        env["LB_OSNOISE"] = "1"
     return {"kind": kind, "kernel": kver, "irq": irq, "env": env,
             "guest_append": a.guest_append}
 
@@ -168,14 +168,14 @@ def boot_settings(a, kind, kver, irq, modes, tasks=None, period_ns=10000, hb_ns=
 def one_boot(a, name, st, bins, log):
     out = Path(a.out) / "runs" / name
     stamp = out / "settings.json"
-    if (not a.force and stamp.exists() and json.loads(stamp.read_text()) == st
-            and (out / "results" / "dmesg.txt").exists()):
+    if finished_run(out, st, a.force, "dmesg.txt"):
         log("%s: results there, not run again" % name)
         return name, st, str(out / "results"), 0.0
     subprocess.run(["rm", "-rf", str(out)], check=True)
     out.mkdir(parents=True)
     files = dict(netload.guest_files(st["kernel"]))
-    files.update({"usr/bin/lbprobe": str(bins["lbprobe"]), "usr/bin/lbtasks": str(bins["lbtasks"])})
+    files.update({"usr/bin/lbprobe": str(bins["lbprobe"]), "usr/bin/lbtasks": str(bins["lbtasks"]),
+                  "opt/lb/osnoise.sh": str(HERE / "osnoise.sh")})
     t = time.monotonic()
     log("%s: booting %s" % (name, st["kernel"]))
     stop = threading.Event()
@@ -206,16 +206,19 @@ def one_boot(a, name, st, bins, log):
     return name, st, str(r), wall
 
 
-def analyse_mode(d, grid, name, title, outdir):
-    tr = lb.read_trace(d / "probe.txt")
-    s = lb.analyse_trace(tr, grid)
-    s["name"] = name
-    png = outdir / ("%s.png" % name)
-    lb.plot(s, png, title=title)
-    s["png"] = str(png)
+def analyse_mode(d, grid, name, title, meas="probe"):
+    s = lb.analyse_trace(lb.read_trace(d / ("%s.txt" % meas)), grid)
+    s["name"] = name + ("" if meas == "probe" else "-" + meas)
+    s["measure"], s["title"] = meas, title if meas == "probe" else title.replace("lbprobe", meas)
     s["counters"] = counter_delta(read_counters(d / "counters-start.txt"),
                                   read_counters(d / "counters.txt"))
     return s
+
+
+def plot_run(s, outdir):
+    png = outdir / ("%s.png" % s["name"])
+    lb.plot(s, png, title=s.pop("title"))
+    s["png"] = str(png)
 
 
 def plot_exp2(summaries, png):
@@ -295,6 +298,9 @@ def main(argv=None):
                    help="guests at a time [JOBS]")
     p.add_argument("--timeout", type=float, default=1800, help="wall seconds per guest")
     p.add_argument("--force", action="store_true", help="run every boot again")
+    p.add_argument("--no-osnoise", dest="osnoise", action="store_false",
+                   help="experiment 2 without the osnoise tracer's second measurement (it runs where the "
+                   "kernel has the tracer: Debian's PREEMPT_RT)")
     p.add_argument("--out", default=env_default("LB_NET_OUT", "out/loadbound/net"), help="[LB_NET_OUT]")
     a = p.parse_args(argv)
     exps = a.experiments.split()
@@ -370,23 +376,36 @@ def main(argv=None):
         irq = (d / "irq.txt").read_text().strip() if (d / "irq.txt").exists() else ""
         fl = int(st["env"]["NL_PERIOD_NS"])
         for mode in EXP2_MODES:
-            try:
-                s = analyse_mode(d / mode, grid, "net-%s-f%dus-%s" % (st["kernel"], fl // 1000, mode),
-                                 "%s, %s (%d us): lbprobe at SCHED_FIFO %d"
-                                 % (st["kernel"], mode, fl // 1000, a.prio), out)
-            except (lb.LoadBoundError, OSError) as e:
-                failed.append({"boot": n, "error": "%s: %s" % (mode, e)})
-                continue
-            s.update(kernel=st["kernel"], mode=mode, flood_ns=fl, irq=irq, wall_s=wall)
-            exp2.append(s)
+            for meas in ("probe", "osnoise"):
+                if meas == "osnoise" and not (d / mode / "osnoise.txt").exists():
+                    continue
+                try:
+                    s = analyse_mode(d / mode, grid, "net-%s-f%dus-%s" % (st["kernel"], fl // 1000, mode),
+                                     "%s, %s (%d us): lbprobe at SCHED_FIFO %d"
+                                     % (st["kernel"], mode, fl // 1000, a.prio), meas)
+                except (lb.LoadBoundError, OSError) as e:
+                    failed.append({"boot": n, "error": "%s %s: %s" % (mode, meas, e)})
+                    continue
+                s.update(kernel=st["kernel"], mode=mode, flood_ns=fl, irq=irq, wall_s=wall)
+                exp2.append(s)
+    # the study's subtraction: the receive processing is the flood's demand
+    # less that of the same frames sent to nobody (the sender and the idle
+    # system), window by window, measured the same way in the same boot
+    sinks = {(s["kernel"], s["flood_ns"], s["measure"]): s for s in exp2 if s["mode"] == "sink"}
+    for s in exp2:
+        base = sinks.get((s["kernel"], s["flood_ns"], s["measure"]))
+        if s["mode"] in ("flood", "flood-noreply") and base:
+            lb.subtract_baseline(s, base)
+        plot_run(s, out)
+    exp2_probe = [s for s in exp2 if s["measure"] == "probe"]
     if exp2:
         for fl in sorted({s["flood_ns"] for s in exp2}):
-            plot_exp2([s for s in exp2 if s["flood_ns"] == fl], out / ("net-exp2-f%dus.png" % (fl // 1000)))
+            plot_exp2([s for s in exp2_probe if s["flood_ns"] == fl], out / ("net-exp2-f%dus.png" % (fl // 1000)))
         tab += ["## Experiment 2: network receive processing, lbprobe at SCHED_FIFO %d, %g s per load"
                 % (a.prio, a.duration), ""] + ["Not run: %s." % x for x in skipped] + ["", lb.table(exp2),
                 "| run | sent | received (NIC) | echo requests in | replies out | NIC drops | sender late |",
                 "|---|---|---|---|---|---|---|"]
-        for s in exp2:
+        for s in exp2_probe:
             c = s["counters"]
             tab.append("| %s | %d | %d | %d | %d | %d | %d |" % (
                 s["name"], c.get("sent", 0), c.get("rx_rx_packets", 0), c.get("icmp_InEchos", 0),
@@ -396,10 +415,10 @@ def main(argv=None):
         tab += ["", "The receive processing without the sender, flood minus sink (the sender's own cost, "
                 "measured alone): interference and long-run u", "",
                 "| kernel | flood | replies | flood | sink | receive (difference) |", "|---|---|---|---|---|---|"]
-        for s in exp2:
+        for s in exp2_probe:
             if s["mode"] not in ("flood", "flood-noreply"):
                 continue
-            sink = [x for x in exp2 if x["kernel"] == s["kernel"] and x["flood_ns"] == s["flood_ns"]
+            sink = [x for x in exp2_probe if x["kernel"] == s["kernel"] and x["flood_ns"] == s["flood_ns"]
                     and x["mode"] == "sink"]
             if sink:
                 tab.append("| %s | %d us | %s | %.2f %% | %.2f %% | %.2f %% |" % (
@@ -418,7 +437,8 @@ def main(argv=None):
         try:
             s = analyse_mode(d / "flood", grid, "net3-%s" % st["config"],
                              "%s (%s, IRQ thread %s): flood every %d us + heartbeat, lbprobe FIFO %d"
-                             % (st["config"], st["kernel"], st["irq"], a.flood3_ns // 1000, a.prio), out)
+                             % (st["config"], st["kernel"], st["irq"], a.flood3_ns // 1000, a.prio))
+            plot_run(s, out)
             head, rows = read_tasks_result(d / "flood" / "tasks.txt")
         except (lb.LoadBoundError, OSError) as e:
             failed.append({"boot": n, "error": str(e)})

@@ -8,6 +8,8 @@
 #                deadline:RUNTIME_US:PERIOD_US; ignored without one
 #   LB_PRIO      the probe's SCHED_FIFO priority
 #   LB_SECONDS   seconds of probe (0: none)
+#   LB_OSNOISE   1: after the probe, the osnoise tracer for as long under the
+#                same load, where the kernel has it (the second measurement)
 #   LB_TASKS     optional: "E1_US E2_US[,E2_US..] PERIOD_US SECONDS PRIO1 PRIO2":
 #                after the probe, lbtasks (tau1 reading the heartbeat, tau2)
 #   NL_HB_NS     heartbeat period (ns, 0: none)
@@ -58,6 +60,11 @@ for mode in $NL_MODES; do
 		echo "[guest] $mode irq=$LB_IRQ: lbprobe -p $LB_PRIO -d $LB_SECONDS"
 		lbprobe -p "$LB_PRIO" -c 0 -d "$LB_SECONDS" -o $D/probe.txt 2> $D/probe.log
 		echo $? > $D/probe.rc
+		if [ "${LB_OSNOISE:-0}" = 1 ] && [ -d /sys/kernel/tracing/osnoise ]; then
+			echo "[guest] $mode irq=$LB_IRQ: osnoise for $LB_SECONDS s"
+			sh /opt/lb/osnoise.sh 0 "$LB_PRIO" "$LB_SECONDS" 1 $D/osnoise.txt /usr/bin/lbprobe 2> $D/osnoise.log
+			echo $? > $D/osnoise.rc
+		fi
 	fi
 	if [ -n "${LB_TASKS:-}" ]; then
 		# shellcheck disable=SC2086

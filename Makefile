@@ -29,7 +29,7 @@ ICOUNT_SHIFT ?= 0
 OUT          ?= out/compare
 export CONTEXTS DURATION LOAD_US KERNEL CLOCK ICOUNT_SHIFT OUT
 
-.PHONY: all module modules deps venv check check-real check-build compare demo bench-module bench-modem clean FORCE
+.PHONY: all module modules deps venv check check-real check-build compare demo bench-module bench-modem resmap clean FORCE
 
 all: module
 
@@ -103,6 +103,13 @@ BENCH_OUT ?= out
 bench-modem: deps venv
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko line
 	NBYTES=$(NBYTES) IDLE_S=$(IDLE_S) BENCH_OUT=$(BENCH_OUT) $(PYTHON) tools/bench_modem.py
+
+# The study's reservation boundary (Table 3, Figure 17): a call per hard
+# SCHED_DEADLINE reservation X/Y, the map against the model (tools/resmap.py
+# --help; CELLS=study|sweep|"X/Y ...", JOBS, RESMAP_OUT, FORCE=1).
+resmap: deps venv
+	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko line
+	$(PYTHON) tools/resmap.py $(if $(FORCE),--force)
 
 bench-module: deps venv
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko

@@ -515,14 +515,19 @@ def jack_xruns(out):
     return len(re.findall(r"XRun", p.read_text(errors="replace"))) if p.exists() else None
 
 
-def one_call(clock, tag, ctx, load_us, spin, idle_s, raw, nbytes, kver, ko, smline, shift):
-    """One boot, one call; returns the analysed call (failures recorded)."""
+def one_call(clock, tag, ctx, load_us, spin, idle_s, raw, nbytes, kver, ko, smline, shift,
+             args=(), quiet=False):
+    """One boot, one call; returns the analysed call (failures recorded).
+    args: further insmod arguments (name=value, after SMODEM_ARGS)."""
     out = raw / clock / tag
-    step = "call:%s:%s:%d:%d:%d" % (tag, ctx, load_us, 1 if spin else 0, idle_s)
+    if any(":" in x or "," in x or " " in x for x in args):
+        raise ValueError("insmod arguments must not hold ':', ',' or spaces: %s" % " ".join(args))
+    step = "call:%s:%s:%d:%d:%d:%s" % (tag, ctx, load_us, 1 if spin else 0, idle_s, ",".join(args))
     t = time.monotonic()
     try:
         run = run_boot(clock, [step], out, nbytes, kver, ko, smline, shift,
-                       timeout_s=240 + 3 * idle_s if clock == "virtual" else 300)
+                       timeout_s=240 + 3 * idle_s if clock == "virtual" else 300,
+                       progress=not quiet)
         c = analyse_boot(run, [tag], nbytes)[tag]
     except Exception as e:  # noqa: BLE001 - a benchmark records its failures
         c = {"tag": tag, "clock": clock, "nbytes": nbytes, "error": str(e),

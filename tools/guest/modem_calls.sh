@@ -5,10 +5,12 @@
 #
 # Environment (set by the host):
 #   STEPS        space-separated steps, run in order, each
-#                  call:TAG:CTX:LOAD_US:SPIN[:IDLE]
-#                a module load (context CTX, load_us), IDLE seconds on hook
-#                on an idle line (marks TAG idle-start, idle-end), one call,
-#                an unload; SPIN=1 runs the study's competitor meanwhile
+#                  call:TAG:CTX:LOAD_US:SPIN[:IDLE[:ARGS]]
+#                a module load (context CTX, load_us, and ARGS: further insmod
+#                arguments, comma-separated, after SMODEM_ARGS so they win),
+#                IDLE seconds on hook on an idle line (marks TAG idle-start,
+#                idle-end), one call, an unload; SPIN=1 runs the study's
+#                competitor meanwhile
 #   SMODEM_ARGS  insmod arguments common to every step (engine=1 ...)
 #   DIAL         the dial command's argument (T5551234)
 #   AT_SETUP     one AT command sent before dialling (AT\N3)
@@ -130,6 +132,7 @@ call_once() {
 
 step_call() {
 	tag=$1 ctx=$2 load=$3 spin=$4 idle=${5:-0}
+	args=$(echo "${6:-}" | tr , ' ')
 	sp=
 	dmesg -c > /dev/null
 	if [ "$spin" = 1 ]; then
@@ -137,7 +140,7 @@ step_call() {
 		sp=$!
 	fi
 	# shellcheck disable=SC2086
-	insmod $K $SMODEM_ARGS context=$ctx load_us=$load
+	insmod $K $SMODEM_ARGS context=$ctx load_us=$load $args
 	echo $? > $T/$tag-insmod.rc
 	trace-cmd start -q -e smodem:smodem_phase -e smodem:smodem_period_change \
 		-e smodem:smodem_overrun -e smodem:smodem_dma_halt -b 8192 \
@@ -165,11 +168,11 @@ step_call() {
 }
 
 for s in $STEPS; do
-	IFS=: read -r kind a b c d e <<EOF
+	IFS=: read -r kind a b c d e f <<EOF
 $s
 EOF
 	case $kind in
-	call) step_call "$a" "$b" "$c" "$d" "$e" ;;
+	call) step_call "$a" "$b" "$c" "$d" "$e" "$f" ;;
 	*) echo "unknown step $s" ;;
 	esac
 done

@@ -314,7 +314,7 @@ def analyse_call(tag, run, rec, far, nbytes):
             c["trace_dialing_to_connected_s"] = _r(cn - dl)
     if st:
         c["stats"] = {k: st.get(k) for k in (
-            "context", "policy", "load_us", "overruns", "dropped", "tx_late", "dma_halts",
+            "context", "policy", "load_us", "overruns", "dropped", "tx_late", "tx_lead", "dma_halts",
             "pending_max", "engine_rate", "engine_link", "engine_v42_retransmissions",
             "engine_v42_crc_errors", "engine_rx_overruns", "engine_v42_bytes_tx",
             "engine_v42_bytes_rx", "engine_tx_gap_late") if k in st}

@@ -84,14 +84,14 @@ check-real: deps venv
 	$(PYTHON) -m pytest -p no:cacheprovider -rfE tests/realtime
 
 compare: deps venv
-	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko
+	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko $(if $(filter usr,$(CONTEXTS)),smodemd)
 	$(PYTHON) tools/lab/compare.py
 
 # The demo: a call from the guest's modem to smline (file each way, hang-up),
 # then the contexts comparison, and a report (out/demo/report.md). CLOCK=virtual
 # (default): the line on QEMU's D-Bus audio, instruction-counted; CLOCK=real: JACK.
 demo: deps venv
-	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko line
+	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko line $(if $(filter usr,$(CONTEXTS)),smodemd)
 	$(PYTHON) tools/demo.py
 
 # The modem's benchmarks: throughput against SpanDSP back to back, set-up

@@ -1,5 +1,7 @@
-"""tools/lab/compare.py: a short comparison run, twice, in virtual time.
-The guest side must be bit-for-bit reproducible.  About 1.5 minutes."""
+"""tools/lab/compare.py: a short comparison run, twice, in virtual time:
+int, thr and usr (smodemd, build/smodemd/smodemd-static, at thr's
+priority).  The guest side must be bit-for-bit reproducible.  About
+2.5 minutes."""
 
 import json
 import os
@@ -10,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from smlab.compare import parse_cyclictest
+from smlab.compare import SMODEMD, parse_cyclictest, slack
 
 ROOT = Path(__file__).resolve().parents[2]
 
 KERNEL = "6.1.0-56-amd64"
 DURATION = 3
-CONTEXTS = ["int", "thr"]
+CONTEXTS = ["int", "thr", "usr"]
 RATE, PERIOD, LOAD_US = 8000, 100, 1840
 GUEST_SIDE = ("module_sha256", "cyclictest", "trace", "stats", "module_args", "cyclictest_cmd",
-              "trace_dat", "context", "clock", "icount_shift", "kernel", "rtla")
+              "trace_dat", "context", "clock", "icount_shift", "kernel", "rtla", "smodemd")
 
 
 # -- parser, no boot ----------------------------------------------------------
@@ -59,6 +61,14 @@ def test_parse_cyclictest_synthetic():
     assert r["skipped_periods"] == 1
 
 
+def test_slack_synthetic():
+    # interrupts every 10; processing ends at 2, 12.5, 21 and 35 (none after)
+    assert slack([0, 10, 20, 30], [2, 12.5, 21, 35]) == [8, 7.5, 9]
+    assert slack([0, 10], []) == [] and slack([], [1]) == []
+    # two ends within one period (a catching-up context): both to the next
+    assert slack([0, 10, 20], [3, 6]) == [7, 4]
+
+
 # -- two real runs ----------------------------------------------------------------
 def run_compare(out, module):
     env = dict(os.environ, DURATION=str(DURATION), CONTEXTS=" ".join(CONTEXTS),
@@ -84,6 +94,7 @@ def two_runs(tmp_path_factory):
     if not built.exists():
         subprocess.run(["make", "-C", str(ROOT), "module", "KVER=" + KERNEL],
                        check=True, timeout=300)
+    subprocess.run(["make", "-s", "-C", str(ROOT), "smodemd"], check=True, timeout=300)
     # one copy for both runs: the tree may be rebuilt while the test runs
     module = tmp_path_factory.mktemp("ko") / "smodem.ko"
     shutil.copyfile(built, module)
@@ -158,8 +169,47 @@ def test_schema_and_values(two_runs):
             assert t["isr_elapsed_ns"]["avg"] < 100000
             assert t["thread_wakeup_ns"]["n"] >= 0.95 * t["irqs"]
             assert t["thread_elapsed_ns"]["avg"] > 0.8 * LOAD_US * 1000
+        if ctx in ("thr", "usr"):
+            # the end of each period's work to the next interrupt: what is
+            # left of the 12.5 ms period after the wakeup and the work
+            sl = t["slack_ns"]
+            assert sl["n"] >= 0.95 * t["irqs"], sl
+            left = PERIOD * 1e9 / RATE - t["thread_elapsed_ns"]["avg"] - t["thread_wakeup_ns"]["avg"]
+            assert abs(sl["avg"] - left) < 20000, (sl, left)
     assert ("rtla: kernel %s has no osnoise tracer" % KERNEL) in (out / "summary.txt").read_text()
+    assert "slack min/avg" in (out / "summary.txt").read_text()
     # the study's observation holds in the guest too: the 1 ms task suffers
     # when the processing sits in the ISR, and not without the modem
     assert summary["int"]["cyclictest"]["max_us"] > 1000
     assert summary["control"]["cyclictest"]["max_us"] < 200
+
+
+def test_usr_row(two_runs):
+    """context=usr: smodemd attached at thr's priority before the
+    measurement, one upcall per period, every one answered in time; its
+    costs beside thr's: interrupt to hand-out (wakeup) and hand-out to
+    DONE (thread) within a few us of the kernel thread's, the same slack
+    to the next period, and the 1 ms task as undisturbed as with thr."""
+    summary, stdout, out = two_runs[0]
+    u, t = summary["usr"], summary["thr"]
+    assert u["smodemd"]["rc"] == 0, u["smodemd"]
+    assert "attached (attach 1)" in u["smodemd"]["log"], u["smodemd"]
+    st = u["stats"]
+    assert st["exec"] == "usr" and st["usr_attached"] == 1 and st["usr_attaches"] == 1, st
+    assert (st["policy"], st["rt_priority"]) == (t["stats"]["policy"], t["stats"]["rt_priority"])
+    assert st["usr_bad"] == 0 and st["usr_stalls"] == 0 and st["overruns"] == 0, st
+    # missed: only the periods before it attached, right after insmod
+    assert st["usr_missed"] < 10, st
+    ut, tt = u["trace"], t["trace"]
+    assert ut["thread_wakeup_ns"]["n"] >= 0.95 * ut["irqs"]
+    assert ut["counts"]["smodem_thread_done"] == ut["counts"]["smodem_process"]
+    # sane beside thr (measured: wakeup 5.4 against 4.9 us, upcall 1864
+    # against 1863 us of thread time, on hook with load_us=1840)
+    assert tt["thread_wakeup_ns"]["avg"] < ut["thread_wakeup_ns"]["avg"] < \
+        tt["thread_wakeup_ns"]["avg"] + 20000
+    assert abs(ut["thread_elapsed_ns"]["avg"] - tt["thread_elapsed_ns"]["avg"]) < 50000
+    assert abs(ut["slack_ns"]["avg"] - tt["slack_ns"]["avg"]) < 50000
+    assert u["cyclictest"]["max_us"] < 200 and u["cyclictest"]["skipped_periods"] == 0
+    row = [x for x in (out / "summary.txt").read_text().splitlines() if x.split()[:1] == ["usr"]]
+    assert len(row) == 1, row   # the timings table (rtla: none on this kernel)
+    assert (ROOT / SMODEMD).exists()

@@ -19,9 +19,12 @@ from .image import DYN_TOOLS, kernel_file, ldd
 
 # the study's four, run by default; any context= the module has may be asked
 # for (oth: the study's THR-8; irqt, bhw: what Linux drivers use today; the
-# module refuses bhw before 6.9 and irqt without hw=ac97, and the run says so)
+# module refuses bhw before 6.9 and irqt without hw=ac97, and the run says so;
+# usr: the upcall into smodemd, started in the guest at thr's priority)
 CONTEXTS = ("int", "dpc", "thr", "res")
-ALL_CONTEXTS = CONTEXTS + ("oth", "irqt", "bhw")
+ALL_CONTEXTS = CONTEXTS + ("oth", "irqt", "bhw", "usr")
+# context=usr's daemon, static for the guest (make smodemd)
+SMODEMD = "build/smodemd/smodemd-static"
 INTERVAL_US = 1000
 HIST_US = 20000
 CYCLIC_PRIO = 95
@@ -77,17 +80,31 @@ echo "compare: context $CTX"
 # measuring thread all share CPU 0, as on the study's uniprocessor.
 if [ $PIN = 1 ]; then taskset 1 spin & else spin & fi
 SPIN=$!
+SMODEMD=
 if [ $CTX != control ]; then
 	insmod /opt/smodem/smodem.ko %(modargs)s || exit 20
 	dev=$(ls /sys/kernel/debug/smodem | head -n 1)
 	[ -n "$dev" ] || exit 21
 	S=/sys/kernel/debug/smodem/$dev
 	echo "$dev" > $M/dev.txt
+	if [ $CTX = usr ]; then
+		# the upcall's process: smodemd at the SCHED_FIFO priority the
+		# module gives thr's thread (prio=), attached before measuring
+		UPRIO=$(cat /sys/module/smodem/parameters/prio)
+		smodemd --fifo $UPRIO --verbose 2> $M/smodemd.log &
+		SMODEMD=$!
+		i=0
+		while [ $i -lt 100 ] && ! grep -q '^usr_pid ' $S/stats; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		grep -q '^usr_pid ' $S/stats || { cp -a $M/. /share/; exit 25; }
+	fi
 	if [ $PIN = 1 ]; then
 		irq=$(grep smodem /proc/interrupts | cut -d: -f1 | tr -d ' ')
 		echo 1 > /proc/irq/$irq/smp_affinity && echo "irq cpu0" >> $M/pinning.txt ||
 			echo "irq failed" >> $M/pinning.txt
-		tp=$(grep '^thread_pid ' $S/stats | cut -d' ' -f2)
+		tp=$(grep -E '^(thread|usr)_pid ' $S/stats | cut -d' ' -f2)
 		if [ -z "$tp" ]; then
 			echo "thread none" >> $M/pinning.txt
 		elif taskset -p 1 $tp >/dev/null 2>&1; then
@@ -122,6 +139,12 @@ fi
 kill $SPIN
 wait $SPIN 2>/dev/null
 RC=$CRC
+if [ -n "$SMODEMD" ]; then
+	# SIGTERM: it finishes its upcall, detaches, exits 0
+	kill -TERM $SMODEMD
+	wait $SMODEMD
+	echo $? > $M/smodemd.rc
+fi
 if [ $CTX != control ]; then
 	trace-cmd extract -o $M/trace.dat > $M/extract.log 2>&1 || RC=23
 	rmmod smodem || RC=24
@@ -394,6 +417,10 @@ def parse_trace(dat, rate, period_samples):
 
     irq_ts = [e.ts_ns for e in by.get("smodem_irq", [])]
     irq_gap = [b - a for a, b in zip(irq_ts, irq_ts[1:])]
+    # the processing's end: the thread's (thr, res, oth, irqt; usr: the
+    # daemon's SMODEM_USR_DONE), else the bottom half's, else the ISR's
+    done = next((by[n] for n in ("smodem_thread_done", "smodem_dpc_exit", "smodem_isr_exit")
+                 if by.get(n)), [])
     return {
         "events": len(ev),
         "counts": {k: len(v) for k, v in sorted(by.items())},
@@ -404,6 +431,7 @@ def parse_trace(dat, rate, period_samples):
         "dpc_elapsed_ns": _summ(f("smodem_dpc_exit", "elapsed_ns")),
         "thread_wakeup_ns": _summ(f("smodem_thread_wakeup", "latency_ns")),
         "thread_elapsed_ns": _summ(f("smodem_thread_done", "elapsed_ns")),
+        "slack_ns": _summ(slack(irq_ts, [e.ts_ns for e in done])),
         "process_elapsed_ns": _summ(f("smodem_process", "elapsed_ns")),
         "process_samples": sum(f("smodem_process", "samples")),
         "pending_after_process": _summ(f("smodem_process", "pending")),
@@ -415,6 +443,21 @@ def parse_trace(dat, rate, period_samples):
         "period_changes": len(by.get("smodem_period_change", [])),
         "expected_irqs_per_s": rate / float(period_samples),
     }
+
+
+def slack(irq_ts, done_ts):
+    """For each end of a processing run (done_ts), the time until the next
+    period interrupt (irq_ts, sorted): the upcall study's "time remaining to
+    the deadline", the deadline being the next period.  Whether a run ended
+    after the interrupt that followed its own shows as pending samples."""
+    out, i = [], 0
+    for t in sorted(done_ts):
+        while i < len(irq_ts) and irq_ts[i] <= t:
+            i += 1
+        if i == len(irq_ts):
+            break
+        out.append(irq_ts[i] - t)
+    return out
 
 
 def _hist(vals):
@@ -532,13 +575,16 @@ def params(ap, a):
         p["module"] = str(ROOT / module_path(p["kernel"]))
     if p["contexts"] and not os.path.isfile(p["module"]):
         ap.error("module %s missing: make module KVER=%s" % (p["module"], p["kernel"]))
+    if "usr" in p["contexts"] and not os.path.isfile(ROOT / SMODEMD):
+        ap.error("context usr: %s missing: make smodemd" % SMODEMD)
     return p
 
 
 def run_one(ctx, p, idx, total, log=print):
     out = Path(p["out"]) / ctx
     out.mkdir(parents=True, exist_ok=True)
-    stale = ["trace.dat", "stats.txt", "cyclictest.txt", "cyclictest.json", "stats-load.txt"]
+    stale = ["trace.dat", "stats.txt", "cyclictest.txt", "cyclictest.json", "stats-load.txt",
+             "smodemd.log", "smodemd.rc"]
     stale += ["rtla-%s.%s" % (t, x) for t in RTLA_TRACERS for x in ("txt", "rc", "cmd")]
     for f in stale:
         try:
@@ -555,10 +601,13 @@ def run_one(ctx, p, idx, total, log=print):
     # generous: virtual time runs at most a few times slower than wall here
     measured = p["duration_s"] + (2 * p["rtla_duration_s"] + 10 if p.get("rtla_run") else 0)
     timeout = 120 + 12 * measured * (1 + p["icount_shift"])
+    extra = dict(rtla_files()) if p.get("rtla_run") else {}
+    if ctx == "usr":
+        extra["usr/bin/smodemd"] = str(ROOT / SMODEMD)
     res = run_guest(p["kernel"], guest_script(ctx, p), str(out), modules=mods,
                     clock=p["clock"], icount_shift=p["icount_shift"], smp=p["smp"],
                     timeout_s=timeout, audio="ac97", share="deferred",
-                    extra_files=rtla_files() if p.get("rtla_run") else None,
+                    extra_files=extra or None,
                     cmdline_extra=" ".join(
                         x for x in (("preempt=" + p["preempt"]) if p["preempt"] else "",
                                     p["cmdline_extra"]) if x),
@@ -598,6 +647,12 @@ def run_one(ctx, p, idx, total, log=print):
         entry["trace"] = parse_trace(dat, rate, period) if dat.exists() else None
     else:
         entry["stats"] = entry["trace"] = entry["trace_dat"] = None
+    if ctx == "usr":
+        # the daemon's exit status (0: SIGTERM, its upcall finished) and log
+        rcf, logf = out / "smodemd.rc", out / "smodemd.log"
+        entry["smodemd"] = {
+            "rc": int(rcf.read_text()) if rcf.exists() else None,
+            "log": logf.read_text(errors="replace").strip() if logf.exists() else None}
     c = entry["cyclictest"] or {}
     tr = entry["trace"] or {}
     log("compare: [%d/%d] %s: rc=%s in %.0f s; cyclictest max %s us, max gap %s us%s"
@@ -627,7 +682,8 @@ def _fmt(v, scale=1, digits=0):
 def table(summary):
     rows = []
     hdr = ("context", "cyc min", "avg", "p99", "max", "gap", "skip", "ISR min/avg/max",
-           "DPC min/avg/max", "thread min/avg/max", "wakeup avg/max", "pend", "ovr", "irqs")
+           "DPC min/avg/max", "thread min/avg/max", "wakeup avg/max", "slack min/avg", "pend",
+           "ovr", "irqs")
     rows.append(hdr)
     for ctx, e in summary.items():
         c = e.get("cyclictest") or {}
@@ -639,12 +695,15 @@ def table(summary):
                 return "-"
             return "/".join(_fmt(s[k], scale, d) for k in ("min", "avg", "max"))
         wake = t.get("thread_wakeup_ns") or {}
+        slk = t.get("slack_ns") or {}
         rows.append((
             ctx, _fmt(c.get("min_us")), _fmt(c.get("avg_us")), _fmt(c.get("p99_us")),
             _fmt(c.get("max_us")), _fmt(c.get("max_gap_us")), _fmt(c.get("skipped_periods")),
             mam("isr_elapsed_ns", 1000, 1), mam("dpc_elapsed_ns"), mam("thread_elapsed_ns"),
             "%s/%s" % (_fmt(wake.get("avg"), 1000, 1), _fmt(wake.get("max"), 1000, 1))
             if wake.get("n") else "-",
+            "%s/%s" % (_fmt(slk.get("min"), 1000), _fmt(slk.get("avg"), 1000))
+            if slk.get("n") else "-",
             _fmt((t.get("pending_after_process") or {}).get("max")),
             _fmt(t.get("overruns")) if t else "-",
             _fmt(t.get("irqs")) if t else "-"))
@@ -653,7 +712,9 @@ def table(summary):
     lines.insert(1, "  ".join("-" * w for w in widths))
     return ("cyclictest latencies in us (gap: max time between wakeups; skip: 1 ms periods "
             "missed); ISR/DPC/thread "
-            "elapsed and wakeup latency in us;\npend: max samples pending after a "
+            "elapsed and wakeup latency in us\n(usr: thread = the upcall, hand-out to "
+            "SMODEM_USR_DONE; wakeup = interrupt to hand-out); slack: end of processing to the "
+            "next period interrupt, us;\npend: max samples pending after a "
             "processing call; ovr: overruns\n" + "\n".join(lines))
 
 

@@ -320,6 +320,41 @@ static void parse(int argc, char **argv, struct opts *o)
 		die("--cpu: Linux does not pin a SCHED_DEADLINE task");
 }
 
+/* The option as given, for messages: "--fifo 50". */
+static const char *policy_name(const struct opts *o)
+{
+	static char buf[48];
+
+	switch (o->policy) {
+	case SCHED_FIFO:
+	case SCHED_RR:
+		snprintf(buf, sizeof(buf), "--%s %d",
+			 o->policy == SCHED_FIFO ? "fifo" : "rr", o->prio);
+		break;
+	case SCHED_OTHER:
+		snprintf(buf, sizeof(buf), "--nice %d", o->nice);
+		break;
+	default:
+		snprintf(buf, sizeof(buf), "--deadline");
+		break;
+	}
+	return buf;
+}
+
+/* What the kernel wants for it (sched(7)), when it said EPERM. */
+static const char *policy_needs(const struct opts *o)
+{
+	switch (o->policy) {
+	case SCHED_FIFO:
+	case SCHED_RR:
+		return " (a real-time policy needs CAP_SYS_NICE, or an RLIMIT_RTPRIO of at least the priority: ulimit -r, systemd's LimitRTPRIO=)";
+	case SCHED_OTHER:
+		return " (a negative nice needs CAP_SYS_NICE, or RLIMIT_NICE: ulimit -e)";
+	default:
+		return " (SCHED_DEADLINE needs CAP_SYS_NICE)";
+	}
+}
+
 static void set_sched(const struct opts *o)
 {
 	struct sched_attr_v1 a = { .size = sizeof(a) };
@@ -349,8 +384,9 @@ static void set_sched(const struct opts *o)
 		break;
 	}
 	if (syscall(SYS_sched_setattr, 0, &a, 0))
-		die("scheduling policy: %s%s", strerror(errno),
-		    errno == EBUSY ? " (deadline admission refused)" : "");
+		die("%s: %s%s", policy_name(o), strerror(errno),
+		    errno == EBUSY ? " (deadline admission refused)" :
+		    errno == EPERM ? policy_needs(o) : "");
 }
 
 /* The area, checked against what this daemon was built with. */
@@ -413,7 +449,9 @@ int main(int argc, char **argv)
 	fd = open(o.device, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, PROG ": %s: %s%s\n", o.device, strerror(errno),
-			errno == EBUSY ? " (the modem has a daemon already)" : "");
+			errno == EBUSY ? " (the modem has a daemon already)" :
+			errno == EACCES ? " (its mode is smodem.ko's usr_mode=, default 0600: root only)" :
+			"");
 		return errno == EBUSY ? 2 : 1;
 	}
 	a = map_area(fd, o.device);
@@ -432,7 +470,7 @@ int main(int argc, char **argv)
 	show(m, a);
 	/* Everything allocated: no page fault from here on. */
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
-		die("mlockall: %s (RLIMIT_MEMLOCK, or CAP_IPC_LOCK)",
+		die("mlockall: %s (needs an RLIMIT_MEMLOCK above the daemon's size: ulimit -l, systemd's LimitMEMLOCK=; or CAP_IPC_LOCK)",
 		    strerror(errno));
 	set_sched(&o);
 	sigemptyset(&sa.sa_mask);

@@ -1,0 +1,54 @@
+# Guest side of tests/module/test_usr_perm.py (busybox sh, root): who may
+# attach a daemon to /dev/smodem<n> (context=usr).  runas (tests/module/
+# runas.c) runs smodemd as uid 1000, no capabilities, limits as given.
+#   usr_mode=0600 (the default): uid 1000 gets EACCES, root attaches
+#   usr_mode=0666: uid 1000 attaches at the default policy; --fifo 50
+#   fails (EPERM, no CAP_SYS_NICE, RLIMIT_RTPRIO 0) and works with
+#   RLIMIT_RTPRIO 50 (systemd's LimitRTPRIO=); mlockall fails with a tiny
+#   RLIMIT_MEMLOCK
+# Results in $T: NAME.rc, NAME.log, NAME.stats, NAME.status (the daemon's
+# /proc status while attached), mode-*.txt (ls -l of the device).
+
+# daemon_run NAME RUNAS-ARGS... -- SMODEMD-ARGS: started, its stats and
+# /proc status taken once attached, then SIGTERM (or its own exit).
+daemon_run() {
+	name=$1
+	shift
+	"$@" 2> $T/$name.log &
+	pid=$!
+	i=0
+	while [ $i -lt 50 ] && kill -0 $pid 2>/dev/null &&
+		! grep -q '^usr_pid ' "$(dev_file stats)"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	cat "$(dev_file stats)" > $T/$name.stats
+	grep -E '^(Uid|Gid|Groups|CapEff|VmLck):' /proc/$pid/status > $T/$name.status 2>/dev/null
+	kill -TERM $pid 2>/dev/null
+	reap $pid 50 $name
+	cat "$(dev_file stats)" > $T/$name.after
+}
+
+dmesg -c > /dev/null
+say "usr_mode default (0600)"
+insmod $K context=usr engine=1
+echo $? > $T/m600-insmod.rc
+ls -ln /dev/smodem0 > $T/mode-600.txt
+daemon_run u600 runas 1000 -- smodemd --verbose
+daemon_run root600 smodemd --verbose --fifo 50
+rmmod smodem
+echo $? > $T/m600-rmmod.rc
+
+say "usr_mode=0666"
+insmod $K context=usr engine=1 usr_mode=0666
+echo $? > $T/m666-insmod.rc
+ls -ln /dev/smodem0 > $T/mode-666.txt
+daemon_run fifo666 runas 1000 -- smodemd --verbose --fifo 50
+daemon_run dl666 runas 1000 -- smodemd --verbose --deadline 2000/12500
+daemon_run memlock666 runas 1000 -l 64 -- smodemd --verbose
+daemon_run other666 runas 1000 -- smodemd --verbose
+daemon_run rtprio666 runas 1000 -r 50 -- smodemd --verbose --fifo 50
+rmmod smodem
+echo $? > $T/m666-rmmod.rc
+loaded > $T/loaded.txt
+finish

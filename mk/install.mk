@@ -1,5 +1,6 @@
 # Installing smodem as a driver (issue 10): make install / uninstall (the
-# module built here for KVER, the udev rule, the README), make install-dkms /
+# module built here for KVER, the udev rule, the README; context=usr's
+# daemon smodemd and its systemd unit), make install-dkms /
 # uninstall-dkms (the sources for DKMS, any distribution), make deb (the
 # smodem-dkms Debian package, build/deb/).  Included by the top Makefile.
 #
@@ -18,6 +19,9 @@ PREFIX       ?= /usr
 MODDIR       ?= /lib/modules/$(KVER)/updates
 UDEVRULESDIR ?= /lib/udev/rules.d
 DOCDIR       ?= $(PREFIX)/share/doc/smodem
+SBINDIR      ?= $(PREFIX)/sbin
+# systemd looks in /lib (Debian 12) whatever PREFIX is, as udev does.
+SYSTEMDUNITDIR ?= /lib/systemd/system
 DKMSSRCDIR   ?= /usr/src/smodem-$(SMODEM_VERSION)
 DEPMOD       ?= /sbin/depmod
 DEB_OUT      ?= build/deb
@@ -26,19 +30,30 @@ DEB_OUT      ?= build/deb
 
 # The module keeps its symbols, without debug info (as Debian's own, and
 # as DKMS installs it).
-install: $(KO)
+install: $(KO) $(SMODEMD_DIR)/smodemd
 	install -d $(DESTDIR)$(MODDIR)
 	strip --strip-debug -o $(DESTDIR)$(MODDIR)/smodem.ko $(KO)
 	chmod 644 $(DESTDIR)$(MODDIR)/smodem.ko
 	install -D -m 644 tools/udev/60-smodem.rules $(DESTDIR)$(UDEVRULESDIR)/60-smodem.rules
 	install -D -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -D -m 755 $(SMODEMD_DIR)/smodemd $(DESTDIR)$(SBINDIR)/smodemd
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' \
+		tools/systemd/smodemd@.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/smodemd@.service
+	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/smodemd@.service
 	$(if $(DESTDIR),,$(DEPMOD) -a $(KVER))
+	$(if $(DESTDIR),,$(SYSTEMD_RELOAD))
 
 uninstall:
 	rm -f $(DESTDIR)$(MODDIR)/smodem.ko $(DESTDIR)$(UDEVRULESDIR)/60-smodem.rules \
-		$(DESTDIR)$(DOCDIR)/README.md
+		$(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(SBINDIR)/smodemd \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/smodemd@.service
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 	$(if $(DESTDIR),,$(DEPMOD) -a $(KVER))
+	$(if $(DESTDIR),,$(SYSTEMD_RELOAD))
+
+# Where systemd runs, it rereads its units (the unit is new or gone).
+SYSTEMD_RELOAD = if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 
 # The sources where DKMS expects them, the files tools/kbuild-tree lists
 # (what every build of the lab compiles) as plain files; then, as root

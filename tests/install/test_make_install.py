@@ -1,9 +1,16 @@
 """make install / make uninstall and make install-dkms / uninstall-dkms
 (mk/install.mk) into a DESTDIR: what lands where, and that uninstall takes
 it all back.  The module is build/<KVER>/smodem.ko, rebuilt by make if need
-be (the 6.1 generic flavour, the Makefile's default KVER)."""
+be (the 6.1 generic flavour, the Makefile's default KVER); smodemd is
+build/smodemd/smodemd, and its unit tools/systemd/smodemd@.service.in with
+the paths filled in, checked by systemd-analyze verify where it exists."""
+import fnmatch
+import re
+import shutil
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from test_modinfo import declared_params, modinfo, source_version
 
@@ -35,7 +42,12 @@ def test_install_and_uninstall(tmp_path):
     ko = tmp_path / "lib/modules" / k / "updates/smodem.ko"
     assert files(tmp_path) == sorted([
         str(ko.relative_to(tmp_path)), "lib/udev/rules.d/60-smodem.rules",
-        "usr/share/doc/smodem/README.md"])
+        "usr/share/doc/smodem/README.md", "usr/sbin/smodemd",
+        "lib/systemd/system/smodemd@.service"])
+    assert (tmp_path / "usr/sbin/smodemd").stat().st_mode & 0o777 == 0o755
+    unit = (tmp_path / "lib/systemd/system/smodemd@.service").read_text()
+    assert "ExecStart=/usr/sbin/smodemd --device /dev/%i --fifo 50\n" in unit
+    assert "file:/usr/share/doc/smodem/README.md" in unit and "@" + "SBINDIR@" not in unit
     info = modinfo(ko)
     assert info["version"] == [source_version()]
     assert {p.split(":")[0] for p in info["parm"]} == set(declared_params())
@@ -55,6 +67,9 @@ def test_install_prefix(tmp_path):
          "UDEVRULESDIR=/etc/udev/rules.d")
     assert (tmp_path / "usr/local/share/doc/smodem/README.md").is_file()
     assert (tmp_path / "etc/udev/rules.d/60-smodem.rules").is_file()
+    assert (tmp_path / "usr/local/sbin/smodemd").is_file()
+    unit = (tmp_path / "lib/systemd/system/smodemd@.service").read_text()
+    assert "ExecStart=/usr/local/sbin/smodemd " in unit
     make("uninstall", "DESTDIR=%s" % tmp_path, "PREFIX=/usr/local",
          "UDEVRULESDIR=/etc/udev/rules.d")
     assert files(tmp_path) == []
@@ -74,3 +89,75 @@ def test_install_dkms_tree(tmp_path):
     assert not list(src.rglob("*.o"))
     make("uninstall-dkms", "DESTDIR=%s" % tmp_path)
     assert not src.exists()
+
+
+def unit_settings(text):
+    """{(section, key): [values]} of a unit file."""
+    out, sec = {}, None
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            sec = line.strip("[]")
+            continue
+        k, v = line.split("=", 1)
+        out.setdefault((sec, k), []).append(v)
+    return out
+
+
+def test_systemd_unit(tmp_path):
+    """smodemd@<device>.service: bound to its device, restarted on failure
+    (not when the modem has another daemon: exit 2), SCHED_FIFO and mlock
+    allowed (the two capabilities, RestrictRealtime off), the rest closed."""
+    make("install", "DESTDIR=%s" % tmp_path)
+    unit = tmp_path / "lib/systemd/system/smodemd@.service"
+    u = unit_settings(unit.read_text())
+    assert u[("Unit", "BindsTo")] == ["dev-%i.device"] and u[("Unit", "After")] == ["dev-%i.device"]
+    assert u[("Install", "WantedBy")] == ["dev-%i.device"]
+    assert u[("Service", "Restart")] == ["on-failure"]
+    assert u[("Service", "RestartPreventExitStatus")] == ["2"]
+    assert set(u[("Service", "CapabilityBoundingSet")][0].split()) == {"CAP_SYS_NICE",
+                                                                       "CAP_IPC_LOCK"}
+    assert u[("Service", "RestrictRealtime")] == ["no"]
+    assert u[("Service", "DeviceAllow")] == ["/dev/%i rw"]
+    for k in ("NoNewPrivileges", "ProtectHome", "PrivateTmp", "PrivateNetwork",
+              "ProtectKernelModules", "ProtectKernelTunables", "MemoryDenyWriteExecute"):
+        assert u[("Service", k)] == ["yes"], k
+    assert u[("Service", "ProtectSystem")] == ["strict"]
+    # the smodemd options it uses exist
+    help_text = subprocess.run([str(tmp_path / "usr/sbin/smodemd"), "--help"],
+                               capture_output=True, text=True, check=True).stdout
+    assert "--device" in help_text and "--fifo" in help_text
+    if not shutil.which("systemd-analyze"):
+        pytest.skip("no systemd-analyze here")
+    # an instance, with the installed smodemd (ExecStart must exist)
+    inst = tmp_path / "verify" / "smodemd@smodem0.service"
+    inst.parent.mkdir()
+    inst.write_text(unit.read_text().replace("ExecStart=/usr/sbin/smodemd",
+                                             "ExecStart=%s/usr/sbin/smodemd" % tmp_path))
+    r = subprocess.run(["systemd-analyze", "verify", str(inst)], capture_output=True,
+                       text=True, timeout=120)
+    # verify only warns about unknown keys or bad values: no output at all
+    assert r.returncode == 0 and not (r.stdout + r.stderr).strip(), r.stdout + r.stderr
+
+
+def test_udev_rule_covers_the_devices():
+    """ttySM<n>: dialout, 0660; smodem<n> (context=usr): tagged for systemd,
+    no group or mode of its own (root's, smodem.ko's usr_mode=)."""
+    rules = []
+    for line in (TOP / "tools/udev/60-smodem.rules").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            rules.append(dict(re.findall(r'(\w+(?:\{\w+\})?)\+?[=!]=?"([^"]*)"', line)))
+
+    def match(subsystem, name):
+        return [r for r in rules if r["SUBSYSTEM"] == subsystem and
+                fnmatch.fnmatchcase(name, r["KERNEL"])]
+    for n in ("ttySM0", "ttySM15"):
+        (r,) = match("tty", n)
+        assert (r["GROUP"], r["MODE"]) == ("dialout", "0660")
+    for n in ("smodem0", "smodem7", "smodem12"):
+        (r,) = match("misc", n)
+        assert r["TAG"] == "systemd" and "GROUP" not in r and "MODE" not in r
+    assert not match("misc", "ttySM0") and not match("tty", "smodem0")
+    assert not match("misc", "smodemX")

@@ -8,9 +8,9 @@ import fnmatch
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
-import pytest
 
 from test_modinfo import declared_params, modinfo, source_version
 
@@ -48,6 +48,7 @@ def test_install_and_uninstall(tmp_path):
     unit = (tmp_path / "lib/systemd/system/smodemd@.service").read_text()
     assert "ExecStart=/usr/sbin/smodemd --device /dev/%i --fifo 50\n" in unit
     assert "file:/usr/share/doc/smodem/README.md" in unit and "@" + "SBINDIR@" not in unit
+    check_unit(tmp_path)
     info = modinfo(ko)
     assert info["version"] == [source_version()]
     assert {p.split(":")[0] for p in info["parm"]} == set(declared_params())
@@ -106,11 +107,12 @@ def unit_settings(text):
     return out
 
 
-def test_systemd_unit(tmp_path):
-    """smodemd@<device>.service: bound to its device, restarted on failure
-    (not when the modem has another daemon: exit 2), SCHED_FIFO and mlock
-    allowed (the two capabilities, RestrictRealtime off), the rest closed."""
-    make("install", "DESTDIR=%s" % tmp_path)
+def check_unit(tmp_path):
+    """smodemd@<device>.service as installed in tmp_path: bound to its
+    device, restarted on failure (not when the modem has another daemon:
+    exit 2), SCHED_FIFO and mlock allowed (the two capabilities,
+    RestrictRealtime off), the rest closed; systemd-analyze verify finds
+    nothing to say (where it exists)."""
     unit = tmp_path / "lib/systemd/system/smodemd@.service"
     u = unit_settings(unit.read_text())
     assert u[("Unit", "BindsTo")] == ["dev-%i.device"] and u[("Unit", "After")] == ["dev-%i.device"]
@@ -130,14 +132,15 @@ def test_systemd_unit(tmp_path):
                                capture_output=True, text=True, check=True).stdout
     assert "--device" in help_text and "--fifo" in help_text
     if not shutil.which("systemd-analyze"):
-        pytest.skip("no systemd-analyze here")
+        print("no systemd-analyze here: unit not verified")
+        return
     # an instance, with the installed smodemd (ExecStart must exist)
-    inst = tmp_path / "verify" / "smodemd@smodem0.service"
-    inst.parent.mkdir()
-    inst.write_text(unit.read_text().replace("ExecStart=/usr/sbin/smodemd",
-                                             "ExecStart=%s/usr/sbin/smodemd" % tmp_path))
-    r = subprocess.run(["systemd-analyze", "verify", str(inst)], capture_output=True,
-                       text=True, timeout=120)
+    with tempfile.TemporaryDirectory() as d:
+        inst = Path(d) / "smodemd@smodem0.service"
+        inst.write_text(unit.read_text().replace("ExecStart=/usr/sbin/smodemd",
+                                                 "ExecStart=%s/usr/sbin/smodemd" % tmp_path))
+        r = subprocess.run(["systemd-analyze", "verify", str(inst)], capture_output=True,
+                           text=True, timeout=120)
     # verify only warns about unknown keys or bad values: no output at all
     assert r.returncode == 0 and not (r.stdout + r.stderr).strip(), r.stdout + r.stderr
 

@@ -54,7 +54,13 @@ int smodem_kthread_start(struct smodem_dev *sd, const struct sched_attr *a)
 		return -ENOMEM;
 	k->sd = sd;
 	kthread_init_work(&k->work, smodem_kthread_work);
-	k->worker = kthread_create_worker(0, "smodem/%s", sd->ctx->name);
+	/* The first modem keeps the name it had alone; the others are numbered. */
+	if (sd->id)
+		k->worker = kthread_create_worker(0, "smodem/%s/%u",
+						  sd->ctx->name, sd->id);
+	else
+		k->worker = kthread_create_worker(0, "smodem/%s",
+						  sd->ctx->name);
 	if (IS_ERR(k->worker)) {
 		err = PTR_ERR(k->worker);
 		kfree(k);

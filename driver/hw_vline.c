@@ -6,36 +6,61 @@
  * derived from the clock, and the line is an in-kernel loopback: what the
  * pump wrote to the output ring comes back in the input ring as the output
  * engine plays it, tx_lead frames later.
+ *
+ * devices=N makes N such modems, each its own engine, timer and line.  With
+ * vline_pairs=1 modems 2k and 2k+1 share one lock and are wired to each
+ * other instead of to themselves: what one plays goes, through a DC block
+ * (the off-hook offset is no sound), into a FIFO that the other's input
+ * engine reads from.  Both engines run on the same clock, so the FIFO keeps
+ * the level it starts with (VLINE_WIRE_DELAY of silence, against the one
+ * frame by which two engines' floors can differ); while one end is not
+ * running the other hears silence and plays into nothing.
  */
 #include <linux/kernel.h>
 #include <linux/hrtimer.h>
+#include <linux/log2.h>
 #include <linux/slab.h>
+#include <linux/mm.h>
 #include <linux/spinlock.h>
 #include "smodem.h"
 #include <linux/delay.h>
 #include "smodem_ring.h"
 #include "smodem_trace.h"
 
+/* Frames of silence a wire starts with: its delay, one direction. */
+#define VLINE_WIRE_DELAY	64
+/* DC block: y = x - x' + y' - y' / 2^6, a 20 Hz high-pass at 8 kHz */
+#define VLINE_DC_SHIFT		6
+
 struct vline {
 	struct smodem_dev *sd;
 	struct hrtimer timer;
-	raw_spinlock_t lock;	/* the engine's position and the loopback */
+	raw_spinlock_t own_lock;
+	raw_spinlock_t *lock;	/* the engine's position and the line */
 	u64 t0;			/* ns when the engine started */
-	u64 moved;		/* frames moved through the loopback */
+	u64 moved;		/* frames moved through the line */
 	u64 interval;		/* ns between period interrupts */
 	bool stopping;
+	/* vline_pairs=1, all under *lock: */
+	bool paired;
+	bool running;		/* the engine moves frames */
+	struct vline *peer;	/* the other end, NULL once it is gone */
+	u32 *fifo;		/* frames the peer played, not yet heard here */
+	u32 fifo_mask, head, tail;
+	s32 dc_x[2], dc_y[2];	/* this end's output DC block, per channel */
 };
 
-static struct smodem_dev *vline_dev;
+static struct vline *vlines[SMODEM_DEVICES_MAX];
+static unsigned int vline_count;
 
-/*
- * The engine moves frames when anyone looks at it, so that the position read
- * at any instant is exact and the data up to it is really in the ring.
- */
-static u64 vline_advance(struct vline *v)
+static u64 vline_now(struct vline *v)
+{
+	return div_u64((ktime_get_ns() - v->t0) * v->sd->p.rate, NSEC_PER_SEC);
+}
+
+static void loop_advance(struct vline *v, u64 now)
 {
 	struct smodem_dev *sd = v->sd;
-	u64 now = div_u64((ktime_get_ns() - v->t0) * sd->p.rate, NSEC_PER_SEC);
 
 	while (v->moved < now) {
 		u32 off, n, i;
@@ -49,6 +74,100 @@ static u64 vline_advance(struct vline *v)
 		}
 		v->moved += n;
 	}
+}
+
+static s16 dc_block(struct vline *v, int c, s16 x)
+{
+	s32 y = x - v->dc_x[c] + v->dc_y[c] - (v->dc_y[c] >> VLINE_DC_SHIFT);
+
+	v->dc_x[c] = x;
+	v->dc_y[c] = y;
+	return clamp_t(s32, y, S16_MIN, S16_MAX);
+}
+
+static void fifo_reset(struct vline *v)
+{
+	v->tail = 0;
+	v->head = VLINE_WIRE_DELAY;
+	memset(v->fifo, 0, VLINE_WIRE_DELAY * sizeof(*v->fifo));
+}
+
+/* This end's output up to now goes to the peer's FIFO, if it listens. */
+static void wire_play(struct vline *v, u64 now)
+{
+	struct smodem_dev *sd = v->sd;
+	struct vline *p = v->peer && v->peer->running ? v->peer : NULL;
+
+	while (v->moved < now) {
+		u32 off, n, i;
+		s16 *tx;
+
+		div_u64_rem(v->moved, sd->p.ring, &off);
+		n = min_t(u64, now - v->moved, sd->p.ring - off);
+		tx = sd->tx_ring + 2 * off;
+		for (i = 0; i < n; i++, tx += 2) {
+			u16 l = dc_block(v, 0, tx[0]), r = dc_block(v, 1, tx[1]);
+
+			tx[0] = 0;
+			tx[1] = 0;
+			/* a full FIFO (cannot happen at equal rates) drops */
+			if (p && p->head - p->tail <= p->fifo_mask)
+				p->fifo[p->head++ & p->fifo_mask] =
+					l | (u32)r << 16;
+		}
+		v->moved += n;
+	}
+}
+
+/* Input frames [from, now) come out of this end's FIFO, silence if empty. */
+static void wire_hear(struct vline *v, u64 from, u64 now)
+{
+	struct smodem_dev *sd = v->sd;
+
+	while (from < now) {
+		u32 off, n, i;
+		s16 *rx;
+
+		div_u64_rem(from, sd->p.ring, &off);
+		n = min_t(u64, now - from, sd->p.ring - off);
+		rx = sd->rx_ring + 2 * off;
+		for (i = 0; i < n; i++, rx += 2) {
+			u32 f = 0;
+
+			if (v->head != v->tail)
+				f = v->fifo[v->tail++ & v->fifo_mask];
+			rx[0] = (s16)(f & 0xffff);
+			rx[1] = (s16)(f >> 16);
+		}
+		from += n;
+	}
+}
+
+/*
+ * The engine moves frames when anyone looks at it, so that the position read
+ * at any instant is exact and the data up to it is really in the ring.  A
+ * wired pair moves both ends to the same instant, outputs first, so that what
+ * one end hears is what the other played up to then.
+ */
+static u64 vline_advance(struct vline *v)
+{
+	struct vline *p = v->peer;
+	u64 v0 = v->moved, p0 = 0, vn, pn = 0;
+
+	if (!v->paired) {
+		loop_advance(v, vline_now(v));
+		return v->moved;
+	}
+	vn = vline_now(v);
+	if (p && p->running) {
+		p0 = p->moved;
+		pn = vline_now(p);
+		wire_play(p, pn);
+	}
+	wire_play(v, vn);
+	wire_hear(v, v0, vn);
+	if (p && p->running)
+		wire_hear(p, p0, pn);
 	return v->moved;
 }
 
@@ -58,9 +177,9 @@ static u64 vline_position(struct smodem_dev *sd, u64 *tx_pos)
 	unsigned long flags;
 	u64 pos;
 
-	raw_spin_lock_irqsave(&v->lock, flags);
+	raw_spin_lock_irqsave(v->lock, flags);
 	pos = vline_advance(v);
-	raw_spin_unlock_irqrestore(&v->lock, flags);
+	raw_spin_unlock_irqrestore(v->lock, flags);
 	if (tx_pos)
 		*tx_pos = pos;
 	return pos;
@@ -76,9 +195,9 @@ static enum hrtimer_restart vline_tick(struct hrtimer *t)
 		mdelay(sd->stall_ms);
 		sd->stall_ms = 0;
 	}
-	raw_spin_lock(&v->lock);
+	raw_spin_lock(v->lock);
 	pos = vline_advance(v);
-	raw_spin_unlock(&v->lock);
+	raw_spin_unlock(v->lock);
 	smodem_irq(sd, pos);
 	t1 = ktime_get_ns();
 	smodem_stat_add(&sd->stats.isr_ns, t1 - t0);
@@ -100,11 +219,25 @@ static void vline_set_period(struct smodem_dev *sd)
 static int vline_start(struct smodem_dev *sd)
 {
 	struct vline *v = sd->hw_priv;
+	unsigned long flags;
 
 	v->interval = smodem_period_ns(sd->p.period, sd->p.rate);
-	v->moved = 0;
 	v->stopping = false;
+	raw_spin_lock_irqsave(v->lock, flags);
+	/* The peer, if running, is brought up to now on the old wiring. */
+	if (v->peer && v->peer->running)
+		vline_advance(v->peer);
+	v->moved = 0;
 	v->t0 = ktime_get_ns();
+	if (v->paired) {
+		memset(v->dc_x, 0, sizeof(v->dc_x));
+		memset(v->dc_y, 0, sizeof(v->dc_y));
+		fifo_reset(v);
+		if (v->peer)
+			fifo_reset(v->peer);
+		v->running = true;
+	}
+	raw_spin_unlock_irqrestore(v->lock, flags);
 	hrtimer_start(&v->timer, ns_to_ktime(v->interval),
 		      HRTIMER_MODE_REL_HARD);
 	return 0;
@@ -113,63 +246,131 @@ static int vline_start(struct smodem_dev *sd)
 static void vline_stop(struct smodem_dev *sd)
 {
 	struct vline *v = sd->hw_priv;
+	unsigned long flags;
 
 	WRITE_ONCE(v->stopping, true);
 	hrtimer_cancel(&v->timer);
+	/* The peer's engine no longer touches this end's rings. */
+	raw_spin_lock_irqsave(v->lock, flags);
+	v->running = false;
+	raw_spin_unlock_irqrestore(v->lock, flags);
 }
 
-static int vline_init(void)
+/* Undo vline_create(): the device is not registered. */
+static void vline_free(struct vline *v)
 {
-	struct smodem_dev *sd;
-	struct vline *v;
+	struct smodem_dev *sd = v->sd;
+	unsigned long flags;
+
+	if (v->peer) {
+		raw_spin_lock_irqsave(v->lock, flags);
+		v->peer->peer = NULL;
+		raw_spin_unlock_irqrestore(v->lock, flags);
+	}
+	if (sd) {
+		kfree(sd->rx_ring);
+		kfree(sd->tx_ring);
+		smodem_dev_free(sd);
+	}
+	kvfree(v->fifo);
+	kfree(v);
+}
+
+/* Modem k, registered: its tty, debugfs and engine exist when this returns. */
+static int vline_create(unsigned int k)
+{
 	size_t bytes = smodem_p.ring * 2 * sizeof(s16);
-	int err = -ENOMEM;
+	struct smodem_dev *sd;
+	unsigned long flags;
+	struct vline *v;
+	char name[16];
+	int err;
 
 	v = kzalloc(sizeof(*v), GFP_KERNEL);
 	if (!v)
 		return -ENOMEM;
-	raw_spin_lock_init(&v->lock);
+	raw_spin_lock_init(&v->own_lock);
+	v->lock = &v->own_lock;
 	hrtimer_init(&v->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	v->timer.function = vline_tick;
+	v->paired = smodem_p.vline_pairs;
+	if (v->paired) {
+		/* two rings of lead and the wire's delay fit, rounded up */
+		v->fifo_mask = roundup_pow_of_two(2 * smodem_p.ring +
+						  VLINE_WIRE_DELAY) - 1;
+		v->fifo = kvcalloc(v->fifo_mask + 1, sizeof(*v->fifo),
+				   GFP_KERNEL);
+		if (!v->fifo) {
+			kfree(v);
+			return -ENOMEM;
+		}
+	}
 
-	sd = smodem_dev_alloc("vline0", NULL);
+	snprintf(name, sizeof(name), "vline%u", k);
+	sd = smodem_dev_alloc(name, NULL);
 	if (IS_ERR(sd)) {
 		err = PTR_ERR(sd);
 		goto free_v;
 	}
+	v->sd = sd;
 	sd->rx_ring = kzalloc(bytes, GFP_KERNEL);
 	sd->tx_ring = kzalloc(bytes, GFP_KERNEL);
-	if (!sd->rx_ring || !sd->tx_ring)
-		goto free_sd;
+	if (!sd->rx_ring || !sd->tx_ring) {
+		err = -ENOMEM;
+		goto free_v;
+	}
 	sd->hw = &smodem_hw_vline;
 	sd->hw_priv = v;
-	v->sd = sd;
+	if (v->paired && k % 2) {
+		struct vline *a = vlines[k - 1];
+
+		/* a runs: the link is made under the lock both now share */
+		v->lock = a->lock;
+		raw_spin_lock_irqsave(v->lock, flags);
+		v->peer = a;
+		a->peer = v;
+		raw_spin_unlock_irqrestore(v->lock, flags);
+	}
 	err = smodem_dev_register(sd);
 	if (err)
-		goto free_sd;
-	vline_dev = sd;
+		goto free_v;
+	vlines[k] = v;
 	return 0;
 
-free_sd:
-	kfree(sd->rx_ring);
-	kfree(sd->tx_ring);
-	smodem_dev_free(sd);
 free_v:
-	kfree(v);
+	vline_free(v);
 	return err;
+}
+
+static void vline_destroy(struct vline *v)
+{
+	smodem_dev_unregister(v->sd);
+	vline_free(v);
 }
 
 static void vline_exit(void)
 {
-	struct smodem_dev *sd = vline_dev;
-	struct vline *v = sd->hw_priv;
+	while (vline_count)
+		vline_destroy(vlines[--vline_count]);
+}
 
-	smodem_dev_unregister(sd);
-	kfree(sd->rx_ring);
-	kfree(sd->tx_ring);
-	smodem_dev_free(sd);
-	kfree(v);
-	vline_dev = NULL;
+/* Modems 0..devices-1; a failure removes the ones made, last first. */
+static int vline_init(void)
+{
+	int err;
+
+	vline_count = 0;
+	while (vline_count < smodem_p.devices) {
+		err = vline_create(vline_count);
+		if (err) {
+			pr_err("smodem: hw=vline: modem %u of %u failed (%d)\n",
+			       vline_count, smodem_p.devices, err);
+			vline_exit();
+			return err;
+		}
+		vline_count++;
+	}
+	return 0;
 }
 
 const struct smodem_backend_ops smodem_hw_vline = {

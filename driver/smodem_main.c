@@ -71,6 +71,14 @@ static uint phase_periods;
 module_param(phase_periods, uint, 0444);
 MODULE_PARM_DESC(phase_periods, "1: the interrupt period follows the call's phase (2.5 ms on hook, 12.5 ms otherwise), ring_samples must hold two 12.5 ms periods; 0: period_samples throughout [0]");
 
+static uint devices = 1;
+module_param(devices, uint, 0444);
+MODULE_PARM_DESC(devices, "hw=vline: how many independent modems, each with its own /dev/ttySM<n>, debugfs directory vline<n>, stats and trace dev=<n>, 1..8 [1]");
+
+static uint vline_pairs;
+module_param(vline_pairs, uint, 0444);
+MODULE_PARM_DESC(vline_pairs, "hw=vline: 1 wires modems 2k and 2k+1 to each other (each one's output is the other's input, through a DC block that removes the hook offset) so that one calls the other; devices must be even; 0: each modem's line loops back to itself [0]");
+
 struct smodem_params smodem_p;
 
 static const struct smodem_backend_ops *const backends[SMODEM_HW_COUNT] = {
@@ -216,6 +224,7 @@ static int __init smodem_init(void)
 		.res_runtime_us = res_runtime_us,
 		.res_period_us = res_period_us,
 		.res_deadline_us = res_deadline_us, .usr_mode = usr_mode,
+		.devices = devices, .vline_pairs = vline_pairs,
 	};
 	if (smodem_parse_context(context, &smodem_p.context)) {
 		pr_err("smodem: context=%s: must be int, dpc, thr, res, oth, irqt, bhw or usr\n",

@@ -119,6 +119,23 @@ int smodem_params_check(const struct smodem_params *p, const char **why)
 		*why = "usr_mode must be 0..0777 (permission bits)";
 		return -EINVAL;
 	}
+	if (p->devices < 1 || p->devices > SMODEM_DEVICES_MAX) {
+		*why = "devices must be 1..8";
+		return -EINVAL;
+	}
+	/* A PCI driver binds every controller there is; nothing to count. */
+	if (p->devices != 1 && p->hw != SMODEM_HW_VLINE) {
+		*why = "devices=N needs hw=vline (hw=ac97 drives every controller)";
+		return -EINVAL;
+	}
+	if (p->vline_pairs > 1) {
+		*why = "vline_pairs must be 0 or 1";
+		return -EINVAL;
+	}
+	if (p->vline_pairs && (p->hw != SMODEM_HW_VLINE || p->devices % 2)) {
+		*why = "vline_pairs=1 needs hw=vline and an even devices count";
+		return -EINVAL;
+	}
 	if (p->context == SMODEM_CTX_RES) {
 		if (p->res_runtime_us < SMODEM_DL_RUNTIME_MIN_US) {
 			*why = "res_runtime_us must be >= 2";

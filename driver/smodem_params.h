@@ -40,6 +40,8 @@ struct smodem_params {
 	u32 res_period_us;
 	u32 res_deadline_us;	/* 0: equal to the period */
 	u32 usr_mode;		/* usr: /dev/smodem<n>'s permission bits */
+	u32 devices;		/* vline: how many modems */
+	u32 vline_pairs;	/* vline: 1 = modems 2k, 2k+1 wired together */
 };
 
 #define SMODEM_RING_MIN		64
@@ -51,6 +53,8 @@ struct smodem_params {
 #define SMODEM_DL_PERIOD_MAX_US	4000000
 #define SMODEM_NICE_MIN		(-20)
 #define SMODEM_NICE_MAX		19
+/* One tty minor per modem (SMODEM_TTY_MINORS). */
+#define SMODEM_DEVICES_MAX	8
 
 extern const char * const smodem_context_names[SMODEM_CTX_COUNT];
 extern const char * const smodem_hw_names[SMODEM_HW_COUNT];

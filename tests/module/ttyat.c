@@ -17,6 +17,8 @@
  *                     given up after MS (EINTR) if given
  *       %data:N[:MS]  data mode: N random bytes out, the echo back,
  *                     compared; the reader starts MS late
+ *       %echo:N:MS    the far end of %data: N bytes read, written back
+ *                     and compared with what %data sends, at most MS
  *       %ready[:TAG]  print READY [TAG] (for a script waiting on us)
  *       %until:TEXT:MS  read until TEXT arrived (\r \n \xNN escapes),
  *                     at most MS; prints UNTIL found=0|1 ms=...
@@ -389,6 +391,36 @@ static void data_step(int fd, size_t n, int pause_ms)
 	rlen = 0;
 }
 
+/* The other side of data_step(), for a call between two of our modems. */
+static void echo_step(int fd, size_t n, int max_ms)
+{
+	unsigned int vseed = 12345;
+	size_t got = 0, bad = 0, back = 0;
+	long long t0 = now_ms();
+
+	while (got < n && now_ms() - t0 < max_ms) {
+		size_t i;
+		ssize_t w;
+
+		rlen = 0;
+		if (rd(fd, 200) < 0)
+			break;
+		for (i = 0; i < rlen && got < n; i++, got++)
+			if (rbuf[i] != (unsigned char)xs(&vseed))
+				bad++;
+		/* blocking: the tty sleeps us while CTS is down */
+		w = rlen ? write(fd, rbuf, rlen) : 0;
+		if (w > 0)
+			back += (size_t)w;
+		if (w < (ssize_t)rlen)
+			break;
+	}
+	printf("ECHO n=%zu got=%zu bad=%zu back=%zu ms=%lld\n", n, got, bad,
+	       back, now_ms() - t0);
+	fflush(stdout);
+	rlen = 0;
+}
+
 static int cmd_at(int argc, char **argv)
 {
 	int ctty = 0, clocal = 1, i, fd;
@@ -489,6 +521,12 @@ static int cmd_at(int argc, char **argv)
 			const char *p = strchr(a + 6, ':');
 
 			data_step(fd, strtoul(a + 6, NULL, 10), p ? atoi(p + 1) : 0);
+			continue;
+		} else if (!strncmp(a, "%echo:", 6)) {
+			const char *p = strchr(a + 6, ':');
+
+			echo_step(fd, strtoul(a + 6, NULL, 10),
+				  p ? atoi(p + 1) : 120000);
 			continue;
 		} else if (!strcmp(a, "%ready") || !strncmp(a, "%ready:", 7)) {
 			printf("READY%s%s\n", a[6] ? " " : "", a[6] ? a + 7 : "");

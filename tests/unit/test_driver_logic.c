@@ -25,7 +25,7 @@ static struct smodem_params defaults(void)
 	struct smodem_params p = {
 		.context = SMODEM_CTX_THR, .hw = SMODEM_HW_AC97, .rate = 8000,
 		.ring = 512, .period = 100, .load_us = 0, .prio = 50,
-		.res_runtime_us = 2000, .res_period_us = 8000,
+		.res_runtime_us = 2000, .res_period_us = 8000, .devices = 1,
 	};
 	return p;
 }
@@ -87,6 +87,24 @@ static void test_params(void)
 #else
 	CHECK(check(p, &why) == -EINVAL && why && strstr(why, "6.9"));
 #endif
+
+	/* devices=N: vline only, 1..8; vline_pairs=1 wants an even count */
+	p = defaults(); p.hw = SMODEM_HW_VLINE; p.devices = 8;
+	CHECK(check(p, &why) == 0);
+	p.devices = 0;
+	CHECK(check(p, &why) == -EINVAL && why && strstr(why, "1..8"));
+	p.devices = 9;
+	CHECK(check(p, &why) == -EINVAL && why && strstr(why, "1..8"));
+	p = defaults(); p.devices = 2;
+	CHECK(check(p, &why) == -EINVAL && why && strstr(why, "hw=vline"));
+	p = defaults(); p.hw = SMODEM_HW_VLINE; p.devices = 2; p.vline_pairs = 1;
+	CHECK(check(p, &why) == 0);
+	p.devices = 3;
+	CHECK(check(p, &why) == -EINVAL && why && strstr(why, "even"));
+	p.devices = 2; p.vline_pairs = 2;
+	CHECK(check(p, &why) == -EINVAL && why && strstr(why, "0 or 1"));
+	p = defaults(); p.vline_pairs = 1;
+	CHECK(check(p, &why) == -EINVAL && why && strstr(why, "hw=vline"));
 
 	p = defaults(); p.rate = 44100;
 	CHECK(check(p, &why) == -EINVAL);

@@ -28,6 +28,9 @@ QEMU = "qemu-system-x86_64"
 # fixed addresses: the driver's device names (ac97-0000:00:04.0) depend on them
 PCI_9P = "0x3"
 PCI_AC97 = "0x4"
+# ac97s > 1: the further controllers (0x5/0x6 are netload's e1000s)
+PCI_AC97_MORE = ("0x8", "0x9", "0xa")
+AC97_MAX = 1 + len(PCI_AC97_MORE)
 RTC_BASE = "2026-01-01T00:00:00"
 
 # The virtual clock. rr=record is there for its lock, not for its log (nothing
@@ -151,7 +154,8 @@ _MARK = re.compile(r"SMLAB: (.*?) up=([0-9.]+)")
 
 
 def qemu_command(kernel, initrd, out_dir, console, clock, icount_shift, smp,
-                 mem_mb, audio, accel, cpu, audiodev, cmdline, display="none"):
+                 mem_mb, audio, accel, cpu, audiodev, cmdline, display="none",
+                 ac97s=1):
     cmd = [QEMU, "-nodefaults", "-no-user-config",
            "-machine", "pc", "-accel", accel,
            "-cpu", cpu if accel == "tcg" else "host",
@@ -168,6 +172,11 @@ def qemu_command(kernel, initrd, out_dir, console, clock, icount_shift, smp,
     if audio == "ac97":
         cmd += ["-audiodev", audiodev,
                 "-device", "AC97,audiodev=snd0,addr=%s" % PCI_AC97]
+        # every controller on the one audiodev (with QEMU 7.2's mixing
+        # engine on, the default, their voices share one stream: a D-Bus
+        # listener hears them mixed and answers all with the same input)
+        for addr in PCI_AC97_MORE[:ac97s - 1]:
+            cmd += ["-device", "AC97,audiodev=snd0,addr=%s" % addr]
     return cmd
 
 
@@ -175,7 +184,8 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
               smp=1, mem_mb=1024, timeout_s=300, audio="ac97", jack_ports=None,
               progress=True, share="live", kmods=(), cmdline_extra="",
               accel="auto", cpu="qemu64", jack=None, extra_files=None, env=None,
-              boot="vmlinux", on_running=None, line=None, qemu_extra=()):
+              boot="vmlinux", on_running=None, line=None, qemu_extra=(),
+              ac97s=1):
     """Boot kver, run script (busybox sh, root, cwd /share), return GuestResult.
 
     Beyond the documented API:
@@ -199,6 +209,9 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
           (e.g. ["-chardev", "tty,id=pp,path=/dev/pts/3",
           "-device", "isa-serial,chardev=pp"] for a second serial port,
           which the guest sees with cmdline_extra="8250.nr_uarts=2").
+      ac97s: how many AC'97 controllers (1..AC97_MAX, audio="ac97"): the
+          first at 00:04.0 as always, the others at 00:08.0, 00:09.0,
+          00:0a.0, all on the one audiodev.
     """
     t0 = time.monotonic()
     if clock not in ("virtual", "real"):
@@ -210,6 +223,10 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
                          "counting does not boot an SMP guest here")
     if audio not in ("ac97", "none"):
         raise ValueError("audio must be 'ac97' or 'none'")
+    if not 1 <= ac97s <= AC97_MAX:
+        raise ValueError("ac97s must be 1..%d" % AC97_MAX)
+    if ac97s > 1 and audio != "ac97":
+        raise ValueError("ac97s > 1 needs audio='ac97'")
     if line is not None and audio != "ac97":
         raise ValueError("a line needs audio='ac97'")
     if share not in ("live", "deferred"):
@@ -280,7 +297,7 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
 
         cmd = qemu_command(kernel, initrd, str(out), console, clock, icount_shift,
                            smp, mem_mb, audio, accel, cpu, audiodev, cmdline,
-                           display=display)
+                           display=display, ac97s=ac97s)
         if line is not None:
             cmd += ["-S", "-qmp", "unix:%s,server=on,wait=off" % qmp]
         cmd += list(qemu_extra)

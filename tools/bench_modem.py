@@ -176,7 +176,7 @@ def guest_env(steps, nbytes):
 
 
 def run_boot(clock, steps, out, nbytes, kver, ko, smline=SMLINE, shift=0,
-             timeout_s=1200, progress=True):
+             timeout_s=1200, progress=True, cmdline_extra=""):
     """Boot once, run the steps; return the raw material of every call."""
     from smlab.guest import run_guest
     from smlab.dbusline import DbusLine
@@ -195,7 +195,7 @@ def run_boot(clock, steps, out, nbytes, kver, ko, smline=SMLINE, shift=0,
               extra_files={"opt/smodem/smodem.ko": str(ko),
                            "opt/bench/tx.bin": str(out / "tx.bin"),
                            "opt/bench/rx.bin": str(out / "rx.bin")},
-              timeout_s=timeout_s, progress=progress)
+              timeout_s=timeout_s, progress=progress, cmdline_extra=cmdline_extra)
     script = GUEST_SCRIPT.read_text()
     marks = ConsoleMarks(out / "console.log")
     marks.start()
@@ -516,9 +516,10 @@ def jack_xruns(out):
 
 
 def one_call(clock, tag, ctx, load_us, spin, idle_s, raw, nbytes, kver, ko, smline, shift,
-             args=(), quiet=False):
+             args=(), quiet=False, cmdline_extra=""):
     """One boot, one call; returns the analysed call (failures recorded).
-    args: further insmod arguments (name=value, after SMODEM_ARGS)."""
+    args: further insmod arguments (name=value, after SMODEM_ARGS);
+    cmdline_extra: the guest kernel's command line extra."""
     out = raw / clock / tag
     if any(":" in x or "," in x or " " in x for x in args):
         raise ValueError("insmod arguments must not hold ':', ',' or spaces: %s" % " ".join(args))
@@ -527,7 +528,7 @@ def one_call(clock, tag, ctx, load_us, spin, idle_s, raw, nbytes, kver, ko, smli
     try:
         run = run_boot(clock, [step], out, nbytes, kver, ko, smline, shift,
                        timeout_s=240 + 3 * idle_s if clock == "virtual" else 300,
-                       progress=not quiet)
+                       progress=not quiet, cmdline_extra=cmdline_extra)
         c = analyse_boot(run, [tag], nbytes)[tag]
     except Exception as e:  # noqa: BLE001 - a benchmark records its failures
         c = {"tag": tag, "clock": clock, "nbytes": nbytes, "error": str(e),

@@ -62,7 +62,7 @@ for mode in $NL_MODES; do
 		echo $? > $D/probe.rc
 		if [ "${LB_OSNOISE:-0}" = 1 ] && [ -d /sys/kernel/tracing/osnoise ]; then
 			echo "[guest] $mode irq=$LB_IRQ: osnoise for $LB_SECONDS s"
-			sh /opt/lb/osnoise.sh 0 "$LB_PRIO" "$LB_SECONDS" 1 $D/osnoise.txt /usr/bin/lbprobe 2> $D/osnoise.log
+			sh /opt/lb/osnoise.sh 0 "$LB_PRIO" "$LB_SECONDS" 1 $D/osnoise.txt /usr/bin/lbprobe gaps 2> $D/osnoise.log
 			echo $? > $D/osnoise.rc
 		fi
 	fi

@@ -2,7 +2,7 @@
 # osnoise.sh: the kernel's own noise tracer as the load-bound probe's
 # independent second measurement (issue 13).  POSIX/busybox sh, root.
 #
-#   osnoise.sh CPU PRIO SECONDS THRESHOLD_US OUT [LBPROBE]
+#   osnoise.sh CPU PRIO SECONDS THRESHOLD_US OUT [LBPROBE [EVENTS]]
 #
 # Runs the osnoise tracer (/sys/kernel/tracing/osnoise, CONFIG_OSNOISE_TRACER)
 # on CPU for SECONDS, its osnoise/CPU thread at SCHED_FIFO PRIO (set with
@@ -18,10 +18,20 @@
 # On a uniprocessor the tracer and lbprobe cannot measure the same CPU at
 # once (each would be the other's interference): run it right after the
 # probe, with the same load, at the probe's priority.
-# Exit: 0 ok, 1 usage, 3 no osnoise in this kernel, 4 tracefs error.
+# EVENTS: all (default) records the per-noise events too; gaps only the
+# sample_threshold events, for heavy noise (a packet flood's per-interrupt
+# events overflow the trace buffer, and with it the start marker).
+# Exit: 0 ok, 1 usage, 3 no osnoise in this kernel, 4 tracefs error, 5 the
+# trace buffer overflowed.
 set -u
-[ $# -ge 5 ] || { echo "usage: osnoise.sh CPU PRIO SECONDS THRESHOLD_US OUT [LBPROBE]" >&2; exit 1; }
-cpu=$1 prio=$2 secs=$3 thr=$4 out=$5 probe=${6:-lbprobe}
+usage="usage: osnoise.sh CPU PRIO SECONDS THRESHOLD_US OUT [LBPROBE [all|gaps]]"
+[ $# -ge 5 ] || { echo "$usage" >&2; exit 1; }
+cpu=$1 prio=$2 secs=$3 thr=$4 out=$5 probe=${6:-lbprobe} events=${7:-all}
+case $events in
+all) events="sample_threshold irq_noise softirq_noise thread_noise nmi_noise" ;;
+gaps) events=sample_threshold ;;
+*) echo "$usage" >&2; exit 1 ;;
+esac
 T=/sys/kernel/tracing
 [ -d $T/osnoise ] || T=/sys/kernel/debug/tracing
 if [ ! -d $T/osnoise ]; then
@@ -50,7 +60,7 @@ for f in stop_tracing_us stop_tracing_total_us; do
 done
 w buffer_size_kb 16384
 w set_event ""
-for e in sample_threshold irq_noise softirq_noise thread_noise nmi_noise; do
+for e in $events; do
 	[ -d $T/events/osnoise/$e ] && w events/osnoise/$e/enable 1
 done
 [ -f $T/options/markers ] && w options/markers 1
@@ -88,4 +98,8 @@ w tracing_on 0
 w current_tracer nop
 w set_event ""
 w tracing_thresh 0
+if ! grep -q 'lbosnoise start' "$out"; then
+	echo "osnoise.sh: the trace buffer overflowed (its start marker is gone): record gaps only, or a longer buffer" >&2
+	exit 5
+fi
 echo "osnoise.sh: $(grep -c 'sample_threshold:' "$out") samples over ${thr} us in ${secs} s on CPU $cpu -> $out" >&2

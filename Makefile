@@ -20,7 +20,7 @@ KVER     ?= $(KVER_GEN)
 KO        = build/$(KVER)/smodem.ko
 
 # Comparison run (make compare / make demo).
-CONTEXTS     ?= int dpc thr res
+CONTEXTS     ?= int dpc thr res usr
 DURATION     ?= 10
 LOAD_US      ?= 1840
 KERNEL       ?= $(KVER_GEN)

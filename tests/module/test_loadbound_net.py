@@ -42,7 +42,8 @@ def boots():
         assert kver, "no 6.1 generic kernel installed: make deps"
         out = guestboot.fresh_dir(OUT)
         a = SimpleNamespace(out=str(out), force=True, timeout=600 * guestboot.timeout_scale(),
-                            prio=40, duration=SECONDS, duration3=SECONDS, guest_append="preempt=full")
+                            prio=40, duration=SECONDS, duration3=SECONDS, guest_append="preempt=full",
+                            osnoise=True)
         bins = {"lbprobe": nx.build_static(TOP / "tools/loadbound/probe.c", out / "bin" / "lbprobe"),
                 "lbtasks": nx.build_static(TOP / "tools/loadbound/tasks.c", out / "bin" / "lbtasks")}
         st = nx.boot_settings(a, "exp2", kver, "default", MODES, tasks="2000 1000,9000 10000 0.3 30 20",

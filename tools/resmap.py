@@ -184,8 +184,9 @@ def plot(rows, png, meta):
     ax.set_ylim(0.5, 8.5)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="upper left")
-    ax.set_title("Hard SCHED_DEADLINE reservations X/Y with the study's load (%s); grey: the study's "
-                 "successes of 10" % meta["kernel"], fontsize=9)
+    ax.set_title("Hard SCHED_DEADLINE reservations X/Y with the study's load (%s, %s)\n"
+                 "grey: the study's successes out of 10" % (meta["kernel"], meta["guest_append"] or "-"),
+                 fontsize=9)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     plt.close(fig)

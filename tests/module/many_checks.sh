@@ -76,6 +76,17 @@ stats() {
 	done > $T/$1.stats
 }
 
+# end_case NAME: the case's trace, its daemons gone, the unload and what it left
+end_case() {
+	trace-cmd extract -o $T/$1.dat > /dev/null 2>&1
+	trace-cmd reset > /dev/null 2>&1
+	daemons_stop
+	rmmod smodem
+	echo $? > $T/$1-rmmod.rc
+	snapshot "$1-unloaded"
+	dmesg > $T/$1.dmesg
+}
+
 # one load: devices appear, interrupts flow on each, unload removes all
 load_case() {
 	name=$1
@@ -94,13 +105,7 @@ load_case() {
 	trace-cmd stop > /dev/null 2>&1
 	stats "$name"
 	snapshot "$name-loaded"
-	trace-cmd extract -o $T/$name.dat > /dev/null 2>&1
-	trace-cmd reset > /dev/null 2>&1
-	daemons_stop
-	rmmod smodem
-	echo $? > $T/$name-rmmod.rc
-	snapshot "$name-unloaded"
-	dmesg > $T/$name.dmesg
+	end_case "$name"
 }
 
 phase_vline() {
@@ -184,13 +189,7 @@ call_case() {
 	sleep 1
 	trace-cmd stop > /dev/null 2>&1
 	stats "$name"
-	trace-cmd extract -o $T/$name.dat > /dev/null 2>&1
-	trace-cmd reset > /dev/null 2>&1
-	daemons_stop
-	rmmod smodem
-	echo $? > $T/$name-rmmod.rc
-	snapshot "$name-unloaded"
-	dmesg > $T/$name.dmesg
+	end_case "$name"
 	sleep 1
 }
 

@@ -2,7 +2,11 @@
 /*
  * smodemd: the modem of smodem.ko's context=usr, in user space.
  *
- * It opens /dev/smodem<n> (one daemon per modem: a second one gets EBUSY),
+ * It opens /dev/smodem<n> (one daemon per modem: a second one gets EBUSY;
+ * one daemon may serve several, -d given several times: from one thread in
+ * rate-monotonic order, poll() on all of them, a period's handler never
+ * preempted by another modem's, after the upcall study's admission test;
+ * or --threads, one thread each),
  * maps its shared area (driver/smodem_usr.h), locks its memory, takes the
  * scheduling policy it was given, and then serves one upcall per period:
  * SMODEM_USR_WAIT hands it the period's input, the DTE's command and bytes;
@@ -21,6 +25,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -31,6 +38,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/kernel.h>
 #include <linux/seq_file.h>
@@ -196,8 +204,17 @@ static void show(struct smodem_modem *m, struct smodem_usr_area *a)
 
 /* -- set-up ------------------------------------------------------------------ */
 
+/* Modems one daemon serves (-d given several times). */
+#define MAX_MODEMS	16
+/* --cost's default: the module's load_us plus this for the data pump. */
+#define COST_MARGIN_US	100
+
 struct opts {
-	const char *device;
+	const char *device[MAX_MODEMS];
+	int ndev;
+	long cost_us;		/* -1: load_us + COST_MARGIN_US */
+	int admission;
+	int threads;
 	int policy;		/* -1: leave it */
 	int prio;
 	int nice;
@@ -215,7 +232,16 @@ static void usage(FILE *f)
 "control and data pump, the module's own sources) runs in this process, one\n"
 "upcall per period, while the tty stays in the kernel.\n"
 "\n"
-"  -d, --device PATH         the modem's device [/dev/smodem0]\n"
+"  -d, --device PATH[,PATH]  a modem's device [/dev/smodem0]; several -d (or a\n"
+"                            comma list, up to 16): one daemon serves them all\n"
+"  -t, --threads             one thread per modem, all at the policy given\n"
+"                            (default: one thread serves every modem, rate-\n"
+"                            monotonic: the shortest period first, ties by\n"
+"                            device order, each period's handler finished\n"
+"                            before the next modem's is taken)\n"
+"  -C, --cost US             each modem's CPU time per period, for the admission\n"
+"                            test [the module's load_us + 100]\n"
+"  -A, --no-admission        serve every modem without the admission test\n"
 "  -f, --fifo PRIO           SCHED_FIFO at PRIO, 1..99\n"
 "  -r, --rr PRIO             SCHED_RR at PRIO, 1..99\n"
 "  -D, --deadline R/P[/D]    SCHED_DEADLINE: runtime R us every period P us,\n"
@@ -223,16 +249,27 @@ static void usage(FILE *f)
 "  -n, --nice N              SCHED_OTHER at nice N, -20..19\n"
 "                            (without a policy option: the one inherited)\n"
 "  -c, --cpu N               pin to CPU N (not with --deadline)\n"
-"  -p, --periods N           exit after N periods (tests) [0: never]\n"
-"  -v, --verbose             say what was set up, and the counts at exit\n"
+"  -p, --periods N           exit after N periods of every modem (tests)\n"
+"                            [0: never]\n"
+"  -v, --verbose             say what was set up, and the counts at exit (per\n"
+"                            modem: periods, longest handler; the daemon's\n"
+"                            context switches, per second)\n"
 "  -h, --help                this text\n"
 "\n"
+"Admission: modems are admitted in the order given; modem i (1..n) must pass\n"
+"  sum(C/T) + c_max (1/T_1 - 1/T_n) <= n (2^(1/n) - 1)   over modems 1..i,\n"
+"with C the --cost, T the modem's period (the module's period_samples / its\n"
+"rate; with phase_periods=1 the on-hook period is shorter: not counted),\n"
+"T_1 the shortest, T_n the longest; c_max's term (a handler is not\n"
+"preempted) only in the single-thread mode.  One that does not fit is refused\n"
+"with the numbers and the daemon exits 3 without serving any.\n"
 "Memory is locked (mlockall) before the first period.  One daemon per modem:\n"
 "a second gets EBUSY.  Killing it (any signal, SIGKILL too) ends the call in\n"
 "progress: NO CARRIER at the tty; the next daemon started takes over.  One\n"
 "that stops answering for 2 s (stopped, starved) is detached the same way.\n"
-"Exit status: 0 on SIGINT/SIGTERM or after --periods, 1 on an error,\n"
-"2 if the modem already has a daemon.\n");
+"Exit status: 0 on SIGINT/SIGTERM or after --periods (of every modem),\n"
+"1 on an error, 2 if a modem already has a daemon, 3 if the admission test\n"
+"refused a modem.\n");
 }
 
 static long parse_long(const char *s, long lo, long hi, const char *what)
@@ -265,6 +302,9 @@ static void parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{ "device", required_argument, NULL, 'd' },
+		{ "threads", no_argument, NULL, 't' },
+		{ "cost", required_argument, NULL, 'C' },
+		{ "no-admission", no_argument, NULL, 'A' },
 		{ "fifo", required_argument, NULL, 'f' },
 		{ "rr", required_argument, NULL, 'r' },
 		{ "deadline", required_argument, NULL, 'D' },
@@ -277,11 +317,28 @@ static void parse(int argc, char **argv, struct opts *o)
 	};
 	int c;
 
-	*o = (struct opts){ .device = "/dev/smodem0", .policy = -1, .cpu = -1 };
-	while ((c = getopt_long(argc, argv, "d:f:r:D:n:c:p:vh", lo, NULL)) != -1) {
+	char *tok, *save;
+
+	*o = (struct opts){ .policy = -1, .cpu = -1, .cost_us = -1,
+			    .admission = 1 };
+	while ((c = getopt_long(argc, argv, "d:tC:Af:r:D:n:c:p:vh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			o->device = optarg;
+			for (tok = strtok_r(optarg, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				if (o->ndev == MAX_MODEMS)
+					die("--device: at most %d modems", MAX_MODEMS);
+				o->device[o->ndev++] = tok;
+			}
+			break;
+		case 't':
+			o->threads = 1;
+			break;
+		case 'C':
+			o->cost_us = parse_long(optarg, 0, 10000000, "--cost");
+			break;
+		case 'A':
+			o->admission = 0;
 			break;
 		case 'f':
 		case 'r':
@@ -316,6 +373,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		usage(stderr);
 		exit(1);
 	}
+	if (!o->ndev)
+		o->device[o->ndev++] = "/dev/smodem0";
 	if (o->cpu >= 0 && o->policy == SCHED_DEADLINE)
 		die("--cpu: Linux does not pin a SCHED_DEADLINE task");
 }
@@ -433,89 +492,300 @@ static void one_period(struct smodem_modem *m, struct smodem_usr_area *a,
 	a->next = m->ops->period(m, rx, tx, a->n);
 }
 
-int main(int argc, char **argv)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct smodem_dev sd = { .id = 0 };
+/* One modem this daemon serves. */
+struct modem {
+	const char *path;
+	int fd;
+	struct smodem_dev sd;
 	struct smodem_modem *m;
 	struct smodem_usr_area *a;
-	unsigned long req;
-	long long done = 0;
 	s16 *rx, *tx, *fill;
-	struct opts o;
-	int fd, err = 0;
+	u64 period_ns;		/* T: period_samples / rate */
+	long long done;		/* periods served */
+	u64 max_ns;		/* the longest handler */
+	int err;
+	int busy;		/* between WAIT and DONE (the single thread) */
+	pthread_t thread;
+};
 
-	parse(argc, argv, &o);
-	fd = open(o.device, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, PROG ": %s: %s%s\n", o.device, strerror(errno),
+static struct modem modems[MAX_MODEMS];
+static struct modem *order[MAX_MODEMS];	/* rate-monotonic */
+static struct pollfd pfd[MAX_MODEMS];	/* in order[]'s order */
+static struct opts o;
+
+static u64 now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+/* A module parameter, or def if it cannot be read. */
+static long module_param_long(const char *name, long def)
+{
+	char path[128];
+	long v = def;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/smodem/parameters/%s", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = def;
+		fclose(f);
+	}
+	return v;
+}
+
+static void open_modem(struct modem *md, int nonblock)
+{
+	struct smodem_usr_area *a;
+
+	md->fd = open(md->path, O_RDWR | O_CLOEXEC | (nonblock ? O_NONBLOCK : 0));
+	if (md->fd < 0) {
+		fprintf(stderr, PROG ": %s: %s%s\n", md->path, strerror(errno),
 			errno == EBUSY ? " (the modem has a daemon already)" :
 			errno == EACCES ? " (its mode is smodem.ko's usr_mode=, default 0600: root only)" :
 			"");
-		return errno == EBUSY ? 2 : 1;
+		exit(errno == EBUSY ? 2 : 1);
 	}
-	a = map_area(fd, o.device);
-	rx = (s16 *)((u8 *)a + a->rx_off);
-	tx = (s16 *)((u8 *)a + a->tx_off);
-	fill = (s16 *)((u8 *)a + a->fill_off);
+	a = md->a = map_area(md->fd, md->path);
+	md->rx = (s16 *)((u8 *)a + a->rx_off);
+	md->tx = (s16 *)((u8 *)a + a->tx_off);
+	md->fill = (s16 *)((u8 *)a + a->fill_off);
+	md->sd.id = a->dev_id;
+	md->sd.p.rate = a->rate;
+	md->sd.area = a;
+	md->m = smodem_modem_create(&md->sd, a->flags & SMODEM_USR_F_CALLS,
+				    a->flags & SMODEM_USR_F_PHASE);
+	if (IS_ERR(md->m))
+		die("%s: the modem: %s", md->path, strerror(-PTR_ERR(md->m)));
+	md->period_ns = a->rate ?
+		(u64)module_param_long("period_samples", 100) * 1000000000ULL / a->rate :
+		12500000ULL;
+	show(md->m, a);
+}
 
-	sd.id = a->dev_id;
-	sd.p.rate = a->rate;
-	sd.area = a;
-	m = smodem_modem_create(&sd, a->flags & SMODEM_USR_F_CALLS,
-				a->flags & SMODEM_USR_F_PHASE);
-	if (IS_ERR(m))
-		die("the modem: %s", strerror(-PTR_ERR(m)));
+/*
+ * The upcall study's test, modem after modem in the order given; exits 3
+ * at the first that does not fit.
+ */
+static void admit(int n, long cost_us)
+{
+	double u = 0, tmin = 0, tmax = 0, cmax = cost_us, block, bound;
+	int i;
 
-	show(m, a);
-	/* Everything allocated: no page fault from here on. */
-	if (mlockall(MCL_CURRENT | MCL_FUTURE))
-		die("mlockall: %s (needs an RLIMIT_MEMLOCK above the daemon's size: ulimit -l, systemd's LimitMEMLOCK=; or CAP_IPC_LOCK)",
-		    strerror(errno));
-	set_sched(&o);
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (o.verbose)
-		fprintf(stderr, PROG ": %s attached (attach %u): dev %u, %u Hz, ring %u, %s%s\n",
-			o.device, a->attach, a->dev_id, a->rate, a->ring,
-			a->flags & SMODEM_USR_F_CALLS ? "call control" : "pump only",
-			a->flags & SMODEM_USR_F_PHASE ? ", phase periods" : "");
+	for (i = 0; i < n; i++) {
+		double t = modems[i].period_ns / 1000.0;	/* us */
 
-	req = SMODEM_USR_WAIT;
+		u += cost_us / t;
+		if (!i || t < tmin)
+			tmin = t;
+		if (!i || t > tmax)
+			tmax = t;
+		block = o.threads ? 0 : cmax * (1 / tmin - 1 / tmax);
+		bound = (i + 1) * (pow(2, 1.0 / (i + 1)) - 1);
+		if (u + block > bound) {
+			fprintf(stderr, PROG ": %s: refused by the admission test: modem %d: sum(C/T) %.3f + c_max(1/T_1 - 1/T_n) %.3f = %.3f > n(2^(1/n)-1) %.3f (n %d, C %ld us, T %.0f us)\n",
+				modems[i].path, i + 1, u, block, u + block,
+				bound, i + 1, cost_us, t);
+			exit(3);
+		}
+		if (o.verbose)
+			fprintf(stderr, PROG ": %s: admitted: modem %d: %.3f <= %.3f (C %ld us, T %.0f us)\n",
+				modems[i].path, i + 1, u + block, bound,
+				cost_us, t);
+	}
+}
+
+static void handle(struct modem *md)
+{
+	u64 t0 = now_ns(), dt;
+
+	one_period(md->m, md->a, md->rx, md->tx, md->fill);
+	if (md->a->seq % SHOW_PERIODS == 1)
+		show(md->m, md->a);
+	dt = now_ns() - t0;
+	if (dt > md->max_ns)
+		md->max_ns = dt;
+	md->done++;
+}
+
+static void upcall_error(struct modem *md)
+{
+	fprintf(stderr, PROG ": %s: %s%s\n", md->path, strerror(errno),
+		errno == EPIPE ? " (detached: this daemon stopped answering)" :
+		errno == ENODEV ? " (the modem went away)" : "");
+	md->err = 1;
+}
+
+/* One modem's periods on its own thread (one modem, or --threads). */
+static void *serve_one(void *arg)
+{
+	struct modem *md = arg;
+	unsigned long req = SMODEM_USR_WAIT;
+
+	if (o.threads)
+		set_sched(&o);
 	while (!stop) {
-		if (ioctl(fd, req) < 0) {
+		if (ioctl(md->fd, req) < 0) {
 			if (errno == EINTR) {
 				/* DONE went through; the wait did not. */
 				req = SMODEM_USR_WAIT;
 				continue;
 			}
-			fprintf(stderr, PROG ": %s: %s%s\n", o.device,
-				strerror(errno), errno == EPIPE ?
-				" (detached: this daemon stopped answering)" :
-				errno == ENODEV ? " (the modem went away)" : "");
-			err = 1;
+			upcall_error(md);
 			break;
 		}
-		one_period(m, a, rx, tx, fill);
-		if (a->seq % SHOW_PERIODS == 1)
-			show(m, a);
+		handle(md);
 		req = SMODEM_USR_DONE_WAIT;
-		if (++done == o.periods) {
-			if (ioctl(fd, SMODEM_USR_DONE) < 0)
-				err = 1;
+		if (md->done == o.periods) {
+			if (ioctl(md->fd, SMODEM_USR_DONE) < 0)
+				md->err = 1;
+			req = SMODEM_USR_WAIT;
 			break;
 		}
 	}
 	if (stop && req == SMODEM_USR_DONE_WAIT)
-		ioctl(fd, SMODEM_USR_DONE);
-	/* The stats file keeps the last daemon's figures. */
-	show(m, a);
+		ioctl(md->fd, SMODEM_USR_DONE);
+	return NULL;
+}
+
+/*
+ * Every modem on this thread: poll() for the ready ones, then the first
+ * ready in rate-monotonic order runs its whole period (never preempted by
+ * another modem's), DONE, and the choice is made again.
+ */
+static void serve_rm(int n)
+{
+	int i, live = n;
+	struct modem *md;
+
+	for (i = 0; i < n; i++) {
+		pfd[i].fd = order[i]->fd;
+		pfd[i].events = POLLIN;
+	}
+	while (!stop && live) {
+		if (poll(pfd, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("poll: %s", strerror(errno));
+		}
+		for (i = 0; i < n; i++) {
+			if (!pfd[i].revents || pfd[i].fd < 0)
+				continue;
+			md = order[i];
+			if (ioctl(md->fd, SMODEM_USR_WAIT) < 0) {
+				if (errno == EAGAIN || errno == EINTR)
+					continue;
+			} else {
+				handle(md);
+				if (ioctl(md->fd, SMODEM_USR_DONE) == 0 &&
+				    md->done != o.periods)
+					break;	/* the highest ready next */
+			}
+			if (md->done != o.periods)
+				upcall_error(md);
+			pfd[i].fd = -1;		/* not served any more */
+			live--;
+			break;
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct rusage ru0, ru1;
+	pthread_attr_t attr;
+	struct modem *md;
+	u64 t0, t1;
+	double secs;
+	int i, j, n, err = 0, one_thread;
+	long cost;
+
+	parse(argc, argv, &o);
+	n = o.ndev;
+	one_thread = n > 1 && !o.threads;
+	for (i = 0; i < n; i++) {
+		modems[i].path = o.device[i];
+		open_modem(&modems[i], one_thread);
+	}
+	cost = o.cost_us >= 0 ? o.cost_us :
+		module_param_long("load_us", 0) + COST_MARGIN_US;
+	if (o.admission)
+		admit(n, cost);
+	/* rate-monotonic: the shortest period first, ties in device order */
+	for (i = 0; i < n; i++) {
+		for (j = i; j > 0 && order[j - 1]->period_ns > modems[i].period_ns; j--)
+			order[j] = order[j - 1];
+		order[j] = &modems[i];
+	}
+
+	/* Everything allocated: no page fault from here on. */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		die("mlockall: %s (needs an RLIMIT_MEMLOCK above the daemon's size: ulimit -l, systemd's LimitMEMLOCK=; or CAP_IPC_LOCK)",
+		    strerror(errno));
+	if (!o.threads)
+		set_sched(&o);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	for (i = 0; o.verbose && i < n; i++) {
+		struct smodem_usr_area *a = modems[i].a;
+
+		fprintf(stderr, PROG ": %s attached (attach %u): dev %u, %u Hz, ring %u, period %llu us, %s%s\n",
+			modems[i].path, a->attach, a->dev_id, a->rate, a->ring,
+			(unsigned long long)modems[i].period_ns / 1000,
+			a->flags & SMODEM_USR_F_CALLS ? "call control" : "pump only",
+			a->flags & SMODEM_USR_F_PHASE ? ", phase periods" : "");
+	}
+	if (o.verbose && n > 1)
+		fprintf(stderr, PROG ": %d modems, %s\n", n,
+			o.threads ? "one thread each" : "one rate-monotonic thread");
+
+	getrusage(RUSAGE_SELF, &ru0);
+	t0 = now_ns();
+	if (!o.threads) {
+		if (n == 1)
+			serve_one(&modems[0]);
+		else
+			serve_rm(n);
+	} else {
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 1 << 20);
+		for (i = 0; i < n; i++)
+			if ((errno = pthread_create(&modems[i].thread, &attr,
+						    serve_one, &modems[i])))
+				die("pthread_create: %s", strerror(errno));
+		for (i = 0; i < n; i++)
+			pthread_join(modems[i].thread, NULL);
+	}
+	t1 = now_ns();
+	getrusage(RUSAGE_SELF, &ru1);
+	secs = (t1 - t0) / 1e9;
+
+	for (i = 0; i < n; i++) {
+		md = &modems[i];
+		err |= md->err;
+		/* The stats file keeps the last daemon's figures. */
+		show(md->m, md->a);
+		if (o.verbose)
+			fprintf(stderr, PROG ": %s: %lld periods, last upcall %llu, %llu reports lost, longest handler %llu us\n",
+				md->path, md->done, (unsigned long long)md->a->seq,
+				(unsigned long long)md->sd.reports_lost,
+				(unsigned long long)md->max_ns / 1000);
+	}
 	if (o.verbose)
-		fprintf(stderr, PROG ": %lld periods, last upcall %llu, %llu reports lost\n",
-			done, (unsigned long long)a->seq,
-			(unsigned long long)sd.reports_lost);
+		fprintf(stderr, PROG ": %s, %d modems, %.2f s: voluntary context switches %ld (%.1f/s), involuntary %ld (%.1f/s)\n",
+			o.threads ? "threads" : "rm", n, secs,
+			ru1.ru_nvcsw - ru0.ru_nvcsw,
+			secs > 0 ? (ru1.ru_nvcsw - ru0.ru_nvcsw) / secs : 0.0,
+			ru1.ru_nivcsw - ru0.ru_nivcsw,
+			secs > 0 ? (ru1.ru_nivcsw - ru0.ru_nivcsw) / secs : 0.0);
 	/* Closing is detaching: the kernel ends a call still going. */
-	close(fd);
+	for (i = 0; i < n; i++)
+		close(modems[i].fd);
 	return err;
 }

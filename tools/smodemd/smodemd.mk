@@ -21,8 +21,8 @@ smodemd: $(SMODEMD_DIR)/smodemd $(SMODEMD_DIR)/smodemd-static
 
 $(SMODEMD_DIR)/smodemd: $(SMODEMD_SRCS) $(SMODEMD_HDRS) $(DSP_LIB)
 	@mkdir -p $(dir $@)
-	$(DSP_CC) $(SMODEMD_CFLAGS) $(SMODEMD_SRCS) $(DSP_LIB) -lpthread -o $@
+	$(DSP_CC) $(SMODEMD_CFLAGS) $(SMODEMD_SRCS) $(DSP_LIB) -lpthread -lm -o $@
 
 $(SMODEMD_DIR)/smodemd-static: $(SMODEMD_SRCS) $(SMODEMD_HDRS) $(DSP_LIB)
 	@mkdir -p $(dir $@)
-	$(DSP_CC) -static $(SMODEMD_CFLAGS) $(SMODEMD_SRCS) $(DSP_LIB) -lpthread -o $@
+	$(DSP_CC) -static $(SMODEMD_CFLAGS) $(SMODEMD_SRCS) $(DSP_LIB) -lpthread -lm -o $@

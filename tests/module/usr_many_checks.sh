@@ -1,0 +1,120 @@
+# Guest side of tests/module/test_usr_many.py (busybox sh, root): one
+# smodemd serving several modems (issue 14), one boot, virtual clock.
+#   serve  hw=vline devices=$N vline_pairs=1 context=usr load_us=$SERVE_LOAD_US:
+#          for each mode in $MODES (rm: the single rate-monotonic thread,
+#          threads: --threads), one smodemd -v for all $N modems, the pairs
+#          call each other at once ($CALL_BYTES out and echoed back), stats,
+#          SIGTERM, the daemon's own counts
+#   admit  devices=$ADMIT_N: smodemd's admission test at the default cost
+#          and at --cost $LOAD_US (refusals), and --no-admission (serves)
+N=${N:-4}
+ADMIT_N=${ADMIT_N:-6}
+LOAD_US=${LOAD_US:-1840}
+SERVE_LOAD_US=${SERVE_LOAD_US:-0}
+CALL_BYTES=${CALL_BYTES:-2048}
+MODES=${MODES:-rm threads}
+
+devlist() {
+	i=0
+	l=
+	while [ $i -lt "$1" ]; do
+		l="$l${l:+,}/dev/smodem$i"
+		i=$((i + 1))
+	done
+	echo "$l"
+}
+
+attached() {
+	i=0
+	while [ $i -lt 50 ]; do
+		a=$(cat /sys/kernel/debug/smodem/*/stats 2>/dev/null |
+			grep -c '^usr_attached 1')
+		[ "$a" -ge "$1" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# serving: the daemon's first periods (attached is at open(); the threads
+# of --threads start later)
+serving() {
+	sleep 1
+}
+
+stats() {
+	for d in /sys/kernel/debug/smodem/*/; do
+		echo "== $(basename "$d")"
+		cat "$d/stats"
+	done > $T/$1.stats
+}
+
+serve_case() {
+	mode=$1
+	name=serve-$mode
+	say "$name"
+	opt=
+	[ "$mode" = threads ] && opt=--threads
+	# shellcheck disable=SC2086
+	smodemd -v --fifo 50 $opt -d "$(devlist "$N")" 2> $T/$name.smodemd &
+	dpid=$!
+	attached "$N" && serving
+	echo $? > $T/$name-attached.rc
+	for r in /sys/kernel/debug/smodem/*/reset; do echo 1 > "$r"; done
+	# usr_* count since the load: the start's, to subtract
+	stats "$name-start"
+	pids=
+	k=0
+	while [ $k -lt "$N" ]; do
+		a=$k
+		b=$((k + 1))
+		ttyat at /dev/ttySM$b ATE0 ATX0 '%send:ATA\r' "%until:CONNECT\\r\\n:60000" \
+			"%echo:$CALL_BYTES:120000" "%until:NO CARRIER:30000" ATH \
+			> $T/$name-$b.txt 2>&1 &
+		pids="$pids $!"
+		ttyat at /dev/ttySM$a ATE0 ATX0 '%send:ATD1\r' "%until:CONNECT\\r\\n:60000" \
+			%expect:1000 "%data:$CALL_BYTES" %sleep:1500 %send:+++ \
+			%expect:2500 ATH > $T/$name-$a.txt 2>&1 &
+		pids="$pids $!"
+		k=$((k + 2))
+	done
+	for p in $pids; do
+		reap "$p" 3000 "$name-tty-$p"
+	done
+	sleep 1
+	stats "$name"
+	kill -TERM "$dpid"
+	reap "$dpid" 50 "$name-daemon"
+	sleep 0.5
+}
+
+phase_serve() {
+	dmesg -c > /dev/null
+	insmod $K hw=vline devices=$N vline_pairs=1 context=usr load_us=$SERVE_LOAD_US
+	echo $? > $T/serve-insmod.rc
+	for m in $MODES; do
+		serve_case "$m"
+	done
+	rmmod smodem
+	echo $? > $T/serve-rmmod.rc
+	dmesg > $T/serve.dmesg
+}
+
+phase_admit() {
+	dmesg -c > /dev/null
+	insmod $K hw=vline devices=$ADMIT_N context=usr load_us=$LOAD_US
+	echo $? > $T/admit-insmod.rc
+	smodemd -v -d "$(devlist "$ADMIT_N")" --periods 20 > /dev/null 2> $T/admit-default.err
+	echo $? > $T/admit-default.rc
+	smodemd -v -d "$(devlist "$ADMIT_N")" --cost "$LOAD_US" --periods 20 > /dev/null 2> $T/admit-cost.err
+	echo $? > $T/admit-cost.rc
+	smodemd -v -d "$(devlist "$ADMIT_N")" --no-admission --periods 20 > /dev/null 2> $T/admit-none.err
+	echo $? > $T/admit-none.rc
+	stats admit
+	rmmod smodem
+	echo $? > $T/admit-rmmod.rc
+}
+
+phase_serve
+phase_admit
+finish

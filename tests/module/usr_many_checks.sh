@@ -6,13 +6,16 @@
 #          call each other at once ($CALL_BYTES out and echoed back), stats,
 #          SIGTERM, the daemon's own counts
 #   admit  devices=$ADMIT_N: smodemd's admission test at the default cost
-#          and at --cost $LOAD_US (refusals), and --no-admission (serves)
+#          and at --cost $LOAD_US (refusals), and --no-admission (serves);
+#          then $N of them with load_us=$LOAD_US for $LOAD_PERIODS periods,
+#          in each mode: the daemon's context switches under load
 N=${N:-4}
 ADMIT_N=${ADMIT_N:-6}
 LOAD_US=${LOAD_US:-1840}
 SERVE_LOAD_US=${SERVE_LOAD_US:-0}
 CALL_BYTES=${CALL_BYTES:-2048}
 MODES=${MODES:-rm threads}
+LOAD_PERIODS=${LOAD_PERIODS:-200}
 
 devlist() {
 	i=0
@@ -110,6 +113,15 @@ phase_admit() {
 	echo $? > $T/admit-cost.rc
 	smodemd -v -d "$(devlist "$ADMIT_N")" --no-admission --periods 20 > /dev/null 2> $T/admit-none.err
 	echo $? > $T/admit-none.rc
+	# the study's comparison under load: the admitted $N, each mode
+	for m in rm threads; do
+		opt=
+		[ "$m" = threads ] && opt=--threads
+		# shellcheck disable=SC2086
+		smodemd -v --fifo 50 $opt -d "$(devlist "$N")" --periods $LOAD_PERIODS \
+			> /dev/null 2> $T/load-$m.err
+		echo $? > $T/load-$m.rc
+	done
 	stats admit
 	rmmod smodem
 	echo $? > $T/admit-rmmod.rc

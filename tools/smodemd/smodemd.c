@@ -262,8 +262,9 @@ static void usage(FILE *f)
 "rate; with phase_periods=1 the on-hook period is shorter: not counted),\n"
 "T_1 the shortest, T_n the longest; c_max's term (a handler is not\n"
 "preempted) only in the single-thread mode.  One that does not fit is refused\n"
-"with the numbers and the daemon exits 3 without serving any.\n"
-"Memory is locked (mlockall) before the first period.  One daemon per modem:\n"
+"with the numbers and the daemon exits 3 without serving any.  One modem\n"
+"alone is tested only with an explicit --cost.\n"
+"Memory is locked (mlockall) before the first period.  A modem has one daemon:\n"
 "a second gets EBUSY.  Killing it (any signal, SIGKILL too) ends the call in\n"
 "progress: NO CARRIER at the tty; the next daemon started takes over.  One\n"
 "that stops answering for 2 s (stopped, starved) is detached the same way.\n"
@@ -714,7 +715,8 @@ int main(int argc, char **argv)
 	}
 	cost = o.cost_us >= 0 ? o.cost_us :
 		module_param_long("load_us", 0) + COST_MARGIN_US;
-	if (o.admission)
+	/* one modem: only an explicit --cost (the default's margin is a guess) */
+	if (o.admission && (n > 1 || o.cost_us >= 0))
 		admit(n, cost);
 	/* rate-monotonic: the shortest period first, ties in device order */
 	for (i = 0; i < n; i++) {

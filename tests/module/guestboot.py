@@ -144,3 +144,16 @@ def call_record(run, calls, name):
     recs = run[1]
     assert [r["call"] for r in recs] == list(range(1, len(calls) + 1)), recs
     return recs[calls.index(name)]
+
+
+def stats_by_device(path):
+    """{debugfs directory: stats dict} of guestlib.sh's all_stats file."""
+    import smtrace
+    out, cur = {}, None
+    for line in Path(path).read_text(errors="replace").splitlines():
+        if line.startswith("== "):
+            cur = line[3:].strip()
+            out[cur] = []
+        elif cur:
+            out[cur].append(line)
+    return {k: smtrace.stats("\n".join(v)) for k, v in out.items()}

@@ -41,6 +41,37 @@ wait_for() {
 	return 1
 }
 
+# all_stats NAME: every modem's stats file, each after a "== <dir>" line
+all_stats() {
+	for d in /sys/kernel/debug/smodem/*/; do
+		echo "== $(basename "$d")"
+		cat "$d/stats"
+	done > $T/$1.stats
+}
+
+# pair_calls NAME N BYTES: with vline_pairs=1, modem 2k dials 2k+1 (ATD1,
+# ATA), all pairs at once; the caller sends BYTES random bytes and checks
+# the answerer's echo, +++, ATH.  Transcripts in $T/NAME-<n>.txt.
+pair_calls() {
+	pids=
+	k=0
+	while [ "$k" -lt "$2" ]; do
+		b=$((k + 1))
+		ttyat at /dev/ttySM$b ATE0 ATX0 '%send:ATA\r' "%until:CONNECT\\r\\n:60000" \
+			"%echo:$3:120000" "%until:NO CARRIER:30000" ATH \
+			> $T/$1-$b.txt 2>&1 &
+		pids="$pids $!"
+		ttyat at /dev/ttySM$k ATE0 ATX0 '%send:ATD1\r' "%until:CONNECT\\r\\n:60000" \
+			%expect:1000 "%data:$3" %sleep:1500 %send:+++ \
+			%expect:2500 ATH > $T/$1-$k.txt 2>&1 &
+		pids="$pids $!"
+		k=$((k + 2))
+	done
+	for p in $pids; do
+		reap "$p" 3000 "$1-tty-$p"
+	done
+}
+
 # echo_call NAME TRACE-OPTIONS INSMOD-ARGS...: load the module, trace, dial
 # ATD$DIAL after ATE0 ATX4 $AT_SETUP, move $CALL_BYTES random bytes out and
 # the far end's echo back, +++, ATH, unload.  Leaves $T/NAME.txt (ttyat's

@@ -68,13 +68,6 @@ snapshot() {
 	} > $T/$1.snap
 }
 
-# stats NAME: every modem's stats file, each after a "== <dir>" line
-stats() {
-	for d in /sys/kernel/debug/smodem/*/; do
-		echo "== $(basename "$d")"
-		cat "$d/stats"
-	done > $T/$1.stats
-}
 
 # end_case NAME: the case's trace, its daemons gone, the unload and what it left
 end_case() {
@@ -103,7 +96,7 @@ load_case() {
 	for r in /sys/kernel/debug/smodem/*/reset; do echo 1 > "$r"; done
 	sleep 2
 	trace-cmd stop > /dev/null 2>&1
-	stats "$name"
+	all_stats "$name"
 	snapshot "$name-loaded"
 	end_case "$name"
 }
@@ -168,27 +161,10 @@ call_case() {
 	trace-cmd start -q -e smodem:smodem_phase -e smodem:smodem_overrun \
 		-b 8192 > /dev/null 2>&1
 	for r in /sys/kernel/debug/smodem/*/reset; do echo 1 > "$r"; done
-	pids=
-	k=0
-	while [ $k -lt "$N" ]; do
-		a=$k
-		b=$((k + 1))
-		ttyat at /dev/ttySM$b ATE0 ATX0 '%send:ATA\r' "%until:CONNECT\\r\\n:60000" \
-			"%echo:$CALL_BYTES:120000" "%until:NO CARRIER:30000" ATH \
-			> $T/$name-$b.txt 2>&1 &
-		pids="$pids $!"
-		ttyat at /dev/ttySM$a ATE0 ATX0 '%send:ATD1\r' "%until:CONNECT\\r\\n:60000" \
-			%expect:1000 "%data:$CALL_BYTES" %sleep:1500 %send:+++ \
-			%expect:2500 ATH > $T/$name-$a.txt 2>&1 &
-		pids="$pids $!"
-		k=$((k + 2))
-	done
-	for p in $pids; do
-		reap "$p" 3000 "$name-tty-$p"
-	done
+	pair_calls "$name" "$N" "$CALL_BYTES"
 	sleep 1
 	trace-cmd stop > /dev/null 2>&1
-	stats "$name"
+	all_stats "$name"
 	end_case "$name"
 	sleep 1
 }

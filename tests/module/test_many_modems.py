@@ -78,14 +78,7 @@ def _text(name):
 
 def _all_stats(name):
     """{debugfs directory: stats dict} of one load."""
-    out, cur = {}, None
-    for line in _text(name + ".stats").splitlines():
-        if line.startswith("== "):
-            cur = line[3:].strip()
-            out[cur] = []
-        elif cur:
-            out[cur].append(line)
-    return {k: smtrace.stats("\n".join(v)) for k, v in out.items()}
+    return guestboot.stats_by_device(res() / (name + ".stats"))
 
 
 def _snap(name):

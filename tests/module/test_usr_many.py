@@ -18,7 +18,6 @@ import re
 from pathlib import Path
 
 import guestboot
-import smtrace
 from test_many_modems import smodemd
 
 TOP = Path(__file__).resolve().parents[2]
@@ -58,14 +57,7 @@ def _text(name):
 
 
 def _all_stats(name):
-    out, cur = {}, None
-    for line in _text(name + ".stats").splitlines():
-        if line.startswith("== "):
-            cur = line[3:].strip()
-            out[cur] = []
-        elif cur:
-            out[cur].append(line)
-    return {k: smtrace.stats("\n".join(v)) for k, v in out.items()}
+    return guestboot.stats_by_device(res() / (name + ".stats"))
 
 
 def first_refused(n, cost_us, period_us):

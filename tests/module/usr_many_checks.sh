@@ -45,12 +45,6 @@ serving() {
 	sleep 1
 }
 
-stats() {
-	for d in /sys/kernel/debug/smodem/*/; do
-		echo "== $(basename "$d")"
-		cat "$d/stats"
-	done > $T/$1.stats
-}
 
 serve_case() {
 	mode=$1
@@ -65,27 +59,10 @@ serve_case() {
 	echo $? > $T/$name-attached.rc
 	for r in /sys/kernel/debug/smodem/*/reset; do echo 1 > "$r"; done
 	# usr_* count since the load: the start's, to subtract
-	stats "$name-start"
-	pids=
-	k=0
-	while [ $k -lt "$N" ]; do
-		a=$k
-		b=$((k + 1))
-		ttyat at /dev/ttySM$b ATE0 ATX0 '%send:ATA\r' "%until:CONNECT\\r\\n:60000" \
-			"%echo:$CALL_BYTES:120000" "%until:NO CARRIER:30000" ATH \
-			> $T/$name-$b.txt 2>&1 &
-		pids="$pids $!"
-		ttyat at /dev/ttySM$a ATE0 ATX0 '%send:ATD1\r' "%until:CONNECT\\r\\n:60000" \
-			%expect:1000 "%data:$CALL_BYTES" %sleep:1500 %send:+++ \
-			%expect:2500 ATH > $T/$name-$a.txt 2>&1 &
-		pids="$pids $!"
-		k=$((k + 2))
-	done
-	for p in $pids; do
-		reap "$p" 3000 "$name-tty-$p"
-	done
+	all_stats "$name-start"
+	pair_calls "$name" "$N" "$CALL_BYTES"
 	sleep 1
-	stats "$name"
+	all_stats "$name"
 	kill -TERM "$dpid"
 	reap "$dpid" 50 "$name-daemon"
 	sleep 0.5
@@ -122,7 +99,7 @@ phase_admit() {
 			> /dev/null 2> $T/load-$m.err
 		echo $? > $T/load-$m.rc
 	done
-	stats admit
+	all_stats admit
 	rmmod smodem
 	echo $? > $T/admit-rmmod.rc
 }

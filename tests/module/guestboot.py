@@ -63,6 +63,13 @@ def build_ttyat(out):
     return build_static(out, "tests/module/ttyat.c")
 
 
+def smodemd():
+    """context=usr's daemon, static for the guest (make smodemd)."""
+    subprocess.run(["make", "--no-print-directory", "-C", str(TOP), "smodemd"],
+                   check=True, capture_output=True)
+    return TOP / "build" / "smodemd" / "smodemd-static"
+
+
 def timeout_scale():
     """SMODEM_TIMEOUT_SCALE (default 1): every guest timeout is multiplied by
     it; make check-debug sets it (KASAN + lockdep under TCG are slower)."""

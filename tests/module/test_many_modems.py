@@ -47,13 +47,6 @@ BAD = [
 ]
 
 
-def smodemd():
-    import subprocess
-    subprocess.run(["make", "--no-print-directory", "-C", str(TOP), "smodemd"],
-                   check=True, capture_output=True)
-    return TOP / "build" / "smodemd" / "smodemd-static"
-
-
 def res():
     kver = guestboot.generic_kernel()
 
@@ -67,7 +60,7 @@ def res():
             kver, "many_checks.sh", out, audio="ac97", ac97s=AC97S,
             share="deferred", env=env, timeout_s=900,
             extra_files={"usr/bin/ttyat": str(exe),
-                         "usr/bin/smodemd": str(smodemd()),
+                         "usr/bin/smodemd": str(guestboot.smodemd()),
                          "opt/smodem/smodem.ko": str(guestboot.module(kver))})
     return guestboot.once(("many", kver), boot)
 

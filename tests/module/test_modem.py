@@ -15,7 +15,6 @@ overrides the module (default build/<kver>/smodem.ko), SMODEM_TTY_KERNEL
 the kernel.
 """
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -33,20 +32,13 @@ ARGS = "engine=1 phase_periods=1 ring_samples=8192"
 FAULT_CALLS = ["fault-kill", "fault-next", "fault-stall"]
 
 
-def smodemd():
-    """The daemon of context=usr, static for the guest."""
-    subprocess.run(["make", "--no-print-directory", "-C", str(TOP), "smodemd"],
-                   check=True, capture_output=True)
-    return TOP / "build" / "smodemd" / "smodemd-static"
-
-
 def run():
     return guestboot.line_results(
         "modem", "modem_checks.sh", OUT, ["--route", ROUTE],
         env={"CONTEXTS": " ".join(CONTEXTS), "CALL_BYTES": str(NBYTES),
              "DIAL": "T5551234", "AT_SETUP": "AT\\N3", "SMODEM_ARGS": ARGS,
              "USR_FAULTS": "1"},
-        extra_files={"usr/bin/smodemd": str(smodemd())},
+        extra_files={"usr/bin/smodemd": str(guestboot.smodemd())},
         timeout_s=1200)
 
 

@@ -18,7 +18,6 @@ import re
 from pathlib import Path
 
 import guestboot
-from test_many_modems import smodemd
 
 TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "usr_many"
@@ -47,7 +46,7 @@ def res():
             kver, "usr_many_checks.sh", out, share="deferred", env=env,
             timeout_s=600,
             extra_files={"usr/bin/ttyat": str(exe),
-                         "usr/bin/smodemd": str(smodemd()),
+                         "usr/bin/smodemd": str(guestboot.smodemd()),
                          "opt/smodem/smodem.ko": str(guestboot.module(kver))})
     return guestboot.once(("usr_many", kver), boot)
 

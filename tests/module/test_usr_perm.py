@@ -17,7 +17,6 @@ from pathlib import Path
 
 import guestboot
 import smtrace
-from test_modem import smodemd
 
 TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "usr-perm"
@@ -32,7 +31,7 @@ def run():
         runas = guestboot.build_static(out, "tests/module/runas.c")
         return guestboot.run_checks(
             kver, "usr_perm_checks.sh", out, audio="ac97", share="deferred",
-            extra_files={"usr/bin/runas": str(runas), "usr/bin/smodemd": str(smodemd()),
+            extra_files={"usr/bin/runas": str(runas), "usr/bin/smodemd": str(guestboot.smodemd()),
                          "opt/smodem/smodem.ko": str(guestboot.module(kver))},
             timeout_s=300)
     return guestboot.once(("usr-perm", kver), boot)

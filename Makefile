@@ -29,7 +29,7 @@ ICOUNT_SHIFT ?= 0
 OUT          ?= out/compare
 export CONTEXTS DURATION LOAD_US KERNEL CLOCK ICOUNT_SHIFT OUT
 
-.PHONY: all module modules deps venv check check-real check-build compare demo bench-module bench-modem resmap clean FORCE
+.PHONY: all module modules deps venv check check-real check-build compare demo bench-module bench-modem resmap upcalls clean FORCE
 
 all: module
 
@@ -110,6 +110,15 @@ bench-modem: deps venv
 resmap: deps venv
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko line
 	$(PYTHON) tools/resmap.py $(if $(FORCE),--force)
+
+# The real-time upcall study's experiments with modems as the periodic work:
+# 1..8 modems in context=usr, smodemd's single rate-monotonic thread against
+# one thread per modem, under the study's background loads, the admission
+# test against what held (tools/upcalls.py --help; LOADS, NS, JOBS,
+# UPCALLS_OUT, FORCE=1).  About 40 min on 2 cores.
+upcalls: deps venv
+	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko smodemd
+	$(PYTHON) tools/upcalls.py $(if $(FORCE),--force)
 
 bench-module: deps venv
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko

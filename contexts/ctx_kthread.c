@@ -35,6 +35,8 @@ void smodem_thread_activation(struct smodem_dev *sd)
 	t1 = ktime_get_ns();
 	sd->stats.runs++;
 	smodem_stat_add(&sd->stats.thr_ns, t1 - t0);
+	if (age)
+		smodem_stat_add(&sd->stats.resp_ns, age + t1 - t0);
 	trace_smodem_thread_done(sd, t1 - t0, n);
 }
 

@@ -81,6 +81,7 @@ struct usr {
 	bool busy;			/* a period is handed out */
 	struct smodem_upcall up;
 	u64 t_wake;
+	u64 age;			/* the interrupt's at t_wake (0: none) */
 	u32 tx_len;			/* bytes for the line in the area */
 	u32 rx_room;
 	bool call_open;			/* a call the daemon was told about */
@@ -231,6 +232,7 @@ static int usr_wait(struct usr *u, bool nonblock)
 	u->t_wake = u->up.t0;
 	WRITE_ONCE(u->last_ns, u->t_wake);
 	age = smodem_take_irq_age(sd, u->t_wake);
+	u->age = age;
 	smodem_stat_add(&sd->stats.wake_ns, age);
 	trace_smodem_thread_wakeup(sd, age);
 	if (unlikely(READ_ONCE(u->pid) != task_pid(current)))
@@ -339,6 +341,8 @@ static int usr_done(struct usr *u)
 	WRITE_ONCE(u->last_ns, t1);
 	sd->stats.runs++;
 	smodem_stat_add(&sd->stats.thr_ns, t1 - u->t_wake);
+	if (u->age)
+		smodem_stat_add(&sd->stats.resp_ns, u->age + t1 - u->t_wake);
 	trace_smodem_thread_done(sd, t1 - u->t_wake, 1);
 	return 0;
 }

@@ -114,6 +114,8 @@ struct smodem_stats {
 	struct smodem_stat thr_ns;	/* one thread activation */
 	struct smodem_stat wake_ns;	/* interrupt to processing start */
 	struct smodem_stat proc_ns;	/* one period through the modem */
+	/* interrupt to the end of the activation serving it (threads, usr) */
+	struct smodem_stat resp_ns;
 };
 
 struct smodem_dev {

@@ -58,6 +58,7 @@ static int stats_show(struct seq_file *m, void *unused)
 	show_stat(m, "thr_ns", &s->thr_ns);
 	show_stat(m, "wake_ns", &s->wake_ns);
 	show_stat(m, "proc_ns", &s->proc_ns);
+	show_stat(m, "resp_ns", &s->resp_ns);
 	sd->modem->ops->show(sd->modem, m);
 	return 0;
 }

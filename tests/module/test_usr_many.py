@@ -75,7 +75,8 @@ def _daemon(mode, name=None):
     (seconds, voluntary, involuntary) context switches line."""
     err = _text(name or "serve-%s.smodemd" % mode)
     per = {m.group(1): (int(m.group(2)), int(m.group(3))) for m in re.finditer(
-        r"^smodemd: (\S+): (\d+) periods, .* longest handler (\d+) us$", err, re.M)}
+        r"^smodemd: (\S+): (\d+) periods, .* longest handler (\d+) us, handlers \d+ us in all$",
+        err, re.M)}
     m = re.search(r"^smodemd: (\w+), (\d+) modems, ([\d.]+) s: voluntary context "
                   r"switches (\d+) \(([\d.]+)/s\), involuntary (\d+)", err, re.M)
     assert m, err

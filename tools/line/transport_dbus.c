@@ -26,22 +26,27 @@
  *   time, plays silence for the missing output and counts a stall: the one
  *   place where wall time could leak into a run, so it is reported.
  *
- * Resynchronised at every stop and start of the streams (issue 10): when the
- * guest stops its DMA (a module reload), QEMU disables the input at once but
- * plays out its output mix (about one chunk more) before it disables the
- * output; paired by index, that chunk would lengthen the line's delay by
- * itself at every reload.  So from the input's SetEnabled(false) on, the
- * old run's output is dropped (QEMU's late Writes, what the line still
- * holds of it, what it makes of it), and the next run pairs exactly as the
+ * Resynchronised at every stop and start of the streams (issues 10 and 13):
+ * when the guest stops its DMA (a module reload), QEMU disables the input at
+ * once but plays out its output mix (about one chunk more) before it
+ * disables the output; paired by index, that chunk would lengthen the line's
+ * delay by itself at every reload.  So the next run pairs exactly as the
  * first one did: input sample i of the new input run is what the line made
  * of output sample i - delay of the new output run, whichever of the two
  * SetEnabled(true) arrives first (they travel on different sockets): the
  * input's start refills the queue with the delay's silence and keeps what
- * the line already made of the new run's output.  One thing no listener can
- * undo: QEMU 7.2 keeps the output chunk it was filling when the output
- * stopped (audio/dbusaudio.c, vo->buf) and sends its stale frames ahead of
- * the new run's first ones, so a restart may still shift the pairing by up
- * to one chunk less a frame; it never adds up.
+ * the line already made of the new run's output; what it made of the old
+ * run's output after the input stopped is heard by nobody and dropped.
+ * What the line itself hears of the old run must not depend on which socket
+ * the host serves first, or the line's clock (and every call's times) would:
+ * it hears every sample QEMU wrote in the old run, whenever its input
+ * stopped, and the old run's last block is completed with silence when the
+ * new run starts, so its clock moves by the same amount at every reload.
+ * One thing no listener can undo: QEMU 7.2 keeps the output chunk it was
+ * filling when the output stopped (audio/dbusaudio.c, vo->buf) and sends its
+ * stale frames ahead of the new run's first ones, so a restart may still
+ * shift the pairing by up to one chunk less a frame; it never adds up, and
+ * it is the same in every run.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -128,14 +133,18 @@ struct dbus_priv {
 	int64_t deficit;	/* output played as silence, to drop on arrival */
 
 	/* Resynchronisation at stream stop/start (see the top). */
-	int out_stale;		/* input stopped: output is the old run's until the
-				 * output's next SetEnabled(true) */
+	int out_stale;		/* input stopped: what the line makes of the
+				 * output is heard by nobody until the output's
+				 * next SetEnabled(true) */
+	size_t old_left;	/* samples of the old run still first in oq */
+	int read_old;		/* the block the line last read is the old run's */
+	size_t last_n;		/* the line's block size (its last read) */
 	int in_reset;		/* input stopped: reset iq at its next start */
 	size_t fresh;		/* samples the line put in iq from the new output run
 				 * while in_reset */
 	uint64_t epoch;		/* output runs; the line's block carries its own */
 	uint64_t read_epoch;	/* the epoch of the block the line last read */
-	int64_t dropped;	/* output samples dropped by resynchronisation */
+	int64_t padded;		/* silence completing the old runs' last blocks */
 	int resyncs;
 
 	GDBusMethodInvocation *pending;	/* a Read waiting for iq */
@@ -242,11 +251,19 @@ static void stream_stopped(struct dbus_priv *p)
 	p->fresh = 0;
 }
 
-/* Called with the lock held: a new output run; what is queued is older. */
+/*
+ * Called with the lock held: a new output run.  What is queued is the old
+ * run's, heard whole by the line, its last block completed with silence.
+ */
 static void output_started(struct dbus_priv *p)
 {
-	p->dropped += p->oq.len;
-	fifo_get(&p->oq, NULL, p->oq.len);
+	size_t pad = p->last_n ? (p->last_n - p->oq.len % p->last_n) % p->last_n : 0;
+	int16_t z = 0;
+
+	p->padded += pad;
+	while (pad--)
+		fifo_put(&p->oq, &z, 1);
+	p->old_left = p->oq.len;
 	p->deficit = 0;
 	p->epoch++;		/* the line's block in flight is the old run's */
 	p->out_stale = 0;
@@ -286,8 +303,9 @@ static void input_started(struct dbus_priv *p)
 	p->resyncs++;
 	sml_log(SML_LOG_INFO, p->clock, "dbus",
 		"streams restarted (%d): resynchronised (%zu samples of the old "
-		"run's input dropped, %" G_GINT64_FORMAT " of its output so far, "
-		"%zu of the new kept)", p->resyncs, old, p->dropped, keep);
+		"run's input dropped, %" G_GINT64_FORMAT " of silence completing "
+		"its output's blocks so far, %zu of the new kept)", p->resyncs, old,
+		p->padded, keep);
 }
 
 static void on_method(GDBusConnection *conn, const gchar *sender,
@@ -312,11 +330,6 @@ static void on_method(GDBusConnection *conn, const gchar *sender,
 			int16_t x = d[i * s->channels];
 
 			p->out_frames++;
-			if (p->out_stale) {
-				/* the old run's mix, played after its input stopped */
-				p->dropped++;
-				continue;
-			}
 			if (p->deficit > 0) {
 				p->deficit--;
 				continue;
@@ -371,6 +384,7 @@ static void on_method(GDBusConnection *conn, const gchar *sender,
 			" out, %zu queued in, %zu out)", out ? "output" : "input",
 			en ? "enabled" : "disabled", p->in_frames, p->out_frames,
 			p->iq.len, p->oq.len);
+		g_cond_broadcast(&p->cond);
 		g_dbus_method_invocation_return_value(inv, NULL);
 	} else {
 		/* Fini, SetVolume: the line has no volume control to follow */
@@ -635,6 +649,9 @@ static int dbus_read(struct sml_transport *t, int16_t *buf, int n)
 	}
 	got = (int)fifo_get(&p->oq, buf, n);
 	p->read_epoch = p->epoch;
+	p->read_old = p->old_left > 0;
+	p->old_left -= p->old_left < (size_t)got ? p->old_left : (size_t)got;
+	p->last_n = n;
 	p->clock += got;
 	g_mutex_unlock(&p->lock);
 	return got;
@@ -645,7 +662,7 @@ static int dbus_write(struct sml_transport *t, const int16_t *buf, int n)
 	struct dbus_priv *p = t->priv;
 
 	g_mutex_lock(&p->lock);
-	if (p->read_epoch != p->epoch || p->out_stale) {
+	if (p->read_epoch != p->epoch || p->read_old || p->out_stale) {
 		/* made of the old run's output: nobody is to hear it */
 		g_mutex_unlock(&p->lock);
 		return 0;

@@ -504,6 +504,7 @@ struct modem {
 	u64 period_ns;		/* T: period_samples / rate */
 	long long done;		/* periods served */
 	u64 max_ns;		/* the longest handler */
+	u64 sum_ns;		/* all its handlers */
 	int err;
 	int busy;		/* between WAIT and DONE (the single thread) */
 	pthread_t thread;
@@ -513,6 +514,11 @@ static struct modem modems[MAX_MODEMS];
 static struct modem *order[MAX_MODEMS];	/* rate-monotonic */
 static struct pollfd pfd[MAX_MODEMS];	/* in order[]'s order */
 static struct opts o;
+
+static double tv_s(const struct timeval *t)
+{
+	return t->tv_sec + t->tv_usec / 1e6;
+}
 
 static u64 now_ns(void)
 {
@@ -610,6 +616,7 @@ static void handle(struct modem *md)
 	dt = now_ns() - t0;
 	if (dt > md->max_ns)
 		md->max_ns = dt;
+	md->sum_ns += dt;
 	md->done++;
 }
 
@@ -774,18 +781,21 @@ int main(int argc, char **argv)
 		/* The stats file keeps the last daemon's figures. */
 		show(md->m, md->a);
 		if (o.verbose)
-			fprintf(stderr, PROG ": %s: %lld periods, last upcall %llu, %llu reports lost, longest handler %llu us\n",
+			fprintf(stderr, PROG ": %s: %lld periods, last upcall %llu, %llu reports lost, longest handler %llu us, handlers %llu us in all\n",
 				md->path, md->done, (unsigned long long)md->a->seq,
 				(unsigned long long)md->sd.reports_lost,
-				(unsigned long long)md->max_ns / 1000);
+				(unsigned long long)md->max_ns / 1000,
+				(unsigned long long)md->sum_ns / 1000);
 	}
 	if (o.verbose)
-		fprintf(stderr, PROG ": %s, %d modems, %.2f s: voluntary context switches %ld (%.1f/s), involuntary %ld (%.1f/s)\n",
+		fprintf(stderr, PROG ": %s, %d modems, %.2f s: voluntary context switches %ld (%.1f/s), involuntary %ld (%.1f/s), cpu user %.3f s system %.3f s\n",
 			o.threads ? "threads" : "rm", n, secs,
 			ru1.ru_nvcsw - ru0.ru_nvcsw,
 			secs > 0 ? (ru1.ru_nvcsw - ru0.ru_nvcsw) / secs : 0.0,
 			ru1.ru_nivcsw - ru0.ru_nivcsw,
-			secs > 0 ? (ru1.ru_nivcsw - ru0.ru_nivcsw) / secs : 0.0);
+			secs > 0 ? (ru1.ru_nivcsw - ru0.ru_nivcsw) / secs : 0.0,
+			tv_s(&ru1.ru_utime) - tv_s(&ru0.ru_utime),
+			tv_s(&ru1.ru_stime) - tv_s(&ru0.ru_stime));
 	/* Closing is detaching: the kernel ends a call still going. */
 	for (i = 0; i < n; i++)
 		close(modems[i].fd);

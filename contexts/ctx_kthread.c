@@ -56,13 +56,18 @@ int smodem_kthread_start(struct smodem_dev *sd, const struct sched_attr *a)
 		return -ENOMEM;
 	k->sd = sd;
 	kthread_init_work(&k->work, smodem_kthread_work);
-	/* The first modem keeps the name it had alone; the others are numbered. */
+	/*
+	 * The first modem keeps the name it had alone; the others are
+	 * numbered.  cpus= binds the thread (-1: created unbound).
+	 */
 	if (sd->id)
-		k->worker = kthread_create_worker(0, "smodem/%s/%u",
-						  sd->ctx->name, sd->id);
+		k->worker = kthread_create_worker_on_cpu(smodem_dev_cpu(sd), 0,
+							 "smodem/%s/%u",
+							 sd->ctx->name, sd->id);
 	else
-		k->worker = kthread_create_worker(0, "smodem/%s",
-						  sd->ctx->name);
+		k->worker = kthread_create_worker_on_cpu(smodem_dev_cpu(sd), 0,
+							 "smodem/%s",
+							 sd->ctx->name);
 	if (IS_ERR(k->worker)) {
 		err = PTR_ERR(k->worker);
 		kfree(k);

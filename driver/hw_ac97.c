@@ -339,7 +339,7 @@ static void chan_prime(struct ac97 *a, struct ac97_chan *c)
 static int ac97_start(struct smodem_dev *sd)
 {
 	struct ac97 *a = sd->hw_priv;
-	int err, i;
+	int err, i, cpu;
 
 	err = codec_setup(a);
 	if (err) {
@@ -362,9 +362,18 @@ static int ac97_start(struct smodem_dev *sd)
 	if (err) {
 		dev_err(&a->pci->dev, "cannot get IRQ %d (%d)\n", a->pci->irq,
 			err);
-		for (i = 0; i < 2; i++)
-			chan_reset(a, &a->ch[i]);
-		return err;
+		goto reset;
+	}
+	/* cpus=: the interrupt there; a tasklet or the IRQ thread follows it. */
+	cpu = smodem_dev_cpu(sd);
+	if (cpu >= 0) {
+		err = irq_set_affinity(a->pci->irq, cpumask_of(cpu));
+		if (err) {
+			dev_err(&a->pci->dev, "cannot move IRQ %d to CPU %d (%d)\n",
+				a->pci->irq, cpu, err);
+			free_irq(a->pci->irq, a);
+			goto reset;
+		}
 	}
 	a->irq_on = true;
 	a->running = true;
@@ -372,6 +381,10 @@ static int ac97_start(struct smodem_dev *sd)
 	ch_wb(a, &a->ch[0], CH_CR, CR_RPBM | CR_IOCE | CR_LVBIE | CR_FEIE);
 	ch_wb(a, &a->ch[1], CH_CR, CR_RPBM | CR_LVBIE | CR_FEIE);
 	return 0;
+reset:
+	for (i = 0; i < 2; i++)
+		chan_reset(a, &a->ch[i]);
+	return err;
 }
 
 static void ac97_stop(struct smodem_dev *sd)

@@ -216,10 +216,24 @@ static void vline_set_period(struct smodem_dev *sd)
 						 sd->p.rate));
 }
 
+/*
+ * On the CPU cpus= names: a pinned timer re-armed from its own callback
+ * stays on the CPU it was started on, so every interrupt is taken there.
+ */
+static void vline_arm_here(void *arg)
+{
+	struct vline *v = arg;
+
+	hrtimer_start(&v->timer, ns_to_ktime(v->interval),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
 static int vline_start(struct smodem_dev *sd)
 {
 	struct vline *v = sd->hw_priv;
+	int cpu = smodem_dev_cpu(sd);
 	unsigned long flags;
+	int err;
 
 	v->interval = smodem_period_ns(sd->p.period, sd->p.rate);
 	v->stopping = false;
@@ -238,9 +252,18 @@ static int vline_start(struct smodem_dev *sd)
 		v->running = true;
 	}
 	raw_spin_unlock_irqrestore(v->lock, flags);
-	hrtimer_start(&v->timer, ns_to_ktime(v->interval),
-		      HRTIMER_MODE_REL_HARD);
-	return 0;
+	if (cpu < 0) {
+		hrtimer_start(&v->timer, ns_to_ktime(v->interval),
+			      HRTIMER_MODE_REL_HARD);
+		return 0;
+	}
+	err = smp_call_function_single(cpu, vline_arm_here, v, 1);
+	if (err) {
+		raw_spin_lock_irqsave(v->lock, flags);
+		v->running = false;
+		raw_spin_unlock_irqrestore(v->lock, flags);
+	}
+	return err;
 }
 
 static void vline_stop(struct smodem_dev *sd)

@@ -109,6 +109,8 @@ struct smodem_stats {
 	u64 period_changes;
 	u32 pending_irq_max;
 	u32 pending_max;	/* after a processing call returns */
+	u64 irq_cpus;		/* CPUs (0-63) that took its interrupts */
+	u64 proc_cpus;		/* CPUs (0-63) that processed its periods */
 	struct smodem_stat isr_ns;
 	struct smodem_stat dpc_ns;	/* one bottom-half run */
 	struct smodem_stat thr_ns;	/* one thread activation */
@@ -162,6 +164,8 @@ struct smodem_dev {
 struct smodem_dev *smodem_dev_alloc(const char *name, struct device *dev);
 int smodem_dev_register(struct smodem_dev *sd);
 void smodem_dev_unregister(struct smodem_dev *sd);
+/* cpus= for this device: the CPU of its interrupt and processing, or -1. */
+int smodem_dev_cpu(const struct smodem_dev *sd);
 void smodem_dev_free(struct smodem_dev *sd);
 extern struct smodem_params smodem_p;
 

@@ -43,6 +43,7 @@ void smodem_irq(struct smodem_dev *sd, u64 hw_pos)
 	u32 pend32 = clamp_u32(pending);
 
 	sd->stats.irqs++;
+	sd->stats.irq_cpus |= BIT_ULL(raw_smp_processor_id() & 63);
 	sd->period_idx++;
 	if (!READ_ONCE(sd->irq_ns))
 		WRITE_ONCE(sd->irq_ns, now);
@@ -222,6 +223,7 @@ static u64 period_out(struct smodem_dev *sd, const struct smodem_upcall *up,
 	if (pend > sd->stats.pending_max)
 		sd->stats.pending_max = pend;
 	sd->stats.periods++;
+	sd->stats.proc_cpus |= BIT_ULL(raw_smp_processor_id() & 63);
 	smodem_stat_add(&sd->stats.proc_ns, t1 - up->t0);
 	trace_smodem_process(sd, n, t1 - up->t0, pend);
 	return tx_hw;

@@ -53,6 +53,9 @@ static int stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "period_changes %llu\n", s->period_changes);
 	seq_printf(m, "pending_irq_max %u\n", s->pending_irq_max);
 	seq_printf(m, "pending_max %u\n", s->pending_max);
+	seq_printf(m, "cpu %d\n", smodem_dev_cpu(sd));
+	seq_printf(m, "irq_cpus %#llx\n", s->irq_cpus);
+	seq_printf(m, "proc_cpus %#llx\n", s->proc_cpus);
 	show_stat(m, "isr_ns", &s->isr_ns);
 	show_stat(m, "dpc_ns", &s->dpc_ns);
 	show_stat(m, "thr_ns", &s->thr_ns);

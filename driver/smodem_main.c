@@ -79,7 +79,17 @@ static uint vline_pairs;
 module_param(vline_pairs, uint, 0444);
 MODULE_PARM_DESC(vline_pairs, "hw=vline: 1 wires modems 2k and 2k+1 to each other (each one's output is the other's input, through a DC block that removes the hook offset) so that one calls the other; devices must be even; 0: each modem's line loops back to itself [0]");
 
+static int cpus[SMODEM_DEVICES_MAX] = { [0 ... SMODEM_DEVICES_MAX - 1] = -1 };
+static unsigned int ncpus;
+module_param_array(cpus, int, &ncpus, 0444);
+MODULE_PARM_DESC(cpus, "per device, in order (vline: devices 0..N-1; ac97: the controllers as found): the CPU that takes its interrupt and runs its processing (its kthread bound there; usr: smodemd pins the device's thread), -1 any; not with context=res [all -1]");
+
 struct smodem_params smodem_p;
+
+int smodem_dev_cpu(const struct smodem_dev *sd)
+{
+	return sd->id < smodem_p.ncpus ? smodem_p.cpus[sd->id] : -1;
+}
 
 static const struct smodem_backend_ops *const backends[SMODEM_HW_COUNT] = {
 	[SMODEM_HW_AC97] = &smodem_hw_ac97,
@@ -216,6 +226,7 @@ void smodem_dev_unregister(struct smodem_dev *sd)
 static int __init smodem_init(void)
 {
 	const char *why = NULL;
+	unsigned int i;
 	int err;
 
 	smodem_p = (struct smodem_params){
@@ -225,7 +236,9 @@ static int __init smodem_init(void)
 		.res_period_us = res_period_us,
 		.res_deadline_us = res_deadline_us, .usr_mode = usr_mode,
 		.devices = devices, .vline_pairs = vline_pairs,
+		.ncpus = ncpus,
 	};
+	memcpy(smodem_p.cpus, cpus, sizeof(smodem_p.cpus));
 	if (smodem_parse_context(context, &smodem_p.context)) {
 		pr_err("smodem: context=%s: must be int, dpc, thr, res, oth, irqt, bhw or usr\n",
 		       context);
@@ -239,6 +252,13 @@ static int __init smodem_init(void)
 	if (err) {
 		pr_err("smodem: invalid parameters: %s\n", why);
 		return err;
+	}
+	for (i = 0; i < ncpus; i++) {
+		if (cpus[i] >= 0 && (cpus[i] >= nr_cpu_ids || !cpu_online(cpus[i]))) {
+			pr_err("smodem: cpus=: CPU %d (device %u) is not online\n",
+			       cpus[i], i);
+			return -EINVAL;
+		}
 	}
 	if (engine > 1 || phase_periods > 1) {
 		pr_err("smodem: engine and phase_periods must be 0 or 1\n");

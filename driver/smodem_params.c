@@ -55,6 +55,32 @@ int smodem_parse_hw(const char *s, enum smodem_hw *out)
 	return 0;
 }
 
+/* Whether any CPU exists is the caller's to check: a kernel service. */
+static bool cpus_ok(const struct smodem_params *p, const char **why)
+{
+	bool pinned = false;
+	u32 i;
+
+	if (p->ncpus > SMODEM_DEVICES_MAX ||
+	    (p->hw == SMODEM_HW_VLINE && p->ncpus > p->devices)) {
+		*why = "cpus= names more CPUs than there are devices";
+		return false;
+	}
+	for (i = 0; i < p->ncpus; i++) {
+		if (p->cpus[i] < -1) {
+			*why = "cpus= takes a CPU number per device, or -1 for any";
+			return false;
+		}
+		pinned |= p->cpus[i] >= 0;
+	}
+	/* The kernel's admission control would refuse it (-EPERM). */
+	if (pinned && p->context == SMODEM_CTX_RES) {
+		*why = "cpus= cannot pin context=res: SCHED_DEADLINE admits only threads free to run on every CPU of their root domain";
+		return false;
+	}
+	return true;
+}
+
 static bool rate_ok(u32 rate)
 {
 	/* The rates a V-series soft modem codec runs at (the study: 7.2-16 kHz). */
@@ -136,6 +162,8 @@ int smodem_params_check(const struct smodem_params *p, const char **why)
 		*why = "vline_pairs=1 needs hw=vline and an even devices count";
 		return -EINVAL;
 	}
+	if (!cpus_ok(p, why))
+		return -EINVAL;
 	if (p->context == SMODEM_CTX_RES) {
 		if (p->res_runtime_us < SMODEM_DL_RUNTIME_MIN_US) {
 			*why = "res_runtime_us must be >= 2";

@@ -27,6 +27,9 @@ enum smodem_hw {
 	SMODEM_HW_COUNT
 };
 
+/* One tty minor per modem (SMODEM_TTY_MINORS). */
+#define SMODEM_DEVICES_MAX	8
+
 struct smodem_params {
 	enum smodem_context context;
 	enum smodem_hw hw;
@@ -42,6 +45,9 @@ struct smodem_params {
 	u32 usr_mode;		/* usr: /dev/smodem<n>'s permission bits */
 	u32 devices;		/* vline: how many modems */
 	u32 vline_pairs;	/* vline: 1 = modems 2k, 2k+1 wired together */
+	/* Per device (by id): the CPU of its interrupt and processing, -1 any */
+	s32 cpus[SMODEM_DEVICES_MAX];
+	u32 ncpus;
 };
 
 #define SMODEM_RING_MIN		64
@@ -53,8 +59,6 @@ struct smodem_params {
 #define SMODEM_DL_PERIOD_MAX_US	4000000
 #define SMODEM_NICE_MIN		(-20)
 #define SMODEM_NICE_MAX		19
-/* One tty minor per modem (SMODEM_TTY_MINORS). */
-#define SMODEM_DEVICES_MAX	8
 
 extern const char * const smodem_context_names[SMODEM_CTX_COUNT];
 extern const char * const smodem_hw_names[SMODEM_HW_COUNT];

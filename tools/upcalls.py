@@ -42,7 +42,9 @@ from pathlib import Path
 TOP = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TOP / "tests" / "module"))
 sys.path.insert(0, str(TOP / "tools" / "lab"))
+sys.path.insert(0, str(TOP / "tools" / "analysis"))
 
+import guestboot  # noqa: E402
 from smlab import cli  # noqa: E402
 
 RATE, PERIOD = 8000, 100
@@ -76,23 +78,9 @@ def admitted(n, cost_us, period_us=T_US):
     return last, steps
 
 
-def stats_blocks(text):
-    """{debugfs dir: {name: value}} of guestlib.sh's all_stats file."""
-    out, cur = {}, None
-    for line in text.splitlines():
-        if line.startswith("== "):
-            cur = out.setdefault(line[3:].strip(), {})
-        elif cur is not None and " " in line:
-            k, v = line.split(" ", 1)
-            cur[k] = v.strip()
-    return out
-
-
 def _int(d, k):
-    try:
-        return int(d.get(k, 0))
-    except ValueError:
-        return 0
+    v = d.get(k, 0)
+    return v if isinstance(v, int) else 0
 
 
 def parse_daemon(text):
@@ -125,10 +113,13 @@ def cell(res, n, mode, nbytes):
     def text(f):
         p = res / f
         return p.read_text(errors="replace") if p.exists() else ""
+
+    def stats(f):
+        return guestboot.stats_by_device(res / f) if (res / f).exists() else {}
     per, summ = parse_daemon(text(name + ".smodemd"))
-    st0, st1 = stats_blocks(text(name + ".start.stats")), stats_blocks(text(name + ".stats"))
+    st0, st1 = stats(name + ".start.stats"), stats(name + ".stats")
     # an odd N's unserved partner device is not one of the N
-    st1 = {d: s for d, s in st1.items() if s.get("usr_attached") == "1"}
+    st1 = {d: s for d, s in st1.items() if s.get("usr_attached") == 1}
     missed = overruns = late = 0
     resp_max = thr_sum = thr_n = 0
     for dev, s in st1.items():
@@ -168,8 +159,16 @@ def digest(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def guest_steps(out, load):
+    """(N, mode) steps a running boot has begun, from its console."""
+    con = out / "boots" / load / "console.log"
+    try:
+        return len(re.findall(r"^\[guest\] n\d+-\w+ \(", con.read_text(errors="replace"), re.M))
+    except OSError:
+        return 0
+
+
 def run_boot(load, a, settings, out):
-    import guestboot
     bdir = out / "boots" / load
     stamp = out / "boots" / (load + ".json")
     if not a.force and stamp.exists():
@@ -333,7 +332,6 @@ def parse_ns(text):
 
 def main(argv=None):
     from smlab.guest import available_kernels
-    import guestboot
     ap = cli.parser(__doc__)
     opt = (lambda *x, **kw: cli.env_option(ap, *x, **kw))
     opt("--kernel", "KERNEL", guestboot.generic_kernel(), str, "guest kernel", choices=available_kernels())
@@ -372,9 +370,20 @@ def main(argv=None):
     cells, done = [], 0
     log("%d boots (%s) on %s, %d at a time; modems %s, modes %s" % (
         len(loads), " ".join(loads), a.kernel, a.jobs, " ".join(map(str, a.ns)), " ".join(a.modes)))
+    steps = len(a.ns) * len(a.modes)
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
         futs = {ex.submit(run_boot, load, a, settings, out): load for load in loads}
-        for f in concurrent.futures.as_completed(futs):
+        pending = set(futs)
+        while pending:
+            fin, pending = concurrent.futures.wait(pending, timeout=60,
+                                                   return_when=concurrent.futures.FIRST_COMPLETED)
+            if not fin:
+                log("%.0f s: %s" % (time.monotonic() - t0, ", ".join(
+                    "%s %d/%d" % (futs[f], guest_steps(out, futs[f]), steps)
+                    for f in sorted(pending, key=lambda f: loads.index(futs[f])))))
+                continue
+            f = fin.pop()
+            pending |= fin
             load = futs[f]
             cs, reused = f.result()
             cells += cs

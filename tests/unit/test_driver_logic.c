@@ -106,6 +106,26 @@ static void test_params(void)
 	p = defaults(); p.vline_pairs = 1;
 	CHECK(check(p, &why) == -EINVAL && why && strstr(why, "hw=vline"));
 
+	/* cpus=: one entry per device at most, -1 or a CPU; never res */
+	p = defaults(); p.hw = SMODEM_HW_VLINE; p.devices = 2;
+	p.ncpus = 2; p.cpus[0] = 0; p.cpus[1] = 1;
+	CHECK(check(p, &why) == 0);
+	p.cpus[1] = -1;
+	CHECK(check(p, &why) == 0);
+	p.cpus[1] = -2;
+	CHECK(check(p, &why) == -EINVAL && why && strstr(why, "-1 for any"));
+	p.cpus[1] = 1; p.ncpus = 3; p.cpus[2] = 0;
+	CHECK(check(p, &why) == -EINVAL && why && strstr(why, "more CPUs"));
+	p.ncpus = 2; p.context = SMODEM_CTX_RES;
+	CHECK(check(p, &why) == -EINVAL && why && strstr(why, "context=res"));
+	p.cpus[0] = -1; p.cpus[1] = -1;
+	CHECK(check(p, &why) == 0);
+	/* hw=ac97 binds every controller: up to 8 entries, by controller */
+	p = defaults(); p.ncpus = 3; p.cpus[2] = 1;
+	CHECK(check(p, &why) == 0);
+	p.ncpus = 9;
+	CHECK(check(p, &why) == -EINVAL && why && strstr(why, "more CPUs"));
+
 	p = defaults(); p.rate = 44100;
 	CHECK(check(p, &why) == -EINVAL);
 	p = defaults(); p.rate = 7200;

@@ -248,7 +248,10 @@ static void usage(FILE *f)
 "                            relative deadline D us (default P)\n"
 "  -n, --nice N              SCHED_OTHER at nice N, -20..19\n"
 "                            (without a policy option: the one inherited)\n"
-"  -c, --cpu N               pin to CPU N (not with --deadline)\n"
+"  -c, --cpu N               pin to CPU N (not with --deadline); without it,\n"
+"                            a modem's thread is pinned to the CPU the module's\n"
+"                            cpus= gives its device (one thread for several:\n"
+"                            if they all have the same)\n"
 "  -p, --periods N           exit after N periods of every modem (tests)\n"
 "                            [0: never]\n"
 "  -v, --verbose             say what was set up, and the counts at exit (per\n"
@@ -415,16 +418,18 @@ static const char *policy_needs(const struct opts *o)
 	}
 }
 
-static void set_sched(const struct opts *o)
+/* The calling thread: pinned to cpu (-1: not), then its policy. */
+static void set_sched(const struct opts *o, int cpu)
 {
 	struct sched_attr_v1 a = { .size = sizeof(a) };
 	cpu_set_t set;
 
-	if (o->cpu >= 0) {
+	if (cpu >= 0) {
 		CPU_ZERO(&set);
-		CPU_SET(o->cpu, &set);
+		CPU_SET(cpu, &set);
 		if (sched_setaffinity(0, sizeof(set), &set))
-			die("--cpu %d: %s", o->cpu, strerror(errno));
+			die("%s %d: %s", o->cpu >= 0 ? "--cpu" : "the module's cpus=: CPU",
+			    cpu, strerror(errno));
 	}
 	if (o->policy < 0)
 		return;
@@ -503,6 +508,7 @@ struct modem {
 	s16 *rx, *tx, *fill;
 	u64 period_ns;		/* T: period_samples / rate */
 	long long done;		/* periods served */
+	int cpu;		/* the module's cpus= for its device, -1 any */
 	u64 max_ns;		/* the longest handler */
 	u64 sum_ns;		/* all its handlers */
 	int err;
@@ -545,6 +551,54 @@ static long module_param_long(const char *name, long def)
 	return v;
 }
 
+/* The module's cpus= entry for device id: -1 if none. */
+static int device_cpu(unsigned int id)
+{
+	char buf[256], *s = buf, *end;
+	unsigned int i = 0;
+	long v = -1;
+	FILE *f;
+
+	f = fopen("/sys/module/smodem/parameters/cpus", "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	for (;;) {
+		v = strtol(s, &end, 10);
+		if (end == s)
+			return -1;
+		if (i++ == id)
+			return v < 0 || v >= CPU_SETSIZE ? -1 : (int)v;
+		if (*end != ',')
+			return -1;
+		s = end + 1;
+	}
+}
+
+/*
+ * The CPU a thread serving these modems is pinned to: --cpu, else the one
+ * cpus= gives them all, else none.
+ */
+static int thread_cpu(struct modem **mds, int n)
+{
+	int i, cpu;
+
+	if (o.cpu >= 0)
+		return o.cpu;
+	cpu = mds[0]->cpu;
+	for (i = 1; i < n; i++)
+		if (mds[i]->cpu != cpu)
+			return -1;
+	if (cpu >= 0 && o.policy == SCHED_DEADLINE) {
+		fprintf(stderr, PROG ": %s: cpus= places it on CPU %d; a SCHED_DEADLINE thread cannot be pinned, so it is not\n",
+			mds[0]->path, cpu);
+		return -1;
+	}
+	return cpu;
+}
+
 static void open_modem(struct modem *md, int nonblock)
 {
 	struct smodem_usr_area *a;
@@ -568,6 +622,7 @@ static void open_modem(struct modem *md, int nonblock)
 				    a->flags & SMODEM_USR_F_PHASE);
 	if (IS_ERR(md->m))
 		die("%s: the modem: %s", md->path, strerror(-PTR_ERR(md->m)));
+	md->cpu = device_cpu(a->dev_id);
 	md->period_ns = a->rate ?
 		(u64)module_param_long("period_samples", 100) * 1000000000ULL / a->rate :
 		12500000ULL;
@@ -635,7 +690,7 @@ static void *serve_one(void *arg)
 	unsigned long req = SMODEM_USR_WAIT;
 
 	if (o.threads)
-		set_sched(&o);
+		set_sched(&o, thread_cpu(&md, 1));
 	while (!stop) {
 		if (ioctl(md->fd, req) < 0) {
 			if (errno == EINTR) {
@@ -710,7 +765,7 @@ int main(int argc, char **argv)
 	struct modem *md;
 	u64 t0, t1;
 	double secs;
-	int i, j, n, err = 0, one_thread;
+	int i, j, n, err = 0, one_thread, cpu;
 	long cost;
 
 	parse(argc, argv, &o);
@@ -736,8 +791,16 @@ int main(int argc, char **argv)
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
 		die("mlockall: %s (needs an RLIMIT_MEMLOCK above the daemon's size: ulimit -l, systemd's LimitMEMLOCK=; or CAP_IPC_LOCK)",
 		    strerror(errno));
-	if (!o.threads)
-		set_sched(&o);
+	if (!o.threads) {
+		cpu = thread_cpu(order, n);
+		for (i = 0; cpu < 0 && o.cpu < 0 && i < n; i++) {
+			if (order[i]->cpu != order[0]->cpu) {
+				fprintf(stderr, PROG ": cpus= places these modems on different CPUs; the single thread is not pinned (--threads pins each)\n");
+				break;
+			}
+		}
+		set_sched(&o, cpu);
+	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -82,7 +82,7 @@ MODULE_PARM_DESC(vline_pairs, "hw=vline: 1 wires modems 2k and 2k+1 to each othe
 static int cpus[SMODEM_DEVICES_MAX] = { [0 ... SMODEM_DEVICES_MAX - 1] = -1 };
 static unsigned int ncpus;
 module_param_array(cpus, int, &ncpus, 0444);
-MODULE_PARM_DESC(cpus, "per device, in order (vline: devices 0..N-1; ac97: the controllers as found): the CPU that takes its interrupt and runs its processing (its kthread bound there; usr: smodemd pins the device's thread), -1 any; not with context=res [all -1]");
+MODULE_PARM_DESC(cpus, "per device, in order (vline: devices 0..N-1; ac97: the controllers as found): the CPU, 0..n-1 on an n-CPU machine, that takes its interrupt and runs its processing (its kthread bound there; usr: smodemd pins the device's thread), or -1 for any; not with context=res [-1 for every device]");
 
 struct smodem_params smodem_p;
 

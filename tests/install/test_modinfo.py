@@ -37,10 +37,14 @@ def declared_params():
         text = path.read_text()
         for m in PARAM_DECL.finditer(text):
             name = m.group(1)
-            decl = re.search(r"^static\s+[\w\s]+?\**\s*\b%s\s*(?:=\s*([^;]+))?;" % name,
+            decl = re.search(r"^static\s+[\w\s]+?\**\s*\b%s\s*(\[\w+\])?\s*(?:=\s*([^;]+))?;" % name,
                              text, re.M)
             assert decl, "%s: no static declaration of %s" % (path, name)
-            default = (decl.group(1) or "0").strip().strip('"')
+            default = (decl.group(2) or "0").strip().strip('"')
+            if decl.group(1):
+                # an array: every element's, { [0 ... N - 1] = V }
+                m = re.fullmatch(r"\{\s*\[0 \.\.\. [^\]]+\]\s*=\s*(-?\w+)\s*\}", default)
+                default = m.group(1) if m else "0"
             assert name not in out, "parameter %s declared twice" % name
             out[name] = default
     return out

@@ -106,3 +106,25 @@ echo_call() {
 	# the line goes idle between calls
 	sleep 2
 }
+# devlist N: /dev/smodem0,...,/dev/smodem<N-1> (smodemd -d's list)
+devlist() {
+	i=0
+	l=
+	while [ $i -lt "$1" ]; do
+		l="$l${l:+,}/dev/smodem$i"
+		i=$((i + 1))
+	done
+	echo "$l"
+}
+# attached N: wait (5 s at most) until N modems have a daemon attached
+attached() {
+	i=0
+	while [ $i -lt 50 ]; do
+		a=$(cat /sys/kernel/debug/smodem/*/stats 2>/dev/null |
+			grep -c '^usr_attached 1')
+		[ "$a" -ge "$1" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}

@@ -20,28 +20,6 @@ BG=${BG:-none}
 IDLE_S=${IDLE_S:-20}
 NL_PERIOD_NS=${NL_PERIOD_NS:-50000}
 
-devlist() {
-	i=0
-	l=
-	while [ $i -lt "$1" ]; do
-		l="$l${l:+,}/dev/smodem$i"
-		i=$((i + 1))
-	done
-	echo "$l"
-}
-
-attached() {
-	i=0
-	while [ $i -lt 50 ]; do
-		a=$(cat /sys/kernel/debug/smodem/*/stats 2>/dev/null |
-			grep -c '^usr_attached 1')
-		[ "$a" -ge "$1" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
 # The study's background loads: its spinning competitor (tools/guest/
 # spin.c), a compile (no compiler in the guest: processes created one after
 # another, each compressing and writing a file, as a build's do), a network

@@ -17,28 +17,6 @@ CALL_BYTES=${CALL_BYTES:-2048}
 MODES=${MODES:-rm threads}
 LOAD_PERIODS=${LOAD_PERIODS:-200}
 
-devlist() {
-	i=0
-	l=
-	while [ $i -lt "$1" ]; do
-		l="$l${l:+,}/dev/smodem$i"
-		i=$((i + 1))
-	done
-	echo "$l"
-}
-
-attached() {
-	i=0
-	while [ $i -lt 50 ]; do
-		a=$(cat /sys/kernel/debug/smodem/*/stats 2>/dev/null |
-			grep -c '^usr_attached 1')
-		[ "$a" -ge "$1" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
 # serving: the daemon's first periods (attached is at open(); the threads
 # of --threads start later)
 serving() {

@@ -101,7 +101,7 @@ NBYTES    ?= 4096
 IDLE_S    ?= 20
 BENCH_OUT ?= out
 bench-modem: deps venv
-	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko line
+	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko line smodemd
 	NBYTES=$(NBYTES) IDLE_S=$(IDLE_S) BENCH_OUT=$(BENCH_OUT) $(PYTHON) tools/bench_modem.py
 
 # The study's reservation boundary (Table 3, Figure 17): a call per hard

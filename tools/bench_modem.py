@@ -20,7 +20,7 @@ instruction-counted clock; real: JACK), plus the reference call once more
 on the other clock.
 
 Every option (--help) defaults to its variable when that is set: KERNEL,
-CLOCK, ICOUNT_SHIFT, NBYTES (4096), CONTEXTS (int dpc thr res), LOAD_US
+CLOCK, ICOUNT_SHIFT, NBYTES (4096), CONTEXTS (int dpc thr res usr), LOAD_US
 (1840), IDLE_S (20), OTHER_CLOCK (1: also the call on the other clock; 0:
 skip it), BENCH_OUT (out), MODULE (default build/<kernel>/smodem.ko), SMLINE
 (build/line/smline).
@@ -57,7 +57,9 @@ SMODEM_ARGS = "engine=1 ring_samples=8192"
 GUEST_SCRIPT = TOP / "tools" / "guest" / "modem_calls.sh"
 B2B = TOP / "build" / "line" / "b2b"
 SMLINE = TOP / "build" / "line" / "smline"
-CONTEXTS = ["int", "dpc", "thr", "res"]
+CONTEXTS = ["int", "dpc", "thr", "res", "usr"]
+# context=usr's daemon, static for the guest (make smodemd)
+SMODEMD = TOP / "build" / "smodemd" / "smodemd-static"
 
 
 def log(msg):
@@ -194,7 +196,8 @@ def run_boot(clock, steps, out, nbytes, kver, ko, smline=SMLINE, shift=0,
     kw = dict(audio="ac97", share="deferred", env=guest_env(steps, nbytes),
               extra_files={"opt/smodem/smodem.ko": str(ko),
                            "opt/bench/tx.bin": str(out / "tx.bin"),
-                           "opt/bench/rx.bin": str(out / "rx.bin")},
+                           "opt/bench/rx.bin": str(out / "rx.bin"),
+                           **({"usr/bin/smodemd": str(SMODEMD)} if SMODEMD.is_file() else {})},
               timeout_s=timeout_s, progress=progress, cmdline_extra=cmdline_extra)
     script = GUEST_SCRIPT.read_text()
     marks = ConsoleMarks(out / "console.log")
@@ -584,7 +587,10 @@ def main(argv=None):
     raw = base / "bench-modem"
     ko = Path(a.module or TOP / "build" / kver / "smodem.ko")
     smline = Path(a.smline)
-    for f, hint in ((ko, "make module KVER=%s" % kver), (smline, "make line"), (B2B, "make line")):
+    need = [(ko, "make module KVER=%s" % kver), (smline, "make line"), (B2B, "make line")]
+    if "usr" in contexts:
+        need.append((SMODEMD, "make smodemd"))
+    for f, hint in need:
         if not f.is_file():
             ap.error("%s missing: %s" % (f, hint))
     subprocess.run(["rm", "-rf", str(raw)], check=True)

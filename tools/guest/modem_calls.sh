@@ -142,6 +142,12 @@ step_call() {
 	# shellcheck disable=SC2086
 	insmod $K $SMODEM_ARGS context=$ctx load_us=$load $args
 	echo $? > $T/$tag-insmod.rc
+	# context=usr: the modem is smodemd, at thr's priority
+	dp=
+	if [ "$ctx" = usr ]; then
+		smodemd --fifo 50 -d /dev/smodem0 2> $T/$tag.smodemd &
+		dp=$!
+	fi
 	trace-cmd start -q -e smodem:smodem_phase -e smodem:smodem_period_change \
 		-e smodem:smodem_overrun -e smodem:smodem_dma_halt -b 8192 \
 		> /dev/null 2>&1
@@ -159,6 +165,11 @@ step_call() {
 	trace-cmd stop
 	trace-cmd extract -o $T/$tag.dat > /dev/null 2>&1
 	trace-cmd reset > /dev/null 2>&1
+	if [ -n "$dp" ]; then
+		kill -TERM "$dp"
+		wait "$dp"
+		echo $? > $T/$tag-smodemd.rc
+	fi
 	rmmod smodem
 	echo $? > $T/$tag-rmmod.rc
 	[ -n "$sp" ] && kill "$sp" && wait "$sp" 2>/dev/null

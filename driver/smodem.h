@@ -105,6 +105,7 @@ struct smodem_stats {
 	u64 dropped;		/* frames lost to overruns */
 	u64 tx_late;		/* output frames played before they were written */
 	u32 tx_skew_max;	/* output engine ahead of the input engine, frames */
+	u32 tx_delay_max;	/* input engine past a period's end at its output */
 	u64 dma_halts;
 	u64 period_changes;
 	u32 pending_irq_max;

@@ -129,7 +129,8 @@ static void tx_grow(struct smodem_dev *sd, u64 pos, u32 n, u64 tx_hw,
 		    struct smodem_upcall *up)
 {
 	struct smodem_tx_gap g = smodem_tx_grow(pos, n, sd->tx_lead,
-						sd->stats.tx_skew_max, tx_hw,
+						sd->stats.tx_skew_max,
+						sd->stats.tx_delay_max, tx_hw,
 						sd->p.ring);
 
 	up->gap = g.lead != sd->tx_lead;
@@ -177,13 +178,21 @@ static void tx_place(struct smodem_dev *sd, u64 start, const s16 *src, u32 n,
 }
 
 /*
- * This period's output.  A skew seen only now moves the lead for the next
- * period, where the move can be filled without a seam.
+ * This period's output.  A skew or a delay seen only now moves the lead for
+ * the next period, where the move can be filled without a seam.
  */
 static void tx_copy(struct smodem_dev *sd, u64 pos, const s16 *tx, u32 n,
 		    u64 rx_hw, u64 tx_hw)
 {
+	u64 delay = rx_hw > pos + n ? rx_hw - (pos + n) : 0;
+
 	note_skew(sd, rx_hw, tx_hw, n);
+	/*
+	 * A response within the period moves the lead; a backlog beyond it
+	 * (catching up, an overrun) is not a response time a lead can serve.
+	 */
+	if (delay > sd->stats.tx_delay_max && delay <= n)
+		sd->stats.tx_delay_max = (u32)delay;
 	tx_place(sd, pos + sd->tx_lead, tx, n, tx_hw);
 }
 

@@ -85,14 +85,21 @@ static inline u32 smodem_tx_late(u64 start, u32 len, u64 tx_hw)
 
 /*
  * How far ahead of the input the output is written: the largest skew seen
- * between the output and the input engines plus a period and a half for
- * the processing itself.  It only grows (a latency that moved back and
- * forth would be a phase jump on the line at every move), and never beyond
- * ring - n, where a period would overwrite what is still to be played.
+ * between the output and the input engines, the period, and room for the
+ * processing itself: half a period, or the longest delay (at most a
+ * period) seen from a period's end to its output's placement and a quarter
+ * period more (a period handled later than half a period after its
+ * interrupt, as the last of several modems one thread serves, would
+ * otherwise lose the first frames of every output).  It only grows (a latency that moved back
+ * and forth would be a phase jump on the line at every move), and never
+ * beyond ring - n, where a period would overwrite what is still to be
+ * played.
  */
-static inline u32 smodem_tx_lead(u32 lead, u64 skew, u32 n, u32 ring)
+static inline u32 smodem_tx_lead(u32 lead, u64 skew, u64 delay, u32 n,
+				 u32 ring)
 {
-	u64 want = skew + n + n / 2;
+	u64 room = delay + n / 4 > n / 2 ? delay + n / 4 : n / 2;
+	u64 want = skew + n + room;
 
 	if (want > ring - n)
 		want = ring - n;
@@ -114,12 +121,13 @@ struct smodem_tx_gap {
  * gap.  Decided after, the transmitter would already be a period further.
  */
 static inline struct smodem_tx_gap smodem_tx_grow(u64 pos, u32 n, u32 lead,
-						  u64 skew, u64 tx_hw, u32 ring)
+						  u64 skew, u64 delay,
+						  u64 tx_hw, u32 ring)
 {
 	struct smodem_tx_gap g;
 	u32 len;
 
-	g.lead = smodem_tx_lead(lead, skew, n, ring);
+	g.lead = smodem_tx_lead(lead, skew, delay, n, ring);
 	len = g.lead - lead;
 	g.late = smodem_tx_late(pos + lead, len, tx_hw);
 	g.start = pos + lead + g.late;

@@ -1,11 +1,16 @@
 """make upcalls' quick variant (issue 14, "The experiments" 2): the upcall
 study's experiments with modems, one boot of the 6.1 generic kernel with no
-background load, 1 to 3 modems (load_us=1840: up to 44 % of the CPU, below
+background load, 1 to 4 modems (load_us=1840: up to 59 % of the CPU, below
 every bound), each served by smodemd's single rate-monotonic thread and by
 one thread per modem, the pairs calling each other (tools/upcalls.py,
 tests/module/upcalls_checks.sh).  Below the admission test's bound every
 period must be taken and every call must move its bytes, in both modes; the
-single thread must block less often per period than one thread per modem."""
+single thread must block less often per period than one thread per modem.
+With four modems the last one served finishes 7.2 ms after its interrupt,
+later than half a period: its output must still be placed in time (the lead
+grows with the delay, driver/smodem_ring.h; with the old lead of a period
+and a half every output of the second pair lost its first frames, tx_late,
+and its call failed)."""
 import json
 import sys
 from pathlib import Path
@@ -19,7 +24,7 @@ OUT = TOP / "out" / "tests" / "upcalls"
 sys.path.insert(0, str(TOP / "tools"))
 import upcalls  # noqa: E402
 
-NS = [1, 2, 3]
+NS = [1, 2, 3, 4]
 NBYTES = 256
 
 
@@ -59,7 +64,7 @@ def test_below_the_bound_every_period_and_call(n, mode):
     c = _cells()[(n, mode)]
     assert c["insmod_ok"] and c["attached"] and c["daemon_rc"] == "0", c
     assert c["devices_seen"] == n and not c["bad_dmesg"], c
-    assert c["missed"] == 0 and c["overruns"] == 0, c
+    assert c["missed"] == 0 and c["overruns"] == 0 and c["tx_late"] == 0, c
     assert c["calls_ok"] == c["pairs"] == n // 2, c
     assert c["held"], c
     # every modem's every period: the longest response well inside the period
@@ -70,7 +75,7 @@ def test_below_the_bound_every_period_and_call(n, mode):
     assert c["periods"] >= 0.9 * n * c["secs"] * 1e6 / upcalls.T_US, c
 
 
-@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("n", [2, 3, 4])
 def test_single_thread_blocks_less(n):
     rm, th = _cells()[(n, "rm")], _cells()[(n, "threads")]
     # one thread per modem blocks once per period each; the single thread
@@ -86,5 +91,5 @@ def test_report_written():
         assert lim[("none", mode)]["largest_held"] == max(NS), lim
     assert r["cost_measured_us"] >= 1840
     md = (OUT / "upcalls.md").read_text()
-    assert "| none | 3 | rm |" in md and "admission test" in md
+    assert "| none | 4 | rm |" in md and "admission test" in md
     assert (OUT / "upcalls.png").stat().st_size > 10000

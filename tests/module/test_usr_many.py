@@ -2,8 +2,8 @@
 one boot of the 6.1 generic kernel on the instruction-counted clock
 (tests/module/usr_many_checks.sh).
 
-- hw=vline devices=4 vline_pairs=1 context=usr (load_us=0: with 1840 the
-  second pair's call failed the same way in both modes, see the README): one smodemd
+- hw=vline devices=4 vline_pairs=1 context=usr, load_us=0 (four modems'
+  calls at load_us=1840 are tests/module/test_upcalls.py's): one smodemd
   -v --fifo 50 for all four, first with its single rate-monotonic thread,
   then with --threads; in each, both pairs call at once (V.22bis + V.42,
   CALL_BYTES out and echoed back, checked at both ends), no period missed

@@ -252,27 +252,32 @@ static void test_lead(void)
 	struct smodem_tx_gap g;
 
 	/* Enough already: it stays. */
-	CHECK(smodem_tx_lead(150, 0, 100, 512) == 150);
-	CHECK(smodem_tx_lead(200, 50, 100, 512) == 200);
+	CHECK(smodem_tx_lead(150, 0, 0, 100, 512) == 150);
+	CHECK(smodem_tx_lead(200, 50, 0, 100, 512) == 200);
 	/* A skew and a period and a half. */
-	CHECK(smodem_tx_lead(150, 51, 100, 512) == 201);
-	CHECK(smodem_tx_lead(150, 90, 90, 512) == 225);
+	CHECK(smodem_tx_lead(150, 51, 0, 100, 512) == 201);
+	CHECK(smodem_tx_lead(150, 90, 0, 90, 512) == 225);
 	/* Never shrinks, never past ring - n. */
-	CHECK(smodem_tx_lead(300, 10, 100, 512) == 300);
-	CHECK(smodem_tx_lead(150, 400, 100, 512) == 412);
-	CHECK(smodem_tx_lead(150, 1ULL << 40, 100, 512) == 412);
+	CHECK(smodem_tx_lead(300, 10, 0, 100, 512) == 300);
+	CHECK(smodem_tx_lead(150, 400, 0, 100, 512) == 412);
+	CHECK(smodem_tx_lead(150, 1ULL << 40, 0, 100, 512) == 412);
 	/* A lead made for shorter periods is kept as it is. */
-	CHECK(smodem_tx_lead(480, 1000, 100, 512) == 480);
+	CHECK(smodem_tx_lead(480, 1000, 0, 100, 512) == 480);
+	/* A response up to a quarter period: the half period covers it. */
+	CHECK(smodem_tx_lead(150, 0, 25, 100, 512) == 150);
+	/* A later one: it and a quarter period more (7.3 ms at 8 kHz). */
+	CHECK(smodem_tx_lead(150, 0, 58, 100, 512) == 183);
+	CHECK(smodem_tx_lead(150, 20, 100, 100, 512) == 245);
 
-	g = smodem_tx_grow(1000, 100, 150, 0, 0, 512);
+	g = smodem_tx_grow(1000, 100, 150, 0, 0, 0, 512);
 	CHECK(g.lead == 150 && g.len == 0 && g.late == 0);
 	/* The gap is the end of the last period to this period's start. */
-	g = smodem_tx_grow(1000, 100, 150, 100, 1100, 512);
+	g = smodem_tx_grow(1000, 100, 150, 100, 0, 1100, 512);
 	CHECK(g.lead == 250 && g.start == 1150 && g.len == 100 && g.late == 0);
 	/* What the output already played of it is lost, not filled. */
-	g = smodem_tx_grow(1000, 100, 150, 100, 1180, 512);
+	g = smodem_tx_grow(1000, 100, 150, 100, 0, 1180, 512);
 	CHECK(g.lead == 250 && g.late == 30 && g.start == 1180 && g.len == 70);
-	g = smodem_tx_grow(1000, 100, 150, 100, 99999, 512);
+	g = smodem_tx_grow(1000, 100, 150, 100, 0, 99999, 512);
 	CHECK(g.late == 100 && g.len == 0);
 }
 
@@ -309,7 +314,7 @@ static struct sim simulate(bool fill, u64 seed)
 		u32 late;
 
 		/* before the pump: the latest skew seen */
-		g = smodem_tx_grow(pos, SIM_N, lead, skew_max, tx_hw_last,
+		g = smodem_tx_grow(pos, SIM_N, lead, skew_max, 0, tx_hw_last,
 				   SIM_RING);
 		if (g.lead != lead) {
 			r.growths++;

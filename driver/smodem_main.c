@@ -253,10 +253,12 @@ static int __init smodem_init(void)
 		pr_err("smodem: invalid parameters: %s\n", why);
 		return err;
 	}
-	for (i = 0; i < ncpus; i++) {
-		if (cpus[i] >= 0 && (cpus[i] >= nr_cpu_ids || !cpu_online(cpus[i]))) {
+	for (i = 0; i < smodem_p.ncpus; i++) {
+		int cpu = smodem_p.cpus[i];
+
+		if (cpu >= 0 && (cpu >= nr_cpu_ids || !cpu_online(cpu))) {
 			pr_err("smodem: cpus=: CPU %d (device %u) is not online\n",
-			       cpus[i], i);
+			       cpu, i);
 			return -EINVAL;
 		}
 	}

@@ -90,10 +90,10 @@ static inline u32 smodem_tx_late(u64 start, u32 len, u64 tx_hw)
  * period) seen from a period's end to its output's placement and a quarter
  * period more (a period handled later than half a period after its
  * interrupt, as the last of several modems one thread serves, would
- * otherwise lose the first frames of every output).  It only grows (a latency that moved back
- * and forth would be a phase jump on the line at every move), and never
- * beyond ring - n, where a period would overwrite what is still to be
- * played.
+ * otherwise lose the first frames of every output).  It only grows (a
+ * latency that moved back and forth would be a phase jump on the line at
+ * every move), and never beyond ring - n, where a period would overwrite
+ * what is still to be played.
  */
 static inline u32 smodem_tx_lead(u32 lead, u64 skew, u64 delay, u32 n,
 				 u32 ring)

@@ -27,7 +27,6 @@ RESMAP_OUT/{resmap.md,resmap.json,resmap.png} and each cell's raw call under
 RESMAP_OUT/cells/.
 """
 import concurrent.futures
-import hashlib
 import json
 import re
 import sys
@@ -35,7 +34,7 @@ import time
 from pathlib import Path
 
 import bench_modem as bm
-from smlab import cli
+from smlab import cli, resume
 
 TOP = Path(__file__).resolve().parents[1]
 LOAD_US = 1840
@@ -76,25 +75,19 @@ def parse_cells(text):
     return sorted(set(cells))
 
 
-def digest(path):
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 def run_cell(x, y, a, settings, out):
     tag = "res%d_%d" % (x, y)
     cdir = out / "cells"
     stamp = cdir / (tag + ".json")
-    if not a.force and stamp.exists():
-        old = json.loads(stamp.read_text())
-        if old.get("settings") == settings:
-            return old["call"], True
+    old = resume.reuse(stamp, settings, a.force)
+    if old is not None:
+        return old, True
     args = ("res_runtime_us=%d" % (x * 1000), "res_period_us=%d" % (y * 1000),
             "ring_samples=%d" % a.ring)
     c = bm.one_call("virtual", tag, "res", LOAD_US, True, 0, cdir, a.nbytes, a.kernel,
                     Path(a.module), Path(a.smline), 0, args=args, quiet=True,
                     cmdline_extra=a.guest_append)
-    cdir.mkdir(parents=True, exist_ok=True)
-    stamp.write_text(json.dumps({"settings": settings, "call": c}, indent=1, default=str) + "\n")
+    resume.keep(stamp, settings, c)
     return c, False
 
 
@@ -224,9 +217,10 @@ def main(argv=None):
             ap.error("%s missing: %s" % (f, hint))
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    settings = {"kernel": a.kernel, "module": digest(a.module), "smline": digest(a.smline),
+    settings = {"kernel": a.kernel, "module": resume.file_digest(a.module),
+                "smline": resume.file_digest(a.smline),
                 "guest_append": a.guest_append,
-                "script": digest(bm.GUEST_SCRIPT), "nbytes": a.nbytes, "ring": a.ring,
+                "script": resume.file_digest(bm.GUEST_SCRIPT), "nbytes": a.nbytes, "ring": a.ring,
                 "smodem_args": bm.SMODEM_ARGS, "load_us": LOAD_US}
     t0 = time.monotonic()
     done, rows = 0, {}

@@ -32,7 +32,6 @@ UPCALLS_OUT/{upcalls.md,upcalls.json,upcalls.png} and each boot's raw
 results under UPCALLS_OUT/boots/.
 """
 import concurrent.futures
-import hashlib
 import json
 import re
 import sys
@@ -45,7 +44,7 @@ sys.path.insert(0, str(TOP / "tools" / "lab"))
 sys.path.insert(0, str(TOP / "tools" / "analysis"))
 
 import guestboot  # noqa: E402
-from smlab import cli  # noqa: E402
+from smlab import cli, resume  # noqa: E402
 
 RATE, PERIOD = 8000, 100
 T_US = PERIOD * 1e6 / RATE
@@ -155,10 +154,6 @@ def cell(res, n, mode, nbytes):
     return c
 
 
-def digest(path):
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 def guest_steps(out, load):
     """(N, mode) steps a running boot has begun, from its console."""
     con = out / "boots" / load / "console.log"
@@ -171,10 +166,9 @@ def guest_steps(out, load):
 def run_boot(load, a, settings, out):
     bdir = out / "boots" / load
     stamp = out / "boots" / (load + ".json")
-    if not a.force and stamp.exists():
-        old = json.loads(stamp.read_text())
-        if old.get("settings") == settings:
-            return old["cells"], True
+    old = resume.reuse(stamp, settings, a.force)
+    if old is not None:
+        return old, True
     guestboot.fresh_dir(bdir)
     exe = guestboot.build_ttyat(bdir)
     files = {"usr/bin/ttyat": str(exe), "usr/bin/smodemd": str(guestboot.smodemd()),
@@ -201,7 +195,7 @@ def run_boot(load, a, settings, out):
             c["bad_dmesg"] = [x for x in (dm.read_text(errors="replace") if dm.exists() else "").splitlines()
                               if guestboot.BAD_DMESG.search(x)]
             cells.append(c)
-    stamp.write_text(json.dumps({"settings": settings, "cells": cells}, indent=1) + "\n")
+    resume.keep(stamp, settings, cells)
     return cells, False
 
 
@@ -362,9 +356,10 @@ def main(argv=None):
         ap.error("%s missing: make module KVER=%s" % (a.module, a.kernel))
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    settings = {"kernel": a.kernel, "module": digest(a.module), "smodemd": digest(guestboot.smodemd()),
-                "script": digest(TOP / "tests/module" / SCRIPT),
-                "guestlib": digest(TOP / "tests/module/guestlib.sh"),
+    settings = {"kernel": a.kernel, "module": resume.file_digest(a.module),
+                "smodemd": resume.file_digest(guestboot.smodemd()),
+                "script": resume.file_digest(TOP / "tests/module" / SCRIPT),
+                "guestlib": resume.file_digest(TOP / "tests/module/guestlib.sh"),
                 "ns": a.ns, "modes": a.modes, "load_us": a.load_us, "nbytes": a.nbytes}
     t0 = time.monotonic()
     cells, done = [], 0

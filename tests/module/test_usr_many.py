@@ -15,11 +15,15 @@ one boot of the 6.1 generic kernel on the instruction-counted clock
   numbers, exit status 3; --no-admission serves all six.
 """
 import re
+import sys
 from pathlib import Path
 
 import guestboot
 
 TOP = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(TOP / "tools"))
+import upcalls  # noqa: E402
+
 OUT = TOP / "out" / "tests" / "usr_many"
 N, ADMIT_N = 4, 6
 LOAD_US = 1840        # the admission phase's (the study's V.90 pump)
@@ -60,28 +64,23 @@ def _all_stats(name):
 
 
 def first_refused(n, cost_us, period_us):
-    """The upcall study's test modem after modem (equal periods: c_max's
-    term is 0): the 1-based index of the first that does not fit, or None."""
-    u = 0.0
-    for i in range(1, n + 1):
-        u += cost_us / period_us
-        if u > i * (2 ** (1.0 / i) - 1):
-            return i, u, i * (2 ** (1.0 / i) - 1)
-    return None
+    """The upcall study's test modem after modem (tools/upcalls.py): the
+    1-based index of the first that does not fit, its sum and bound, or
+    None."""
+    last, steps = upcalls.admitted(n, cost_us, period_us)
+    return steps[last] if last < n else None
 
 
 def _daemon(mode, name=None):
-    """smodemd's own counts: {path: (periods, longest us)}, and the
-    (seconds, voluntary, involuntary) context switches line."""
+    """smodemd's own counts (tools/upcalls.py reads them): {path: (periods,
+    longest us)}, and the (seconds, voluntary, involuntary) context switches
+    line."""
     err = _text(name or "serve-%s.smodemd" % mode)
-    per = {m.group(1): (int(m.group(2)), int(m.group(3))) for m in re.finditer(
-        r"^smodemd: (\S+): (\d+) periods, .* longest handler (\d+) us, handlers \d+ us in all$",
-        err, re.M)}
-    m = re.search(r"^smodemd: (\w+), (\d+) modems, ([\d.]+) s: voluntary context "
-                  r"switches (\d+) \(([\d.]+)/s\), involuntary (\d+)", err, re.M)
-    assert m, err
-    assert m.group(1) == mode and int(m.group(2)) == N, err
-    return err, per, float(m.group(3)), int(m.group(4)), int(m.group(6))
+    per, s = upcalls.parse_daemon(err)
+    assert s, err
+    assert s["mode"] == mode and s["n"] == N, err
+    return (err, {k: (p, longest) for k, (p, longest, _) in per.items()}, s["secs"],
+            s["voluntary"], s["involuntary"])
 
 
 def test_one_daemon_serves_all_modems_calls_at_once():

@@ -18,7 +18,6 @@ OUT/table.md, OUT/<kernel>-<run>.png and the raw runs in OUT/runs/.
 """
 import argparse
 import concurrent.futures
-import hashlib
 import json
 import os
 import re
@@ -33,6 +32,7 @@ sys.path.insert(0, str(HERE))
 import loadbound as lb  # noqa: E402
 
 from smlab.guest import available_kernels, run_guest  # noqa: E402
+from smlab.resume import file_digest  # noqa: E402
 
 PERIOD_NS = 12_500_000
 
@@ -72,10 +72,6 @@ def finished_run(out, settings, force, marker):
     stamp = out / "settings.json"
     return (not force and stamp.exists() and json.loads(stamp.read_text()) == settings
             and (out / "results" / marker).exists())
-
-
-def file_digest(path):
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def one_run(a, kver, ctx, load_us, name, probe, log):

@@ -556,8 +556,8 @@ static int device_cpu(unsigned int id)
 {
 	char buf[256], *s = buf, *end;
 	unsigned int i = 0;
-	long v = -1;
 	FILE *f;
+	long v;
 
 	f = fopen("/sys/module/smodem/parameters/cpus", "r");
 	if (!f)

@@ -3,7 +3,6 @@ each with the spinning competitor and cyclictest as the coexisting periodic
 task (the study's 1 ms timer callback).  See tools/lab/README.md."""
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -16,6 +15,7 @@ import smtrace
 from . import cli
 from .guest import available_kernels, default_kernel, run_guest, module_path, ROOT
 from .image import DYN_TOOLS, kernel_file, ldd
+from .resume import file_digest
 
 # the study's four and usr (the upcall into smodemd, started in the guest at
 # thr's priority: the study's future work), run by default; any context= the
@@ -593,7 +593,7 @@ def run_one(ctx, p, idx, total, log=print):
         except FileNotFoundError:
             pass
     mods = [] if ctx == "control" else [p["module"]]
-    sha = hashlib.sha256(Path(p["module"]).read_bytes()).hexdigest() if mods else None
+    sha = file_digest(p["module"]) if mods else None
     t = time.monotonic()
     log("compare: [%d/%d] %s: booting %s (%s clock%s), %d s of measurement"
         % (idx, total, ctx, p["kernel"], p["clock"],

@@ -20,6 +20,10 @@
  *   --hold-s S         stay connected this long after the transfer (0.5)
  *   --max-s S          give up entirely (line time, default 180)
  *   --record PATH      write every received sample (S16LE 8 kHz) to PATH
+ *   --fax WORDS        a SpanDSP fax terminal instead of the modem (the
+ *                      route words of tools/line/fax.h: faxsend=PATH,
+ *                      faxrecv=PATH, faxmodems=..., ecm, ident=...); it
+ *                      hangs up at T.30's phase E; the JSON gains "fax"
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +35,7 @@
 
 #include <spandsp.h>
 
+#include "fax.h"
 #include "modem.h"
 
 #define BLOCK 80
@@ -60,6 +65,7 @@ struct tm_ {
 	int dc;
 	double noanswer_s, hold_s, max_s;
 	struct sml_modem_cfg mcfg;
+	struct sml_fax_cfg fcfg;
 	const char *send_spec, *expect_spec;
 	/* hook and dialing */
 	bool offhook;
@@ -79,6 +85,9 @@ struct tm_ {
 	double dialtone_s, dial_end_s, answer_tone_s, data_s, hangup_s;
 	/* modem */
 	struct sml_modem *m;
+	struct sml_fax *fax;
+	struct sml_fax_stats fst;	/* kept from the last fax call */
+	bool fax_used;
 	struct sml_fifo txf, rxf;
 	uint64_t send_total, send_seed, sent;
 	uint64_t expect_total, expect_seed, received, mismatches, extra;
@@ -195,6 +204,18 @@ static void start_modem(struct tm_ *t, bool answer)
 {
 	struct sml_modem_cfg c = t->mcfg;
 
+	if (t->fcfg.on) {
+		struct sml_fax_cfg fc = t->fcfg;
+
+		/* T.30 hears ringback or busy as anything else: no progress phase */
+		fc.answer = answer;
+		t->fax = sml_fax_new(&fc, "testmodem");
+		t->fax_used = true;
+		if (!t->fax)
+			abort();
+		set_state(t, T_MODEM);
+		return;
+	}
 	c.answer = answer;
 	sml_fifo_init(&t->txf, 512);
 	sml_fifo_init(&t->rxf, 65536);
@@ -243,6 +264,12 @@ static void hang_up(struct tm_ *t, const char *result)
 		t->result = result;
 	if (t->m)
 		sml_modem_stop(t->m);
+	if (t->fax) {
+		sml_fax_stop(t->fax);
+		t->fst = *sml_fax_stats(t->fax);
+		sml_fax_free(t->fax);
+		t->fax = NULL;
+	}
 	t->offhook = false;
 	t->hangup_s = secs(t->now);
 	set_state(t, T_HANGUP);
@@ -334,6 +361,13 @@ static void step(struct tm_ *t, const int16_t *rx, int16_t *tx)
 	case T_MODEM: {
 		enum sml_modem_phase ph;
 
+		if (t->fax) {
+			sml_fax_process(t->fax, rx, tx, BLOCK);
+			if (sml_fax_done(t->fax))
+				hang_up(t, sml_fax_stats(t->fax)->completion == T30_ERR_OK ?
+					"FAX OK" : "FAX FAILED");
+			break;
+		}
 		sml_modem_process(t->m, rx, tx, BLOCK);
 		data_poll(t);
 		ph = sml_modem_phase(t->m);
@@ -415,6 +449,18 @@ static void report(struct tm_ *t, bool eof)
 	print_bursts("ringback", &t->ringback);
 	print_bursts("busy", &t->busy);
 	print_bursts("rings", &t->ring);
+	if (t->fax_used) {
+		struct sml_json j;
+
+		if (t->fax) {
+			sml_fax_stop(t->fax);
+			t->fst = *sml_fax_stats(t->fax);
+		}
+		sml_json_init(&j);
+		sml_fax_json(&t->fst, 0, &j);
+		printf(", %s", j.buf);
+		sml_json_free(&j);
+	}
 	if (ms)
 		printf(", \"mod\": \"%s\", \"rate\": %d, \"v8\": %s, \"v42\": %s"
 		       ", \"retransmissions\": %llu, \"fcs_errors\": %llu",
@@ -442,6 +488,11 @@ static void reset_call(struct tm_ *t)
 		sml_fifo_free(&t->rxf);
 		t->m = NULL;
 	}
+	if (t->fax) {
+		sml_fax_free(t->fax);
+		t->fax = NULL;
+	}
+	t->fax_used = false;
 	if (t->dtmf) {
 		dtmf_tx_free(t->dtmf);
 		t->dtmf = NULL;
@@ -461,6 +512,31 @@ static void reset_call(struct tm_ *t)
 	t->done_at = -1;
 }
 
+static int modem_word(void *cfg, const char *w)
+{
+	return sml_modem_cfg_parse_word(cfg, w);
+}
+
+static int fax_word(void *cfg, const char *w)
+{
+	return sml_fax_cfg_parse_word(cfg, w);
+}
+
+/* a comma-separated list of words into cfg; 0, or -1 on a bad word (said) */
+static int parse_words(const char *list, int (*word)(void *cfg, const char *w),
+		       void *cfg, const char *what)
+{
+	char buf[1024], *save = NULL, *w;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		if (word(cfg, w)) {
+			fprintf(stderr, "testmodem: bad %s word %s\n", what, w);
+			return -1;
+		}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct tm_ t = { 0 };
@@ -476,6 +552,7 @@ int main(int argc, char **argv)
 	t.max_s = 180;
 	t.done_at = -1;
 	sml_modem_cfg_default(&t.mcfg);
+	sml_fax_cfg_default(&t.fcfg);
 	for (i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -490,14 +567,19 @@ int main(int argc, char **argv)
 			t.answer_rings = atoi(v);
 			i++;
 		} else if (!strcmp(o, "--mod") && v) {
-			char buf[512], *save = NULL, *w;
+			if (parse_words(v, modem_word, &t.mcfg, "modem"))
+				return 2;
+			i++;
+		} else if (!strcmp(o, "--fax") && v) {
+			char buf[1024];
 
-			snprintf(buf, sizeof(buf), "%s", v);
-			for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save))
-				if (sml_modem_cfg_parse_word(&t.mcfg, w)) {
-					fprintf(stderr, "testmodem: bad modem word %s\n", w);
-					return 2;
-				}
+			t.fcfg.on = true;
+			if (parse_words(v, fax_word, &t.fcfg, "fax"))
+				return 2;
+			if (sml_fax_cfg_check(&t.fcfg, buf, sizeof(buf))) {
+				fprintf(stderr, "testmodem: %s\n", buf);
+				return 2;
+			}
 			i++;
 		} else if (!strcmp(o, "--send") && v) {
 			t.send_spec = v;

@@ -58,6 +58,7 @@ struct call {
 	int64_t start, answer, end_t, done_t;
 	int rings;
 	struct sml_modem *peer;
+	struct sml_fax *fax;	/* instead of peer and svc on fax calls */
 	struct sml_service *svc;
 	struct sml_fifo to_modem, from_modem;
 	bool peer_gone;
@@ -66,6 +67,7 @@ struct call {
 	/* kept after the peer is freed */
 	struct sml_modem_stats pst;
 	struct sml_service_stats sst;
+	struct sml_fax_stats fst;
 };
 
 struct sml_exchange {
@@ -131,11 +133,22 @@ int sml_party_parse(struct sml_party *p, const char *words, char *from,
 		}
 		if (!sml_modem_cfg_parse_word(&p->modem, w))
 			continue;
+		r = sml_fax_cfg_parse_word(&p->fax, w);
+		if (r == 0)
+			continue;
+		if (r < 0) {
+			fprintf(stderr, "smline: bad fax word '%s'\n", w);
+			return -1;
+		}
 		r = sml_service_cfg_parse_word(&p->service, w);
 		if (r == 0)
 			continue;
 		fprintf(stderr, "smline: unknown word '%s'\n", w);
 		return -1;
+	}
+	if (sml_fax_cfg_check(&p->fax, buf, sizeof(buf))) {
+		fprintf(stderr, "smline: %s\n", buf);
+		return -2;
 	}
 	return 0;
 }
@@ -147,7 +160,9 @@ int sml_route_parse(struct sml_route *r, const char *spec)
 
 	memset(r, 0, sizeof(*r));
 	sml_modem_cfg_default(&r->party.modem);
+	sml_fax_cfg_default(&r->party.fax);
 	r->party.modem.answer = true;
+	r->party.fax.answer = true;
 	r->party.rings = 1;
 	if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof(r->number))
 		return -1;
@@ -177,6 +192,7 @@ int sml_incoming_parse(struct sml_incoming *in, const char *spec)
 
 	memset(in, 0, sizeof(*in));
 	sml_modem_cfg_default(&in->party.modem);
+	sml_fax_cfg_default(&in->party.fax);
 	in->party.modem.answer = false;
 	in->party.rings = 10;
 	snprintf(in->from, sizeof(in->from), "unknown");
@@ -336,6 +352,19 @@ static void start_peer(struct sml_exchange *x, const struct sml_party *p)
 
 	c->party = *p;
 	c->answer = x->now;
+	c->result = "failed";
+	if (p->fax.on) {
+		struct sml_fax_cfg fc = p->fax;
+
+		fc.event_call = c->id;
+		fc.event_origin = c->answer;
+		c->fax = sml_fax_new(&fc, "far");
+		if (!c->fax)
+			sml_log(SML_LOG_ERR, x->now, "exchange", "fax terminal failed to start");
+		call_event(x, x->now, "far fax: %s", fc.answer ? "CED" : "CNG");
+		set_state(x, X_CONNECTED);
+		return;
+	}
 	mc.event_call = c->id;
 	mc.event_origin = c->answer;
 	sml_fifo_init(&c->to_modem, 512);
@@ -345,12 +374,24 @@ static void start_peer(struct sml_exchange *x, const struct sml_party *p)
 		sml_log(SML_LOG_ERR, x->now, "exchange", "data service failed to start");
 	c->peer = sml_modem_new(&mc, &c->to_modem, &c->from_modem, "far",
 				peer_event, x);
-	c->result = "failed";
 	set_state(x, X_CONNECTED);
 }
 
 static void stop_peer(struct call *c)
 {
+	if (c->fax) {
+		sml_fax_stop(c->fax);
+		c->fst = *sml_fax_stats(c->fax);
+		/* the image transfer stands for a data modem's data phase */
+		c->pst.data_sample = c->fst.dcs_sample;
+		if (c->done_t < 0 && c->fst.end_sample >= 0)
+			c->done_t = c->answer + c->fst.end_sample;
+		if (c->fst.completion != T30_ERR_OK)
+			snprintf(c->pst.fail_reason, sizeof(c->pst.fail_reason), "%s",
+				 c->fst.completion_text);
+		sml_fax_free(c->fax);
+		c->fax = NULL;
+	}
 	if (c->peer) {
 		c->pst = *sml_modem_stats(c->peer);
 		sml_modem_free(c->peer);
@@ -398,7 +439,15 @@ static void write_record(struct sml_exchange *x, struct call *c)
 	sml_json_str(&j, "route", route_name(c));
 	sml_json_str(&j, "result", c->result);
 	sml_json_str(&j, "end", c->end);
-	if (answered) {
+	if (answered && c->party.fax.on) {
+		sml_json_str(&j, "modulation", c->fst.modem);
+		sml_json_int(&j, "rate", c->fst.bit_rate);
+		sml_json_bool(&j, "v8", false);
+		sml_json_bool(&j, "v42", false);
+		sml_fax_json(&c->fst, c->answer, &j);
+		if (c->pst.fail_reason[0])
+			sml_json_str(&j, "failure", c->pst.fail_reason);
+	} else if (answered) {
 		sml_json_str(&j, "modulation", c->pst.data_sample >= 0 ?
 			     sml_mod_name(c->pst.mod) : NULL);
 		sml_json_int(&j, "rate", c->pst.rate);
@@ -743,6 +792,38 @@ static void check_incoming(struct sml_exchange *x)
 	}
 }
 
+/* the far end hangs up: the modem hears silence, then busy tone */
+static void far_hangs_up(struct sml_exchange *x)
+{
+	struct call *c = x->call;
+
+	c->peer_gone = true;
+	call_event(x, x->now, "far end hangs up");
+	event(x, x->now, "hang-up", "by", "far");
+	stop_peer(c);
+	set_state(x, X_CLEARED);
+}
+
+/* a fax call: T.30 runs to phase E, then the far end hangs up (after DCN) */
+static void run_fax(struct sml_exchange *x, const int16_t *rx, int16_t *tx, int m)
+{
+	struct call *c = x->call;
+	const struct sml_fax_stats *s;
+
+	if (c->done_t >= 0 && x->now >= c->done_t) {
+		far_hangs_up(x);
+		return;
+	}
+	sml_fax_process(c->fax, rx, tx, m);
+	if (!sml_fax_done(c->fax) || c->done_t >= 0)
+		return;
+	s = sml_fax_stats(c->fax);
+	c->done_t = c->answer + s->end_sample;
+	call_event(x, c->done_t, "far fax: %s, %d sent, %d received", s->completion_text,
+		   s->pages_tx, s->pages_rx);
+	event(x, c->done_t, "service-done", NULL, NULL);
+}
+
 static void run_call(struct sml_exchange *x, const int16_t *rx, int16_t *tx,
 		     int m)
 {
@@ -750,6 +831,10 @@ static void run_call(struct sml_exchange *x, const int16_t *rx, int16_t *tx,
 	enum sml_modem_phase ph;
 	bool hang = false;
 
+	if (c->fax) {
+		run_fax(x, rx, tx, m);
+		return;
+	}
 	sml_modem_process(c->peer, rx, tx, m);
 	if (c->svc)
 		sml_service_poll(c->svc);
@@ -769,13 +854,8 @@ static void run_call(struct sml_exchange *x, const int16_t *rx, int16_t *tx,
 	    x->now - (c->answer + sml_modem_stats(c->peer)->data_sample) >=
 	    (int64_t)llround(c->party.service.hangup_s * SML_RATE))
 		hang = true;
-	if (hang) {
-		c->peer_gone = true;
-		call_event(x, x->now, "far end hangs up");
-		event(x, x->now, "hang-up", "by", "far");
-		stop_peer(c);
-		set_state(x, X_CLEARED);
-	}
+	if (hang)
+		far_hangs_up(x);
 }
 
 void sml_exchange_process(struct sml_exchange *x, const int16_t *rx,
@@ -841,7 +921,7 @@ void sml_exchange_process(struct sml_exchange *x, const int16_t *rx,
 	default:
 		break;
 	}
-	if (x->st == X_CONNECTED && x->call && x->call->peer) {
+	if (x->st == X_CONNECTED && x->call && (x->call->peer || x->call->fax)) {
 		/* an open loop carries nothing to the far end */
 		if (!x->raw) {
 			int16_t quiet[m];

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "fax.h"
 #include "modem.h"
 #include "service.h"
 #include "wire.h"
@@ -19,6 +20,7 @@ enum sml_route_type { SML_R_ANSWER, SML_R_BUSY, SML_R_NOANSWER, SML_R_UNOBTAINAB
 struct sml_party {
 	struct sml_modem_cfg modem;
 	struct sml_service_cfg service;
+	struct sml_fax_cfg fax;	/* fax.on: a T.30 terminal instead of the modem */
 	int rings;		/* answer: after this many ringback cycles;
 				 * incoming: give up after this many rings */
 };
@@ -63,7 +65,10 @@ void sml_exchange_cfg_default(struct sml_exchange_cfg *c);
 int sml_route_parse(struct sml_route *r, const char *spec);
 /* "AT_SECONDS=WORDS", WORDS as for an answer route plus from=NUMBER */
 int sml_incoming_parse(struct sml_incoming *in, const char *spec);
-/* words shared by both: modem words, service words, rings=N */
+/*
+ * words shared by both: modem words, service words, fax words, rings=N;
+ * -1 bad (reason printed), -2 the fax's files are unusable (one line printed)
+ */
 int sml_party_parse(struct sml_party *p, const char *words, char *from,
 		    size_t fromlen);
 

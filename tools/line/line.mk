@@ -1,6 +1,6 @@
 # smline: the host side of the telephone line (issues 4 and 5).
 # Include from the top-level Makefile, or run from the repository root:
-#   make -f tools/line/line.mk line        build build/line/smline (+ test programs)
+#   make -f tools/line/line.mk line        build build/line/smline (+ test programs, faxtiff)
 #   make -f tools/line/line.mk check-line  build and run tests/line under pytest
 # Needs libspandsp-dev and libliquid-dev (the resamplers; no pkg-config file,
 # and its header needs -Wno-deprecated-declarations); the jack transport is built when pkg-config finds jack
@@ -14,7 +14,7 @@ LINE_CC    ?= cc
 LINE_PYTHON ?= /usr/bin/python3
 LINE_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -Wno-unused-parameter \
 	-Wno-deprecated-declarations -I$(LINE_DIR) -MMD -MP
-LINE_LIBS  := -lspandsp -lliquid -lm
+LINE_LIBS  := -lspandsp -ltiff -lliquid -lm
 
 LINE_HAVE_JACK := $(shell pkg-config --exists jack 2>/dev/null && echo yes)
 ifeq ($(LINE_HAVE_JACK),yes)
@@ -32,12 +32,12 @@ endif
 
 # the core: everything that only counts samples
 LINE_CORE_OBJS := $(addprefix $(LINE_OUT)/, util.o modem.o wire.o resample.o \
-	service.o exchange.o hook.o)
+	service.o exchange.o hook.o fax.o)
 LINE_OBJS := $(LINE_CORE_OBJS) $(LINE_OUT)/transport_pipe.o $(LINE_OUT)/main.o \
 	$(LINE_JACK_OBJ) $(LINE_DBUS_OBJ)
 
 LINE_PROGS := $(LINE_OUT)/smline $(LINE_OUT)/testmodem $(LINE_OUT)/b2b \
-	$(LINE_OUT)/unit
+	$(LINE_OUT)/unit $(LINE_OUT)/faxtiff
 
 .PHONY: line check-line clean-line
 
@@ -63,6 +63,9 @@ $(LINE_OUT)/b2b: $(LINE_OUT)/t_b2b.o $(LINE_CORE_OBJS)
 
 $(LINE_OUT)/unit: $(LINE_OUT)/t_unit.o $(LINE_CORE_OBJS)
 	$(LINE_CC) -o $@ $^ $(LINE_LIBS)
+
+$(LINE_OUT)/faxtiff: $(LINE_OUT)/t_faxtiff.o
+	$(LINE_CC) -o $@ $^ -ltiff
 
 check-line: line
 	$(LINE_PYTHON) -m pytest -q $(LINE_TDIR)

@@ -58,7 +58,9 @@ static void usage(FILE *f)
 "  --route NUMBER=answer[:WORDS] | busy | noanswer | unobtainable\n"
 "        WORDS: v21|v22|v22bis, v8, v42, rings=N, ansdelay=MS, txlevel=DBM0,\n"
 "        echo, send=random:N:SEED|file:PATH, expect=..., save=PATH,\n"
-"        pty[=LINK], hangup=done|SECONDS\n"
+"        pty[=LINK], hangup=done|SECONDS;\n"
+"        fax (T.30 terminal), faxsend=PATH.tif, faxrecv=PATH.tif,\n"
+"        faxmodems=v17+v29+v27ter, ecm, ident=TEXT\n"
 "  --incoming SECONDS[=WORDS]  a call to the modem at this line time;\n"
 "        WORDS as above plus from=NUMBER, rings=N (give up after N)\n"
 "  --no-dialtone               line unplugged\n"
@@ -71,7 +73,7 @@ static void usage(FILE *f)
 "  --seed N\n"
 "run:\n"
 "  --json PATH|-  --calls N  --duration S  --block N  --config FILE\n"
-"  --events PATH               call events, far modem phases, V.42 frames (JSON Lines)\n"
+"  --events PATH               call events, far modem phases, V.42 and T.30 frames (JSON Lines)\n"
 "  --tone-test S [--tone-hz F --tone-dbm0 L]  loopback level/rate check\n"
 "  -v (debug) -vv (frames) -q\n");
 }
@@ -126,6 +128,8 @@ static int load_config(const char *path)
 /* returns 1 if val was used, 0 if not, -1 on error */
 static int set_opt(const char *name, const char *val)
 {
+	int r;
+
 	while (*name == '-')
 		name++;
 #define NEED() do { if (need(name, val)) return -1; } while (0)
@@ -176,17 +180,22 @@ static int set_opt(const char *name, const char *val)
 #endif
 	} else if (!strcmp(name, "route")) {
 		NEED();
-		if (o.x.nroutes == SML_MAX_ROUTES ||
-		    sml_route_parse(&o.x.routes[o.x.nroutes], val)) {
-			fprintf(stderr, "smline: bad route '%s'\n", val);
+		r = o.x.nroutes == SML_MAX_ROUTES ? -1 :
+		    sml_route_parse(&o.x.routes[o.x.nroutes], val);
+		if (r) {
+			/* -2: the reason is said already, in one line */
+			if (r != -2)
+				fprintf(stderr, "smline: bad route '%s'\n", val);
 			return -1;
 		}
 		o.x.nroutes++;
 	} else if (!strcmp(name, "incoming")) {
 		NEED();
-		if (o.x.nincoming == SML_MAX_INCOMING ||
-		    sml_incoming_parse(&o.x.incoming[o.x.nincoming], val)) {
-			fprintf(stderr, "smline: bad incoming call '%s'\n", val);
+		r = o.x.nincoming == SML_MAX_INCOMING ? -1 :
+		    sml_incoming_parse(&o.x.incoming[o.x.nincoming], val);
+		if (r) {
+			if (r != -2)
+				fprintf(stderr, "smline: bad incoming call '%s'\n", val);
 			return -1;
 		}
 		o.x.nincoming++;

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * faxtiff: the fax tests' images (tests/line/test_line.py).
+ *
+ * faxtiff make OUT.tif [PAGES]
+ *   writes a TIFF/F file: 1728 pixels wide, 204 x 196 dpi, bilevel, T.6
+ *   (G4) compressed, PAGES pages (default 2) of different lengths with a
+ *   ruler, text-like blocks of glyphs and a checkerboard; every pixel is a
+ *   pure function of (page, row, column).
+ * faxtiff compare A.tif B.tif
+ *   decodes both and compares them page by page, row by row; prints one
+ *   JSON object (pages, widths, lengths, rows that differ) and exits 0
+ *   when every page and every pixel is the same, 1 otherwise.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tiffio.h>
+
+#define WIDTH 1728
+#define MAX_PAGES 16
+
+static uint32_t hash(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
+	return x;
+}
+
+/* 1 = black */
+static int pixel(int page, int row, int col, int rows)
+{
+	int line, glyph, gx, gy;
+
+	/* a ruler along the top: a tick every 8 columns, longer every 64 */
+	if (row < 24)
+		return col % 8 == 0 && (row < 8 || col % 64 == 0);
+	/* a checkerboard band at the bottom */
+	if (row >= rows - 32)
+		return ((col / 16) + (row / 16) + page) & 1;
+	/* a margin, then text: lines of 12 x 20 glyph cells */
+	if (col < 96 || col >= WIDTH - 96 || row < 48)
+		return 0;
+	line = (row - 48) / 24;
+	gy = (row - 48) % 24;
+	glyph = (col - 96) / 12;
+	gx = (col - 96) % 12;
+	if (gy >= 20 || gx >= 10)
+		return 0;
+	/* short lines and word gaps, like text */
+	if (glyph > 40 + (int)(hash((uint32_t)(page * 1000 + line)) % 90))
+		return 0;
+	if (hash((uint32_t)(page * 100000 + line * 200 + glyph)) % 7 == 0)
+		return 0;
+	/* the glyph: 5 x 10 cells of 2 x 2 pixels, from a hash of its code */
+	return (hash((uint32_t)(page * 7919 + line * 131 + glyph) * 64u +
+		     (uint32_t)(gy / 2 * 5 + gx / 2)) & 3) == 0;
+}
+
+static int make(const char *path, int pages)
+{
+	/* the same on every page (integer tags) */
+	static const struct { uint32_t tag; int value; } tags[] = {
+		{ TIFFTAG_SUBFILETYPE, FILETYPE_PAGE }, { TIFFTAG_IMAGEWIDTH, WIDTH },
+		{ TIFFTAG_BITSPERSAMPLE, 1 }, { TIFFTAG_SAMPLESPERPIXEL, 1 },
+		{ TIFFTAG_COMPRESSION, COMPRESSION_CCITTFAX4 },
+		{ TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISWHITE },
+		{ TIFFTAG_FILLORDER, FILLORDER_LSB2MSB },
+		{ TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG },
+		{ TIFFTAG_RESOLUTIONUNIT, RESUNIT_INCH },
+	};
+	TIFF *tif = TIFFOpen(path, "w");
+	uint8_t row[WIDTH / 8];
+	size_t k;
+	int p, r, c;
+
+	if (!tif)
+		return 1;
+	for (p = 0; p < pages; p++) {
+		int rows = 640 - 200 * (p % 2);
+
+		for (k = 0; k < sizeof(tags) / sizeof(tags[0]); k++)
+			TIFFSetField(tif, tags[k].tag, tags[k].value);
+		TIFFSetField(tif, TIFFTAG_IMAGELENGTH, rows);
+		TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows);
+		TIFFSetField(tif, TIFFTAG_XRESOLUTION, 204.0f);
+		TIFFSetField(tif, TIFFTAG_YRESOLUTION, 196.0f);
+		TIFFSetField(tif, TIFFTAG_PAGENUMBER, p, pages);
+		for (r = 0; r < rows; r++) {
+			memset(row, 0, sizeof(row));
+			for (c = 0; c < WIDTH; c++)
+				if (pixel(p, r, c, rows))
+					row[c / 8] |= (uint8_t)(0x80 >> (c % 8));
+			if (TIFFWriteScanline(tif, row, (uint32_t)r, 0) < 0) {
+				TIFFClose(tif);
+				return 1;
+			}
+		}
+		TIFFWriteDirectory(tif);
+	}
+	TIFFClose(tif);
+	return 0;
+}
+
+struct page {
+	uint32_t width, length;
+	uint8_t *rows;		/* length rows of (width + 7) / 8 bytes */
+};
+
+static int load(const char *path, struct page *pg, int *npages)
+{
+	TIFF *tif = TIFFOpen(path, "r");
+	int n = 0;
+
+	if (!tif)
+		return -1;
+	do {
+		struct page *p = &pg[n];
+		size_t stride;
+		uint32_t r;
+
+		TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &p->width);
+		TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &p->length);
+		stride = (p->width + 7) / 8;
+		p->rows = calloc(p->length ? p->length : 1, stride);
+		if (!p->rows || (size_t)TIFFScanlineSize(tif) != stride)
+			break;
+		for (r = 0; r < p->length; r++)
+			if (TIFFReadScanline(tif, p->rows + r * stride, r, 0) < 0)
+				break;
+		n++;
+	} while (n < MAX_PAGES && TIFFReadDirectory(tif));
+	TIFFClose(tif);
+	*npages = n;
+	return 0;
+}
+
+static int compare(const char *a, const char *b)
+{
+	struct page pa[MAX_PAGES] = { 0 }, pb[MAX_PAGES] = { 0 };
+	int na = 0, nb = 0, p, same;
+	long diff_rows = 0;
+
+	if (load(a, pa, &na) || load(b, pb, &nb)) {
+		printf("{\"error\": \"cannot read\"}\n");
+		return 1;
+	}
+	same = na == nb && na > 0;
+	printf("{\"pages\": [%d, %d], \"page\": [", na, nb);
+	for (p = 0; p < na || p < nb; p++) {
+		const struct page *x = &pa[p], *y = &pb[p];
+		long d = -1;
+
+		if (p < na && p < nb && x->width == y->width && x->length == y->length) {
+			size_t stride = (x->width + 7) / 8;
+			uint32_t r;
+
+			d = 0;
+			for (r = 0; r < x->length; r++)
+				d += memcmp(x->rows + r * stride, y->rows + r * stride, stride) != 0;
+			diff_rows += d;
+		} else {
+			same = 0;
+		}
+		if (d)
+			same = 0;
+		printf("%s{\"width\": [%u, %u], \"length\": [%u, %u], \"diff_rows\": %ld}",
+		       p ? ", " : "", p < na ? x->width : 0, p < nb ? y->width : 0,
+		       p < na ? x->length : 0, p < nb ? y->length : 0, d);
+	}
+	printf("], \"diff_rows\": %ld, \"same\": %s}\n", diff_rows, same ? "true" : "false");
+	for (p = 0; p < MAX_PAGES; p++) {
+		free(pa[p].rows);
+		free(pb[p].rows);
+	}
+	return !same;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && argc <= 4 && !strcmp(argv[1], "make"))
+		return make(argv[2], argc == 4 ? atoi(argv[3]) : 2);
+	if (argc == 4 && !strcmp(argv[1], "compare"))
+		return compare(argv[2], argv[3]);
+	fprintf(stderr, "usage: faxtiff make OUT.tif [PAGES] | compare A.tif B.tif\n");
+	return 2;
+}

@@ -52,6 +52,7 @@ static void acquire(void *modem)
 	s->state = 0;
 	s->scr.reg = 0;
 	s->scr.count = 0;
+	s->ones = 0;
 }
 
 int smdsp_v27_rx_restart(struct smdsp_v27_rx *s, unsigned int rate)
@@ -147,9 +148,11 @@ static void deliver(struct smdsp_v27_rx *s, unsigned int step)
 	for (i = n; i-- > 0;) {
 		int b = smdsp_v27_descramble(&s->scr, (int)(bits >> i) & 1);
 
-		if (s->q.trained)
+		if (s->q.trained && !s->ones)
 			smdsp_qam_rx_bit(&s->q, b, false);
 	}
+	if (s->ones)
+		s->ones--;
 }
 
 static void symbol(struct smdsp_v27_rx *s)
@@ -184,6 +187,11 @@ static void symbol(struct smdsp_v27_rx *s)
 	} else if (q->symbols > TRAIN_SYMS && !q->trained && (step & 3)) {
 		/* a change other than 0 or 180 degrees: the end of the training */
 		q->trained = true;
+		/*
+		 * this is the first of the training's 8 symbols of scrambled
+		 * ones: they set the descrambler, the data follows them
+		 */
+		s->ones = 8;
 		smdsp_qam_rx_status(q, SMDSP_STATUS_TRAINED);
 	}
 	if (q->symbols > TRAIN_SYMS)

@@ -61,6 +61,7 @@ struct smdsp_v27_rx {
 	struct smdsp_qam_rx q;	/* T/2: 2.5 samples (4800), 10/3 (2400) */
 	unsigned int rate;
 	unsigned int state;	/* last decision, in 45 degree steps */
+	unsigned int ones;	/* symbols of the training's ones still to withhold */
 	struct smdsp_v27_scrambler scr;
 };
 

@@ -66,9 +66,10 @@ def log(msg):
     print("bench-modem: " + msg, flush=True)
 
 
-def route(nbytes):
-    return ("%s=answer:v22bis,v42,send=random:%d:%d,expect=random:%d:%d"
-            % (NUMBER, nbytes, SEED_LINE, nbytes, SEED_MODEM))
+def route(nbytes, words=""):
+    """smline's route for the call; words: further route words (",ansdelay=2100")."""
+    return ("%s=answer:v22bis,v42,send=random:%d:%d,expect=random:%d:%d%s"
+            % (NUMBER, nbytes, SEED_LINE, nbytes, SEED_MODEM, words))
 
 
 # -- the reference: two SpanDSP modems back to back ------------------------------
@@ -172,14 +173,22 @@ def far_receive_times(events_text, nbytes):
 
 
 # -- one guest boot ------------------------------------------------------------------
-def guest_env(steps, nbytes):
-    return {"STEPS": " ".join(steps), "SMODEM_ARGS": SMODEM_ARGS,
-            "DIAL": "T" + NUMBER, "AT_SETUP": "AT\\N3", "NBYTES": str(nbytes)}
+def guest_env(steps, nbytes, trace_events=""):
+    """trace_events: trace-cmd's -e options for each call ("": the phases,
+    period changes, overruns and DMA halts)."""
+    env = {"STEPS": " ".join(steps), "SMODEM_ARGS": SMODEM_ARGS,
+           "DIAL": "T" + NUMBER, "AT_SETUP": "AT\\N3", "NBYTES": str(nbytes)}
+    if trace_events:
+        env["TRACE_EVENTS"] = trace_events
+    return env
 
 
 def run_boot(clock, steps, out, nbytes, kver, ko, smline=SMLINE, shift=0,
-             timeout_s=1200, progress=True, cmdline_extra=""):
-    """Boot once, run the steps; return the raw material of every call."""
+             timeout_s=1200, progress=True, cmdline_extra="", line_extra=(), route_words="",
+             trace_events=""):
+    """Boot once, run the steps; return the raw material of every call.
+    line_extra: further smline options (--noise, --seed); route_words: further
+    words of the far end's route; trace_events: guest_env()'s."""
     from smlab.guest import run_guest
     from smlab.dbusline import DbusLine
     from smlab.jack import jack_server
@@ -192,8 +201,9 @@ def run_boot(clock, steps, out, nbytes, kver, ko, smline=SMLINE, shift=0,
     (out / "rx.bin").write_bytes(payload(SEED_LINE, nbytes))
     calls = out / "calls.jsonl"
     events = out / "events.jsonl"
-    line_args = ["--route", route(nbytes), "--json", str(calls), "--events", str(events), "-vv"]
-    kw = dict(audio="ac97", share="deferred", env=guest_env(steps, nbytes),
+    line_args = ["--route", route(nbytes, route_words), "--json", str(calls), "--events",
+                 str(events), "-vv"] + list(line_extra)
+    kw = dict(audio="ac97", share="deferred", env=guest_env(steps, nbytes, trace_events),
               extra_files={"opt/smodem/smodem.ko": str(ko),
                            "opt/bench/tx.bin": str(out / "tx.bin"),
                            "opt/bench/rx.bin": str(out / "rx.bin"),
@@ -519,19 +529,21 @@ def jack_xruns(out):
 
 
 def one_call(clock, tag, ctx, load_us, spin, idle_s, raw, nbytes, kver, ko, smline, shift,
-             args=(), quiet=False, cmdline_extra=""):
+             args=(), quiet=False, cmdline_extra="", **line):
     """One boot, one call; returns the analysed call (failures recorded).
     args: further insmod arguments (name=value, after SMODEM_ARGS);
-    cmdline_extra: the guest kernel's command line extra."""
+    cmdline_extra: the guest kernel's command line extra; line: run_boot()'s
+    line_extra, route_words, trace_events."""
     out = raw / clock / tag
     if any(":" in x or "," in x or " " in x for x in args):
         raise ValueError("insmod arguments must not hold ':', ',' or spaces: %s" % " ".join(args))
     step = "call:%s:%s:%d:%d:%d:%s" % (tag, ctx, load_us, 1 if spin else 0, idle_s, ",".join(args))
     t = time.monotonic()
     try:
+        # a call that fails slowly waits out the DTE's bounded reads (NBYTES / 80 s)
         run = run_boot(clock, [step], out, nbytes, kver, ko, smline, shift,
-                       timeout_s=240 + 3 * idle_s if clock == "virtual" else 300,
-                       progress=not quiet, cmdline_extra=cmdline_extra)
+                       timeout_s=(240 + 3 * idle_s if clock == "virtual" else 300) + nbytes // 40,
+                       progress=not quiet, cmdline_extra=cmdline_extra, **line)
         c = analyse_boot(run, [tag], nbytes)[tag]
     except Exception as e:  # noqa: BLE001 - a benchmark records its failures
         c = {"tag": tag, "clock": clock, "nbytes": nbytes, "error": str(e),

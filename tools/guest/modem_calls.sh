@@ -16,6 +16,8 @@
 #   AT_SETUP     one AT command sent before dialling (AT\N3)
 #   NBYTES       bytes each way: /opt/bench/tx.bin goes out, the line's
 #                bytes must equal /opt/bench/rx.bin
+#   TRACE_EVENTS trace-cmd's -e options for each call (default: the phases,
+#                period changes, overruns and DMA halts)
 # Every moment that matters is a mark, "TAG EVENT UPTIME" in marks.txt and
 # "SMLAB: bench TAG EVENT up=UPTIME" on the console, where the host stamps it
 # with its own wall clock.  Results go to /share/results.  Every wait is
@@ -148,8 +150,9 @@ step_call() {
 		smodemd --fifo 50 -d /dev/smodem0 2> $T/$tag.smodemd &
 		dp=$!
 	fi
-	trace-cmd start -q -e smodem:smodem_phase -e smodem:smodem_period_change \
-		-e smodem:smodem_overrun -e smodem:smodem_dma_halt -b 8192 \
+	# shellcheck disable=SC2086
+	trace-cmd start -q ${TRACE_EVENTS:--e smodem:smodem_phase -e smodem:smodem_period_change \
+		-e smodem:smodem_overrun -e smodem:smodem_dma_halt} -b 8192 \
 		> /dev/null 2>&1
 	sleep 1
 	if [ "$idle" -gt 0 ]; then

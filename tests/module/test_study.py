@@ -1,0 +1,164 @@
+"""make study QUICK=1 (tools/study.py): the soft-modem study's reduced grid
+on the 6.1 generic kernel, virtual clock, and the shapes that must hold:
+INT, DPC (and RES: a deadline reservation outranks every fixed priority)
+delay the 1 ms task by about the processing time, THR at SCHED_FIFO and
+the IRQ thread do not; calls in INT, THR and RES 2/8 move their bytes; the SCHED_OTHER thread at nice 19 loses its call to
+the spinner with the buffers overrunning; 400 interrupts per second on hook
+and 80 from dialling on; the reservation cells agree with the model except
+where the report explains why.  Then a small grid again with JOBS=1 gives
+the same figures, and a second run of the quick grid runs nothing."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TOP = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(TOP / "tools"))
+import study  # noqa: E402
+
+PY = str(TOP / "build/venv/bin/python")
+
+
+def run(*args, timeout=3000):
+    r = subprocess.run([PY, str(TOP / "tools/study.py")] + list(args), capture_output=True,
+                       text=True, timeout=timeout, cwd=str(TOP))
+    print(r.stdout[-4000:], r.stderr[-3000:])
+    return r
+
+
+# -- no boot --------------------------------------------------------------------------
+def test_bh_wq_and_rt_from_the_release():
+    assert not study.has_bh_wq("6.1.0-56-amd64") and study.has_bh_wq("6.12.117+deb12-amd64")
+    assert study.is_rt("6.1.0-56-rt-amd64") and not study.is_rt("6.12.117+deb12-amd64")
+
+
+def test_phase_table_weights_by_time():
+    t = study.phase_table([{"phase": "a", "dur_s": 1.0, "irqs_per_s": 400, "cpu_pct": 1.0},
+                           {"phase": "b", "dur_s": 3.0, "irqs_per_s": 80, "cpu_pct": 2.0},
+                           {"phase": "a", "dur_s": 3.0, "irqs_per_s": 80, "cpu_pct": 3.0}])
+    assert t["a"] == {"dur_s": 4.0, "irqs_per_s": 160.0, "cpu_pct": 2.5}
+    assert t["b"]["irqs_per_s"] == 80.0
+
+
+def test_loghist_bins():
+    h = study._loghist([1_000, 1_100, 1_840_000, 1_850_000])
+    assert h == {"1.0": 2, "1778.279": 2}
+
+
+@pytest.mark.parametrize("args, msg", [
+    (["--versions", "THR-9"], "unknown version"), (["--contexts", "xyz"], "unknown context"),
+    (["--cells", "9/3"], "0 < X < Y"), (["--kernels", "5.0-nope"], "not installed"),
+    (["--parts", "compare bogus"], "--parts")])
+def test_bad_options_refused_in_one_line(tmp_path, args, msg):
+    r = run("--quick", "1", "--out", str(tmp_path), *args, timeout=60)
+    assert r.returncode == 2 and msg in r.stderr and "Traceback" not in r.stderr
+
+
+# -- the quick grid -----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    from smlab.guest import default_kernel
+    k = default_kernel()
+    assert k, "no 6.1 generic kernel installed: make deps"
+    for f in (TOP / "build" / k / "smodem.ko", TOP / "build/line/smline"):
+        assert f.is_file(), "%s missing: make module line" % f
+    out = tmp_path_factory.mktemp("study")
+    r = run("--quick", "1", "--kernels", k, "--jobs", "2", "--out", str(out))
+    assert r.returncode == 0, r.stderr[-2000:]
+    rep = json.loads((out / "report.json").read_text())
+    return out, k, rep, rep["kernels"][k], r.stdout
+
+
+def _cmp(s, ctx):
+    return next(r for r in s["compare"] if r["context"] == ctx)
+
+
+def _tr(s, ver):
+    return next(t for t in s["transfer"] if t["version"] == ver)
+
+
+def test_report_and_figures(quick):
+    out, k, rep, s, stdout = quick
+    md = (out / "report.md").read_text()
+    for head in ("Figs 2, 4, 8", "Figs 1 and 3", "Tables 1 and 2", "Table 3, Fig 17"):
+        assert head in md
+    for png in rep["meta"]["figures"]:
+        assert (out / png).stat().st_size > 10_000, png
+    assert len(rep["meta"]["figures"]) == 5
+    assert "about" in stdout and "[%d/%d," % (rep["meta"]["pieces"], rep["meta"]["pieces"]) in stdout
+
+
+def test_the_1ms_task(quick):
+    _, _, _, s, _ = quick
+    assert _cmp(s, "control")["cyc_max_us"] < 100
+    for ctx in ("int", "dpc", "res"):
+        r = _cmp(s, ctx)
+        assert r["cyc_max_us"] > 0.8 * study.LOAD_US and r["missed_periods"] > 0, r
+    for ctx in ("thr", "irqt"):
+        r = _cmp(s, ctx)
+        assert r["cyc_max_us"] < 100 and r["missed_periods"] == 0, r
+    # the processing costs the study's 1.84 ms wherever it runs
+    assert _cmp(s, "int")["isr_us"]["avg"] > 1800
+    assert _cmp(s, "dpc")["dpc_us"]["avg"] > 1800 and _cmp(s, "dpc")["isr_us"]["avg"] < 20
+    assert _cmp(s, "thr")["thread_us"]["avg"] > 1800 and _cmp(s, "thr")["latency_us"]["avg"] < 50
+    for ctx in ("int", "dpc", "thr", "res", "irqt"):
+        assert _cmp(s, ctx)["pending_max"] < 64 and not _cmp(s, ctx)["overruns"], ctx
+    assert _cmp(s, "bhw")["refused"]
+
+
+def test_phases(quick):
+    _, _, _, s, _ = quick
+    pc = s["phase_call"]
+    assert pc["ok"], pc
+    ph = pc["phases"]
+    assert abs(ph["on-hook"]["irqs_per_s"] - 400) < 20, ph
+    for name in ("dialing", "waiting", "connected"):
+        assert abs(ph[name]["irqs_per_s"] - 80) < 2, (name, ph)
+        assert ph[name]["cpu_pct"] < 5, (name, ph)
+    thr = _tr(s, "THR")["phases_loaded"]
+    assert 14 < thr["connected"]["cpu_pct"] < 17, thr
+
+
+def test_transfer_table(quick):
+    _, _, _, s, _ = quick
+    for ver in ("INT", "THR", "RES 2/8"):
+        t = _tr(s, ver)
+        assert t["ok"] == t["tries"] == 1 and t["overruns"] == 0, t
+    t8 = _tr(s, "THR-8")
+    assert t8["ok"] == 0 and t8["overruns"] > 0 and t8["pending_max"] > 512, t8
+    low = _tr(s, "RES 1/8")
+    assert low["ok"] == 0 and low["failures"][0], low
+    assert _tr(s, "BHW")["refused"]
+
+
+def test_reservation_cells(quick):
+    _, _, _, s, _ = quick
+    cells = {(r["x_ms"], r["y_ms"]): r for r in s["resmap"]}
+    assert set(cells) == {(1, 16), (4, 17)}
+    assert not cells[(1, 16)]["works"] and not cells[(1, 16)]["model"]
+    assert cells[(4, 17)]["works"] and not cells[(4, 17)]["model"]
+    for r in cells.values():
+        assert (r["works"] == r["model"]) or r["explained"], r
+
+
+def test_jobs_do_not_change_the_figures(quick, tmp_path):
+    out, k, rep, s, _ = quick
+    r = run("--quick", "1", "--kernels", k, "--jobs", "1", "--parts", "compare", "--contexts", "int",
+            "--out", str(tmp_path))
+    assert r.returncode == 0
+    again = json.loads((tmp_path / "report.json").read_text())["kernels"][k]
+    a = study.figures_only([_cmp(s, "control"), _cmp(s, "int")])
+    b = study.figures_only(again["compare"])
+    assert a == b
+
+
+def test_finished_pieces_are_not_run_again(quick):
+    out, k, rep, _, _ = quick
+    r = run("--quick", "1", "--kernels", k, "--jobs", "2", "--out", str(out), timeout=300)
+    assert r.returncode == 0
+    n = rep["meta"]["pieces"]
+    assert r.stdout.count("not run again") == n
+    again = json.loads((out / "report.json").read_text())
+    assert study.figures_only(again["kernels"]) == study.figures_only(rep["kernels"])

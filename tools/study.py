@@ -132,12 +132,10 @@ def trace_figures(dat):
     took (ISR + bottom half + thread elapsed: CPU, as nothing outranks them
     here but the 1 ms task)."""
     ev = smtrace.events(dat)
-    by = {}
-    for e in ev:
-        by.setdefault(e.name, []).append(e)
+    by = smtrace.by_name(ev)
 
     def f(name, field):
-        return [e.fields[field] for e in by.get(name, []) if field in e.fields]
+        return smtrace.field_values(by, name, field)
 
     out = {"events": len(ev)}
     for key, name, field in (("isr_elapsed", "smodem_isr_exit", "elapsed_ns"),

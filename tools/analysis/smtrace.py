@@ -81,6 +81,19 @@ def stats(text):
     return out
 
 
+def by_name(evs):
+    """Events grouped by name, each list in trace order."""
+    by = {}
+    for e in evs:
+        by.setdefault(e.name, []).append(e)
+    return by
+
+
+def field_values(by, name, field):
+    """The field's values of every `name` event that has it (by: by_name())."""
+    return [e.fields[field] for e in by.get(name, []) if field in e.fields]
+
+
 def summarize(values):
     vals = sorted(values)
     if not vals:

@@ -409,12 +409,10 @@ def _summ(vals, scale=1):
 
 def parse_trace(dat, rate, period_samples):
     ev = smtrace.events(dat)
-    by = {}
-    for e in ev:
-        by.setdefault(e.name, []).append(e)
+    by = smtrace.by_name(ev)
 
     def f(name, field):
-        return [e.fields[field] for e in by.get(name, []) if field in e.fields]
+        return smtrace.field_values(by, name, field)
 
     irq_ts = [e.ts_ns for e in by.get("smodem_irq", [])]
     irq_gap = [b - a for a, b in zip(irq_ts, irq_ts[1:])]

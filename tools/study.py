@@ -388,7 +388,8 @@ def summarise(k, res, a):
     if ph:
         tf = ph.get("figures_trace") or {}
         s["phase_call"] = {"ok": ph.get("ok"), "why": ph.get("why"),
-                           "phases": phase_table(tf.get("phases")), "irq_rate": tf.get("irq_rate")}
+                           "phases": phase_table(tf.get("phases")), "irq_rate": tf.get("irq_rate"),
+                           "sequence": [(p["phase"], p["dur_s"]) for p in tf.get("phases") or []]}
     tr = res.get("transfer", {})
     trows = []
     for ver, ctx, args in VERSIONS:
@@ -545,23 +546,26 @@ def plots(summ, out):
                             if not r.get("refused")], 50, "1 ms task latency (us, 50 us buckets)", "wakeups")
         ax.set_title("%s: cyclictest beside the modem and the spinner" % k, fontsize=9)
         figs.append(_save(fig, out, "cyclictest-%s.png" % k))
-        # elapsed times, log-log
-        fig, axs = plt.subplots(1, 2, figsize=(12, 5))
-        for r in s["compare"]:
-            for key, hist in (r.get("elapsed_hists") or {}).items():
-                ax = axs[1] if "latency" in key else axs[0]
-                xs = [float(x) for x in hist]
-                ax.plot(xs, list(hist.values()), marker="o", ms=3, label="%s %s" % (r["context"], key.split("_")[0]))
-        for ax, t in zip(axs, ("elapsed (us)", "interrupt to processing (us)")):
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.set_xlabel(t)
-            ax.set_ylabel("activations")
-            ax.grid(True, which="both", alpha=0.3)
-            if ax.get_legend_handles_labels()[0]:
-                ax.legend(fontsize=6)
-        fig.suptitle("%s: ISR / DPC / thread elapsed times and latencies" % k, fontsize=9)
-        figs.append(_save(fig, out, "elapsed-%s.png" % k))
+        # elapsed times and latencies: one panel per context, log bins
+        rows = [r for r in s["compare"] if r.get("elapsed_hists")]
+        if rows:
+            fig, axs = plt.subplots(len(rows), 1, figsize=(9, 1.6 * len(rows) + 1), sharex=True,
+                                    squeeze=False)
+            for ax, r in zip(axs[:, 0], rows):
+                for i, (key, hist) in enumerate(sorted(r["elapsed_hists"].items())):
+                    xs = [float(x) for x in hist]
+                    # a bar per quarter decade, side by side per kind
+                    ax.bar([x * 10 ** (0.05 * i) for x in xs], list(hist.values()),
+                           width=[x * 0.12 for x in xs], label=key.replace("_", " "), align="edge")
+                ax.set_xscale("log")
+                ax.set_yscale("log")
+                ax.set_ylabel(r["context"])
+                ax.grid(True, which="both", alpha=0.3)
+                ax.legend(fontsize=6, loc="upper center", ncol=3)
+            axs[-1, 0].set_xlabel("us (quarter-decade bins)")
+            fig.suptitle("%s: ISR / DPC / thread elapsed times and interrupt-to-processing latency, "
+                         "activations per bin" % k, fontsize=9)
+            figs.append(_save(fig, out, "elapsed-%s.png" % k))
         # pending, per context and per reservation
         series = [(r["context"], r.get("pending_hist") or {}) for r in s["compare"] if r.get("pending_hist")]
         series += [(t["version"] + " (call)", t.get("pending_hist") or {}) for t in s["transfer"]
@@ -578,6 +582,11 @@ def plots(summ, out):
             fig, ax = plt.subplots(figsize=(9, 4))
             xs, ys = zip(*pc["irq_rate"])
             ax.step(xs, ys, where="post")
+            t = 0.0
+            for i, (name, p) in enumerate(pc.get("sequence") or []):
+                ax.axvspan(t, t + p, alpha=0.08 if i % 2 else 0.16, color="grey")
+                ax.text(t + p / 2, max(ys) * (0.92 - 0.08 * (i % 3)), name, ha="center", fontsize=7)
+                t += p
             ax.set_xlabel("s since the first phase event")
             ax.set_ylabel("interrupts per second")
             ax.set_title("%s: interrupt rate over a call (phase_periods=1)" % k, fontsize=9)

@@ -303,7 +303,7 @@ def priority(kind, key, st):
     return 2 if (st["x"], st["y"]) in resmap.STUDY else 30
 
 
-def run_all(plan, kernels, jobs, force):
+def run_all(plan, kernels, jobs, force, report_only=False):
     work = []
     for k in kernels:
         for kind, key, fn, st in plan.jobs(k):
@@ -316,6 +316,7 @@ def run_all(plan, kernels, jobs, force):
     t0 = time.monotonic()
     done = 0
     ran = 0
+    missing = []
 
     def one(w):
         k, kind, key, fn, st = w
@@ -323,6 +324,8 @@ def run_all(plan, kernels, jobs, force):
         old = resume.reuse(stamp, st, force)
         if old is not None:
             return old, True
+        if report_only:
+            return None, True
         t = time.monotonic()
         r = fn(st)
         r["wall_s_piece"] = round(time.monotonic() - t, 1)
@@ -335,15 +338,23 @@ def run_all(plan, kernels, jobs, force):
         for fu in concurrent.futures.as_completed(futs):
             k, kind, key, _, _ = futs[fu]
             r, reused = fu.result()
-            results.setdefault(k, {}).setdefault(kind, {})[key] = r
             done += 1
+            if r is None:
+                missing.append("%s %s %s" % (k, kind, key))
+                continue
+            results.setdefault(k, {}).setdefault(kind, {})[key] = r
             if not reused:
                 ran += 1
             el = time.monotonic() - t0
             left = (el / ran * (total - done) / 1) if ran else 0
+            if report_only:
+                continue
             log("[%d/%d, %.0f s, about %.0f s left] %s %s %s%s" % (
                 done, total, el, left, k, kind, key, " (done before, not run again)" if reused else ""))
-    return results, round(time.monotonic() - t0, 1)
+    if missing:
+        log("%d of %d pieces not done yet (left out of the report): %s%s" % (
+            len(missing), total, ", ".join(missing[:5]), " ..." if len(missing) > 5 else ""))
+    return results, round(time.monotonic() - t0, 1), missing
 
 
 # -- the report ------------------------------------------------------------------------
@@ -457,6 +468,10 @@ def markdown(summ, meta):
          "wall time (%s), %d at a time. Study figures from `../shared/STUDY.md`."
          % (meta["date"], meta["pieces"], meta["wall_s"], "quick grid" if meta["quick"] else "full grid",
             meta["jobs"]), ""]
+    if meta.get("missing"):
+        L += ["**Partial report**: %d of %d pieces are not done yet (the run goes on where it stopped); "
+              "%.0f s of wall time in the pieces done." % (len(meta["missing"]), meta["pieces"],
+                                                           meta["pieces_wall_s"]), ""]
     for k, s in summ.items():
         L += ["## %s (%s)" % (k, "PREEMPT_RT" if s["rt"] else "generic"), ""]
         L += ["### The 1 ms task and the driver's elapsed times (Figs 2, 4, 8, 10-16)", "",
@@ -656,6 +671,8 @@ def main(argv=None):
     opt("--guest-append", "GUEST_APPEND", "", str, "extra guest kernel command line")
     opt("--out", "STUDY_OUT", None, str, "output directory (out/study; quick out/study-quick)")
     ap.add_argument("--force", action="store_true", help="run every piece again")
+    ap.add_argument("--report-only", action="store_true",
+                    help="run nothing: the report of the pieces done so far (a run still going)")
     a = ap.parse_args(argv)
     q = a.quick == 1
     kernels = a.kernels.split()
@@ -702,11 +719,12 @@ def main(argv=None):
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     plan = Plan(a)
-    res, wall = run_all(plan, kernels, a.jobs, a.force)
+    res, wall, missing = run_all(plan, kernels, a.jobs, a.force, a.report_only)
     summ = {k: summarise(k, res.get(k, {}), a) for k in kernels}
     meta = {"date": time.strftime("%Y-%m-%d"), "quick": q, "kernels": kernels, "jobs": a.jobs,
             "duration": a.duration, "tries": a.tries, "nbytes": a.nbytes, "cells": len(a.cells),
             "pieces": sum(len(plan.jobs(k)) for k in kernels), "wall_s": wall,
+            "missing": missing,
             "pieces_wall_s": round(sum(r.get("wall_s_piece", 0) for kr in res.values()
                                        for part in kr.values() for r in part.values()), 1)}
     meta["figures"] = plots(summ, out)

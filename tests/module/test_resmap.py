@@ -1,9 +1,11 @@
 """make resmap (tools/resmap.py): the study's reservation boundary.
 
-The model and the cell parser on their own, then a reduced map in guests on
+The model and the cell parser on their own, then a reduced map in a guest on
 the virtual clock: a hard SCHED_DEADLINE reservation the model admits (2 ms
-every 8 ms, the study's best) carries a call, one below the load (1 ms every
-16 ms) does not, and the report agrees with the model on both."""
+every 8 ms, the study's best) carries a call, and the report agrees with the
+model.  Cells that fail, and one where Linux and the model disagree, are
+make study's (tests/module/test_study.py), through the same cell_row and
+explain."""
 import json
 import subprocess
 import sys
@@ -51,7 +53,7 @@ def reduced_map(tmp_path_factory):
     assert ko.is_file() and smline.is_file(), "make module line first"
     out = tmp_path_factory.mktemp("resmap")
     r = subprocess.run([str(TOP / "build/venv/bin/python"), str(TOP / "tools/resmap.py"),
-                        "--cells", "2/8 1/16", "--jobs", "1", "--nbytes", "1024", "--kernel", kver,
+                        "--cells", "2/8", "--jobs", "1", "--nbytes", "1024", "--kernel", kver,
                         "--out", str(out)], capture_output=True, text=True, timeout=1500)
     print(r.stdout[-3000:], r.stderr[-3000:])
     assert r.returncode == 0, r.stderr
@@ -61,13 +63,11 @@ def reduced_map(tmp_path_factory):
 def test_reduced_map_agrees_with_the_model(reduced_map):
     out, stdout = reduced_map
     cells = {(c["x_ms"], c["y_ms"]): c for c in json.loads((out / "resmap.json").read_text())["cells"]}
-    ok, low = cells[(2, 8)], cells[(1, 16)]
+    ok = cells[(2, 8)]
     assert ok["works"] and ok["model"] and ok["overruns"] == 0, ok
-    assert not low["works"] and not low["model"], low
-    assert low["why"], low
-    assert "disagree: 0 of 2" in (out / "resmap.md").read_text()
+    assert "disagree: 0 of 1" in (out / "resmap.md").read_text()
     assert (out / "resmap.png").stat().st_size > 10_000
-    assert "[2/2," in stdout
+    assert "[1/1," in stdout
 
 
 def test_finished_cells_are_not_run_again(reduced_map):

@@ -327,7 +327,12 @@ def run_all(plan, kernels, jobs, force, report_only=False):
         if report_only:
             return None, True
         t = time.monotonic()
-        r = fn(st)
+        try:
+            r = fn(st)
+        except Exception as e:  # noqa: BLE001 - one piece's harness error is reported, not kept
+            import traceback
+            log("%s %s %s: harness error: %s" % (k, kind, key, traceback.format_exc()))
+            return {"error": "%s: %s" % (type(e).__name__, e)}, False
         r["wall_s_piece"] = round(time.monotonic() - t, 1)
         resume.keep(stamp, st, r)
         return json.loads(json.dumps(r, default=str)), False
@@ -339,8 +344,10 @@ def run_all(plan, kernels, jobs, force, report_only=False):
             k, kind, key, _, _ = futs[fu]
             r, reused = fu.result()
             done += 1
-            if r is None:
-                missing.append("%s %s %s" % (k, kind, key))
+            if r is None or r.get("error"):
+                missing.append("%s %s %s%s" % (k, kind, key, " (%s)" % r["error"] if r else ""))
+                if r:
+                    log("[%d/%d] %s %s %s FAILED: %s" % (done, total, k, kind, key, r["error"]))
                 continue
             results.setdefault(k, {}).setdefault(kind, {})[key] = r
             if not reused:

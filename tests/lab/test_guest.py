@@ -77,6 +77,30 @@ def test_kernel_root_and_its_command_line(tmp_path, monkeypatch):
     assert image.kernel_cmdline(KERNELS[0]) == ""
 
 
+def test_guest_tools_built_by_threads_at_once(tmp_path, monkeypatch):
+    """make study starts JOBS guests at once on a fresh tree: every thread
+    must get the guest's static tools (two once shared a temporary name)."""
+    import threading
+    import smlab.image as im
+    monkeypatch.setattr(im, "GUEST_BIN", tmp_path)
+    errors, got = [], []
+
+    def build():
+        try:
+            got.append(im.build_guest_tools())
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+    threads = [threading.Thread(target=build) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(got) == 4
+    for tools in got:
+        for path in tools.values():
+            assert os.access(path, os.X_OK), path
+
+
 @pytest.mark.parametrize("kver", KERNELS)
 def test_9p_modules_in_dependency_order(kver):
     km = KernelModules(kver)

@@ -216,17 +216,21 @@ def build_guest_tools(progress=None):
     """Compile tools/guest/*.c statically into build/guest/."""
     GUEST_BIN.mkdir(parents=True, exist_ok=True)
     out = {}
-    for name in GUEST_C_TOOLS:
-        src = GUEST_SRC / (name + ".c")
-        dst = GUEST_BIN / name
-        if not dst.exists() or dst.stat().st_mtime_ns < src.stat().st_mtime_ns:
-            if progress:
-                progress("compiling %s" % src.relative_to(ROOT))
-            tmp = str(dst) + ".tmp%d" % os.getpid()
-            subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Wextra",
-                            "-Werror", "-s", "-o", tmp, str(src)], check=True)
-            os.replace(tmp, dst)
-        out[name] = dst
+    # one compiler at a time, threads of one process too (a study's JOBS
+    # guests start together on a fresh tree: two threads once shared a
+    # .tmp<pid> name and one lost its file)
+    with _locked(GUEST_BIN / ".lock"):
+        for name in GUEST_C_TOOLS:
+            src = GUEST_SRC / (name + ".c")
+            dst = GUEST_BIN / name
+            if not dst.exists() or dst.stat().st_mtime_ns < src.stat().st_mtime_ns:
+                if progress:
+                    progress("compiling %s" % src.relative_to(ROOT))
+                tmp = str(dst) + ".tmp%d" % os.getpid()
+                subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Wextra",
+                                "-Werror", "-s", "-o", tmp, str(src)], check=True)
+                os.replace(tmp, dst)
+            out[name] = dst
     return out
 
 

@@ -542,16 +542,34 @@ def markdown(summ, meta):
                     r["explained"] or "-"))
         L.append("")
     if len(summ) > 1:
-        L += ["## Generic against PREEMPT_RT", "", "| result | " + " | ".join(summ) + " |",
-              "|---|" + "---|" * len(summ)]
+        L += ["## Generic against PREEMPT_RT", "",
+              "Each cell: the kernel's figure for the result (\"-\": not measured or not done yet).", "",
+              "| result | " + " | ".join(summ) + " |", "|---|" + "---|" * len(summ)]
+
+        def crow(ctx, s, fmt):
+            r = next((r for r in s["compare"] if r["context"] == ctx), None)
+            if r is None:
+                return "-"
+            return "refused" if r.get("refused") else fmt(r)
         for ctx in ["control"] + CMP_CONTEXTS:
-            L.append("| cyclictest max, %s (us) | " % ctx + " | ".join(
-                _f(next((r.get("cyc_max_us") for r in s["compare"] if r["context"] == ctx), None))
+            L.append("| %s: cyclictest max / max gap (us) | " % ctx + " | ".join(crow(
+                ctx, s, lambda r: "%s / %s" % (_f(r.get("cyc_max_us")), _f(r.get("max_gap_us"))))
+                for s in summ.values()) + " |")
+        for ctx in CMP_CONTEXTS:
+            L.append("| %s: irq -> processing avg / max (us), max pending | " % ctx + " | ".join(crow(
+                ctx, s, lambda r: "%s / %s, %s" % (_f((r.get("latency_us") or {}).get("avg"), "%.1f"),
+                                                  _f((r.get("latency_us") or {}).get("max"), "%.1f"),
+                                                  _f(r.get("pending_max"))))
                 for s in summ.values()) + " |")
         for ver, _, _ in VERSIONS:
-            L.append("| transfer %s ok | " % ver + " | ".join(
-                next(("%d/%d" % (t["ok"], t["tries"]) for t in s["transfer"]
-                      if t["version"] == ver and not t.get("refused")), "-") for s in summ.values()) + " |")
+            L.append("| transfer %s: ok, mean (s) | " % ver + " | ".join(
+                next(("%d/%d, %s" % (t["ok"], t["tries"], _f(t["mean_s"], "%.2f")) for t in s["transfer"]
+                      if t["version"] == ver and not t.get("refused")),
+                     "refused" if any(t["version"] == ver for t in s["transfer"]) else "-")
+                for s in summ.values()) + " |")
+        L.append("| reservation cells agreeing with the model | " + " | ".join(
+            ("%d of %d" % (sum(r["works"] == r["model"] for r in s["resmap"]), len(s["resmap"]))
+             if s["resmap"] else "-") for s in summ.values()) + " |")
     L += ["", "Figures: " + ", ".join(meta["figures"]), ""]
     return "\n".join(L)
 

@@ -11,7 +11,8 @@ LINE_DIR   := tools/line
 LINE_TDIR  := tests/line
 LINE_OUT   := build/line
 LINE_CC    ?= cc
-LINE_PYTHON ?= /usr/bin/python3
+# the tests import smlab: the project's venv (make venv) when there is one
+LINE_PYTHON ?= $(if $(wildcard build/venv/bin/python),build/venv/bin/python,/usr/bin/python3)
 LINE_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -Wno-unused-parameter \
 	-Wno-deprecated-declarations -I$(LINE_DIR) -MMD -MP
 LINE_LIBS  := -lspandsp -ltiff -lliquid -lm

@@ -85,7 +85,7 @@ static const struct ext_def ext_defs[AT_X_COUNT] = {
 	/* No V.42bis: compression in neither direction is all it takes. */
 	[AT_X_DS] = { "DS", 4, { 0, 0, 512, 6 }, { 0, 1, 2048, 250 },
 		      { 0, 0, 2048, 32 }, "(0),(0,1),(512-2048),(6-250)" },
-	[AT_X_FCLASS] = { "FCLASS", 1, { 0 }, { 0 }, { 0 }, "0" },
+	[AT_X_FCLASS] = { "FCLASS", 1, { 0 }, { 1 }, { 0 }, "0,1" },
 	[AT_X_ETBM] = { "ETBM", 3, { 0, 0, 0 }, { 2, 2, 30 }, { 1, 1, 20 },
 			"(0-2),(0-2),(0-30)" },
 };
@@ -211,6 +211,12 @@ const char *at_result_name(enum at_result rc)
 		return "BUSY";
 	case AT_RC_NO_ANSWER:
 		return "NO ANSWER";
+	case AT_RC_FCERROR:
+		return "+FCERROR";
+	case AT_RC_FAX_CONNECT:
+	case AT_RC_FAX_FCERROR:
+		/* reports for at_fax_result(), never printed as they are */
+		break;
 	}
 	return NULL;
 }
@@ -266,8 +272,11 @@ static void result(const struct at_state *at, struct at_out *o,
 	if (!name)
 		return;
 	if (!at->cfg.verbose) {
-		put_uint(o, rc == AT_RC_CONNECT && rate ? connect_code(rate) : rc,
-			 0, 0);
+		if (rc == AT_RC_FCERROR)
+			put_str(o, "+F4", 0);
+		else
+			put_uint(o, rc == AT_RC_CONNECT && rate ?
+				 connect_code(rate) : rc, 0, 0);
 		put_ch(o, (char)at->cfg.s[3], 0);
 		return;
 	}
@@ -364,6 +373,9 @@ static void editor_reset(struct at_state *at)
 void at_reset_session(struct at_state *at)
 {
 	at->mode = AT_MODE_COMMAND;
+	at->fax_op = AT_FAX_NONE;
+	at->fax_abort = false;
+	at->pend_len = 0;
 	at->call = AT_CALL_IDLE;
 	at->rate = 0;
 	at->plus = 0;
@@ -399,6 +411,7 @@ static void fill_call(struct at_state *at, bool answering)
 	c->comma_s = at->cfg.s[8];
 	c->carrier_loss_ds = at->cfg.s[10];
 	c->dtmf_ms = at->cfg.s[11];
+	c->fclass = (u8)at->cfg.ext[AT_X_FCLASS][0];
 }
 
 /* -- command line parsing --------------------------------------------------- */
@@ -786,9 +799,15 @@ static int cmd_ext_vals(struct at_state *at, unsigned int x, struct cur *c,
 	u32 v[AT_X_VALS];
 	unsigned int i;
 
+	/* T.31 and the fax programs: +FCLASS answers with the bare values */
+	bool bare = x == AT_X_FCLASS;
+
 	if (accept(c, '?')) {
 		info_begin(at, o);
-		put_ext(at, o, x);
+		if (bare)
+			put_uint(o, at->cfg.ext[x][0], 0, RESULT_RESERVE);
+		else
+			put_ext(at, o, x);
 		info_end(at, o);
 		return ext_end(c) ? 0 : -1;
 	}
@@ -796,9 +815,11 @@ static int cmd_ext_vals(struct at_state *at, unsigned int x, struct cur *c,
 		return -1;
 	if (accept(c, '?')) {
 		info_begin(at, o);
-		put_ch(o, '+', RESULT_RESERVE);
-		put_str(o, d->name, RESULT_RESERVE);
-		put_str(o, ": ", RESULT_RESERVE);
+		if (!bare) {
+			put_ch(o, '+', RESULT_RESERVE);
+			put_str(o, d->name, RESULT_RESERVE);
+			put_str(o, ": ", RESULT_RESERVE);
+		}
 		put_str(o, d->range, RESULT_RESERVE);
 		info_end(at, o);
 		return ext_end(c) ? 0 : -1;
@@ -869,9 +890,93 @@ static int ext_info(struct at_state *at, struct cur *c, struct at_out *o,
 	return ext_end(c) ? 0 : -1;
 }
 
+/* -- Class 1 (T.31) -------------------------------------------------------- */
+
+/* cmd_ext()'s return for a command that stops the line: an operation runs */
+#define EXT_STOP	1
+
+static const u8 fax_mods[] = { 24, 48, 72, 73, 74, 96, 97, 98, 121, 122, 145,
+			       146 };
+
+bool at_fax_mod_ok(u32 mod)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fax_mods); i++)
+		if (fax_mods[i] == mod)
+			return true;
+	return false;
+}
+
+static void fax_list(struct at_state *at, struct at_out *o, bool hdlc)
+{
+	const unsigned int r = RESULT_RESERVE;
+	unsigned int i;
+
+	info_begin(at, o);
+	if (hdlc) {
+		put_ch(o, '3', r);
+	} else {
+		for (i = 0; i < ARRAY_SIZE(fax_mods); i++) {
+			if (i)
+				put_ch(o, ',', r);
+			put_uint(o, fax_mods[i], 0, r);
+		}
+	}
+	info_end(at, o);
+}
+
+/*
+ * +FTH, +FRH, +FTM, +FRM, +FTS, +FRS: "=?" lists, "=<n>" starts the
+ * operation (the rest of the line waits for its OK).  Class 1 only.
+ */
+static int cmd_fax(struct at_state *at, enum at_fax_op op, struct cur *c,
+		   struct at_out *o)
+{
+	bool hdlc = op == AT_FAX_TH || op == AT_FAX_RH;
+	bool silence = op == AT_FAX_TS || op == AT_FAX_RS;
+	u32 v;
+
+	if (at->cfg.ext[AT_X_FCLASS][0] != 1 || !accept(c, '='))
+		return -1;
+	if (accept(c, '?')) {
+		if (silence)
+			info(at, o, "0-255");
+		else
+			fax_list(at, o, hdlc);
+		return ext_end(c) ? 0 : -1;
+	}
+	if (!number(c, 255, &v) || !ext_end(c))
+		return -1;
+	if ((hdlc && v != 3) || (!hdlc && !silence && !at_fax_mod_ok(v)))
+		return -1;
+	at->fax_op = op;
+	at->fax_arg = (u16)v;
+	at->fax_abort = false;
+	/* the rest of the line runs after the operation's OK */
+	at->pend_len = (u8)(c->n - c->p);
+	memcpy(at->pend, c->s + c->p, at->pend_len);
+	at->mode = AT_MODE_FAX_WAIT;
+	o->act |= AT_ACT_FAX;
+	return EXT_STOP;
+}
+
 static int cmd_ext(struct at_state *at, struct cur *c, struct at_out *o)
 {
 	unsigned int x;
+
+	if (ext_name(c, "FTH"))
+		return cmd_fax(at, AT_FAX_TH, c, o);
+	if (ext_name(c, "FRH"))
+		return cmd_fax(at, AT_FAX_RH, c, o);
+	if (ext_name(c, "FTM"))
+		return cmd_fax(at, AT_FAX_TM, c, o);
+	if (ext_name(c, "FRM"))
+		return cmd_fax(at, AT_FAX_RM, c, o);
+	if (ext_name(c, "FTS"))
+		return cmd_fax(at, AT_FAX_TS, c, o);
+	if (ext_name(c, "FRS"))
+		return cmd_fax(at, AT_FAX_RS, c, o);
 
 	for (x = 0; x < AT_X_COUNT; x++)
 		if (ext_name(c, ext_defs[x].name))
@@ -894,6 +999,12 @@ static int cmd_ext(struct at_state *at, struct cur *c, struct at_out *o)
 		return ext_info(at, c, o, "0");
 	if (ext_name(c, "GCAP"))
 		return ext_info(at, c, o, "+GCAP: +FCLASS,+MS,+ES,+DS");
+	if (ext_name(c, "FMI"))
+		return ext_info(at, c, o, info_text[0]);
+	if (ext_name(c, "FMM"))
+		return ext_info(at, c, o, info_text[1]);
+	if (ext_name(c, "FMR"))
+		return ext_info(at, c, o, SMODEM_VERSION);
 	return -1;
 }
 
@@ -1158,6 +1269,7 @@ static int run(struct at_state *at, const char *line, unsigned int n,
 			o->act |= AT_ACT_HANGUP;
 			at->call = AT_CALL_IDLE;
 			at->mode = AT_MODE_COMMAND;
+			at->fax_op = AT_FAX_NONE;
 			at->rate = 0;
 			break;
 		case 'Z':
@@ -1190,6 +1302,8 @@ static int run(struct at_state *at, const char *line, unsigned int n,
 			break;
 		case '+':
 			err = cmd_ext(at, &c, o);
+			if (err == EXT_STOP)
+				return 1;
 			break;
 		case 'D':
 			err = cmd_d(at, &c);
@@ -1250,6 +1364,19 @@ unsigned int at_input(struct at_state *at, const u8 *buf, unsigned int n,
 	for (i = 0; i < n; i++) {
 		char ch = (char)buf[i];
 
+		if (at->mode == AT_MODE_FAX_WAIT || at->mode == AT_MODE_FAX_RX) {
+			/*
+			 * T.31: a character from the DTE stops a receive (the
+			 * modem's OK follows); a transmit takes none here.
+			 */
+			if ((at->fax_op == AT_FAX_RH || at->fax_op == AT_FAX_RM ||
+			     at->fax_op == AT_FAX_RS) && !at->fax_abort) {
+				at->fax_abort = true;
+				at->fax_op = AT_FAX_ABORT;
+				out->act |= AT_ACT_FAX;
+			}
+			continue;
+		}
 		if (at->mode != AT_MODE_COMMAND)
 			break;
 		if (out->len && out->size - out->len < AT_OUT_MIN)
@@ -1383,12 +1510,76 @@ void at_connected(struct at_state *at, const struct at_conn *conn,
 	result(at, out, AT_RC_CONNECT, rate);
 }
 
+void at_fax_result(struct at_state *at, enum at_fax_rc rc, u64 now_ns,
+		   struct at_out *out)
+{
+	bool dialing = at->call == AT_CALL_DIALING;
+
+	if (rc == AT_FAXRC_CONNECT) {
+		/* ATD: as +FRH=3; ATA: as +FTH=3 */
+		if (dialing || at->call == AT_CALL_ANSWERING) {
+			at->call = AT_CALL_ONLINE;
+			at->fax_op = dialing ? AT_FAX_RH : AT_FAX_TH;
+			at->fax_abort = false;
+			at->pend_len = 0;
+			at->cfg.s[1] = 0;
+		}
+		if (at->mode != AT_MODE_FAX_WAIT && at->mode != AT_MODE_FAX_TX &&
+		    at->mode != AT_MODE_COMMAND)
+			return;
+		if (at->fax_op == AT_FAX_TH || at->fax_op == AT_FAX_TM)
+			at->mode = AT_MODE_FAX_TX;
+		else if (at->fax_op == AT_FAX_RH || at->fax_op == AT_FAX_RM)
+			at->mode = AT_MODE_FAX_RX;
+		else
+			return;
+		editor_reset(at);
+		result(at, out, AT_RC_CONNECT, 0);
+		return;
+	}
+	if (at->mode != AT_MODE_FAX_WAIT && at->mode != AT_MODE_FAX_TX &&
+	    at->mode != AT_MODE_FAX_RX)
+		return;
+	at->mode = AT_MODE_COMMAND;
+	at->fax_op = AT_FAX_NONE;
+	editor_reset(at);
+	if (rc == AT_FAXRC_OK && !at->fax_abort && at->pend_len) {
+		char line[AT_LINE_MAX + 1];
+		unsigned int n = at->pend_len;
+
+		/* run() may keep a new rest in pend */
+		memcpy(line, at->pend, n);
+		at->pend_len = 0;
+		if (!run(at, line, n, now_ns, out))
+			result(at, out, AT_RC_OK, 0);
+		return;
+	}
+	at->pend_len = 0;
+	at->fax_abort = false;
+	switch (rc) {
+	case AT_FAXRC_OK:
+		result(at, out, AT_RC_OK, 0);
+		break;
+	case AT_FAXRC_NO_CARRIER:
+		result(at, out, AT_RC_NO_CARRIER, 0);
+		break;
+	case AT_FAXRC_FCERROR:
+		result(at, out, AT_RC_FCERROR, 0);
+		break;
+	default:
+		result(at, out, AT_RC_ERROR, 0);
+		break;
+	}
+}
+
 void at_call_end(struct at_state *at, enum at_result rc, struct at_out *out)
 {
 	if (at->call == AT_CALL_IDLE)
 		return;
 	at->call = AT_CALL_IDLE;
 	at->mode = AT_MODE_COMMAND;
+	at->fax_op = AT_FAX_NONE;
+	at->pend_len = 0;
 	at->rate = 0;
 	at->plus = 0;
 	at->cfg.s[1] = 0;
@@ -1477,6 +1668,9 @@ void at_dtr(struct at_state *at, bool on, struct at_out *out)
 	case 3:
 		out->act |= AT_ACT_HANGUP;
 		at_call_end(at, AT_RC_NO_CARRIER, out);
+		/* a fax operation without a call (+FTS after a manual dial) */
+		at->mode = AT_MODE_COMMAND;
+		at->fax_op = AT_FAX_NONE;
 		if (at->cfg.amp_d == 3)
 			load_profile(at, at->power_on);
 		break;

@@ -34,16 +34,55 @@ enum at_result {
 	AT_RC_NO_DIALTONE = 6,
 	AT_RC_BUSY = 7,
 	AT_RC_NO_ANSWER = 8,
+	AT_RC_FCERROR = 40,	/* T.31 +FCERROR; numeric form "+F4" */
+	/*
+	 * The modem's Class 1 reports travel as results too (the link's
+	 * smodem_link_result()): AT_RC_FAX_CONNECT + enum at_fax_rc.
+	 */
+	AT_RC_FAX_CONNECT = 0x80,
+	AT_RC_FAX_FCERROR = 0x84,
 };
 
 /* Bits of at_out.act, to be done in this order. */
 #define AT_ACT_HANGUP	0x1
 #define AT_ACT_DIAL	0x2
 #define AT_ACT_ANSWER	0x4
+#define AT_ACT_FAX	0x8	/* a Class 1 operation: at_state.fax_op, fax_arg */
 
 enum at_mode {
 	AT_MODE_COMMAND,
 	AT_MODE_DATA,
+	/*
+	 * Class 1 (T.31): a fax operation runs, no CONNECT yet (a receive
+	 * is aborted by any character from the DTE); then after CONNECT
+	 * the DTE's bytes go to the line as they are (DLE shielded, no
+	 * escape sequence), or the line's to the DTE (any character from
+	 * the DTE aborts).
+	 */
+	AT_MODE_FAX_WAIT,
+	AT_MODE_FAX_TX,
+	AT_MODE_FAX_RX,
+};
+
+/* T.31's operations, as the modem carries them out. */
+enum at_fax_op {
+	AT_FAX_NONE,
+	AT_FAX_TH,		/* +FTH=3 (also after ATA) */
+	AT_FAX_RH,		/* +FRH=3 (also after ATD) */
+	AT_FAX_TM,		/* +FTM=<mod> */
+	AT_FAX_RM,		/* +FRM=<mod> */
+	AT_FAX_TS,		/* +FTS=<10 ms units> */
+	AT_FAX_RS,		/* +FRS=<10 ms units> */
+	AT_FAX_ABORT,		/* the DTE stopped a receive */
+};
+
+/* What the modem reports of a fax operation (at_fax_result()). */
+enum at_fax_rc {
+	AT_FAXRC_CONNECT,
+	AT_FAXRC_OK,
+	AT_FAXRC_ERROR,
+	AT_FAXRC_NO_CARRIER,
+	AT_FAXRC_FCERROR,
 };
 
 enum at_call_state {
@@ -106,6 +145,7 @@ struct at_call {
 	u8 comma_s;		/* S8 */
 	u8 carrier_loss_ds;	/* S10, tenths of a second */
 	u8 dtmf_ms;		/* S11 */
+	u8 fclass;		/* +FCLASS: 0 data, 1 fax Class 1 (T.31) */
 };
 
 /* V.250 settings that are stored values only: a list of numbers each. */
@@ -117,7 +157,7 @@ enum at_ext {
 	AT_X_ER,		/* +ER: report error control before CONNECT */
 	AT_X_MR,		/* +MR: report the modulation before CONNECT */
 	AT_X_DS,		/* +DS V.42bis: only "none" (direction 0) */
-	AT_X_FCLASS,		/* +FCLASS: 0 (data) is the only class */
+	AT_X_FCLASS,		/* +FCLASS: 0 data, 1 fax Class 1 (T.31) */
 	AT_X_ETBM,		/* +ETBM buffer handling at call end */
 	AT_X_COUNT
 };
@@ -178,6 +218,16 @@ struct at_state {
 	/* "+++" detection in data mode. */
 	u8 plus;
 	u64 last_data_ns, plus_ns;
+
+	/*
+	 * Class 1: the operation the modem runs (or, with AT_ACT_FAX, is to
+	 * start), and what is left of its command line to run after it.
+	 */
+	enum at_fax_op fax_op;
+	u16 fax_arg;
+	bool fax_abort;		/* the DTE aborted: OK ends it, the rest not run */
+	u8 pend_len;
+	char pend[AT_LINE_MAX + 1];
 };
 
 struct at_out {
@@ -234,6 +284,24 @@ bool at_escape_feed(struct at_state *at, const u8 *buf, unsigned int n,
 u64 at_escape_deadline(const struct at_state *at);
 /* True when the guard time passed: online command mode, OK written. */
 bool at_escape_poll(struct at_state *at, u64 now_ns, struct at_out *out);
+
+/*
+ * Class 1: the modem's report on the running fax operation.  CONNECT:
+ * fax data mode (the DTE's frames or data to the line, or the line's to
+ * the DTE; after ATD, as +FRH=3; after ATA, as +FTH=3); OK: the rest of
+ * the command line runs (it may start another operation: AT_ACT_FAX), or
+ * OK; ERROR, NO CARRIER, +FCERROR: the result, command mode.
+ */
+void at_fax_result(struct at_state *at, enum at_fax_rc rc, u64 now_ns,
+		   struct at_out *out);
+/* A Class 1 report carried as a result (AT_RC_FAX_*). */
+static inline bool at_rc_fax(u32 rc)
+{
+	return rc >= AT_RC_FAX_CONNECT && rc <= AT_RC_FAX_FCERROR;
+}
+
+/* Whether T.31 lists a modulation for +FTM/+FRM. */
+bool at_fax_mod_ok(u32 mod);
 
 /* DTR from the DTE (AT&D decides what a drop does). */
 void at_dtr(struct at_state *at, bool on, struct at_out *out);

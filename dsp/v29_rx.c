@@ -229,7 +229,7 @@ static void symbol(struct smdsp_v29_rx *s)
 			q->ted.shift = DATA_TED_SHIFT;
 			q->ted.int_shift = DATA_TED_INT;
 			q->ted.frac = DATA_TED_FRAC;
-			q->ted.t_int <<= DATA_TED_FRAC;
+			q->ted.t_int *= 1 << DATA_TED_FRAC;	/* may be negative: no shift */
 		}
 		break;
 	case ST_ONES:

@@ -1,5 +1,6 @@
 /*
- * libFuzzer target: the fax side of the pump (dsp/faxmodem.c). The input
+ * libFuzzer target: the fax side of the pump (dsp/faxmodem.c) behind the
+ * DCE's DTE side (dsp/faxdte.c, DLE shielding both ways). The input
  * is records: an operation byte (the T.31 command, a write, a read, a
  * frame end, nothing), a modulation byte, a period length, then that many
  * samples; every operation runs on what the previous ones left.
@@ -7,45 +8,46 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <string.h>
-#include <smdsp/faxmodem.h>
+#include <smdsp/faxdte.h>
 
 static const unsigned int mods[16] = { 3, 24, 48, 72, 73, 74, 96, 97, 98, 121, 122, 145, 146, 0, 1, 255 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct smdsp_faxmodem *f = smdsp_faxmodem_create(NULL);
-	struct smdsp_fax_event ev;
-	enum smdsp_hdlcrx_status st;
+	struct smdsp_faxdte d;
+	enum smdsp_faxdte_rc rc;
 	int16_t rx[512], tx[512];
 	uint8_t buf[SMDSP_FAX_FRAME_MAX];
 	size_t pos = 0;
 
 	if (!f)
 		return 0;
+	smdsp_faxdte_init(&d, f);
 	while (pos + 3 <= size) {
 		unsigned int op = data[pos] % 20, mod = mods[data[pos + 1] & 15], n = data[pos + 2] % 401;
 		size_t avail = (size - pos - 3) / 2;
 
 		pos += 3;
 		switch (op) {
-		case 0: smdsp_faxmodem_tx_hdlc(f); break;
-		case 1: smdsp_faxmodem_rx_hdlc(f); break;
-		case 2: smdsp_faxmodem_tx_data(f, mod); break;
-		case 3: smdsp_faxmodem_rx_data(f, mod); break;
-		case 4: smdsp_faxmodem_tx_silence(f, data[pos - 2]); break;
-		case 5: smdsp_faxmodem_rx_silence(f, data[pos - 2]); break;
-		case 6: smdsp_faxmodem_stop(f); break;
+		case 0: smdsp_faxdte_command(&d, SMDSP_FAXDTE_FTH, 3); break;
+		case 1: smdsp_faxdte_command(&d, SMDSP_FAXDTE_FRH, 3); break;
+		case 2: smdsp_faxdte_command(&d, SMDSP_FAXDTE_FTM, mod); break;
+		case 3: smdsp_faxdte_command(&d, SMDSP_FAXDTE_FRM, mod); break;
+		case 4: smdsp_faxdte_command(&d, SMDSP_FAXDTE_FTS, data[pos - 2]); break;
+		case 5: smdsp_faxdte_command(&d, SMDSP_FAXDTE_FRS, data[pos - 2]); break;
+		case 6: smdsp_faxdte_command(&d, SMDSP_FAXDTE_ABORT, 0); break;
 		case 7: smdsp_faxmodem_end_frame(f, data[pos - 2] & 1); break;
 		case 8: smdsp_faxmodem_end_data(f); break;
-		case 9: smdsp_faxmodem_call(f, "12,3", data[pos - 2] * 10u); break;
-		case 10: smdsp_faxmodem_answer(f); break;
-		case 11: smdsp_faxmodem_hangup(f); break;
+		case 9: smdsp_faxdte_call(&d, "12,3", data[pos - 2] * 10u); break;
+		case 10: smdsp_faxdte_command(&d, SMDSP_FAXDTE_ANSWER, 0); break;
+		case 11: smdsp_faxdte_hangup(&d); break;
 		case 12: case 13:
-			smdsp_faxmodem_write(f, data + pos, (unsigned int)(size - pos < 64 ? size - pos : 64));
+			/* DTE octets, DLEs and ETXs among them */
+			smdsp_faxdte_from_dte(&d, data + pos, (unsigned int)(size - pos < 64 ? size - pos : 64));
 			break;
 		case 14:
-			smdsp_faxmodem_read(f, buf, sizeof(buf));
-			smdsp_faxmodem_read_frame(f, buf, data[pos - 2], &st);
+			smdsp_faxmodem_write(f, data + pos, (unsigned int)(size - pos < 16 ? size - pos : 16));
 			break;
 		default:
 			break;
@@ -60,7 +62,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memset(rx, 0, sizeof(rx));
 			smdsp_faxmodem_process(f, rx, tx, 400);
 		}
-		while (smdsp_faxmodem_get_event(f, &ev))
+		/* to the DTE, in small pieces too */
+		while (smdsp_faxdte_to_dte(&d, buf, 1 + data[pos - 1] % sizeof(buf), &rc) ||
+		       rc != SMDSP_FAXDTE_RC_NONE)
 			;
 	}
 	smdsp_faxmodem_free(f);

@@ -1061,6 +1061,8 @@ static const char *const fragments[] = {
 	"+A8E=", "+A8E?", "C1",
 	"0", "1", "2", "3", "9", "255", "256", "99999999999", "S7=", "S12=",
 	"S2=", "S3=", "S4=", "S5=", "W", "L", "B", "+GMI", " ",
+	"+FCLASS=1", "+FCLASS=0", "+FTH=3", "+FRH=3", "+FTM=96", "+FRM=146",
+	"+FTS=8", "+FRS=", "=?", "\x10\x03",
 };
 
 static bool check_invariants(void)
@@ -1068,14 +1070,18 @@ static bool check_invariants(void)
 
 	if (at.len > AT_LINE_MAX || at.in_state > 2 || at.last_len > AT_LINE_MAX)
 		return false;
-	if (at.mode > AT_MODE_DATA || at.call > AT_CALL_ONLINE)
+	if (at.mode > AT_MODE_FAX_RX || at.call > AT_CALL_ONLINE)
+		return false;
+	/* a fax mode has its operation; command and data modes none */
+	if ((at.mode >= AT_MODE_FAX_WAIT) != (at.fax_op != AT_FAX_NONE) ||
+	    at.pend_len > AT_LINE_MAX)
 		return false;
 	if (at.mode == AT_MODE_DATA && at.call != AT_CALL_ONLINE)
 		return false;
 	if (at.cfg.xlevel > 4 || at.cfg.amp_c > 1 || at.cfg.amp_d > 3 || at.cfg.mod >= AT_MOD_COUNT ||
 	    at.cfg.ec >= AT_EC_COUNT || at.plus > 3 || at.sreg_sel >= AT_NSTORED ||
 	    at.cfg.w > 2 || at.cfg.amp_s > 1 || at.power_on > 1 ||
-	    at.cfg.ext[AT_X_FCLASS][0] != 0 || at.cfg.ext[AT_X_DS][0] != 0)
+	    at.cfg.ext[AT_X_FCLASS][0] > 1 || at.cfg.ext[AT_X_DS][0] != 0)
 		return false;
 	if (strlen(at.callp.number) > AT_DIAL_MAX ||
 	    strlen(at.last_number) > AT_DIAL_MAX)
@@ -1097,7 +1103,7 @@ static bool check_invariants(void)
 static void fuzz(unsigned int lines, u64 seed)
 {
 	static u8 line[6000];
-	unsigned int i, bad = 0, data = 0, escapes = 0, oks = 0, dials = 0;
+	unsigned int i, bad = 0, data = 0, escapes = 0, oks = 0, dials = 0, faxes = 0;
 	u64 t = 1;
 
 	rng_state = seed | 1;
@@ -1161,6 +1167,12 @@ static void fuzz(unsigned int lines, u64 seed)
 		case 4:
 			at_reset_session(&at);
 			break;
+		case 5:
+		case 6:
+			/* the modem's report on a fax operation, any time */
+			faxes += at.mode >= AT_MODE_FAX_WAIT;
+			at_fax_result(&at, (enum at_fax_rc)(rnd() % 5), t, &ev);
+			break;
 		default:
 			break;
 		}
@@ -1170,6 +1182,9 @@ static void fuzz(unsigned int lines, u64 seed)
 			if (bad++ < 5)
 				printf("FAIL fuzz invariants after line %u\n", i);
 		}
+		/* Class 1 often: the fax commands' fragments then run */
+		if (i % 13 == 5 && at.mode == AT_MODE_COMMAND && at.cfg.s[3] == '\r')
+			feed("\rAT+FCLASS=1\r");
 		/* Recoverable: a reset session and a plain AT answer OK. */
 		if (i % 97 == 0) {
 			/* Random lines may move the terminator: put it back. */
@@ -1188,6 +1203,182 @@ static void fuzz(unsigned int lines, u64 seed)
 	CHECK(bad == 0);
 	printf("fuzz: %u lines, seed %llu: %u in data mode, %u escapes, %u with OK, %u dials\n",
 	       lines, (unsigned long long)seed, data, escapes, oks, dials);
+	printf("fuzz: %u in a fax mode\n", faxes);
+}
+
+static bool ends_with(const char *got, const char *want);
+
+/* The modem's report on a fax operation: what it prints. */
+static const char *fax(enum at_fax_rc rc)
+{
+	ev_begin();
+	at_fax_result(&at, rc, now, &ev);
+	last_act = ev.act;
+	return evtext();
+}
+
+/*
+ * Class 1 (T.31): +FCLASS, the operations and their "=?" lists, CONNECT
+ * and the final results as the modem reports them, compound lines
+ * (efax's +FTS=8;+FTH=3), aborts by the DTE, ATD and ATA, and the
+ * sequences efax and HylaFAX send.
+ */
+static void test_class1(void)
+{
+	static const char *const lists[][2] = {
+		{ "AT+FTM=?\r", "\r\n24,48,72,73,74,96,97,98,121,122,145,146\r\n\r\nOK\r\n" },
+		{ "AT+FRM=?\r", "\r\n24,48,72,73,74,96,97,98,121,122,145,146\r\n\r\nOK\r\n" },
+		{ "AT+FTH=?\r", "\r\n3\r\n\r\nOK\r\n" },
+		{ "AT+FRH=?\r", "\r\n3\r\n\r\nOK\r\n" },
+		{ "AT+FTS=?\r", "\r\n0-255\r\n\r\nOK\r\n" },
+		{ "AT+FRS=?\r", "\r\n0-255\r\n\r\nOK\r\n" },
+	};
+	static const char *const bad[] = {
+		"AT+FTM=95\r", "AT+FRM=144\r", "AT+FTH=1\r", "AT+FRH=2\r", "AT+FTS=256\r",
+		"AT+FTM\r", "AT+FTM?\r", "AT+FTM=\r", "AT+FCLASS=2\r", "AT+FTH=3,1\r",
+	};
+	unsigned int i;
+
+	fresh();
+	/* class 0: the fax commands are not there */
+	CHECK_STR(feed("AT+FTH=3\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+FTM=?\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+FCLASS=1\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("AT+FCLASS?\r"), "\r\n1\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+FCLASS=?\r"), "\r\n0,1\r\n\r\nOK\r\n");
+	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		CHECK_STR(feed(lists[i][0]), lists[i][1]);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_STR(feed(bad[i]), "\r\nERROR\r\n");
+	CHECK(at.mode == AT_MODE_COMMAND && at.fax_op == AT_FAX_NONE);
+
+	/* +FTH=3: no result until the modem's CONNECT; frames; OK after the final one */
+	CHECK_STR(feed("AT+FTH=3\r"), "");
+	CHECK(last_act == AT_ACT_FAX && at.fax_op == AT_FAX_TH && at.fax_arg == 3 &&
+	      at.mode == AT_MODE_FAX_WAIT);
+	CHECK_STR(fax(AT_FAXRC_CONNECT), "\r\nCONNECT\r\n");
+	CHECK(at.mode == AT_MODE_FAX_TX);
+	/* fax data goes to the line as it is: the interpreter takes none of it */
+	CHECK(at_input(&at, (const u8 *)"\xff\x03\x10\x03", 4, now, &ev) == 0);
+	CHECK_STR(fax(AT_FAXRC_CONNECT), "\r\nCONNECT\r\n");	/* after a non-final frame */
+	CHECK_STR(fax(AT_FAXRC_OK), "\r\nOK\r\n");
+	CHECK(at.mode == AT_MODE_COMMAND && at.fax_op == AT_FAX_NONE);
+	CHECK_STR(feed("AT\r"), "\r\nOK\r\n");
+
+	/* efax: +FTS=8;+FTH=3 runs the second after the first's OK, one result */
+	CHECK_STR(feed("AT+FTS=8;+FTH=3\r"), "");
+	CHECK(last_act == AT_ACT_FAX && at.fax_op == AT_FAX_TS && at.fax_arg == 8);
+	CHECK_STR(fax(AT_FAXRC_OK), "");
+	CHECK(last_act == AT_ACT_FAX && at.fax_op == AT_FAX_TH && at.mode == AT_MODE_FAX_WAIT);
+	CHECK_STR(fax(AT_FAXRC_CONNECT), "\r\nCONNECT\r\n");
+	CHECK_STR(fax(AT_FAXRC_OK), "\r\nOK\r\n");
+	/* +FTS=8;+FTM=96, then a bad rest: ERROR after the silence */
+	CHECK_STR(feed("AT+FTS=8;+FTM=96\r"), "");
+	CHECK_STR(fax(AT_FAXRC_OK), "");
+	CHECK(at.fax_op == AT_FAX_TM && at.fax_arg == 96);
+	CHECK_STR(fax(AT_FAXRC_CONNECT), "\r\nCONNECT\r\n");
+	CHECK(at.mode == AT_MODE_FAX_TX);
+	CHECK_STR(fax(AT_FAXRC_OK), "\r\nOK\r\n");
+	CHECK_STR(feed("AT+FTS=1;+FTM=95\r"), "");
+	CHECK_STR(fax(AT_FAXRC_OK), "\r\nERROR\r\n");
+	CHECK(at.mode == AT_MODE_COMMAND);
+
+	/* +FRH=3: CONNECT, the frame (the modem's bytes), OK or ERROR by its FCS */
+	CHECK_STR(feed("AT+FRH=3\r"), "");
+	CHECK(at.fax_op == AT_FAX_RH);
+	CHECK_STR(fax(AT_FAXRC_CONNECT), "\r\nCONNECT\r\n");
+	CHECK(at.mode == AT_MODE_FAX_RX);
+	CHECK_STR(fax(AT_FAXRC_OK), "\r\nOK\r\n");
+	CHECK_STR(feed("AT+FRH=3\r"), "");
+	CHECK_STR(fax(AT_FAXRC_CONNECT), "\r\nCONNECT\r\n");
+	CHECK_STR(fax(AT_FAXRC_ERROR), "\r\nERROR\r\n");
+	/* a character from the DTE stops a receive; the modem's OK ends it */
+	CHECK_STR(feed("AT+FRH=3\r"), "");
+	CHECK_STR(feed("\x18"), "");
+	CHECK(last_act == AT_ACT_FAX && at.fax_op == AT_FAX_ABORT && at.fax_abort);
+	CHECK_STR(feed("more"), "");
+	CHECK(last_act == 0);	/* one abort only */
+	CHECK_STR(fax(AT_FAXRC_OK), "\r\nOK\r\n");
+	CHECK(at.mode == AT_MODE_COMMAND && !at.fax_abort);
+	/* ... also after CONNECT of +FRM, and the rest of the line is not run */
+	CHECK_STR(feed("AT+FRM=96;+FTH=3\r"), "");
+	CHECK_STR(fax(AT_FAXRC_CONNECT), "\r\nCONNECT\r\n");
+	CHECK_STR(feed("a"), "");
+	CHECK(last_act == AT_ACT_FAX && at.fax_op == AT_FAX_ABORT);
+	CHECK_STR(fax(AT_FAXRC_OK), "\r\nOK\r\n");
+	CHECK(last_act == 0 && at.mode == AT_MODE_COMMAND);
+	/* +FRS: aborted the same way (HylaFAX: "AT+FRS=7") */
+	CHECK_STR(feed("AT+FRS=7\r"), "");
+	CHECK(at.fax_op == AT_FAX_RS && at.fax_arg == 7);
+	CHECK_STR(fax(AT_FAXRC_OK), "\r\nOK\r\n");
+	/* a transmit is not aborted by the DTE's bytes */
+	CHECK_STR(feed("AT+FTS=100\r"), "");
+	CHECK_STR(feed("x"), "");
+	CHECK(last_act == 0 && at.fax_op == AT_FAX_TS);
+	CHECK_STR(fax(AT_FAXRC_OK), "\r\nOK\r\n");
+	/* +FRM: CONNECT, data, NO CARRIER; V.21 flags instead: +FCERROR */
+	CHECK_STR(feed("AT+FRM=146\r"), "");
+	CHECK_STR(fax(AT_FAXRC_CONNECT), "\r\nCONNECT\r\n");
+	CHECK_STR(fax(AT_FAXRC_NO_CARRIER), "\r\nNO CARRIER\r\n");
+	CHECK_STR(feed("AT+FRM=96\r"), "");
+	CHECK_STR(fax(AT_FAXRC_FCERROR), "\r\n+FCERROR\r\n");
+	CHECK_STR(feed("ATV0+FRM=96\r"), "");
+	CHECK_STR(fax(AT_FAXRC_FCERROR), "+F4\r");
+	CHECK_STR(feed("ATV1\r"), "\r\nOK\r\n");
+	/* a report nobody waits for is not printed */
+	CHECK_STR(fax(AT_FAXRC_OK), "");
+	CHECK_STR(fax(AT_FAXRC_CONNECT), "");
+	CHECK(at.mode == AT_MODE_COMMAND);
+
+	/* ATD in class 1: CNG, then CONNECT when the answerer's flags come: +FRH=3 */
+	fresh();
+	CHECK_STR(feed("AT+FCLASS=1\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("ATDT5551234\r"), "");
+	CHECK(last_act == AT_ACT_DIAL && at.callp.fclass == 1 && at.call == AT_CALL_DIALING);
+	CHECK_STR(fax(AT_FAXRC_CONNECT), "\r\nCONNECT\r\n");
+	CHECK(at.call == AT_CALL_ONLINE && at.mode == AT_MODE_FAX_RX && at.fax_op == AT_FAX_RH);
+	CHECK_STR(fax(AT_FAXRC_OK), "\r\nOK\r\n");	/* the DIS */
+	CHECK(at.call == AT_CALL_ONLINE && at.mode == AT_MODE_COMMAND);
+	/* HylaFAX/efax go on: +FRH=3 for the rest, then +FTH=3 with the DCS */
+	CHECK_STR(feed("AT+FRH=3\r"), "");
+	CHECK_STR(fax(AT_FAXRC_CONNECT), "\r\nCONNECT\r\n");
+	CHECK_STR(fax(AT_FAXRC_OK), "\r\nOK\r\n");
+	CHECK_STR(feed("ATH\r"), "\r\nOK\r\n");
+	CHECK(last_act == AT_ACT_HANGUP && at.call == AT_CALL_IDLE);
+	/* nobody answers: the modem's NO CARRIER ends the call */
+	CHECK_STR(feed("ATD123\r"), "");
+	ev_begin();
+	at_call_end(&at, AT_RC_NO_CARRIER, &ev);
+	CHECK_STR(evtext(), "\r\nNO CARRIER\r\n");
+	/* ATA: CED, then CONNECT and the DTE sends its frames: +FTH=3 */
+	CHECK_STR(feed("ATA\r"), "");
+	CHECK(last_act == AT_ACT_ANSWER && at.callp.fclass == 1);
+	CHECK_STR(fax(AT_FAXRC_CONNECT), "\r\nCONNECT\r\n");
+	CHECK(at.call == AT_CALL_ONLINE && at.mode == AT_MODE_FAX_TX && at.fax_op == AT_FAX_TH);
+	CHECK_STR(fax(AT_FAXRC_OK), "\r\nOK\r\n");
+	/* DTR drop (&D2) in a fax mode: hang-up, command mode */
+	CHECK_STR(feed("AT&D2+FRH=3\r"), "");
+	ev_begin();
+	at_dtr(&at, true, &ev);
+	at_dtr(&at, false, &ev);
+	CHECK((ev.act & AT_ACT_HANGUP) && at.mode == AT_MODE_COMMAND && at.fax_op == AT_FAX_NONE);
+	/* ATZ: class 0 again */
+	CHECK(ends_with(feed("ATZ\r"), "OK"));
+	CHECK(at.cfg.ext[AT_X_FCLASS][0] == 0);
+
+	/* efax's Class 1 start (efax.c): its init, the class probe and setting */
+	fresh();
+	CHECK(ends_with(feed("ATQ0V1\r"), "OK"));
+	CHECK(ends_with(feed("AT&FE&D2S7=120\r"), "OK"));
+	CHECK(ends_with(feed("ATE0\r"), "OK"));
+	CHECK_STR(feed("AT+FCLASS=?\r"), "\r\n0,1\r\n\r\nOK\r\n");
+	CHECK(ends_with(feed("AT+FCLASS=1\r"), "OK"));
+	CHECK(ends_with(feed("AT+FTM=?\r"), "OK"));
+	CHECK(at.cfg.s[7] == 120);
+	/* HylaFAX's faxaddmodem/Class1 probe */
+	CHECK(ends_with(feed("AT+FCLASS=1;+FTH=?;+FRH=?\r"), "OK"));
+	CHECK(ends_with(feed("AT+FMI?;+FMM?;+FMR?\r"), "ERROR"));
+	CHECK(ends_with(feed("AT+FMI\r"), "OK"));
 }
 
 /* Ends with the final result code want ("OK" or "ERROR"), verbose form. */
@@ -1232,7 +1423,7 @@ static void test_programs(void)
 	};
 	static const char *const bad[] = {
 		/* fax classes (mgetty's auto probe), GSM and vendor probes */
-		"AT+FCLASS=2.0", "AT+FCLASS=2", "AT+FCLASS=1", "AT+FAA=1;+FCR=1",
+		"AT+FCLASS=2.0", "AT+FCLASS=2", "AT+FAA=1;+FCR=1", "AT+FTM=96",
 		"AT+CGMI", "AT+CGMM", "AT+CPIN?", "AT%IPSYS?", "AT+XACT=?",
 		"AT^SCFG?", "AT+DS=3", "AT+IPR=123", "AT&L1", "AT&T1", "ATY1",
 		"AT%C2", "AT+ICF=7", "AT+MR=3",
@@ -1264,10 +1455,10 @@ static void test_programs(void)
 	fresh();
 	CHECK_STR(feed("ATE0Q1&D2&C1S0=1\r"), "");
 	CHECK(at.cfg.quiet && at.cfg.s[0] == 1 && at.cfg.amp_d == 2);
-	/* mgetty reads the classes; a data modem lists class 0 alone */
+	/* mgetty, efax and HylaFAX read the classes: data and Class 1, bare */
 	fresh();
-	CHECK_STR(feed("AT+FCLASS=?\r"), "\r\n+FCLASS: 0\r\n\r\nOK\r\n");
-	CHECK_STR(feed("AT+FCLASS?\r"), "\r\n+FCLASS: 0\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+FCLASS=?\r"), "\r\n0,1\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+FCLASS?\r"), "\r\n0\r\n\r\nOK\r\n");
 	CHECK_STR(feed("ATI9\r"), "\r\nOK\r\n");
 }
 
@@ -1403,6 +1594,7 @@ int main(int argc, char **argv)
 	test_programs();
 	test_v250();
 	test_profiles();
+	test_class1();
 	fuzz(lines, seed);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

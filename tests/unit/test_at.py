@@ -37,6 +37,8 @@ def test_at_interpreter(tmp_path):
     assert m, out
     # The fuzz reached every mode it is meant to exercise.
     assert all(int(g) > 0 for g in m.groups()), out
+    m = re.search(r"fuzz: (\d+) in a fax mode", out)
+    assert m and int(m.group(1)) > 0, out
 
 
 def test_at_fuzz_more_seeds(tmp_path):

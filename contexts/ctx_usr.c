@@ -270,7 +270,8 @@ static bool result_ok(u32 rc)
 	case AT_RC_NO_ANSWER:
 		return true;
 	default:
-		return false;
+		/* Class 1's reports on its operations */
+		return at_rc_fax(rc);
 	}
 }
 
@@ -288,7 +289,7 @@ static void usr_report(struct usr *u, const struct smodem_usr_report *r)
 			u->bad++;
 			break;
 		}
-		if (r->id == u->call_id && r->a != AT_RC_OK)
+		if (r->id == u->call_id && r->a != AT_RC_OK && !at_rc_fax(r->a))
 			u->call_open = false;
 		smodem_link_result(sd, r->id, r->a);
 		break;

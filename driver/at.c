@@ -961,6 +961,14 @@ static int cmd_fax(struct at_state *at, enum at_fax_op op, struct cur *c,
 	return EXT_STOP;
 }
 
+/* +FMI, +FMM, +FMR: as +GMI..., "?" allowed */
+static int fax_ident(struct at_state *at, struct cur *c, struct at_out *o,
+		     const char *text)
+{
+	accept(c, '?');
+	return ext_info(at, c, o, text);
+}
+
 static int cmd_ext(struct at_state *at, struct cur *c, struct at_out *o)
 {
 	unsigned int x;
@@ -999,12 +1007,13 @@ static int cmd_ext(struct at_state *at, struct cur *c, struct at_out *o)
 		return ext_info(at, c, o, "0");
 	if (ext_name(c, "GCAP"))
 		return ext_info(at, c, o, "+GCAP: +FCLASS,+MS,+ES,+DS");
+	/* T.31's identification, also in its read form (efax: +FMI?) */
 	if (ext_name(c, "FMI"))
-		return ext_info(at, c, o, info_text[0]);
+		return fax_ident(at, c, o, info_text[0]);
 	if (ext_name(c, "FMM"))
-		return ext_info(at, c, o, info_text[1]);
+		return fax_ident(at, c, o, info_text[1]);
 	if (ext_name(c, "FMR"))
-		return ext_info(at, c, o, SMODEM_VERSION);
+		return fax_ident(at, c, o, SMODEM_VERSION);
 	return -1;
 }
 

@@ -10,6 +10,7 @@
 #include <linux/types.h>
 #include <linux/string.h>
 #include <smdsp/modem.h>
+#include <smdsp/faxdte.h>
 #include "at.h"
 
 /* Off hook without a dial tone this long, or S6 if longer: NO DIALTONE. */
@@ -99,6 +100,82 @@ static inline enum smodem_ec_verdict smodem_call_ec(u32 link, s32 v42_status,
 	if (link != SMDSP_LINK_ASYNC)
 		return SMODEM_EC_WAIT;
 	return required ? SMODEM_EC_REFUSE : SMODEM_EC_CONNECT;
+}
+
+/*
+ * Class 1 (T.31): the fax pump's phases as smodem_phase trace values,
+ * after the data engine's (enum smdsp_modem_phase); the trace's arg is the
+ * modulation (T.31's code, 3 for V.21).  Literal numbers, so that the
+ * trace's format carries them.
+ */
+#define SMODEM_PHASE_FAX_ON_HOOK	32
+#define SMODEM_PHASE_FAX_IDLE		33
+#define SMODEM_PHASE_FAX_DIALING	34
+#define SMODEM_PHASE_FAX_CNG		35
+#define SMODEM_PHASE_FAX_CED		36
+#define SMODEM_PHASE_FAX_TX_HDLC	37
+#define SMODEM_PHASE_FAX_RX_HDLC	38
+#define SMODEM_PHASE_FAX_TX_TRAIN	39
+#define SMODEM_PHASE_FAX_TX_DATA	40
+#define SMODEM_PHASE_FAX_RX_TRAIN	41
+#define SMODEM_PHASE_FAX_RX_DATA	42
+#define SMODEM_PHASE_FAX_TX_SILENCE	43
+#define SMODEM_PHASE_FAX_RX_SILENCE	44
+
+_Static_assert(SMODEM_PHASE_FAX_ON_HOOK + SMDSP_FAX_RX_SILENCE ==
+	       SMODEM_PHASE_FAX_RX_SILENCE, "the fax phases' trace values");
+_Static_assert(SMODEM_PHASE_FAX_ON_HOOK + SMDSP_FAX_TX_HDLC ==
+	       SMODEM_PHASE_FAX_TX_HDLC, "the fax phases' trace values");
+
+static inline u32 smodem_fax_phase(enum smdsp_fax_phase p)
+{
+	return SMODEM_PHASE_FAX_ON_HOOK + p;
+}
+
+/* The interpreter's fax operation as the DCE's DTE side takes it. */
+static inline enum smdsp_faxdte_op smodem_fax_op(u8 op)
+{
+	switch (op) {
+	case AT_FAX_TH:
+		return SMDSP_FAXDTE_FTH;
+	case AT_FAX_RH:
+		return SMDSP_FAXDTE_FRH;
+	case AT_FAX_TM:
+		return SMDSP_FAXDTE_FTM;
+	case AT_FAX_RM:
+		return SMDSP_FAXDTE_FRM;
+	case AT_FAX_TS:
+		return SMDSP_FAXDTE_FTS;
+	case AT_FAX_RS:
+		return SMDSP_FAXDTE_FRS;
+	default:
+		return SMDSP_FAXDTE_ABORT;
+	}
+}
+
+/* And its result, as the link carries it (AT_RC_FAX_*). */
+static inline enum at_result smodem_fax_rc(enum smdsp_faxdte_rc rc)
+{
+	enum at_fax_rc r;
+
+	switch (rc) {
+	case SMDSP_FAXDTE_RC_CONNECT:
+		r = AT_FAXRC_CONNECT;
+		break;
+	case SMDSP_FAXDTE_RC_OK:
+		r = AT_FAXRC_OK;
+		break;
+	case SMDSP_FAXDTE_RC_NO_CARRIER:
+		r = AT_FAXRC_NO_CARRIER;
+		break;
+	case SMDSP_FAXDTE_RC_FCERROR:
+		r = AT_FAXRC_FCERROR;
+		break;
+	default:
+		r = AT_FAXRC_ERROR;
+		break;
+	}
+	return (enum at_result)(AT_RC_FAX_CONNECT + (u32)r);
 }
 
 #endif

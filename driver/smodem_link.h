@@ -27,6 +27,7 @@ struct smodem_dev;
 
 #define SMODEM_CMD_HANGUP	BIT(0)	/* go on hook first */
 #define SMODEM_CMD_CALL		BIT(1)	/* then start this call */
+#define SMODEM_CMD_FAX		BIT(2)	/* then this Class 1 operation */
 
 /**
  * struct smodem_cmd - what the DTE asked for since the modem last looked
@@ -36,11 +37,17 @@ struct smodem_dev;
  * @call: with SMODEM_CMD_CALL: the call's settings.  Empty number and not
  *	@answer: originate without dialling; call.stay_command: dial, report
  *	AT_RC_OK, stay in command mode
+ * @fax_op: with SMODEM_CMD_FAX: enum at_fax_op (+FTH, +FRM, ..., the DTE's
+ *	abort), answered by AT_RC_FAX_* results
+ * @fax_arg: with SMODEM_CMD_FAX: the operation's value (3, a modulation,
+ *	10 ms units)
  */
 struct smodem_cmd {
 	unsigned int what;
 	u32 id;
 	bool answer;
+	u8 fax_op;
+	u16 fax_arg;
 	struct at_call call;
 };
 
@@ -56,6 +63,7 @@ void smodem_link_connected(struct smodem_dev *sd, u32 id, u32 rate, bool lapm);
  * The call ended.  Connected: AT_RC_NO_CARRIER, DCD off, SIGHUP.  While
  * setting up: AT_RC_BUSY, AT_RC_NO_DIALTONE, AT_RC_NO_ANSWER,
  * AT_RC_NO_CARRIER; or AT_RC_OK when a ';' dial string has been dialled.
+ * Class 1: AT_RC_FAX_* (at_fax_result()) for the operation running.
  */
 void smodem_link_result(struct smodem_dev *sd, u32 id, enum at_result rc);
 /*

@@ -15,6 +15,13 @@
  * smline closes its loop above --hook-threshold (1024 by default) and
  * opens it after --hangup-ms of the offset gone; see tools/line/README.md.
  *
+ * Class 1 (T.31): with +FCLASS=1 a call (ATD, ATA) and the fax commands
+ * run on the fax pump (dsp/faxmodem.c behind the DCE's DTE side,
+ * dsp/faxdte.c) instead of the data engine, both allocated at create; the
+ * period is one call to whichever runs.  The DTE's bytes go to the fax
+ * side as they are (DLE shielded), its bytes back the same way, and its
+ * results travel as AT_RC_FAX_* results after the bytes they follow.
+ *
  * The same source runs in smodemd for context=usr (tools/smodemd), with
  * the link's functions and the phase event carried to the kernel in the
  * shared area (driver/smodem_usr.h): one call control for every context.
@@ -26,6 +33,7 @@
 #include <linux/seq_file.h>
 #include <smdsp/pump.h>
 #include <smdsp/modem.h>
+#include <smdsp/faxdte.h>
 #ifdef __KERNEL__
 #include "smodem.h"
 #include "smodem_trace.h"
@@ -47,6 +55,8 @@
 #define SMODEM_RING_ON_MS	1500
 /* Bytes moved per chunk between the link and the modem. */
 #define SMODEM_BYTES_CHUNK	256
+/* Class 1: the period, frames (12.5 ms), with phase_periods */
+#define SMODEM_FAX_PERIOD	100
 
 enum call_role { ROLE_NONE, ROLE_DIAL, ROLE_ANSWER };
 
@@ -68,6 +78,10 @@ struct call_stats {
 	u64 tx_gap_filled;
 	u64 tx_gap_late;
 	struct smdsp_modem_stats dsp;
+	/* Class 1 */
+	bool fax_on;
+	u32 fax_phase;			/* SMODEM_PHASE_FAX_* */
+	struct smdsp_faxmodem_stats fax;
 };
 
 /* The pump alone: no call control (engine=0, or a rate it does not run). */
@@ -97,6 +111,13 @@ struct call_modem {
 	u32 ring_left;			/* samples until RI drops, 0: off */
 	u8 buf[SMODEM_BYTES_CHUNK];
 	struct call_stats cur;
+
+	/* Class 1: the fax pump and its DTE side, instead of the engine */
+	struct smdsp_faxmodem *fax;
+	struct smdsp_faxdte fdte;
+	bool fax_on;
+	bool fax_setup;			/* ATD/ATA in class 1: no CONNECT yet */
+	u32 fax_phase;			/* the last one traced */
 
 	/*
 	 * A copy of cur for debugfs, refreshed by the processing context:
@@ -205,6 +226,137 @@ static void start_call(struct call_modem *cm)
 		smodem_link_result(cm->sd, cm->id, AT_RC_NO_CARRIER);
 }
 
+/* -- Class 1 -------------------------------------------------------------- */
+
+static void fax_off(struct call_modem *cm)
+{
+	if (!cm->fax_on)
+		return;
+	smdsp_faxdte_hangup(&cm->fdte);
+	cm->fax_on = false;
+	cm->fax_setup = false;
+}
+
+/* The fax pump takes over the line: the data engine goes on hook. */
+static void fax_on(struct call_modem *cm)
+{
+	if (cm->fax_on)
+		return;
+	if (smdsp_modem_offhook(cm->m))
+		smdsp_modem_hangup(cm->m);
+	cm->fax_on = true;
+	cm->dirty = true;
+}
+
+static void start_fax_call(struct call_modem *cm)
+{
+	const struct at_call *c = &cm->cmd.call;
+	char digits[AT_DIAL_MAX + 1];
+	int err;
+
+	fax_on(cm);
+	cm->fax_setup = true;
+	cm->connected = false;
+	cm->cur.role = cm->cmd.answer ? ROLE_ANSWER : ROLE_DIAL;
+	cm->cur.flags = 0;
+	cm->cur.modulations = 0;
+	cm->cur.rate = 0;
+	cm->cur.tx_bytes = 0;
+	cm->cur.rx_bytes = 0;
+	cm->cur.calls++;
+	if (cm->cmd.answer) {
+		err = smdsp_faxdte_command(&cm->fdte, SMDSP_FAXDTE_ANSWER, 0);
+	} else {
+		smodem_call_digits(digits, sizeof(digits), c->number,
+				   c->comma_s != 0);
+		err = smdsp_faxdte_call(&cm->fdte, digits,
+					c->carrier_wait_s * 1000);
+	}
+	if (err) {
+		fax_off(cm);
+		smodem_link_result(cm->sd, cm->id, AT_RC_NO_CARRIER);
+	}
+}
+
+static void fax_command(struct call_modem *cm)
+{
+	enum smdsp_faxdte_op op = smodem_fax_op(cm->cmd.fax_op);
+
+	fax_on(cm);
+	/* an abort of what already ended (or never started): its OK */
+	if (op == SMDSP_FAXDTE_ABORT && cm->fdte.done) {
+		smodem_link_result(cm->sd, cm->id,
+				   smodem_fax_rc(SMDSP_FAXDTE_RC_OK));
+		return;
+	}
+	smdsp_faxdte_command(&cm->fdte, op, cm->cmd.fax_arg);
+}
+
+/* The DTE's bytes after CONNECT of +FTH/+FTM, as far as the pump has room. */
+static void fax_bytes_to_line(struct call_modem *cm)
+{
+	unsigned int room = smdsp_faxdte_room(&cm->fdte), n, k;
+
+	while (room) {
+		n = smodem_link_tx_get(cm->sd, cm->buf,
+				       min_t(unsigned int, room,
+					     sizeof(cm->buf)));
+		if (!n)
+			break;
+		k = smdsp_faxdte_from_dte(&cm->fdte, cm->buf, n);
+		cm->cur.tx_bytes += k;
+		room = smdsp_faxdte_room(&cm->fdte);
+	}
+}
+
+static void fax_report(struct call_modem *cm, enum smdsp_faxdte_rc rc)
+{
+	if (cm->fax_setup) {
+		/* ATD/ATA: CONNECT, or the call ends */
+		cm->fax_setup = false;
+		if (rc != SMDSP_FAXDTE_RC_CONNECT) {
+			fax_off(cm);
+			smodem_link_result(cm->sd, cm->id, AT_RC_NO_CARRIER);
+			return;
+		}
+		cm->connected = true;
+		cm->cur.connects++;
+	}
+	smodem_link_result(cm->sd, cm->id, smodem_fax_rc(rc));
+}
+
+/* Frames, data and results for the DTE, in their order. */
+static void fax_bytes_from_line(struct call_modem *cm)
+{
+	enum smdsp_faxdte_rc rc;
+	unsigned int k;
+
+	do {
+		k = smdsp_faxdte_to_dte(&cm->fdte, cm->buf,
+					min_t(unsigned int,
+					      smodem_link_rx_room(cm->sd),
+					      sizeof(cm->buf)), &rc);
+		if (k) {
+			cm->cur.rx_bytes += k;
+			smodem_link_rx(cm->sd, cm->buf, k);
+		}
+		if (rc != SMDSP_FAXDTE_RC_NONE)
+			fax_report(cm, rc);
+	} while (cm->fax_on && (k || rc != SMDSP_FAXDTE_RC_NONE));
+}
+
+/* The fax phases for a trace of T.30's turnarounds. */
+static void fax_trace(struct call_modem *cm)
+{
+	u32 ph = smodem_fax_phase(smdsp_faxmodem_phase(cm->fax));
+
+	if (ph == cm->fax_phase)
+		return;
+	cm->fax_phase = ph;
+	cm->dirty = true;
+	trace_smodem_phase(cm->sd, ph, smdsp_faxmodem_mod(cm->fax));
+}
+
 static void take_command(struct call_modem *cm)
 {
 	smodem_link_take(cm->sd, &cm->cmd);
@@ -217,9 +369,14 @@ static void take_command(struct call_modem *cm)
 		cm->ec_wait = false;
 		cm->stay = false;
 		smdsp_modem_hangup(cm->m);
+		fax_off(cm);
 	}
-	if (cm->cmd.what & SMODEM_CMD_CALL)
+	if ((cm->cmd.what & SMODEM_CMD_CALL) && cm->cmd.call.fclass == 1)
+		start_fax_call(cm);
+	else if (cm->cmd.what & SMODEM_CMD_CALL)
 		start_call(cm);
+	if (cm->cmd.what & SMODEM_CMD_FAX)
+		fax_command(cm);
 }
 
 /* What does not fit stays in the link, which holds CTS down. */
@@ -391,6 +548,9 @@ static void publish(struct call_modem *cm)
 
 	cm->cur.phase = smdsp_modem_phase(cm->m);
 	smdsp_modem_get_stats(cm->m, &cm->cur.dsp);
+	cm->cur.fax_on = cm->fax_on;
+	cm->cur.fax_phase = cm->fax_phase;
+	smdsp_faxmodem_get_stats(cm->fax, &cm->cur.fax);
 	raw_spin_lock_irqsave(&cm->pub_lock, flags);
 	cm->pub = cm->cur;
 	raw_spin_unlock_irqrestore(&cm->pub_lock, flags);
@@ -400,7 +560,8 @@ static void add_hook_dc(struct call_modem *cm, s16 *tx, u32 n)
 {
 	u32 i;
 
-	if (!smdsp_modem_offhook(cm->m))
+	if (!(cm->fax_on ? smdsp_faxmodem_offhook(cm->fax) :
+	      smdsp_modem_offhook(cm->m)))
 		return;
 	for (i = 0; i < n; i++)
 		tx[i] = clamp_t(s32, tx[i] + SMODEM_HOOK_DC, S16_MIN, S16_MAX);
@@ -414,6 +575,24 @@ static u32 call_period(struct smodem_modem *base, const s16 *rx, s16 *tx,
 	struct call_modem *cm = container_of(base, struct call_modem, base);
 
 	take_command(cm);
+	if (cm->fax_on) {
+		/* Class 1: the fax pump instead of the engine, one call */
+		fax_bytes_to_line(cm);
+		smdsp_faxmodem_process(cm->fax, rx, tx, n);
+		add_hook_dc(cm, tx, n);
+		fax_bytes_from_line(cm);
+		fax_trace(cm);
+		if (cm->dirty) {
+			publish(cm);
+			cm->dirty = false;
+		}
+		return cm->phase_periods ? SMODEM_FAX_PERIOD : n;
+	}
+	if (cm->fax_phase != SMODEM_PHASE_FAX_ON_HOOK) {
+		/* back to the data engine: the trace says the fax side is on hook */
+		cm->fax_phase = SMODEM_PHASE_FAX_ON_HOOK;
+		trace_smodem_phase(cm->sd, cm->fax_phase, 0);
+	}
 	bytes_to_line(cm);
 	smdsp_pump_process(cm->pump, rx, tx, n);
 	add_hook_dc(cm, tx, n);
@@ -444,7 +623,11 @@ static void call_fill(struct smodem_modem *base, s16 *tx, u32 n)
 {
 	struct call_modem *cm = container_of(base, struct call_modem, base);
 
-	smdsp_modem_tx_fill(cm->m, tx, n);
+	/* Class 1: no continuation of the fax signals yet, silence */
+	if (cm->fax_on)
+		memset(tx, 0, n * sizeof(*tx));
+	else
+		smdsp_modem_tx_fill(cm->m, tx, n);
 	add_hook_dc(cm, tx, n);
 }
 
@@ -557,12 +740,24 @@ static void call_show(struct smodem_modem *base, struct seq_file *sf)
 	seq_printf(sf, "engine_tx_gaps %llu\n", cs.tx_gaps);
 	seq_printf(sf, "engine_tx_gap_filled %llu\n", cs.tx_gap_filled);
 	seq_printf(sf, "engine_tx_gap_late %llu\n", cs.tx_gap_late);
+	seq_printf(sf, "engine_fax %d\n", cs.fax_on);
+	seq_printf(sf, "engine_fax_phase %u\n", cs.fax_phase);
+	seq_printf(sf, "engine_fax_frames_tx %u\n", cs.fax.frames_tx);
+	seq_printf(sf, "engine_fax_frames_rx_good %u\n", cs.fax.frames_rx_good);
+	seq_printf(sf, "engine_fax_frames_rx_bad %u\n", cs.fax.frames_rx_bad);
+	seq_printf(sf, "engine_fax_octets_tx %u\n", cs.fax.octets_tx);
+	seq_printf(sf, "engine_fax_octets_rx %u\n", cs.fax.octets_rx);
+	seq_printf(sf, "engine_fax_tx_underruns %u\n", cs.fax.tx_underruns);
+	seq_printf(sf, "engine_fax_rx_overruns %u\n", cs.fax.rx_overruns);
+	seq_printf(sf, "engine_fax_trainings %u\n", cs.fax.trainings);
+	seq_printf(sf, "engine_fax_training_failures %u\n", cs.fax.training_failures);
 }
 
 static void call_free(struct smodem_modem *base)
 {
 	struct call_modem *cm = container_of(base, struct call_modem, base);
 
+	smdsp_faxmodem_free(cm->fax);
 	smdsp_pump_free(cm->pump);
 	kfree(cm);
 }
@@ -599,6 +794,14 @@ struct smodem_modem *smodem_modem_create(struct smodem_dev *sd, bool calls,
 	cm = kzalloc(sizeof(*cm), GFP_KERNEL);
 	if (!cm)
 		goto nomem;
+	/* Class 1's pump, allocated now: nothing is allocated per period */
+	cm->fax = smdsp_faxmodem_create(NULL);
+	if (!cm->fax) {
+		kfree(cm);
+		goto nomem;
+	}
+	smdsp_faxdte_init(&cm->fdte, cm->fax);
+	cm->fax_phase = SMODEM_PHASE_FAX_ON_HOOK;
 	cm->base.ops = &call_ops;
 	cm->sd = sd;
 	cm->pump = pump;

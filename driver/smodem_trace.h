@@ -20,6 +20,7 @@
 #include <linux/hardirq.h>
 #include <linux/sched.h>
 #include <smdsp/modem.h>
+#include "smodem_call.h"
 #include "smodem.h"
 
 /* Where an activation runs: flags, as a hard IRQ may interrupt a BH. */
@@ -71,7 +72,20 @@ TRACE_DEFINE_ENUM(SMDSP_PHASE_HUNGUP);
 			 { SMDSP_PHASE_CONNECTED, "connected" },	\
 			 { SMDSP_PHASE_RETRAIN, "retrain" },		\
 			 { SMDSP_PHASE_CARRIER_LOST, "carrier-lost" },	\
-			 { SMDSP_PHASE_HUNGUP, "hung-up" })
+			 { SMDSP_PHASE_HUNGUP, "hung-up" },		\
+			 { SMODEM_PHASE_FAX_ON_HOOK, "fax-on-hook" },	\
+			 { SMODEM_PHASE_FAX_IDLE, "fax-idle" },		\
+			 { SMODEM_PHASE_FAX_DIALING, "fax-dialing" },	\
+			 { SMODEM_PHASE_FAX_CNG, "fax-cng" },		\
+			 { SMODEM_PHASE_FAX_CED, "fax-ced" },		\
+			 { SMODEM_PHASE_FAX_TX_HDLC, "fax-tx-hdlc" },	\
+			 { SMODEM_PHASE_FAX_RX_HDLC, "fax-rx-hdlc" },	\
+			 { SMODEM_PHASE_FAX_TX_TRAIN, "fax-tx-train" },	\
+			 { SMODEM_PHASE_FAX_TX_DATA, "fax-tx-data" },	\
+			 { SMODEM_PHASE_FAX_RX_TRAIN, "fax-rx-train" },	\
+			 { SMODEM_PHASE_FAX_RX_DATA, "fax-rx-data" },	\
+			 { SMODEM_PHASE_FAX_TX_SILENCE, "fax-tx-silence" }, \
+			 { SMODEM_PHASE_FAX_RX_SILENCE, "fax-rx-silence" })
 
 TRACE_DEFINE_ENUM(SMODEM_CHAN_IN);
 TRACE_DEFINE_ENUM(SMODEM_CHAN_OUT);
@@ -243,7 +257,8 @@ TRACE_EVENT(smodem_period_change,
 
 /*
  * phase: enum smdsp_modem_phase; arg: the bit rate when connected, enum
- * smdsp_modem_cause when hung up.
+ * smdsp_modem_cause when hung up.  Class 1: SMODEM_PHASE_FAX_* (the fax
+ * pump's phase, smodem_call.h), arg: the modulation (T.31's code).
  */
 TRACE_EVENT(smodem_phase,
 	TP_PROTO(struct smodem_dev *sd, u32 phase, u32 arg),

@@ -76,6 +76,10 @@ static void command(struct smodem_tty *st, unsigned int what, bool answer)
 		st->cmd.call = st->at.callp;
 		st->cmd.answer = answer;
 	}
+	if (what & SMODEM_CMD_FAX) {
+		st->cmd.fax_op = (u8)st->at.fax_op;
+		st->cmd.fax_arg = st->at.fax_arg;
+	}
 	/* The modem peeks at it without the lock. */
 	WRITE_ONCE(st->cmd.what, what);
 	raw_spin_unlock_irqrestore(&st->lock, flags);
@@ -99,6 +103,13 @@ static void act(struct smodem_tty *st, struct at_out *o)
 			command(st, SMODEM_CMD_CALL, a & AT_ACT_ANSWER);
 		else
 			at_call_end(&st->at, AT_RC_NO_CARRIER, o);
+	}
+	/* Class 1: the operation for the fax pump; without one, ERROR */
+	if (a & AT_ACT_FAX) {
+		if (st->calls)
+			command(st, SMODEM_CMD_FAX, false);
+		else
+			at_fax_result(&st->at, AT_FAXRC_ERROR, ktime_get_ns(), o);
 	}
 }
 
@@ -159,7 +170,9 @@ static unsigned int tx_put(struct smodem_tty *st, const u8 *buf,
 		queue_work(system_wq, &st->work);
 	}
 	raw_spin_unlock_irqrestore(&st->lock, flags);
-	if (k && at_escape_feed(&st->at, buf, k, now))
+	/* Class 1's fax data has DLE ETX for an end, no escape sequence */
+	if (k && st->at.mode == AT_MODE_DATA &&
+	    at_escape_feed(&st->at, buf, k, now))
 		arm_escape(st, now);
 	return k;
 }
@@ -170,7 +183,8 @@ static void rx_push(struct smodem_tty *st)
 	unsigned long flags;
 	bool pushed = false;
 
-	if (st->at.mode != AT_MODE_DATA || !tty_port_initialized(&st->port))
+	if ((st->at.mode != AT_MODE_DATA && st->at.mode != AT_MODE_FAX_RX) ||
+	    !tty_port_initialized(&st->port))
 		return;
 	for (;;) {
 		unsigned int room = tty_buffer_space_avail(&st->port);
@@ -233,6 +247,14 @@ static bool handle_event(struct smodem_tty *st, const struct smodem_ev *e,
 	case EV_END:
 		if (!current_call)
 			break;
+		if (at_rc_fax(e->code)) {
+			/* Class 1: the operation's report, the call goes on */
+			at_fax_result(&st->at,
+				      (enum at_fax_rc)(e->code - AT_RC_FAX_CONNECT),
+				      ktime_get_ns(), o);
+			st->carrier = st->at.call == AT_CALL_ONLINE;
+			break;
+		}
 		at_call_end(&st->at, (enum at_result)e->code, o);
 		st->carrier = false;
 		flush_queues(st);
@@ -407,7 +429,8 @@ static long st_write(struct tty_struct *tty, const u8 *buf, size_t count)
 		unsigned int n = min_t(size_t, count - done, INT_MAX);
 		unsigned int k;
 
-		if (st->at.mode == AT_MODE_DATA) {
+		if (st->at.mode == AT_MODE_DATA ||
+		    st->at.mode == AT_MODE_FAX_TX) {
 			k = tx_put(st, buf + done, n, now);
 			done += k;
 			if (k < n)
@@ -419,7 +442,8 @@ static long st_write(struct tty_struct *tty, const u8 *buf, size_t count)
 		done += k;
 		act(st, &o);
 		emit(st, &o);
-		if (!k && st->at.mode != AT_MODE_DATA)
+		if (!k && st->at.mode != AT_MODE_DATA &&
+		    st->at.mode != AT_MODE_FAX_TX)
 			break;
 	}
 	settle(st, true);
@@ -459,7 +483,8 @@ static unsigned int smodem_tty_write_room(struct tty_struct *tty)
 	unsigned int room;
 
 	/* Command mode takes everything; the interpreter bounds its line. */
-	if (READ_ONCE(st->at.mode) != AT_MODE_DATA)
+	if (READ_ONCE(st->at.mode) != AT_MODE_DATA &&
+	    READ_ONCE(st->at.mode) != AT_MODE_FAX_TX)
 		return READ_ONCE(st->dead) ? 0 : AT_OUT_MIN;
 	raw_spin_lock_irqsave(&st->lock, flags);
 	room = st->dead ? 0 : kfifo_avail(&st->txf);

@@ -1377,8 +1377,18 @@ static void test_class1(void)
 	CHECK(at.cfg.s[7] == 120);
 	/* HylaFAX's faxaddmodem/Class1 probe */
 	CHECK(ends_with(feed("AT+FCLASS=1;+FTH=?;+FRH=?\r"), "OK"));
-	CHECK(ends_with(feed("AT+FMI?;+FMM?;+FMR?\r"), "ERROR"));
+	/* efax's identification queries (its binary's strings) */
+	CHECK(ends_with(feed("AT+FMI?;+FMM?;+FMR?\r"), "OK"));
+	CHECK(strstr(res, "smodem") != NULL);
 	CHECK(ends_with(feed("AT+FMI\r"), "OK"));
+	CHECK(ends_with(feed("AT+FMFR?\r"), "ERROR"));	/* class 2's */
+	/* efax's Class 1 commands (its binary's strings): +FTS=1, +FRS=1, +FRS=20 */
+	CHECK_STR(feed("AT+FTS=1\r"), "");
+	CHECK(at.fax_op == AT_FAX_TS && at.fax_arg == 1);
+	CHECK_STR(fax(AT_FAXRC_OK), "\r\nOK\r\n");
+	CHECK_STR(feed("AT+FRS=20\r"), "");
+	CHECK(at.fax_op == AT_FAX_RS && at.fax_arg == 20);
+	CHECK_STR(fax(AT_FAXRC_OK), "\r\nOK\r\n");
 }
 
 /* Ends with the final result code want ("OK" or "ERROR"), verbose form. */

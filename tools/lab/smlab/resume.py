@@ -17,7 +17,9 @@ def reuse(stamp, settings, force=False):
     if force or not stamp.exists():
         return None
     old = json.loads(stamp.read_text())
-    return old.get("result") if old.get("settings") == settings else None
+    # compared as stored: a tuple in the settings is a list in the stamp
+    same = old.get("settings") == json.loads(json.dumps(settings, default=str))
+    return old.get("result") if same else None
 
 
 def keep(stamp, settings, result):

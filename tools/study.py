@@ -54,7 +54,6 @@ from smlab import compare as cmp
 
 TOP = Path(__file__).resolve().parents[1]
 LOAD_US = 1840
-PERIOD_NS = 12_500_000
 RING = 512          # the study's ring: the limit line of the pending figures
 TRACE_ALL = "-e smodem"
 
@@ -70,7 +69,6 @@ STUDY_TRANSFER = {   # version: ((Table 1 mean s, successes), (Table 2 mean s, s
 # The study's THR-8 figures are its calls without the competitor; with it
 # they failed ("please hang up and try again"), as THR-8 here has it.
 STUDY_NOTE = {"THR-8": "study: with the competitor its calls failed; figures without it"}
-STUDY_PENDING = {"int": "~30", "dpc": "~30", "thr": "~30", "res": "more, never 512 (RES 3/16: 222)"}
 
 
 def _res(x, y):
@@ -353,7 +351,7 @@ def run_all(plan, kernels, jobs, force, report_only=False):
             if not reused:
                 ran += 1
             el = time.monotonic() - t0
-            left = (el / ran * (total - done) / 1) if ran else 0
+            left = el / ran * (total - done) if ran else 0
             if report_only:
                 continue
             log("[%d/%d, %.0f s, about %.0f s left] %s %s %s%s" % (
@@ -715,7 +713,7 @@ def main(argv=None):
     try:
         cells = []
         for part in (a.cells or (QUICK_CELLS if q else "study sweep")).split():
-            cells += resmap.parse_cells(part) if part in ("study", "sweep") else resmap.parse_cells(part)
+            cells += resmap.parse_cells(part)
         a.cells = sorted(set(cells))
     except ValueError as e:
         ap.error(str(e))

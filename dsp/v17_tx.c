@@ -18,7 +18,8 @@
  * scrambled bridge pattern 0x8880 gives; segment 4, 48 symbols of scrambled
  * ones at the data rate, trellis-coded from the encoder's zero state and a
  * differential state of 1 (long) or 0 (short); then the data. At the end,
- * 32 symbols of scrambled ones and 48 of silence.
+ * 32 symbols of scrambled ones and 48 of silence. The signal starts at its
+ * full level (prefill()).
  */
 #include <smdsp/v17.h>
 #include <smdsp/v29.h>
@@ -34,6 +35,14 @@
 #define SILENCE_SYMS 48
 #define TXU 1024		/* transmit constellation unit */
 #define TRAIN_POW 40		/* the mean square of every constellation, units^2 */
+/*
+ * The carrier's first sample: 5 samples on (45 degrees). With the pulse
+ * history filled (prefill()), SpanDSP's receiver sees A at about -8 degrees
+ * in its short training, 98 degrees from the quadrant where it takes A for
+ * B; of the phases that keep it out from -6 to -24 dBm0, this one does so
+ * best at +-100 ppm on the tests' line (down to -29 dBm0 at 7200 bit/s).
+ */
+#define CAR_START 5
 
 const int8_t smdsp_v17_points_14400[128][2] = {
 	{ -8, -3 }, { 9, 2 }, { 2, -9 }, { -3, 8 }, { 8, 3 }, { -9, -2 }, { -2, 9 }, { 3, -8 },
@@ -98,6 +107,41 @@ const int8_t (*smdsp_v17_points(unsigned int rate, unsigned int *npoints))[2]
 	}
 }
 
+/*
+ * The pulse history as if the first segment (all A for the echo protection
+ * tone, A B A B for segment 1) had always been on: the signal starts at its
+ * full level on the first sample instead of rising over the pulse's
+ * precursor.
+ *
+ * SpanDSP's receiver (0.0.6 and its later versions) starts its carrier at
+ * the sample where it hears the signal, and in a short training takes its
+ * 100th and 101st symbols for A and B; its test of which came first,
+ * (uint32_t)(angle - start) < 2^31, is compiled as angle >= start (the
+ * int32 difference may overflow), so it turns the constellation by 90
+ * degrees and fails whenever A lies between 90 and 180 degrees. Through
+ * the rising pulse that sample moved with the level, 81 degrees of carrier
+ * a sample (the 4th to the 12th from -6 to -24 dBm0), and A fell there at
+ * -10 to -13 and -20, -21 dBm0. From the full level SpanDSP hears the first
+ * sample down to -30 dBm0 (the third from -31 to -35 dBm0, where it fails
+ * again). A line's phase at 1800 Hz can still turn A into that quadrant,
+ * whichever the transmitter.
+ */
+static void prefill(struct smdsp_v17_tx *s, bool tep)
+{
+	unsigned int k, p;
+	const int8_t *pt;
+
+	/* the first symbol goes to sym_pos + 1; k symbols before it to sym_pos + 1 - k */
+	for (k = 1; k < SMDSP_QAM_TX_SYMS; k++) {
+		pt = smdsp_v17_abcd[!tep && (k & 1)];
+		p = (s->qt.sym_pos + 1 + SMDSP_QAM_TX_SYMS - k) % SMDSP_QAM_TX_SYMS;
+		s->qt.sym_re[p] = (int16_t)(pt[0] * TXU);
+		s->qt.sym_im[p] = (int16_t)(pt[1] * TXU);
+		s->qt.sym_re[p + SMDSP_QAM_TX_SYMS] = s->qt.sym_re[p];
+		s->qt.sym_im[p + SMDSP_QAM_TX_SYMS] = s->qt.sym_im[p];
+	}
+}
+
 int smdsp_v17_tx_init(struct smdsp_v17_tx *s, unsigned int rate, int level_dbm0_10, bool tep,
 		      bool short_train, smdsp_get_bit_fn get_bit, smdsp_status_fn status_fn,
 		      void *user)
@@ -114,6 +158,8 @@ int smdsp_v17_tx_init(struct smdsp_v17_tx *s, unsigned int rate, int level_dbm0_
 			tab_pow += (int32_t)smdsp_v29_tx_rrc[r][k] * smdsp_v29_tx_rrc[r][k];
 	/* every rate and the training have the same mean square: one gain */
 	s->qt.gain = smdsp_qam_tx_gain(level_dbm0_10, (uint64_t)TXU * TXU * TRAIN_POW, tab_pow / 10);
+	prefill(s, tep);
+	s->qt.car_idx = CAR_START;
 	s->rate = rate;
 	s->points = smdsp_v17_points(rate, &np);
 	s->bits = rate / 2400;

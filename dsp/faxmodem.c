@@ -66,6 +66,7 @@ struct smdsp_faxmodem {
 	uint32_t quiet;
 	/* the V.21 receiver */
 	bool v21_carrier;
+	bool v21_final;		/* this carrier brought a final frame: its tail follows */
 	struct smdsp_tonegen tone;
 	struct smdsp_dtmf_tx dtmf;
 	struct smdsp_fsk_tx v21tx;
@@ -202,6 +203,9 @@ static void v21_frame(void *user, const uint8_t *buf, unsigned int len,
 		f->st.frames_rx_good++;
 	else
 		f->st.frames_rx_bad++;
+	/* the control field's P/F bit */
+	if (status == SMDSP_HDLCRX_OK && len >= 2 && (buf[1] & 0x10))
+		f->v21_final = true;
 	if (f->fr_in - f->fr_out >= SMDSP_FAX_RXFRAMES) {
 		f->st.frames_dropped++;
 		return;
@@ -239,6 +243,7 @@ static void v21_status(void *user, enum smdsp_status st)
 		f->v21_carrier = true;
 	} else if (st == SMDSP_STATUS_CARRIER_DOWN) {
 		f->v21_carrier = false;
+		f->v21_final = false;
 		smdsp_hdlcrx_reset(&f->hdlcrx);
 		if (f->phase == SMDSP_FAX_RX_HDLC && f->connected) {
 			f->phase = SMDSP_FAX_IDLE;
@@ -432,14 +437,25 @@ static void to_idle(struct smdsp_faxmodem *f)
 	f->data_end = false;
 }
 
+/*
+ * The V.21 receiver starts afresh: off hook, and when we transmit (it does
+ * not listen then, so the carrier it last heard would otherwise look as
+ * if still on at the next +FRH or +FRM).
+ */
+static void v21_rx_reset(struct smdsp_faxmodem *f)
+{
+	f->v21_carrier = false;
+	f->v21_final = false;
+	smdsp_fsk_rx_init(&f->v21rx, SMDSP_V21_CH2, v21_bit, v21_status, f);
+	smdsp_hdlcrx_reset(&f->hdlcrx);
+}
+
 static void go_offhook(struct smdsp_faxmodem *f)
 {
 	if (f->offhook)
 		return;
 	f->offhook = true;
-	f->v21_carrier = false;
-	smdsp_fsk_rx_init(&f->v21rx, SMDSP_V21_CH2, v21_bit, v21_status, f);
-	smdsp_hdlcrx_reset(&f->hdlcrx);
+	v21_rx_reset(f);
 	f->fr_in = 0;
 	f->fr_out = 0;
 }
@@ -542,7 +558,7 @@ int smdsp_faxmodem_rx_hdlc(struct smdsp_faxmodem *f)
 		event(f, SMDSP_FAX_EV_CONNECT, 0);
 		event(f, SMDSP_FAX_EV_FRAME, fr->status);
 		f->phase = SMDSP_FAX_IDLE;
-	} else if (f->v21_carrier && smdsp_hdlcrx_synced(&f->hdlcrx)) {
+	} else if (f->v21_carrier && smdsp_hdlcrx_synced(&f->hdlcrx) && !f->v21_final) {
 		f->connected = true;
 		event(f, SMDSP_FAX_EV_CONNECT, 0);
 	}
@@ -600,8 +616,11 @@ int smdsp_faxmodem_rx_data(struct smdsp_faxmodem *f, unsigned int mod)
 	f->rxq.in = 0;
 	f->rxq.out = 0;
 	f->mod = mod;
-	if (f->v21_carrier && smdsp_hdlcrx_synced(&f->hdlcrx)) {
-		/* V.21 flags on the line now */
+	if (f->v21_carrier && smdsp_hdlcrx_synced(&f->hdlcrx) && !f->v21_final) {
+		/*
+		 * V.21 flags on the line now; not the few that end the frames
+		 * the DTE has just read (it may send +FRM at once)
+		 */
 		f->mod = 0;
 		event(f, SMDSP_FAX_EV_FCERROR, 0);
 		return 0;
@@ -917,6 +936,8 @@ int smdsp_faxmodem_process(struct smdsp_faxmodem *f, const int16_t *rx, int16_t 
 	/* the V.21 receiver hears what comes while we are not transmitting */
 	if (!transmitting(f->phase))
 		smdsp_fsk_rx_process(&f->v21rx, rx, n);
+	else if (f->v21_carrier)
+		v21_rx_reset(f);
 	while (done < n) {
 		unsigned int k = step(f, rx + done, tx + done, n - done);
 

@@ -2,15 +2,20 @@
 /*
  * faxtiff: the fax tests' images (tests/line/test_line.py).
  *
- * faxtiff make OUT.tif [PAGES]
+ * faxtiff make OUT.tif [PAGES [g3]]
  *   writes a TIFF/F file: 1728 pixels wide, 204 x 196 dpi, bilevel, T.6
  *   (G4) compressed, PAGES pages (default 2) of different lengths with a
  *   ruler, text-like blocks of glyphs and a checkerboard; every pixel is a
- *   pure function of (page, row, column).
- * faxtiff compare A.tif B.tif
+ *   pure function of (page, row, column).  PAGES K/N: page K (from 1) of
+ *   the N-page document alone.  g3: T.4 one-dimensional (MH) coding
+ *   instead, the only TIFF coding efax reads.
+ * faxtiff compare [--skip N] A.tif B.tif [B2.tif ...]
  *   decodes both and compares them page by page, row by row; prints one
  *   JSON object (pages, widths, lengths, rows that differ) and exits 0
- *   when every page and every pixel is the same, 1 otherwise.
+ *   when every page and every pixel is the same, 1 otherwise.  B's pages
+ *   are those of all the B files in turn (efax writes a file per page).
+ *   --skip N: each of B's pages starts with N white rows (efax's header
+ *   band) that are not A's; any black pixel in them is a difference.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -62,7 +67,7 @@ static int pixel(int page, int row, int col, int rows)
 		     (uint32_t)(gy / 2 * 5 + gx / 2)) & 3) == 0;
 }
 
-static int make(const char *path, int pages)
+static int make(const char *path, int first, int pages, int g3)
 {
 	/* the same on every page (integer tags) */
 	static const struct { uint32_t tag; int value; } tags[] = {
@@ -81,16 +86,20 @@ static int make(const char *path, int pages)
 
 	if (!tif)
 		return 1;
-	for (p = 0; p < pages; p++) {
+	for (p = first; p < pages; p++) {
 		int rows = 640 - 200 * (p % 2);
 
 		for (k = 0; k < sizeof(tags) / sizeof(tags[0]); k++)
 			TIFFSetField(tif, tags[k].tag, tags[k].value);
+		if (g3) {
+			TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_CCITTFAX3);
+			TIFFSetField(tif, TIFFTAG_GROUP3OPTIONS, 0);
+		}
 		TIFFSetField(tif, TIFFTAG_IMAGELENGTH, rows);
 		TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows);
 		TIFFSetField(tif, TIFFTAG_XRESOLUTION, 204.0f);
 		TIFFSetField(tif, TIFFTAG_YRESOLUTION, 196.0f);
-		TIFFSetField(tif, TIFFTAG_PAGENUMBER, p, pages);
+		TIFFSetField(tif, TIFFTAG_PAGENUMBER, p - first, pages - first);
 		for (r = 0; r < rows; r++) {
 			memset(row, 0, sizeof(row));
 			for (c = 0; c < WIDTH; c++)
@@ -112,10 +121,11 @@ struct page {
 	uint8_t *rows;		/* length rows of (width + 7) / 8 bytes */
 };
 
+/* appends path's pages to pg[*npages...] */
 static int load(const char *path, struct page *pg, int *npages)
 {
 	TIFF *tif = TIFFOpen(path, "r");
-	int n = 0;
+	int n = *npages;
 
 	if (!tif)
 		return -1;
@@ -140,17 +150,36 @@ static int load(const char *path, struct page *pg, int *npages)
 	return 0;
 }
 
-static int compare(const char *a, const char *b)
+static int compare(const char *a, char **b, int nfiles, uint32_t skip)
 {
 	struct page pa[MAX_PAGES] = { 0 }, pb[MAX_PAGES] = { 0 };
-	int na = 0, nb = 0, p, same;
+	int na = 0, nb = 0, p, same, f;
 	long diff_rows = 0;
 
-	if (load(a, pa, &na) || load(b, pb, &nb)) {
+	if (load(a, pa, &na)) {
 		printf("{\"error\": \"cannot read\"}\n");
 		return 1;
 	}
+	for (f = 0; f < nfiles; f++)
+		if (nb >= MAX_PAGES || load(b[f], pb, &nb)) {
+			printf("{\"error\": \"cannot read\"}\n");
+			return 1;
+		}
 	same = na == nb && na > 0;
+	for (p = 0; skip && p < nb; p++) {
+		struct page *y = &pb[p];
+		size_t stride = (y->width + 7) / 8, i;
+
+		if (y->length < skip) {
+			same = 0;
+			continue;
+		}
+		for (i = 0; i < skip * stride; i++)
+			if (y->rows[i])
+				same = 0;
+		memmove(y->rows, y->rows + skip * stride, (y->length - skip) * stride);
+		y->length -= skip;
+	}
 	printf("{\"pages\": [%d, %d], \"page\": [", na, nb);
 	for (p = 0; p < na || p < nb; p++) {
 		const struct page *x = &pa[p], *y = &pb[p];
@@ -183,10 +212,24 @@ static int compare(const char *a, const char *b)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 3 && argc <= 4 && !strcmp(argv[1], "make"))
-		return make(argv[2], argc == 4 ? atoi(argv[3]) : 2);
-	if (argc == 4 && !strcmp(argv[1], "compare"))
-		return compare(argv[2], argv[3]);
-	fprintf(stderr, "usage: faxtiff make OUT.tif [PAGES] | compare A.tif B.tif\n");
+	if (argc >= 3 && argc <= 5 && !strcmp(argv[1], "make") &&
+	    (argc < 5 || !strcmp(argv[4], "g3"))) {
+		int k = 0, n = 2;
+
+		if (argc >= 4 && sscanf(argv[3], "%d/%d", &k, &n) != 2) {
+			n = atoi(argv[3]);
+			k = 0;
+		}
+		if (n < 1 || n > MAX_PAGES || k < 0 || k > n) {
+			fprintf(stderr, "faxtiff: bad page count '%s'\n", argv[3]);
+			return 2;
+		}
+		return make(argv[2], k ? k - 1 : 0, k ? k : n, argc == 5);
+	}
+	if (argc >= 6 && !strcmp(argv[1], "compare") && !strcmp(argv[2], "--skip"))
+		return compare(argv[4], argv + 5, argc - 5, (uint32_t)atoi(argv[3]));
+	if (argc >= 4 && !strcmp(argv[1], "compare"))
+		return compare(argv[2], argv + 3, argc - 3, 0);
+	fprintf(stderr, "usage: faxtiff make OUT.tif [PAGES|K/N [g3]] | compare [--skip N] A.tif B.tif [B2.tif ...]\n");
 	return 2;
 }

@@ -143,46 +143,66 @@ void smdsp_qam_rx_front_init(struct smdsp_qam_rx_front *f, int32_t carrier_mhz,
 	f->car_period = car_period;
 }
 
+/*
+ * The history is linear, newest first: tap k of the sample at hpos weighs
+ * hre[hpos + k]. New samples go below hpos; when it reaches the bottom,
+ * the newest TAPS - 1 samples move to the top and the space below them
+ * takes the next RX_ROOM samples. The samples of a stretch are brought to
+ * baseband first, then the T/2 instants among them are filtered (the
+ * loads then seldom wait for the stores just made).
+ */
+#define RX_HIST (2 * SMDSP_QAM_RX_TAPS)
+#define RX_ROOM (RX_HIST - SMDSP_QAM_RX_TAPS + 1)
+#define RX_KEEP ((SMDSP_QAM_RX_TAPS - 1) * sizeof(int16_t))	/* bytes moved up */
+
 void smdsp_qam_rx_front_process(struct smdsp_qam_rx_front *f, const int16_t *x, unsigned int n,
 				smdsp_qam_half_fn half, void *user)
 {
-	unsigned int i, k;
+	unsigned int i = 0, j, k, m, top;
 
-	for (i = 0; i < n; i++) {
-		int16_t re = (int16_t)((x[i] * f->car_cos[f->car_idx]) >> 15);
-		int16_t im = (int16_t)(-((x[i] * f->car_sin[f->car_idx]) >> 15));
+	while (i < n) {
+		if (!f->hpos) {
+			memmove(f->hre + RX_ROOM, f->hre, RX_KEEP);
+			memmove(f->him + RX_ROOM, f->him, RX_KEEP);
+			f->hpos = RX_ROOM;
+		}
+		/* this stretch's samples go to top - 1 down to top - m */
+		top = f->hpos;
+		m = n - i < top ? n - i : top;
+		for (j = 0; j < m; j++) {
+			int16_t s = x[i + j];
 
-		if (++f->car_idx >= f->car_period)
-			f->car_idx = 0;
-		f->hre[f->hpos] = re;
-		f->him[f->hpos] = im;
-		f->hre[f->hpos + SMDSP_QAM_RX_TAPS] = re;
-		f->him[f->hpos + SMDSP_QAM_RX_TAPS] = im;
-		if (++f->hpos >= SMDSP_QAM_RX_TAPS)
-			f->hpos = 0;
-		f->tpos -= SMDSP_QAM_TUNIT;
-		if (f->tpos > 0)
-			continue;
-		{
+			f->hre[top - 1 - j] = (int16_t)((s * f->car_cos[f->car_idx]) >> 15);
+			f->him[top - 1 - j] = (int16_t)(-((s * f->car_sin[f->car_idx]) >> 15));
+			if (++f->car_idx >= f->car_period)
+				f->car_idx = 0;
+		}
+		for (j = 0; j < m; j++) {
 			/* the T/2 instant lies -tpos/3072 samples before this sample */
-			int frac = (-f->tpos) >> 8;
-			/* newest sample at hpos + TAPS - 1: tap k is k samples older */
-			const int16_t *wr = f->hre + f->hpos + SMDSP_QAM_RX_TAPS - 1;
-			const int16_t *wi = f->him + f->hpos + SMDSP_QAM_RX_TAPS - 1;
+			const int16_t *wr = f->hre + top - 1 - j;
+			const int16_t *wi = f->him + top - 1 - j;
 			const int16_t *h;
 			/* 32 bits suffice: the taps' absolute sum is below 2^16 */
 			int32_t yr = 0, yi = 0;
+			int frac;
 
+			f->tpos -= SMDSP_QAM_TUNIT;
+			if (f->tpos > 0)
+				continue;
+			frac = (-f->tpos) >> 8;
 			if (frac > SMDSP_QAM_RX_PHASES - 1)
 				frac = SMDSP_QAM_RX_PHASES - 1;
 			h = f->mf[frac];
+			/* forward over both arrays: the compiler can vectorize it */
 			for (k = 0; k < SMDSP_QAM_RX_TAPS; k++) {
-				yr += wr[-(int)k] * h[k];
-				yi += wi[-(int)k] * h[k];
+				yr += wr[k] * h[k];
+				yi += wi[k] * h[k];
 			}
 			f->tpos += f->half_t;
 			half(user, yr >> 13, yi >> 13);
 		}
+		f->hpos = top - m;
+		i += m;
 	}
 }
 

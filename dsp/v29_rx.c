@@ -143,22 +143,43 @@ bool smdsp_v29_rx_trained(const struct smdsp_v29_rx *s)
 	return s->q.trained;
 }
 
-/* Nearest point of the rate's set, an index of smdsp_v29_points. */
+/*
+ * Nearest point of the rate's set, an index of smdsp_v29_points: the one
+ * (a U, b U) that maximises zr a + zi b - (a^2 + b^2) U / 2, its squared
+ * distance less |z|^2 over -2U (the same order and ties, no squares). As
+ * a key, 16 times that plus 15 - k: the largest is the first nearest. The
+ * points are spelt out (those of smdsp_v29_points) so that the products
+ * become shifts and adds.
+ */
+#define SLICE_KEY(k, a, b) \
+	(((int64_t)zr * (a) + (int64_t)zi * (b) - ((a) * (a) + (b) * (b)) * (U / 2)) * 16 + \
+	 (15 - (k)))
+
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
 static unsigned int slice(const struct smdsp_v29_rx *s, int32_t zr, int32_t zi)
 {
-	unsigned int k, best = 0, n = s->rate == 9600 ? 16 : 8, inc = s->rate == 4800 ? 2 : 1;
-	int64_t bd = -1;
+	int64_t best = max64(max64(SLICE_KEY(0, 3, 0), SLICE_KEY(2, 0, 3)),
+			     max64(SLICE_KEY(4, -3, 0), SLICE_KEY(6, 0, -3)));
 
-	for (k = 0; k < n; k += inc) {
-		int64_t dx = zr - smdsp_v29_points[k][0] * U, dy = zi - smdsp_v29_points[k][1] * U;
-		int64_t d = dx * dx + dy * dy;
+	if (s->rate != 4800) {
+		int64_t odd = max64(max64(SLICE_KEY(1, 1, 1), SLICE_KEY(3, -1, 1)),
+				    max64(SLICE_KEY(5, -1, -1), SLICE_KEY(7, 1, -1)));
 
-		if (bd < 0 || d < bd) {
-			bd = d;
-			best = k;
-		}
+		best = max64(best, odd);
 	}
-	return best;
+	if (s->rate == 9600) {
+		int64_t a = max64(max64(SLICE_KEY(8, 5, 0), SLICE_KEY(10, 0, 5)),
+				  max64(SLICE_KEY(12, -5, 0), SLICE_KEY(14, 0, -5)));
+		int64_t b = max64(max64(SLICE_KEY(9, 3, 3), SLICE_KEY(11, -3, 3)),
+				  max64(SLICE_KEY(13, -3, -3), SLICE_KEY(15, 3, -3)));
+
+		best = max64(best, max64(a, b));
+	}
+	return 15 - (unsigned int)(best & 15);
 }
 
 static void deliver(struct smdsp_v29_rx *s, unsigned int k)

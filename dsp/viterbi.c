@@ -153,14 +153,18 @@ static void nearest_lattice(const struct smdsp_viterbi *v, int32_t re, int32_t i
 		int32_t tx = re - v->off[j][0] * 64, ty = im - v->off[j][1] * 64;
 		int32_t m = (tx + half) >> sh, n = (ty + half) >> sh, x, y, dx, dy;
 
-		if (v->checker && ((m + n) & 1)) {
-			/* move the coordinate that was rounded more */
+		if (v->checker) {
+			/*
+			 * Off the checkerboard: move the coordinate that was
+			 * rounded more (without branches: they would go either
+			 * way at random).
+			 */
 			int32_t rx = tx - (m << sh), ry = ty - (n << sh);
+			int32_t odd = (m + n) & 1;
+			int32_t mx = odd & ((rx < 0 ? -rx : rx) > (ry < 0 ? -ry : ry));
 
-			if ((rx < 0 ? -rx : rx) > (ry < 0 ? -ry : ry))
-				m += rx > 0 ? 1 : -1;
-			else
-				n += ry > 0 ? 1 : -1;
+			m += mx * (rx > 0 ? 1 : -1);
+			n += (odd - mx) * (ry > 0 ? 1 : -1);
 		}
 		x = v->off[j][0] + m * a;
 		y = v->off[j][1] + n * a;
@@ -184,10 +188,8 @@ static void nearest_lattice(const struct smdsp_viterbi *v, int32_t re, int32_t i
 			int32_t dx = re - v->points[2 * k] * 64, dy = im - v->points[2 * k + 1] * 64;
 			uint32_t d = (uint32_t)(dx * dx + dy * dy);
 
-			if (d < bm[j]) {
-				bm[j] = d;
-				near[j] = (uint8_t)k;
-			}
+			near[j] = d < bm[j] ? (uint8_t)k : near[j];
+			bm[j] = d < bm[j] ? d : bm[j];
 		}
 	}
 }
@@ -216,8 +218,7 @@ int smdsp_viterbi_step(struct smdsp_viterbi *v, int32_t re, int32_t im)
 		if (bm[k] > BM_MAX)
 			bm[k] = BM_MAX;
 	for (k = 1; k < 8; k++)
-		if (bm[k] < bm[b])
-			b = k;
+		b = bm[k] < bm[b] ? k : b;
 	v->hard = near[b];
 	v->hard_dist = bm[b];
 	/* add, compare, select; each survivor takes its predecessor's path */
@@ -241,10 +242,8 @@ int smdsp_viterbi_step(struct smdsp_viterbi *v, int32_t re, int32_t im)
 		nm[s] = m;
 		dst[s] = src[f[w]];
 		dst[s].c[col] = near[u[w]];
-		if (m < best) {
-			best = m;
-			b = s;
-		}
+		b = m < best ? s : b;
+		best = m < best ? m : best;
 	}
 	v->cur ^= 1;
 	for (s = 0; s < SMDSP_TRELLIS_STATES; s++)

@@ -32,6 +32,8 @@ static inline int64_t smdsp_div_s64(int64_t a, int32_t b)
 {
 	return div_s64(a, b);
 }
+
+#define smdsp_noinline noinline
 #else
 #include <stdint.h>
 #include <stddef.h>
@@ -59,6 +61,8 @@ static inline int64_t smdsp_div_s64(int64_t a, int32_t b)
 {
 	return a / b;
 }
+
+#define smdsp_noinline __attribute__((__noinline__))
 #endif
 
 #define SMDSP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -19,6 +19,7 @@ struct smdsp_eq {
 	int32_t cim[SMDSP_EQ_MAX];
 	int mu_shift;			/* larger = slower adaptation */
 	int leak_shift;			/* 0: no leakage */
+	bool in_range;			/* every coefficient within +-2^30 (eq.c) */
 };
 
 /* len taps (<= SMDSP_EQ_MAX), starting as a single unit tap at center. */

@@ -27,12 +27,15 @@ static inline int32_t smdsp_rsh(int64_t v, int s)
 	return (int32_t)((v + (1LL << (s - 1))) >> s);
 }
 
-/* One-pole average of a power, in either direction without overflow. */
+/*
+ * One-pole average of a power, in either direction without overflow (both
+ * steps computed: a branch on the direction would go either way at random).
+ */
 static inline uint64_t smdsp_smooth(uint64_t avg, uint64_t v, int shift)
 {
-	if (v > avg)
-		return avg + ((v - avg) >> shift);
-	return avg - ((avg - v) >> shift);
+	uint64_t rise = -(uint64_t)(v > avg);	/* all ones when rising */
+
+	return avg + (((v - avg) >> shift) & rise) - (((avg - v) >> shift) & ~rise);
 }
 
 /* (re + j im)(c + j s) >> 15: a turn by a Q15 unit phasor. */
@@ -127,9 +130,9 @@ struct smdsp_qam_rx_front {
 	int16_t car_sin[SMDSP_QAM_CAR_MAX];
 	unsigned int car_period;
 	unsigned int car_idx;
-	int16_t hre[2 * SMDSP_QAM_RX_TAPS];	/* baseband history, stored twice */
+	int16_t hre[2 * SMDSP_QAM_RX_TAPS];	/* baseband history, newest first (qam.c) */
 	int16_t him[2 * SMDSP_QAM_RX_TAPS];
-	unsigned int hpos;
+	unsigned int hpos;	/* the newest sample's index */
 	int32_t half_t;		/* T/2 in SMDSP_QAM_TUNIT */
 	int32_t tpos;		/* time to the next T/2 sample */
 };

@@ -2,13 +2,14 @@
 /*
  * faxtiff: the fax tests' images (tests/line/test_line.py).
  *
- * faxtiff make OUT.tif [PAGES [g3]]
+ * faxtiff make OUT.tif [PAGES [g3 [ROWS]]]
  *   writes a TIFF/F file: 1728 pixels wide, 204 x 196 dpi, bilevel, T.6
  *   (G4) compressed, PAGES pages (default 2) of different lengths with a
  *   ruler, text-like blocks of glyphs and a checkerboard; every pixel is a
  *   pure function of (page, row, column).  PAGES K/N: page K (from 1) of
  *   the N-page document alone.  g3: T.4 one-dimensional (MH) coding
- *   instead, the only TIFF coding efax reads.
+ *   instead, the only TIFF coding efax reads.  ROWS: every page that many
+ *   rows long (at least 64) instead of 640 and 440.
  * faxtiff compare [--skip N] A.tif B.tif [B2.tif ...]
  *   decodes both and compares them page by page, row by row; prints one
  *   JSON object (pages, widths, lengths, rows that differ) and exits 0
@@ -67,7 +68,7 @@ static int pixel(int page, int row, int col, int rows)
 		     (uint32_t)(gy / 2 * 5 + gx / 2)) & 3) == 0;
 }
 
-static int make(const char *path, int first, int pages, int g3)
+static int make(const char *path, int first, int pages, int g3, int length)
 {
 	/* the same on every page (integer tags) */
 	static const struct { uint32_t tag; int value; } tags[] = {
@@ -87,7 +88,7 @@ static int make(const char *path, int first, int pages, int g3)
 	if (!tif)
 		return 1;
 	for (p = first; p < pages; p++) {
-		int rows = 640 - 200 * (p % 2);
+		int rows = length ? length : 640 - 200 * (p % 2);
 
 		for (k = 0; k < sizeof(tags) / sizeof(tags[0]); k++)
 			TIFFSetField(tif, tags[k].tag, tags[k].value);
@@ -212,24 +213,28 @@ static int compare(const char *a, char **b, int nfiles, uint32_t skip)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 3 && argc <= 5 && !strcmp(argv[1], "make") &&
+	if (argc >= 3 && argc <= 6 && !strcmp(argv[1], "make") &&
 	    (argc < 5 || !strcmp(argv[4], "g3"))) {
-		int k = 0, n = 2;
+		int k = 0, n = 2, rows = argc == 6 ? atoi(argv[5]) : 0;
 
 		if (argc >= 4 && sscanf(argv[3], "%d/%d", &k, &n) != 2) {
 			n = atoi(argv[3]);
 			k = 0;
 		}
+		if (argc == 6 && (rows < 64 || rows > 4096)) {
+			fprintf(stderr, "faxtiff: bad row count '%s'\n", argv[5]);
+			return 2;
+		}
 		if (n < 1 || n > MAX_PAGES || k < 0 || k > n) {
 			fprintf(stderr, "faxtiff: bad page count '%s'\n", argv[3]);
 			return 2;
 		}
-		return make(argv[2], k ? k - 1 : 0, k ? k : n, argc == 5);
+		return make(argv[2], k ? k - 1 : 0, k ? k : n, argc >= 5, rows);
 	}
 	if (argc >= 6 && !strcmp(argv[1], "compare") && !strcmp(argv[2], "--skip"))
 		return compare(argv[4], argv + 5, argc - 5, (uint32_t)atoi(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "compare"))
 		return compare(argv[2], argv + 3, argc - 3, 0);
-	fprintf(stderr, "usage: faxtiff make OUT.tif [PAGES|K/N [g3]] | compare [--skip N] A.tif B.tif [B2.tif ...]\n");
+	fprintf(stderr, "usage: faxtiff make OUT.tif [PAGES|K/N [g3 [ROWS]]] | compare [--skip N] A.tif B.tif [B2.tif ...]\n");
 	return 2;
 }

@@ -44,14 +44,14 @@ def faxtiff(*args):
     return subprocess.run([str(FAXTIFF), *map(str, args)], capture_output=True, text=True)
 
 
-def efax_pages(out, pages):
+def efax_pages(out, pages, rows=None):
     """The image as efax's users make it: one TIFF-F file a page, by efix
     (efax reads a TIFF's T.4 data up to its RTC, which efix writes and
     libtiff does not).  [guest path: host path]."""
     files = {}
     for k in range(1, pages + 1):
         mh = out / ("p%d.tif" % k)
-        r = faxtiff("make", mh, "%d/%d" % (k, pages), "g3")
+        r = faxtiff("make", mh, "%d/%d" % (k, pages), "g3", *([rows] if rows else []))
         assert r.returncode == 0, r.stderr
         dst = out / ("page.%03d" % k)
         with open(dst, "wb") as f:
@@ -65,17 +65,17 @@ def number(i):
     return "55513%02d" % (i + 1)
 
 
-def run(name, steps, pages=2, kver=None, header="", timeout_s=2400):
+def run(name, steps, pages=2, rows=None, kver=None, header="", timeout_s=2400):
     """One boot, the steps in order; cached for the session by name.
-    header: efax's page header (-h; "" for none, so that what arrives is
-    the image as made)."""
+    rows: every page that long (default 640 and 440); header: efax's page
+    header (-h; "" for none, so that what arrives is the image as made)."""
     kver = kver or guestboot.generic_kernel()
 
     def boot():
         assert kver, "no 6.1 generic kernel installed: make deps"
         out = guestboot.fresh_dir(TOP / "out" / "tests" / "efax" / kver / name)
         page = out / "page.tif"
-        r = faxtiff("make", page, pages)
+        r = faxtiff("make", page, pages, *(["g3", rows] if rows else []))
         assert r.returncode == 0, r.stderr
         line, guest = [], []
         for i, s in enumerate(steps):
@@ -93,7 +93,7 @@ def run(name, steps, pages=2, kver=None, header="", timeout_s=2400):
                 guest.append("recv:%s:%s:%d:%d" % (s["tag"], s["ctx"], s.get("load", 0),
                                                   s.get("br", 5)))
         files = package_files("efax")
-        files.update(efax_pages(out, pages))
+        files.update(efax_pages(out, pages, rows))
         if any(s["ctx"] == "usr" for s in steps):
             files["usr/bin/smodemd"] = str(guestboot.smodemd())
         res, recs = guestboot.line_run(kver, "fax_efax.sh", out / "guest", line,

@@ -65,11 +65,7 @@ fax_step() {
 			$RESET -jS0=1 -w -r $T/$tag > $T/$tag.log 2>&1
 	fi
 	echo $? > $T/$tag.rc
-	sleep 1
-	cat "$(dev_file stats)" > $T/$tag.stats
-	trace-cmd stop
-	trace-cmd extract -o $T/$tag.dat > /dev/null 2>&1
-	trace-cmd reset > /dev/null 2>&1
+	call_stats_trace $tag
 	if [ -n "$dp" ]; then
 		kill -TERM "$dp"
 		wait "$dp"

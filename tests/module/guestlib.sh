@@ -72,6 +72,16 @@ pair_calls() {
 	done
 }
 
+# call_stats_trace NAME: after a call, the device's stats in $T/NAME.stats
+# and the trace in $T/NAME.dat; tracing stops.
+call_stats_trace() {
+	sleep 1
+	cat "$(dev_file stats)" > $T/$1.stats
+	trace-cmd stop
+	trace-cmd extract -o $T/$1.dat > /dev/null 2>&1
+	trace-cmd reset > /dev/null 2>&1
+}
+
 # echo_call NAME TRACE-OPTIONS INSMOD-ARGS...: load the module, trace, dial
 # ATD$DIAL after ATE0 ATX4 $AT_SETUP, move $CALL_BYTES random bytes out and
 # the far end's echo back, +++, ATH, unload.  Leaves $T/NAME.txt (ttyat's
@@ -94,11 +104,7 @@ echo_call() {
 		"%data:$CALL_BYTES" %sleep:1500 %send:+++ %expect:2500 ATH %tiocm \
 		> $T/$name.txt 2>&1
 	echo $? > $T/$name.rc
-	sleep 1
-	cat "$(dev_file stats)" > $T/$name.stats
-	trace-cmd stop
-	trace-cmd extract -o $T/$name.dat > /dev/null 2>&1
-	trace-cmd reset > /dev/null 2>&1
+	call_stats_trace $name
 	rmmod smodem
 	echo $? > $T/$name-rmmod.rc
 	loaded > $T/$name.loaded

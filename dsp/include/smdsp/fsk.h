@@ -32,16 +32,19 @@ void smdsp_fsk_tx_free(struct smdsp_fsk_tx *s);
 void smdsp_fsk_tx_process(struct smdsp_fsk_tx *s, int16_t *out, unsigned int n);
 
 #define SMDSP_FSK_CORR 26	/* correlation window, a little under one bit */
+#define SMDSP_FSK_BLK 40	/* samples taken through the receiver at a time */
 
 struct smdsp_fsk_rx {
 	const int16_t *bp;	/* receive band-pass taps */
-	int16_t hist[2 * SMDSP_V21_BP_TAPS];
-	unsigned int hpos;
+	/* the last TAPS - 1 samples, oldest first, then the block being filtered */
+	int16_t hist[SMDSP_V21_BP_TAPS - 1 + SMDSP_FSK_BLK];
+	int32_t y[SMDSP_FSK_BLK];	/* the block band-passed */
+	uint8_t dec[SMDSP_FSK_BLK];	/* its decisions: 1 for mark */
 	uint32_t phase[2];
 	uint32_t rate[2];	/* [space, mark] */
-	int32_t prod[SMDSP_FSK_CORR][4];
+	/* the products in the window then the block's: [space re, im, mark re, im][] */
+	int32_t prod[4][SMDSP_FSK_CORR + SMDSP_FSK_BLK];
 	int32_t sum[4];
-	unsigned int cpos;
 	uint32_t baud_phase;
 	uint32_t baud_rate;
 	int last_dec;
@@ -49,6 +52,7 @@ struct smdsp_fsk_rx {
 	uint64_t on_power;
 	uint64_t off_power;
 	bool carrier;
+	bool busy;		/* in smdsp_fsk_rx_process (a callback's re-init clears it) */
 	unsigned int settle;	/* samples before bits are trusted after carrier up */
 	smdsp_put_bit_fn put_bit;
 	smdsp_status_fn status;

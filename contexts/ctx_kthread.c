@@ -26,13 +26,18 @@ struct smodem_kthread {
 void smodem_thread_activation(struct smodem_dev *sd)
 {
 	u64 t0 = ktime_get_ns(), t1, age;
+	struct smodem_stolen_split split;
 	unsigned int n;
 
 	age = smodem_take_irq_age(sd, t0);
 	smodem_stat_add(&sd->stats.wake_ns, age);
 	trace_smodem_thread_wakeup(sd, age);
+	smodem_stolen_begin(sd);
 	n = smodem_run(sd);
 	t1 = ktime_get_ns();
+	smodem_stolen_end(sd, t1 - t0, &split);
+	if (sd->ctx->activated)
+		sd->ctx->activated(sd, t1, &split);
 	sd->stats.runs++;
 	smodem_stat_add(&sd->stats.thr_ns, t1 - t0);
 	if (age)

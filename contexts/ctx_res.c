@@ -3,16 +3,116 @@
  * context=res: a CPU reservation, res_runtime_us of CPU every res_period_us,
  * as a SCHED_DEADLINE kernel thread.  The study's model: X/Y works iff
  * X/Y covers the load and Y - X does not exceed the interrupt period.
+ *
+ * res_mode= keeps the reservation in one of the augmented-reservation
+ * study's ways.  plain: the runtime as set.  reclaim: Linux's bandwidth
+ * reclaiming (SCHED_FLAG_RECLAIM, GRUB): the thread may use bandwidth the
+ * others leave idle.  feedback: the study's Rez-FB, an integral controller
+ * run once a reservation period from the thread itself,
+ *	C_t = C_(t-1) + G (R - P_(t-1)),  P = C_(t-1) - stolen,
+ * R the configured runtime and stolen the hard IRQ and softirq time that
+ * ran inside the thread's activations and so was charged to its budget
+ * (Debian's kernels have no IRQ time accounting).  The new runtime goes
+ * through sched_setattr_nocheck(), so admission control still decides; it
+ * never exceeds res_ceiling_us, and a refusal or the ceiling holds it and
+ * is counted.
  */
+#include <linux/math64.h>
+#include <linux/seq_file.h>
 #include "ctx_kthread.h"
+#include "smodem_trace.h"
+
+struct res_ctl {
+	u64 origin_ns, period_ns, idx;	/* reservation periods since start */
+	u64 runtime_ns;			/* the thread's runtime now */
+	u64 stolen_ns;			/* charged to it in this period */
+	u64 steps, ceiling_hits, refusals;
+};
+
+/* by device id: the kthread context owns ctx_priv */
+static struct res_ctl ctls[SMODEM_DEVICES_MAX];
+
+static void res_attr(struct smodem_dev *sd, struct sched_attr *a, u64 runtime_ns)
+{
+	smodem_sched_deadline(a, 0, sd->p.res_deadline_us, sd->p.res_period_us);
+	a->sched_runtime = runtime_ns;
+	if (sd->p.res_mode == SMODEM_RES_RECLAIM)
+		a->sched_flags |= SCHED_FLAG_RECLAIM;
+}
 
 static int res_start(struct smodem_dev *sd)
 {
+	struct res_ctl *c = &ctls[sd->id % SMODEM_DEVICES_MAX];
 	struct sched_attr a;
 
-	smodem_sched_deadline(&a, sd->p.res_runtime_us, sd->p.res_deadline_us,
-			      sd->p.res_period_us);
+	*c = (struct res_ctl){
+		.origin_ns = ktime_get_ns(),
+		.period_ns = (u64)sd->p.res_period_us * NSEC_PER_USEC,
+		.runtime_ns = (u64)sd->p.res_runtime_us * NSEC_PER_USEC,
+	};
+	res_attr(sd, &a, c->runtime_ns);
 	return smodem_kthread_start(sd, &a);
+}
+
+static void res_activated(struct smodem_dev *sd, u64 now_ns,
+			  const struct smodem_stolen_split *split)
+{
+	struct res_ctl *c = &ctls[sd->id % SMODEM_DEVICES_MAX];
+	u64 req = (u64)sd->p.res_runtime_us * NSEC_PER_USEC;
+	u64 ceil = (u64)smodem_res_ceiling_us(&sd->p) * NSEC_PER_USEC;
+	u64 min = (u64)SMODEM_DL_RUNTIME_MIN_US * NSEC_PER_USEC;
+	u64 idx, recv, next;
+	struct sched_attr a;
+	u32 sat = 0;
+	s64 step;
+
+	if (sd->p.res_mode != SMODEM_RES_FEEDBACK)
+		return;
+	c->stolen_ns += split->irq + split->softirq;
+	idx = div64_u64(now_ns - c->origin_ns, c->period_ns);
+	if (idx == c->idx)
+		return;
+	recv = c->runtime_ns > c->stolen_ns ? c->runtime_ns - c->stolen_ns : 0;
+	step = div_s64(((s64)req - (s64)recv) * sd->p.res_gain_pm, 1000);
+	if (step < 0 && (u64)-step >= c->runtime_ns - min)
+		next = min;
+	else
+		next = c->runtime_ns + step;
+	if (next > ceil) {
+		next = ceil;
+		sat = 1;
+		c->ceiling_hits++;
+	}
+	if (next != c->runtime_ns) {
+		res_attr(sd, &a, next);
+		/* admission control may refuse: the runtime stays */
+		if (sched_setattr_nocheck(current, &a)) {
+			next = c->runtime_ns;
+			sat = 2;
+			c->refusals++;
+		}
+	}
+	trace_smodem_res_ctl(sd, idx, req, recv, c->stolen_ns, next, sat);
+	c->runtime_ns = next;
+	c->stolen_ns = 0;
+	c->idx = idx;
+	c->steps++;
+}
+
+static void res_show(struct smodem_dev *sd, struct seq_file *m)
+{
+	const struct res_ctl *c = &ctls[sd->id % SMODEM_DEVICES_MAX];
+
+	smodem_kthread_show(sd, m);
+	seq_printf(m, "res_mode %s\n", smodem_res_mode_names[sd->p.res_mode]);
+	if (sd->p.res_mode != SMODEM_RES_FEEDBACK)
+		return;
+	seq_printf(m, "res_gain_pm %u\n", sd->p.res_gain_pm);
+	seq_printf(m, "res_ceiling_us %u\n", smodem_res_ceiling_us(&sd->p));
+	seq_printf(m, "res_runtime_now_ns %llu\n", c->runtime_ns);
+	seq_printf(m, "res_steps %llu\n", c->steps);
+	seq_printf(m, "res_ceiling_hits %llu\n", c->ceiling_hits);
+	seq_printf(m, "res_refusals %llu\n", c->refusals);
 }
 
 const struct smodem_ctx_ops smodem_ctx_res = {
@@ -20,5 +120,6 @@ const struct smodem_ctx_ops smodem_ctx_res = {
 	.start = res_start,
 	.stop = smodem_kthread_stop,
 	.kick = smodem_kthread_kick,
-	.show = smodem_kthread_show,
+	.show = res_show,
+	.activated = res_activated,
 };

@@ -16,6 +16,7 @@
 #include <linux/irqreturn.h>
 #include "smodem_params.h"
 #include "smodem_overrun.h"
+#include "smodem_stolen.h"
 
 struct smodem_dev;
 struct smodem_modem;
@@ -72,6 +73,9 @@ struct smodem_backend_ops {
  *	core's thread
  * @show: append the context's own lines ("exec ...", the scheduling
  *	attributes the thread really has) to the stats file; may sleep
+ * @activated: NULL, or called by a processing thread after each activation
+ *	with its end time and the activation's stolen-time split (res's
+ *	controller); runs in the thread
  *
  * Adding a context is one of these in a file of its own under contexts/ and
  * an entry in the contexts[] table of smodem_main.c.  The context measures
@@ -84,6 +88,8 @@ struct smodem_ctx_ops {
 	void (*kick)(struct smodem_dev *sd);
 	irqreturn_t (*irq_thread)(struct smodem_dev *sd);
 	void (*show)(struct smodem_dev *sd, struct seq_file *m);
+	void (*activated)(struct smodem_dev *sd, u64 now_ns,
+			  const struct smodem_stolen_split *split);
 };
 
 /* A DMA channel, as the traces name it. */
@@ -156,6 +162,7 @@ struct smodem_dev {
 	/* stats.overruns and .dropped: the interrupt's and the processing's */
 	struct smodem_overrun ovr;
 	struct smodem_stats stats;
+	struct smodem_stolen stolen;	/* stolen=1 */
 	struct dentry *dbg;
 	/* /dev/ttySM<n>; RCU: the modem's reports may outlive the port. */
 	struct smodem_tty __rcu *tty;

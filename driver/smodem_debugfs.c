@@ -63,6 +63,7 @@ static int stats_show(struct seq_file *m, void *unused)
 	show_stat(m, "wake_ns", &s->wake_ns);
 	show_stat(m, "proc_ns", &s->proc_ns);
 	show_stat(m, "resp_ns", &s->resp_ns);
+	smodem_stolen_show(sd, m);
 	sd->modem->ops->show(sd->modem, m);
 	return 0;
 }
@@ -75,6 +76,13 @@ static ssize_t reset_write(struct file *f, const char __user *buf, size_t n,
 
 	/* Racy against a running context by design: a measurement restart. */
 	memset(&sd->stats, 0, sizeof(sd->stats));
+	sd->stolen.n = 0;
+	sd->stolen.wall_sum = 0;
+	sd->stolen.ran_sum = 0;
+	sd->stolen.irq_sum = 0;
+	sd->stolen.softirq_sum = 0;
+	sd->stolen.other_sum = 0;
+	memset(sd->stolen.vec_sum, 0, sizeof(sd->stolen.vec_sum));
 	WRITE_ONCE(sd->stats.since_ns, ktime_get_ns());
 	return n;
 }

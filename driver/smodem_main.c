@@ -59,6 +59,22 @@ static uint res_deadline_us;
 module_param(res_deadline_us, uint, 0444);
 MODULE_PARM_DESC(res_deadline_us, "res: SCHED_DEADLINE relative deadline, microseconds, res_runtime_us..res_period_us, 0 = the period [0]");
 
+static char *res_mode = "plain";
+module_param(res_mode, charp, 0444);
+MODULE_PARM_DESC(res_mode, "res: how the reservation is kept: plain (the runtime as set), feedback (Rez-FB: once a period runtime += res_gain_pm/1000 * (res_runtime_us - (runtime - stolen)), within res_ceiling_us, through admission control; turns stolen=1 on) or reclaim (SCHED_FLAG_RECLAIM, GRUB) [plain]");
+
+static uint res_gain_pm = 500;
+module_param(res_gain_pm, uint, 0444);
+MODULE_PARM_DESC(res_gain_pm, "res_mode=feedback: the controller's gain G in thousandths, 1..1000 [500]");
+
+static uint res_ceiling_us;
+module_param(res_ceiling_us, uint, 0444);
+MODULE_PARM_DESC(res_ceiling_us, "res_mode=feedback: the runtime is never set above this, microseconds, res_runtime_us..the deadline, 0 = twice res_runtime_us within the deadline [0]");
+
+static bool stolen;
+module_param(stolen, bool, 0444);
+MODULE_PARM_DESC(stolen, "0 or 1: stolen-time accounting of the processing thread (thr, res, oth, irqt): what hard IRQs, softirqs and other threads take from each activation, from the kernel's irq, softirq and sched_switch tracepoints; debugfs stats and the smodem_stolen tracepoint [0]");
+
 static uint usr_mode = 0600;
 module_param(usr_mode, uint, 0444);
 MODULE_PARM_DESC(usr_mode, "usr: permission bits of /dev/smodem<n>, the device smodemd attaches to (root always may), 0..0777 [0600]");
@@ -191,6 +207,7 @@ int smodem_dev_register(struct smodem_dev *sd)
 	err = sd->ctx->start(sd);
 	if (err)
 		return err;
+	smodem_stolen_watch(sd, true);
 	err = smodem_tty_register(sd, engine);
 	if (err)
 		goto stop_ctx;
@@ -208,6 +225,7 @@ int smodem_dev_register(struct smodem_dev *sd)
 unregister_tty:
 	smodem_tty_unregister(sd);
 stop_ctx:
+	smodem_stolen_watch(sd, false);
 	sd->ctx->stop(sd);
 	return err;
 }
@@ -220,6 +238,7 @@ void smodem_dev_unregister(struct smodem_dev *sd)
 	/* Whoever has the port open is hung up. */
 	smodem_tty_unregister(sd);
 	/* The last processing has finished. */
+	smodem_stolen_watch(sd, false);
 	sd->ctx->stop(sd);
 }
 
@@ -235,6 +254,8 @@ static int __init smodem_init(void)
 		.res_runtime_us = res_runtime_us,
 		.res_period_us = res_period_us,
 		.res_deadline_us = res_deadline_us, .usr_mode = usr_mode,
+		.res_gain_pm = res_gain_pm, .res_ceiling_us = res_ceiling_us,
+		.stolen = stolen,
 		.devices = devices, .vline_pairs = vline_pairs,
 		.ncpus = ncpus,
 	};
@@ -248,6 +269,13 @@ static int __init smodem_init(void)
 		pr_err("smodem: hw=%s: must be ac97 or vline\n", hw);
 		return -EINVAL;
 	}
+	if (smodem_parse_res_mode(res_mode, &smodem_p.res_mode)) {
+		pr_err("smodem: res_mode=%s: must be plain, feedback or reclaim\n", res_mode);
+		return -EINVAL;
+	}
+	/* the controller acts on what the accounting measures */
+	if (smodem_p.res_mode == SMODEM_RES_FEEDBACK)
+		smodem_p.stolen = true;
 	err = smodem_params_check(&smodem_p, &why);
 	if (err) {
 		pr_err("smodem: invalid parameters: %s\n", why);
@@ -279,20 +307,27 @@ static int __init smodem_init(void)
 		return -EINVAL;
 	}
 	smodem_load_calibrate();
+	if (smodem_p.stolen) {
+		err = smodem_stolen_init();
+		if (err)
+			return err;
+	}
 	smodem_debugfs_init();
 	err = smodem_tty_init();
-	if (err) {
-		smodem_debugfs_exit();
-		return err;
-	}
+	if (err)
+		goto debugfs_exit;
 	backend = backends[smodem_p.hw];
 	err = backend->init();
-	if (err) {
-		smodem_tty_exit();
-		smodem_debugfs_exit();
-		return err;
-	}
+	if (err)
+		goto tty_exit;
 	return 0;
+
+tty_exit:
+	smodem_tty_exit();
+debugfs_exit:
+	smodem_debugfs_exit();
+	smodem_stolen_exit();
+	return err;
 }
 
 static void __exit smodem_exit(void)
@@ -300,6 +335,7 @@ static void __exit smodem_exit(void)
 	backend->exit();
 	smodem_tty_exit();
 	smodem_debugfs_exit();
+	smodem_stolen_exit();
 }
 
 module_init(smodem_init);

@@ -23,6 +23,12 @@ const char * const smodem_hw_names[SMODEM_HW_COUNT] = {
 	[SMODEM_HW_VLINE] = "vline",
 };
 
+const char * const smodem_res_mode_names[SMODEM_RES_COUNT] = {
+	[SMODEM_RES_PLAIN] = "plain",
+	[SMODEM_RES_FEEDBACK] = "feedback",
+	[SMODEM_RES_RECLAIM] = "reclaim",
+};
+
 static int lookup(const char * const *names, int n, const char *s)
 {
 	int i;
@@ -53,6 +59,30 @@ int smodem_parse_hw(const char *s, enum smodem_hw *out)
 		return i;
 	*out = i;
 	return 0;
+}
+
+int smodem_parse_res_mode(const char *s, enum smodem_res_mode *out)
+{
+	int i = lookup(smodem_res_mode_names, SMODEM_RES_COUNT, s);
+
+	if (i < 0)
+		return i;
+	*out = i;
+	return 0;
+}
+
+static u32 res_deadline(const struct smodem_params *p)
+{
+	return p->res_deadline_us ? p->res_deadline_us : p->res_period_us;
+}
+
+u32 smodem_res_ceiling_us(const struct smodem_params *p)
+{
+	u32 d = res_deadline(p);
+
+	if (p->res_ceiling_us)
+		return p->res_ceiling_us;
+	return p->res_runtime_us > d / 2 ? d : 2 * p->res_runtime_us;
 }
 
 /* Whether any CPU exists is the caller's to check: a kernel service. */
@@ -89,7 +119,7 @@ static bool rate_ok(u32 rate)
 
 int smodem_params_check(const struct smodem_params *p, const char **why)
 {
-	u32 deadline = p->res_deadline_us ? p->res_deadline_us : p->res_period_us;
+	u32 deadline = res_deadline(p);
 
 	if (!rate_ok(p->rate)) {
 		*why = "rate must be 7200, 8000, 9600 or 16000";
@@ -185,6 +215,26 @@ int smodem_params_check(const struct smodem_params *p, const char **why)
 			*why = "res_runtime_us must not exceed res_deadline_us";
 			return -EINVAL;
 		}
+		if (p->res_gain_pm < 1 || p->res_gain_pm > 1000) {
+			*why = "res_gain_pm must be 1..1000 (a gain in (0, 1])";
+			return -EINVAL;
+		}
+		if (p->res_ceiling_us && p->res_ceiling_us < p->res_runtime_us) {
+			*why = "res_ceiling_us must not be below res_runtime_us";
+			return -EINVAL;
+		}
+		if (p->res_ceiling_us > deadline) {
+			*why = "res_ceiling_us must not exceed res_deadline_us";
+			return -EINVAL;
+		}
+	} else if (p->res_mode != SMODEM_RES_PLAIN) {
+		*why = "res_mode other than plain needs context=res";
+		return -EINVAL;
+	}
+	if (p->stolen && p->context != SMODEM_CTX_THR && p->context != SMODEM_CTX_RES &&
+	    p->context != SMODEM_CTX_OTH && p->context != SMODEM_CTX_IRQT) {
+		*why = "stolen=1 needs a thread context: thr, res, oth or irqt";
+		return -EINVAL;
 	}
 	return 0;
 }

@@ -21,6 +21,14 @@ enum smodem_context {
 	SMODEM_CTX_COUNT
 };
 
+/* How context=res keeps its reservation (issue 12: augmented reservations). */
+enum smodem_res_mode {
+	SMODEM_RES_PLAIN,	/* runtime as configured */
+	SMODEM_RES_FEEDBACK,	/* Rez-FB: runtime adjusted once a period */
+	SMODEM_RES_RECLAIM,	/* SCHED_FLAG_RECLAIM (GRUB) */
+	SMODEM_RES_COUNT
+};
+
 enum smodem_hw {
 	SMODEM_HW_AC97,
 	SMODEM_HW_VLINE,
@@ -42,6 +50,10 @@ struct smodem_params {
 	u32 res_runtime_us;
 	u32 res_period_us;
 	u32 res_deadline_us;	/* 0: equal to the period */
+	enum smodem_res_mode res_mode;
+	u32 res_gain_pm;	/* feedback: the controller's gain, thousandths */
+	u32 res_ceiling_us;	/* feedback: runtime never above; 0: the default */
+	bool stolen;		/* stolen-time accounting (forced by feedback) */
 	u32 usr_mode;		/* usr: /dev/smodem<n>'s permission bits */
 	u32 devices;		/* vline: how many modems */
 	u32 vline_pairs;	/* vline: 1 = modems 2k, 2k+1 wired together */
@@ -62,9 +74,13 @@ struct smodem_params {
 
 extern const char * const smodem_context_names[SMODEM_CTX_COUNT];
 extern const char * const smodem_hw_names[SMODEM_HW_COUNT];
+extern const char * const smodem_res_mode_names[SMODEM_RES_COUNT];
 
 int smodem_parse_context(const char *s, enum smodem_context *out);
 int smodem_parse_hw(const char *s, enum smodem_hw *out);
+int smodem_parse_res_mode(const char *s, enum smodem_res_mode *out);
+/* feedback's ceiling: res_ceiling_us, or twice the runtime within the deadline */
+u32 smodem_res_ceiling_us(const struct smodem_params *p);
 
 /*
  * Returns 0 or -EINVAL; on error *why is set to a one-line reason fit for

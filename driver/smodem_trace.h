@@ -221,6 +221,71 @@ TRACE_EVENT(smodem_process,
 		  smodem_show_policy(__entry->policy), __entry->prio)
 );
 
+/* One thread activation's time, and what took it (stolen=1). */
+TRACE_EVENT(smodem_stolen,
+	TP_PROTO(struct smodem_dev *sd, u64 wall_ns, u64 ran_ns, u64 irq_ns,
+		 u64 softirq_ns, u64 net_rx_ns, u64 other_ns),
+	TP_ARGS(sd, wall_ns, ran_ns, irq_ns, softirq_ns, net_rx_ns, other_ns),
+	TP_STRUCT__entry(
+		__field(u32, dev)
+		__field(u64, wall_ns)
+		__field(u64, ran_ns)
+		__field(u64, irq_ns)
+		__field(u64, softirq_ns)
+		__field(u64, net_rx_ns)
+		__field(u64, other_ns)
+	),
+	TP_fast_assign(
+		__entry->dev = sd->id;
+		__entry->wall_ns = wall_ns;
+		__entry->ran_ns = ran_ns;
+		__entry->irq_ns = irq_ns;
+		__entry->softirq_ns = softirq_ns;
+		__entry->net_rx_ns = net_rx_ns;
+		__entry->other_ns = other_ns;
+	),
+	TP_printk("dev=%u wall_ns=%llu ran_ns=%llu irq_ns=%llu softirq_ns=%llu net_rx_ns=%llu other_ns=%llu",
+		  __entry->dev, __entry->wall_ns, __entry->ran_ns,
+		  __entry->irq_ns, __entry->softirq_ns, __entry->net_rx_ns,
+		  __entry->other_ns)
+);
+
+/*
+ * res_mode=feedback, once a reservation period: what was asked (the
+ * configured runtime), what the thread received of the runtime it had
+ * (that runtime minus the stolen time charged to it), the stolen time, the
+ * runtime set now, and whether the ceiling or admission control held it.
+ */
+TRACE_EVENT(smodem_res_ctl,
+	TP_PROTO(struct smodem_dev *sd, u64 period, u64 requested_ns,
+		 u64 received_ns, u64 stolen_ns, u64 runtime_ns, u32 saturated),
+	TP_ARGS(sd, period, requested_ns, received_ns, stolen_ns, runtime_ns,
+		saturated),
+	TP_STRUCT__entry(
+		__field(u32, dev)
+		__field(u64, period)
+		__field(u64, requested_ns)
+		__field(u64, received_ns)
+		__field(u64, stolen_ns)
+		__field(u64, runtime_ns)
+		__field(u32, saturated)
+	),
+	TP_fast_assign(
+		__entry->dev = sd->id;
+		__entry->period = period;
+		__entry->requested_ns = requested_ns;
+		__entry->received_ns = received_ns;
+		__entry->stolen_ns = stolen_ns;
+		__entry->runtime_ns = runtime_ns;
+		__entry->saturated = saturated;
+	),
+	TP_printk("dev=%u period=%llu requested_ns=%llu received_ns=%llu stolen_ns=%llu runtime_ns=%llu saturated=%s",
+		  __entry->dev, __entry->period, __entry->requested_ns,
+		  __entry->received_ns, __entry->stolen_ns, __entry->runtime_ns,
+		  __print_symbolic(__entry->saturated, { 0, "no" },
+				   { 1, "ceiling" }, { 2, "admission" }))
+);
+
 TRACE_EVENT(smodem_overrun,
 	TP_PROTO(struct smodem_dev *sd, u32 pending, u64 dropped),
 	TP_ARGS(sd, pending, dropped),

@@ -17,6 +17,7 @@ from smlab import netload
 TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "stolen"
 sys.path.insert(0, str(TOP / "tools" / "analysis"))
+import smtrace  # noqa: E402
 import stolen  # noqa: E402
 
 
@@ -81,3 +82,80 @@ def test_tool_writes_table_and_json(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "softirq:NET_RX" in r.stdout and (tmp_path / "stolen.json").is_file()
     print(r.stdout)
+
+
+# -- the module's own accounting (stolen=1) ------------------------------------
+
+def _kernel(mode):
+    return [e for e in smtrace.events(results() / (mode + ".dat")) if e.name == "smodem_stolen"]
+
+
+def _stats(name):
+    return smtrace.stats((results() / (name + ".stats")).read_text())
+
+
+@pytest.mark.parametrize("mode", ["none", "flood"])
+def test_module_accounting_agrees_with_the_trace(mode):
+    """The module's probes and tools/analysis/stolen.py, on the same
+    activations: what interrupts and softirqs took within 1 % (and 50 us);
+    what other threads took within 20 % (the module counts from the
+    thread's switch-out to its switch-in, the trace tool by the threads
+    it sees run in between)."""
+    s = summary(mode)
+    k = _kernel(mode)
+    assert len(k) == s["activations"], (len(k), s["activations"])
+    kirq = sum(e.fields["irq_ns"] + e.fields["softirq_ns"] for e in k)
+    assert abs(kirq - s["stolen_ns"]) <= max(0.01 * s["stolen_ns"], 50_000), (kirq, s)
+    threads = sum(v for t, v in s["takers_ns"].items() if t.startswith("thread:"))
+    other = sum(e.fields["other_ns"] for e in k)
+    assert abs(other - threads) <= max(0.2 * threads, 50_000), (other, threads)
+    for e in k:
+        f = e.fields
+        assert f["ran_ns"] + f["irq_ns"] + f["softirq_ns"] + f["other_ns"] == f["wall_ns"], f
+
+
+def test_module_counters_split_by_taker():
+    quiet, flood = _stats("none"), _stats("flood")
+    assert quiet["stolen_softirq_net_rx_ns"] == 0, quiet
+    assert flood["stolen_softirq_net_rx_ns"] > 0.9 * flood["stolen_softirq_ns"], flood
+    assert flood["stolen_irq_ns"] > 10 * max(quiet["stolen_irq_ns"], 1), (flood, quiet)
+    assert flood["stolen_ran_ns"] + flood["stolen_irq_ns"] + flood["stolen_softirq_ns"] + \
+        flood["stolen_other_ns"] == flood["stolen_wall_ns"], flood
+
+
+def _ctl(name):
+    return [e.fields for e in smtrace.events(results() / (name + ".dat"))
+            if e.name == "smodem_res_ctl"]
+
+
+def test_feedback_controller_follows_the_study():
+    """res_mode=feedback under the flood: once a 10 ms period, exactly
+    C_t = C_(t-1) + G (R - P), P = C_(t-1) - stolen, G = 0.5, within the
+    ceiling (twice R); the stolen time is mostly there and the runtime
+    ends above R.  plain runs no controller."""
+    assert (results() / "res-feedback.rc").read_text().strip() == "0"
+    steps = _ctl("res-feedback")
+    assert len(steps) >= 150, len(steps)
+    st = _stats("res-feedback")
+    for a, b in zip(steps, steps[1:]):
+        req, c = b["requested_ns"], a["runtime_ns"]
+        assert b["received_ns"] == max(c - b["stolen_ns"], 0), (a, b)
+        x = (req - b["received_ns"]) * 500
+        want = c + (abs(x) // 1000) * (1 if x >= 0 else -1)
+        want = min(max(want, 2000), 5_000_000)
+        assert b["runtime_ns"] == want, (a, b, want)
+        assert b["saturated"] in ("no", "ceiling"), b
+    assert all(s["requested_ns"] == 2_500_000 for s in steps)
+    assert sum(1 for s in steps if s["stolen_ns"] > 0) >= 0.5 * len(steps), steps[:5]
+    assert max(s["runtime_ns"] for s in steps) > 2_500_000
+    assert st["res_refusals"] == 0 and st["res_ceiling_us"] == 5000, st
+    assert _ctl("res-plain") == []
+    assert _stats("res-plain")["res_mode"] == "plain"
+
+
+@pytest.mark.parametrize("res", ["plain", "feedback"])
+def test_unload_under_the_stream_is_clean(res):
+    assert (results() / ("res-%s-rmmod.rc" % res)).read_text().strip() == "0"
+    dmesg = (results() / ("res-%s.dmesg" % res)).read_text(errors="replace")
+    assert not guestboot.BAD_DMESG.search(dmesg), dmesg[-3000:]
+    assert int(_stats("res-" + res)["stolen_activations"]) > 100

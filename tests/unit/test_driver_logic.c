@@ -26,6 +26,7 @@ static struct smodem_params defaults(void)
 		.context = SMODEM_CTX_THR, .hw = SMODEM_HW_AC97, .rate = 8000,
 		.ring = 512, .period = 100, .load_us = 0, .prio = 50,
 		.res_runtime_us = 2000, .res_period_us = 8000, .devices = 1,
+		.res_gain_pm = 500,
 	};
 	return p;
 }
@@ -173,6 +174,38 @@ static void test_params(void)
 	/* res attributes are ignored by the other contexts */
 	p = defaults(); p.res_runtime_us = 9000;
 	CHECK(check(p, &why) == 0);
+	/* augmented reservations: mode, gain in (0, 1], ceiling within runtime..deadline */
+	{
+		enum smodem_res_mode m;
+
+		CHECK(smodem_parse_res_mode("feedback", &m) == 0 && m == SMODEM_RES_FEEDBACK);
+		CHECK(smodem_parse_res_mode("reclaim", &m) == 0 && m == SMODEM_RES_RECLAIM);
+		CHECK(smodem_parse_res_mode("plain", &m) == 0 && m == SMODEM_RES_PLAIN);
+		CHECK(smodem_parse_res_mode("catchup2", &m) == -EINVAL);
+	}
+	p = defaults(); p.context = SMODEM_CTX_RES; p.res_mode = SMODEM_RES_FEEDBACK;
+	CHECK(check(p, &why) == 0);
+	CHECK(smodem_res_ceiling_us(&p) == 4000);	/* twice the runtime */
+	p.res_runtime_us = 5000;
+	CHECK(smodem_res_ceiling_us(&p) == 8000);	/* within the deadline */
+	p = defaults(); p.context = SMODEM_CTX_RES; p.res_gain_pm = 0;
+	CHECK(check(p, &why) == -EINVAL && strstr(why, "res_gain_pm"));
+	p.res_gain_pm = 1001;
+	CHECK(check(p, &why) == -EINVAL);
+	p.res_gain_pm = 1000;
+	CHECK(check(p, &why) == 0);
+	p = defaults(); p.context = SMODEM_CTX_RES; p.res_ceiling_us = 1999;
+	CHECK(check(p, &why) == -EINVAL && strstr(why, "below res_runtime_us"));
+	p.res_ceiling_us = 8001;
+	CHECK(check(p, &why) == -EINVAL && strstr(why, "res_ceiling_us"));
+	p.res_ceiling_us = 6000;
+	CHECK(check(p, &why) == 0 && smodem_res_ceiling_us(&p) == 6000);
+	p = defaults(); p.res_mode = SMODEM_RES_RECLAIM;	/* thr */
+	CHECK(check(p, &why) == -EINVAL && strstr(why, "needs context=res"));
+	p = defaults(); p.stolen = true;
+	CHECK(check(p, &why) == 0);
+	p.context = SMODEM_CTX_DPC;
+	CHECK(check(p, &why) == -EINVAL && strstr(why, "stolen=1"));
 
 	CHECK(smodem_period_ns(100, 8000) == 12500000);
 	CHECK(smodem_period_ns(90, 7200) == 12500000);

@@ -62,7 +62,9 @@ static inline int64_t smdsp_div_s64(int64_t a, int32_t b)
 	return a / b;
 }
 
-#define smdsp_noinline __attribute__((__noinline__))
+/* the kernel's noinline, which user space has not got */
+#define SMDSP_GCC_ATTR(a) __attribute__((a))
+#define smdsp_noinline SMDSP_GCC_ATTR(__noinline__)
 #endif
 
 #define SMDSP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

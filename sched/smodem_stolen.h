@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Stolen time: what a processing thread's activation lost, and to what. */
+#ifndef SMODEM_STOLEN_H
+#define SMODEM_STOLEN_H
+
+#include <linux/interrupt.h>
+#include <linux/types.h>
+
+struct smodem_dev;
+struct seq_file;
+struct task_struct;
+
+/* One activation's split, nanoseconds; wall = ran + irq + softirq + other. */
+struct smodem_stolen_split {
+	u64 wall, ran, irq, softirq, other;
+	u64 vec[NR_SOFTIRQS];
+};
+
+/*
+ * Per device.  The probes write the current activation's figures, on the
+ * CPU the thread runs on, only while task is set; the thread reads them
+ * after clearing it.
+ */
+struct smodem_stolen {
+	struct task_struct *task;	/* the thread, during an activation */
+	u64 irq, softirq, other;
+	u64 vec[NR_SOFTIRQS];
+	u64 out_at;			/* switched out at, 0: running */
+	/* totals since load or reset */
+	u64 n, wall_sum, ran_sum, irq_sum, softirq_sum, other_sum;
+	u64 vec_sum[NR_SOFTIRQS];
+};
+
+/* Probes on the kernel's irq, softirq and sched_switch tracepoints. */
+int smodem_stolen_init(void);
+void smodem_stolen_exit(void);
+/* The device's thread is watched from now on (its start) or no longer. */
+void smodem_stolen_watch(struct smodem_dev *sd, bool on);
+void smodem_stolen_begin(struct smodem_dev *sd);
+/* Ends the activation begun wall_ns ago: its split, traced and summed. */
+void smodem_stolen_end(struct smodem_dev *sd, u64 wall_ns,
+		       struct smodem_stolen_split *out);
+void smodem_stolen_show(struct smodem_dev *sd, struct seq_file *m);
+
+#endif

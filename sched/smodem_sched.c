@@ -82,5 +82,6 @@ void smodem_sched_show(struct seq_file *m, struct task_struct *t)
 		seq_printf(m, "dl_runtime_ns %llu\n", t->dl.dl_runtime);
 		seq_printf(m, "dl_deadline_ns %llu\n", t->dl.dl_deadline);
 		seq_printf(m, "dl_period_ns %llu\n", t->dl.dl_period);
+		seq_printf(m, "dl_flags %#x\n", t->dl.flags);
 	}
 }

@@ -3,8 +3,9 @@
 # accounting) traced with the interrupts, softirqs and context switches
 # around it, with no network load and under a ping flood into the guest
 # (tools/netload), for tools/analysis/stolen.py and the module's
-# smodem_stolen events and debugfs counters.  Then context=res, plain and
-# res_mode=feedback, under the flood: the controller's smodem_res_ctl.
+# smodem_stolen events and debugfs counters.  Then context=res, plain,
+# res_mode=feedback and reclaim, under the flood: the controller's
+# smodem_res_ctl.
 set -u
 R=/share/results
 mkdir -p $R /tmp/st
@@ -31,7 +32,7 @@ for mode in none flood; do
 done
 rmmod smodem
 echo $? > /tmp/st/thr-rmmod.rc
-for res in plain feedback; do
+for res in plain feedback reclaim; do
 	echo "[guest] res $res"
 	dmesg -c > /dev/null
 	insmod /opt/smodem/smodem.ko hw=ac97 context=res load_us=1840 stolen=1 \

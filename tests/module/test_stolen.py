@@ -153,7 +153,15 @@ def test_feedback_controller_follows_the_study():
     assert _stats("res-plain")["res_mode"] == "plain"
 
 
-@pytest.mark.parametrize("res", ["plain", "feedback"])
+def test_reclaim_sets_the_flag():
+    st, plain = _stats("res-reclaim"), _stats("res-plain")
+    assert st["res_mode"] == "reclaim" and st["policy"] == "SCHED_DEADLINE", st
+    assert int(str(st["dl_flags"]), 16) & 0x02, st        # SCHED_FLAG_RECLAIM
+    assert not int(str(plain["dl_flags"]), 16) & 0x02, plain
+    assert _ctl("res-reclaim") == []
+
+
+@pytest.mark.parametrize("res", ["plain", "feedback", "reclaim"])
 def test_unload_under_the_stream_is_clean(res):
     assert (results() / ("res-%s-rmmod.rc" % res)).read_text().strip() == "0"
     dmesg = (results() / ("res-%s.dmesg" % res)).read_text(errors="replace")

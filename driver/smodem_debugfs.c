@@ -141,6 +141,7 @@ DEFINE_DEBUGFS_ATTRIBUTE(stall_fops, NULL, stall_set, "%llu\n");
 void smodem_debugfs_init(void)
 {
 	root = debugfs_create_dir("smodem", NULL);
+	smodem_stolen_debugfs(root);
 }
 
 void smodem_debugfs_exit(void)

@@ -8,8 +8,18 @@
  * kernel's own tracepoints still see it.  The probes are attached by name
  * (for_each_kernel_tracepoint), as a tracer would, and count only while a
  * watched thread is the one interrupted or switched out.
+ *
+ * Besides the devices' threads, debugfs stolen_watch takes up to
+ * WATCH_TASKS thread ids ("TID" to start, "-TID" to stop) and counts for
+ * them all the time: the study's user-space detector (a thread polling the
+ * clock) is compared with this accounting on its own thread.
  */
+#include <linux/debugfs.h>
+#include <linux/kstrtox.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/sched/task.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/seq_file.h>
@@ -19,7 +29,17 @@
 #include "smodem_stolen.h"
 #include "smodem_trace.h"
 
-static struct smodem_dev *watched[SMODEM_DEVICES_MAX];
+#define WATCH_TASKS	4
+
+/* devices' threads by id, then the debugfs-named tasks */
+static struct smodem_stolen *watched[SMODEM_DEVICES_MAX + WATCH_TASKS];
+
+static struct watch_task {
+	struct smodem_stolen st;
+	u64 since_ns;
+	pid_t tid;
+} wtasks[WATCH_TASKS];
+static DEFINE_MUTEX(wtask_lock);
 
 /* the kernel's softirq_to_name[], which is not exported */
 static const char * const vec_name[] = {
@@ -28,22 +48,22 @@ static const char * const vec_name[] = {
 };
 
 struct stolen_cpu {
-	struct smodem_dev *irq_sd, *sirq_sd;
+	struct smodem_stolen *irq_sd, *sirq_sd;
 	u64 irq_at, sirq_at, sirq_irq;
 	unsigned int vec;
 };
 
 static DEFINE_PER_CPU(struct stolen_cpu, stolen_cpu);
 
-static struct smodem_dev *watched_current(void)
+static struct smodem_stolen *watched_current(void)
 {
-	int i;
+	size_t i;
 
-	for (i = 0; i < SMODEM_DEVICES_MAX; i++) {
-		struct smodem_dev *sd = READ_ONCE(watched[i]);
+	for (i = 0; i < ARRAY_SIZE(watched); i++) {
+		struct smodem_stolen *st = READ_ONCE(watched[i]);
 
-		if (sd && READ_ONCE(sd->stolen.task) == current)
-			return sd;
+		if (st && READ_ONCE(st->task) == current)
+			return st;
 	}
 	return NULL;
 }
@@ -67,7 +87,7 @@ static void probe_irq_exit(void *data, int irq, struct irqaction *action,
 		return;
 	/* (the local timer's probes share these: it never nests in a handler) */
 	d = local_clock() - c->irq_at;
-	WRITE_ONCE(c->irq_sd->stolen.irq, c->irq_sd->stolen.irq + d);
+	WRITE_ONCE(c->irq_sd->irq, c->irq_sd->irq + d);
 	/* a handler inside a softirq: not the softirq's own time */
 	if (c->sirq_sd == c->irq_sd)
 		c->sirq_irq += d;
@@ -105,7 +125,7 @@ static void probe_softirq_exit(void *data, unsigned int vec)
 
 	if (!c->sirq_sd || c->vec != vec)
 		return;
-	st = &c->sirq_sd->stolen;
+	st = c->sirq_sd;
 	d = local_clock() - c->sirq_at - c->sirq_irq;
 	WRITE_ONCE(st->vec[vec], st->vec[vec] + d);
 	WRITE_ONCE(st->softirq, st->softirq + d);
@@ -115,16 +135,14 @@ static void probe_softirq_exit(void *data, unsigned int vec)
 static void probe_switch(void *data, bool preempt, struct task_struct *prev,
 			 struct task_struct *next, unsigned int prev_state)
 {
-	int i;
+	size_t i;
 
-	for (i = 0; i < SMODEM_DEVICES_MAX; i++) {
-		struct smodem_dev *sd = READ_ONCE(watched[i]);
-		struct smodem_stolen *st;
+	for (i = 0; i < ARRAY_SIZE(watched); i++) {
+		struct smodem_stolen *st = READ_ONCE(watched[i]);
 		struct task_struct *t;
 
-		if (!sd)
+		if (!st)
 			continue;
-		st = &sd->stolen;
 		t = READ_ONCE(st->task);
 		if (!t)
 			continue;
@@ -200,12 +218,27 @@ int smodem_stolen_init(void)
 	return 0;
 }
 
+static void wtask_stop(struct watch_task *w)
+{
+	struct task_struct *t = w->st.task;
+
+	WRITE_ONCE(watched[SMODEM_DEVICES_MAX + (w - wtasks)], NULL);
+	tracepoint_synchronize_unregister();
+	w->st.task = NULL;
+	w->tid = 0;
+	put_task_struct(t);
+}
+
 void smodem_stolen_exit(void)
 {
 	size_t i = ARRAY_SIZE(tps);
 
 	if (!registered)
 		return;
+	for (i = 0; i < WATCH_TASKS; i++)
+		if (wtasks[i].tid)
+			wtask_stop(&wtasks[i]);
+	i = ARRAY_SIZE(tps);
 	while (i--)
 		if (tps[i].tp)
 			tracepoint_probe_unregister(tps[i].tp, tps[i].probe, NULL);
@@ -218,7 +251,7 @@ void smodem_stolen_watch(struct smodem_dev *sd, bool on)
 {
 	if (!registered || sd->id >= SMODEM_DEVICES_MAX)
 		return;
-	WRITE_ONCE(watched[sd->id], on ? sd : NULL);
+	WRITE_ONCE(watched[sd->id], on ? &sd->stolen : NULL);
 	if (!on)
 		tracepoint_synchronize_unregister();
 }
@@ -286,4 +319,99 @@ void smodem_stolen_show(struct smodem_dev *sd, struct seq_file *m)
 		seq_printf(m, "stolen_softirq_%s_ns %llu\n", vec_name[v],
 			   st->vec_sum[v]);
 	seq_printf(m, "stolen_other_ns %llu\n", st->other_sum);
+}
+
+/* -- debugfs stolen_watch: tasks watched all the time ---------------------- */
+
+static int wtask_start(pid_t tid)
+{
+	struct watch_task *w = NULL;
+	struct task_struct *t;
+	struct pid *pid;
+	size_t i;
+
+	for (i = 0; i < WATCH_TASKS; i++) {
+		if (wtasks[i].tid == tid)
+			return -EEXIST;
+		if (!wtasks[i].tid && !w)
+			w = &wtasks[i];
+	}
+	if (!w)
+		return -ENOSPC;
+	pid = find_get_pid(tid);
+	t = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
+	put_pid(pid);
+	if (!t)
+		return -ESRCH;
+	memset(&w->st, 0, sizeof(w->st));
+	w->st.task = t;
+	w->tid = tid;
+	w->since_ns = local_clock();
+	WRITE_ONCE(watched[SMODEM_DEVICES_MAX + (w - wtasks)], &w->st);
+	return 0;
+}
+
+static ssize_t watch_write(struct file *f, const char __user *ubuf, size_t n,
+			   loff_t *off)
+{
+	int tid, err;
+	size_t i;
+
+	err = kstrtoint_from_user(ubuf, n, 10, &tid);
+	if (err)
+		return err;
+	if (!tid)
+		return -EINVAL;
+	mutex_lock(&wtask_lock);
+	if (tid > 0) {
+		err = wtask_start(tid);
+	} else {
+		err = -ESRCH;
+		for (i = 0; i < WATCH_TASKS; i++)
+			if (wtasks[i].tid == -tid) {
+				wtask_stop(&wtasks[i]);
+				err = 0;
+			}
+	}
+	mutex_unlock(&wtask_lock);
+	return err ? err : n;
+}
+
+static int watch_show(struct seq_file *m, void *unused)
+{
+	size_t i;
+
+	mutex_lock(&wtask_lock);
+	for (i = 0; i < WATCH_TASKS; i++) {
+		const struct watch_task *w = &wtasks[i];
+
+		if (!w->tid)
+			continue;
+		seq_printf(m, "tid %d wall_ns %llu irq_ns %llu softirq_ns %llu net_rx_ns %llu other_ns %llu\n",
+			   w->tid, local_clock() - w->since_ns, READ_ONCE(w->st.irq),
+			   READ_ONCE(w->st.softirq), READ_ONCE(w->st.vec[NET_RX_SOFTIRQ]),
+			   READ_ONCE(w->st.other));
+	}
+	mutex_unlock(&wtask_lock);
+	return 0;
+}
+
+static int watch_open(struct inode *inode, struct file *f)
+{
+	return single_open(f, watch_show, NULL);
+}
+
+static const struct file_operations watch_fops = {
+	.owner = THIS_MODULE,
+	.open = watch_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = watch_write,
+};
+
+void smodem_stolen_debugfs(struct dentry *root)
+{
+	if (registered)
+		debugfs_create_file("stolen_watch", 0600, root, NULL, &watch_fops);
 }

@@ -41,5 +41,8 @@ void smodem_stolen_begin(struct smodem_dev *sd);
 void smodem_stolen_end(struct smodem_dev *sd, u64 wall_ns,
 		       struct smodem_stolen_split *out);
 void smodem_stolen_show(struct smodem_dev *sd, struct seq_file *m);
+/* debugfs stolen_watch under root (stolen=1 only) */
+struct dentry;
+void smodem_stolen_debugfs(struct dentry *root);
 
 #endif

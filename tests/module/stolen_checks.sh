@@ -3,7 +3,8 @@
 # accounting) traced with the interrupts, softirqs and context switches
 # around it, with no network load and under a ping flood into the guest
 # (tools/netload), for tools/analysis/stolen.py and the module's
-# smodem_stolen events and debugfs counters.  Then context=res, plain,
+# smodem_stolen events and debugfs counters, and stolenpoll (the polling
+# detector) on its own thread beside the module's stolen_watch of it.  Then context=res, plain,
 # res_mode=feedback and reclaim, under the flood: the controller's
 # smodem_res_ctl.
 set -u
@@ -28,6 +29,8 @@ for mode in none flood; do
 		sleep 2 > /tmp/st/$mode.log 2>&1
 	echo $? > /tmp/st/$mode.rc
 	stats > /tmp/st/$mode.stats
+	# the study's user-space detector beside the module's accounting of it
+	stolenpoll 1 1000 10 > /tmp/st/$mode.poll 2>&1
 	netload_stop /tmp/st/$mode.counters
 done
 rmmod smodem

@@ -16,6 +16,19 @@
  * through sched_setattr_nocheck(), so admission control still decides; it
  * never exceeds res_ceiling_us, and a refusal or the ceiling holds it and
  * is counted.
+ *
+ * catchup: the study's Rez-C.  SCHED_DEADLINE has no call that adds runtime
+ * to the period in progress, so the reservation is admitted at the ceiling
+ * (res_ceiling_us every period: admission control reserves that) and the
+ * thread keeps the configured runtime itself: once it has run
+ * res_runtime_us of its own time in a period, it leaves the remaining
+ * work for the next period.  The scheduler charges it its own time plus
+ * what interrupts took inside it, up to the ceiling, so that time is given
+ * back within the same period and never beyond the admitted bandwidth.
+ * (With IRQ time accounting the scheduler would not charge interrupt time
+ * at all, but the wall time it takes still passes within the deadline;
+ * Debian's kernels are built without it.)  The periods are counted from
+ * the thread's start, not read from the scheduler's own replenishments.
  */
 #include <linux/math64.h>
 #include <linux/seq_file.h>
@@ -26,7 +39,8 @@ struct res_ctl {
 	u64 origin_ns, period_ns, idx;	/* reservation periods since start */
 	u64 runtime_ns;			/* the thread's runtime now */
 	u64 stolen_ns;			/* charged to it in this period */
-	u64 steps, ceiling_hits, refusals;
+	u64 ran_ns;			/* its own time in this period */
+	u64 steps, ceiling_hits, refusals, deferrals;
 };
 
 /* by device id: the kthread context owns ctx_priv */
@@ -50,8 +64,44 @@ static int res_start(struct smodem_dev *sd)
 		.period_ns = (u64)sd->p.res_period_us * NSEC_PER_USEC,
 		.runtime_ns = (u64)sd->p.res_runtime_us * NSEC_PER_USEC,
 	};
+	if (sd->p.res_mode == SMODEM_RES_CATCHUP)
+		c->runtime_ns = (u64)smodem_res_ceiling_us(&sd->p) * NSEC_PER_USEC;
 	res_attr(sd, &a, c->runtime_ns);
 	return smodem_kthread_start(sd, &a);
+}
+
+/* catchup, once a period: what it ran and what was taken, given back */
+static void catchup_period(struct smodem_dev *sd, struct res_ctl *c, u64 idx)
+{
+	u64 req = (u64)sd->p.res_runtime_us * NSEC_PER_USEC;
+	u64 given = req + c->stolen_ns;
+	u32 sat = 0;
+
+	if (given > c->runtime_ns) {
+		given = c->runtime_ns;
+		sat = 1;
+		c->ceiling_hits++;
+	}
+	trace_smodem_res_ctl(sd, c->idx, req, c->ran_ns, c->stolen_ns, given, sat);
+	c->ran_ns = 0;
+	c->stolen_ns = 0;
+	c->idx = idx;
+	c->steps++;
+}
+
+static bool res_may_run(struct smodem_dev *sd)
+{
+	struct res_ctl *c = &ctls[sd->id % SMODEM_DEVICES_MAX];
+	u64 now = ktime_get_ns();
+
+	if (sd->p.res_mode != SMODEM_RES_CATCHUP ||
+	    div64_u64(now - c->origin_ns, c->period_ns) != c->idx)
+		return true;
+	if (c->ran_ns + smodem_stolen_ran_so_far(sd, now) <
+	    (u64)sd->p.res_runtime_us * NSEC_PER_USEC)
+		return true;
+	c->deferrals++;
+	return false;
 }
 
 static void res_activated(struct smodem_dev *sd, u64 now_ns,
@@ -66,10 +116,19 @@ static void res_activated(struct smodem_dev *sd, u64 now_ns,
 	u32 sat = 0;
 	s64 step;
 
-	if (sd->p.res_mode != SMODEM_RES_FEEDBACK)
+	if (sd->p.res_mode != SMODEM_RES_FEEDBACK &&
+	    sd->p.res_mode != SMODEM_RES_CATCHUP)
 		return;
-	c->stolen_ns += split->irq + split->softirq;
 	idx = div64_u64(now_ns - c->origin_ns, c->period_ns);
+	if (sd->p.res_mode == SMODEM_RES_CATCHUP) {
+		/* an activation that began in the last period counts there */
+		if (idx != c->idx)
+			catchup_period(sd, c, idx);
+		c->ran_ns += split->ran;
+		c->stolen_ns += split->irq + split->softirq;
+		return;
+	}
+	c->stolen_ns += split->irq + split->softirq;
 	if (idx == c->idx)
 		return;
 	recv = c->runtime_ns > c->stolen_ns ? c->runtime_ns - c->stolen_ns : 0;
@@ -105,6 +164,13 @@ static void res_show(struct smodem_dev *sd, struct seq_file *m)
 
 	smodem_kthread_show(sd, m);
 	seq_printf(m, "res_mode %s\n", smodem_res_mode_names[sd->p.res_mode]);
+	if (sd->p.res_mode == SMODEM_RES_CATCHUP) {
+		seq_printf(m, "res_ceiling_us %u\n", smodem_res_ceiling_us(&sd->p));
+		seq_printf(m, "res_steps %llu\n", c->steps);
+		seq_printf(m, "res_ceiling_hits %llu\n", c->ceiling_hits);
+		seq_printf(m, "res_deferrals %llu\n", c->deferrals);
+		return;
+	}
 	if (sd->p.res_mode != SMODEM_RES_FEEDBACK)
 		return;
 	seq_printf(m, "res_gain_pm %u\n", sd->p.res_gain_pm);
@@ -122,4 +188,5 @@ const struct smodem_ctx_ops smodem_ctx_res = {
 	.kick = smodem_kthread_kick,
 	.show = res_show,
 	.activated = res_activated,
+	.may_run = res_may_run,
 };

@@ -76,6 +76,9 @@ struct smodem_backend_ops {
  * @activated: NULL, or called by a processing thread after each activation
  *	with its end time and the activation's stolen-time split (res's
  *	controller); runs in the thread
+ * @may_run: NULL, or asked by smodem_run() before each period whether the
+ *	context's budget lets it process one now (res_mode=catchup); what it
+ *	leaves is the next activation's
  *
  * Adding a context is one of these in a file of its own under contexts/ and
  * an entry in the contexts[] table of smodem_main.c.  The context measures
@@ -90,6 +93,7 @@ struct smodem_ctx_ops {
 	void (*show)(struct smodem_dev *sd, struct seq_file *m);
 	void (*activated)(struct smodem_dev *sd, u64 now_ns,
 			  const struct smodem_stolen_split *split);
+	bool (*may_run)(struct smodem_dev *sd);
 };
 
 /* A DMA channel, as the traces name it. */

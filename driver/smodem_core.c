@@ -295,6 +295,8 @@ unsigned int smodem_run(struct smodem_dev *sd)
 	 * next run's work.
 	 */
 	while ((n = next_period(sd, hw)) != 0) {
+		if (sd->ctx->may_run && !sd->ctx->may_run(sd))
+			break;
 		next = process_one(sd, n, &tx_hw);
 		if (next != n)
 			smodem_set_period(sd, next);

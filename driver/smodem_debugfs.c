@@ -76,13 +76,7 @@ static ssize_t reset_write(struct file *f, const char __user *buf, size_t n,
 
 	/* Racy against a running context by design: a measurement restart. */
 	memset(&sd->stats, 0, sizeof(sd->stats));
-	sd->stolen.n = 0;
-	sd->stolen.wall_sum = 0;
-	sd->stolen.ran_sum = 0;
-	sd->stolen.irq_sum = 0;
-	sd->stolen.softirq_sum = 0;
-	sd->stolen.other_sum = 0;
-	memset(sd->stolen.vec_sum, 0, sizeof(sd->stolen.vec_sum));
+	memset(&sd->stolen.sum, 0, sizeof(sd->stolen.sum));
 	WRITE_ONCE(sd->stats.since_ns, ktime_get_ns());
 	return n;
 }

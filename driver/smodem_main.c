@@ -61,7 +61,7 @@ MODULE_PARM_DESC(res_deadline_us, "res: SCHED_DEADLINE relative deadline, micros
 
 static char *res_mode = "plain";
 module_param(res_mode, charp, 0444);
-MODULE_PARM_DESC(res_mode, "res: how the reservation is kept: plain (the runtime as set), feedback (Rez-FB: once a period runtime += res_gain_pm/1000 * (res_runtime_us - (runtime - stolen)), within res_ceiling_us, through admission control; turns stolen=1 on) or reclaim (SCHED_FLAG_RECLAIM, GRUB) [plain]");
+MODULE_PARM_DESC(res_mode, "res: how the reservation is kept: plain (the runtime as set), feedback (Rez-FB: once a period runtime += res_gain_pm/1000 * (res_runtime_us - (runtime - stolen)), within res_ceiling_us, through admission control), catchup (Rez-C: res_ceiling_us admitted, the thread itself stops at res_runtime_us of its own time in a period, so what interrupts took in it is given back in it) or reclaim (SCHED_FLAG_RECLAIM, GRUB); feedback and catchup turn stolen=1 on [plain]");
 
 static uint res_gain_pm = 500;
 module_param(res_gain_pm, uint, 0444);
@@ -69,7 +69,7 @@ MODULE_PARM_DESC(res_gain_pm, "res_mode=feedback: the controller's gain G in tho
 
 static uint res_ceiling_us;
 module_param(res_ceiling_us, uint, 0444);
-MODULE_PARM_DESC(res_ceiling_us, "res_mode=feedback: the runtime is never set above this, microseconds, res_runtime_us..the deadline, 0 = twice res_runtime_us within the deadline [0]");
+MODULE_PARM_DESC(res_ceiling_us, "res_mode=feedback, catchup: the most runtime the thread gets in a period, microseconds, res_runtime_us..the deadline, 0 = twice res_runtime_us within the deadline [0]");
 
 static bool stolen;
 module_param(stolen, bool, 0444);
@@ -270,11 +270,13 @@ static int __init smodem_init(void)
 		return -EINVAL;
 	}
 	if (smodem_parse_res_mode(res_mode, &smodem_p.res_mode)) {
-		pr_err("smodem: res_mode=%s: must be plain, feedback or reclaim\n", res_mode);
+		pr_err("smodem: res_mode=%s: must be plain, feedback, catchup or reclaim\n",
+		       res_mode);
 		return -EINVAL;
 	}
 	/* the controller acts on what the accounting measures */
-	if (smodem_p.res_mode == SMODEM_RES_FEEDBACK)
+	if (smodem_p.res_mode == SMODEM_RES_FEEDBACK ||
+	    smodem_p.res_mode == SMODEM_RES_CATCHUP)
 		smodem_p.stolen = true;
 	err = smodem_params_check(&smodem_p, &why);
 	if (err) {

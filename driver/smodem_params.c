@@ -27,6 +27,7 @@ const char * const smodem_res_mode_names[SMODEM_RES_COUNT] = {
 	[SMODEM_RES_PLAIN] = "plain",
 	[SMODEM_RES_FEEDBACK] = "feedback",
 	[SMODEM_RES_RECLAIM] = "reclaim",
+	[SMODEM_RES_CATCHUP] = "catchup",
 };
 
 static int lookup(const char * const *names, int n, const char *s)

@@ -26,6 +26,7 @@ enum smodem_res_mode {
 	SMODEM_RES_PLAIN,	/* runtime as configured */
 	SMODEM_RES_FEEDBACK,	/* Rez-FB: runtime adjusted once a period */
 	SMODEM_RES_RECLAIM,	/* SCHED_FLAG_RECLAIM (GRUB) */
+	SMODEM_RES_CATCHUP,	/* Rez-C: stolen time given back in the period */
 	SMODEM_RES_COUNT
 };
 
@@ -52,7 +53,7 @@ struct smodem_params {
 	u32 res_deadline_us;	/* 0: equal to the period */
 	enum smodem_res_mode res_mode;
 	u32 res_gain_pm;	/* feedback: the controller's gain, thousandths */
-	u32 res_ceiling_us;	/* feedback: runtime never above; 0: the default */
+	u32 res_ceiling_us;	/* feedback, catchup: the most runtime; 0: default */
 	bool stolen;		/* stolen-time accounting (forced by feedback) */
 	u32 usr_mode;		/* usr: /dev/smodem<n>'s permission bits */
 	u32 devices;		/* vline: how many modems */

@@ -251,10 +251,13 @@ TRACE_EVENT(smodem_stolen,
 );
 
 /*
- * res_mode=feedback, once a reservation period: what was asked (the
+ * Once a reservation period.  res_mode=feedback: what was asked (the
  * configured runtime), what the thread received of the runtime it had
  * (that runtime minus the stolen time charged to it), the stolen time, the
  * runtime set now, and whether the ceiling or admission control held it.
+ * catchup: the configured runtime, what the thread ran of its own in the
+ * period, the stolen time, the runtime that gave it (the configured one
+ * plus the stolen time), and whether the ceiling cut that.
  */
 TRACE_EVENT(smodem_res_ctl,
 	TP_PROTO(struct smodem_dev *sd, u64 period, u64 requested_ns,

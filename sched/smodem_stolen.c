@@ -267,7 +267,18 @@ void smodem_stolen_begin(struct smodem_dev *sd)
 	WRITE_ONCE(st->other, 0);
 	WRITE_ONCE(st->out_at, 0);
 	memset(st->vec, 0, sizeof(st->vec));
+	st->begin_ns = ktime_get_ns();
 	WRITE_ONCE(st->task, current);
+}
+
+u64 smodem_stolen_ran_so_far(struct smodem_dev *sd, u64 now_ns)
+{
+	struct smodem_stolen *st = &sd->stolen;
+	u64 wall = now_ns - st->begin_ns;
+	u64 taken = READ_ONCE(st->irq) + READ_ONCE(st->softirq) +
+		    READ_ONCE(st->other);
+
+	return wall > taken ? wall - taken : 0;
 }
 
 void smodem_stolen_end(struct smodem_dev *sd, u64 wall_ns,
@@ -288,16 +299,16 @@ void smodem_stolen_end(struct smodem_dev *sd, u64 wall_ns,
 	out->other = READ_ONCE(st->other);
 	for (v = 0; v < NR_SOFTIRQS; v++) {
 		out->vec[v] = READ_ONCE(st->vec[v]);
-		st->vec_sum[v] += out->vec[v];
+		st->sum.vec[v] += out->vec[v];
 	}
 	taken = out->irq + out->softirq + out->other;
 	out->ran = wall_ns > taken ? wall_ns - taken : 0;
-	st->n++;
-	st->wall_sum += wall_ns;
-	st->ran_sum += out->ran;
-	st->irq_sum += out->irq;
-	st->softirq_sum += out->softirq;
-	st->other_sum += out->other;
+	st->sum.n++;
+	st->sum.wall += wall_ns;
+	st->sum.ran += out->ran;
+	st->sum.irq += out->irq;
+	st->sum.softirq += out->softirq;
+	st->sum.other += out->other;
 	trace_smodem_stolen(sd, out->wall, out->ran, out->irq, out->softirq,
 			    out->vec[NET_RX_SOFTIRQ], out->other);
 }
@@ -310,15 +321,15 @@ void smodem_stolen_show(struct smodem_dev *sd, struct seq_file *m)
 	BUILD_BUG_ON(ARRAY_SIZE(vec_name) != NR_SOFTIRQS);
 	if (!registered)
 		return;
-	seq_printf(m, "stolen_activations %llu\n", st->n);
-	seq_printf(m, "stolen_wall_ns %llu\n", st->wall_sum);
-	seq_printf(m, "stolen_ran_ns %llu\n", st->ran_sum);
-	seq_printf(m, "stolen_irq_ns %llu\n", st->irq_sum);
-	seq_printf(m, "stolen_softirq_ns %llu\n", st->softirq_sum);
+	seq_printf(m, "stolen_activations %llu\n", st->sum.n);
+	seq_printf(m, "stolen_wall_ns %llu\n", st->sum.wall);
+	seq_printf(m, "stolen_ran_ns %llu\n", st->sum.ran);
+	seq_printf(m, "stolen_irq_ns %llu\n", st->sum.irq);
+	seq_printf(m, "stolen_softirq_ns %llu\n", st->sum.softirq);
 	for (v = 0; v < NR_SOFTIRQS; v++)
 		seq_printf(m, "stolen_softirq_%s_ns %llu\n", vec_name[v],
-			   st->vec_sum[v]);
-	seq_printf(m, "stolen_other_ns %llu\n", st->other_sum);
+			   st->sum.vec[v]);
+	seq_printf(m, "stolen_other_ns %llu\n", st->sum.other);
 }
 
 /* -- debugfs stolen_watch: tasks watched all the time ---------------------- */

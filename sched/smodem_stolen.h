@@ -26,9 +26,12 @@ struct smodem_stolen {
 	u64 irq, softirq, other;
 	u64 vec[NR_SOFTIRQS];
 	u64 out_at;			/* switched out at, 0: running */
+	u64 begin_ns;			/* the activation's start (ktime) */
 	/* totals since load or reset */
-	u64 n, wall_sum, ran_sum, irq_sum, softirq_sum, other_sum;
-	u64 vec_sum[NR_SOFTIRQS];
+	struct smodem_stolen_sums {
+		u64 n, wall, ran, irq, softirq, other;
+		u64 vec[NR_SOFTIRQS];
+	} sum;
 };
 
 /* Probes on the kernel's irq, softirq and sched_switch tracepoints. */
@@ -37,6 +40,8 @@ void smodem_stolen_exit(void);
 /* The device's thread is watched from now on (its start) or no longer. */
 void smodem_stolen_watch(struct smodem_dev *sd, bool on);
 void smodem_stolen_begin(struct smodem_dev *sd);
+/* What the thread itself has run of the activation so far, nanoseconds. */
+u64 smodem_stolen_ran_so_far(struct smodem_dev *sd, u64 now_ns);
 /* Ends the activation begun wall_ns ago: its split, traced and summed. */
 void smodem_stolen_end(struct smodem_dev *sd, u64 wall_ns,
 		       struct smodem_stolen_split *out);

@@ -5,8 +5,8 @@
 # (tools/netload), for tools/analysis/stolen.py and the module's
 # smodem_stolen events and debugfs counters, and stolenpoll (the polling
 # detector) on its own thread beside the module's stolen_watch of it.  Then context=res, plain,
-# res_mode=feedback and reclaim, under the flood: the controller's
-# smodem_res_ctl.
+# res_mode=feedback, reclaim and catchup, under the flood: the
+# controllers' smodem_res_ctl.
 set -u
 R=/share/results
 mkdir -p $R /tmp/st
@@ -35,7 +35,7 @@ for mode in none flood; do
 done
 rmmod smodem
 echo $? > /tmp/st/thr-rmmod.rc
-for res in plain feedback reclaim; do
+for res in plain feedback reclaim catchup; do
 	echo "[guest] res $res"
 	dmesg -c > /dev/null
 	insmod /opt/smodem/smodem.ko hw=ac97 context=res load_us=1840 stolen=1 \

@@ -50,6 +50,7 @@ BAD_PARAMS = [
     ("context=int load_us=12500", 22, "load_us"),
     ("context=res res_runtime_us=7900 res_period_us=8000", 16, "admission"),
     ("context=res res_mode=catch", 22, "res_mode"),
+    ("context=res res_mode=catchup res_ceiling_us=1000", 22, "res_ceiling_us"),
     ("context=thr res_mode=feedback", 22, "needs context=res"),
     ("context=res res_mode=feedback res_gain_pm=0", 22, "res_gain_pm"),
     ("context=res res_mode=feedback res_gain_pm=1500", 22, "res_gain_pm"),

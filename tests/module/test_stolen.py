@@ -162,7 +162,25 @@ def test_reclaim_sets_the_flag():
     assert _ctl("res-reclaim") == []
 
 
-@pytest.mark.parametrize("res", ["plain", "feedback", "reclaim"])
+def test_catchup_gives_the_stolen_time_back():
+    """res_mode=catchup: admitted at the ceiling (twice R), the thread stops
+    itself at R of its own time a period; each period gives R plus what
+    interrupts took in it (the ceiling caps it), and the thread's own time
+    stays within R and the one period it may start just below R."""
+    st = _stats("res-catchup")
+    assert st["res_mode"] == "catchup" and st["dl_runtime_ns"] == 5_000_000, st
+    steps = _ctl("res-catchup")
+    assert len(steps) >= 150, len(steps)
+    for s in steps:
+        assert s["requested_ns"] == 2_500_000, s
+        assert s["runtime_ns"] == min(2_500_000 + s["stolen_ns"], 5_000_000), s
+        assert s["saturated"] == ("ceiling" if 2_500_000 + s["stolen_ns"] > 5_000_000 else "no"), s
+        assert s["received_ns"] <= 2_500_000 + 3_000_000, s
+    assert sum(1 for s in steps if s["stolen_ns"] > 0) >= 0.5 * len(steps)
+    assert _stats("res-feedback")["dl_runtime_ns"] != 5_000_000
+
+
+@pytest.mark.parametrize("res", ["plain", "feedback", "reclaim", "catchup"])
 def test_unload_under_the_stream_is_clean(res):
     assert (results() / ("res-%s-rmmod.rc" % res)).read_text().strip() == "0"
     dmesg = (results() / ("res-%s.dmesg" % res)).read_text(errors="replace")

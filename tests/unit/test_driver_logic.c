@@ -181,6 +181,7 @@ static void test_params(void)
 		CHECK(smodem_parse_res_mode("feedback", &m) == 0 && m == SMODEM_RES_FEEDBACK);
 		CHECK(smodem_parse_res_mode("reclaim", &m) == 0 && m == SMODEM_RES_RECLAIM);
 		CHECK(smodem_parse_res_mode("plain", &m) == 0 && m == SMODEM_RES_PLAIN);
+		CHECK(smodem_parse_res_mode("catchup", &m) == 0 && m == SMODEM_RES_CATCHUP);
 		CHECK(smodem_parse_res_mode("catchup2", &m) == -EINVAL);
 	}
 	p = defaults(); p.context = SMODEM_CTX_RES; p.res_mode = SMODEM_RES_FEEDBACK;

@@ -35,8 +35,7 @@ void smodem_thread_activation(struct smodem_dev *sd)
 	smodem_stolen_begin(sd);
 	n = smodem_run(sd);
 	t1 = ktime_get_ns();
-	smodem_stolen_end(sd, t1 - t0, &split);
-	if (sd->ctx->activated)
+	if (smodem_stolen_end(sd, t1 - t0, &split) && sd->ctx->activated)
 		sd->ctx->activated(sd, t1, &split);
 	sd->stats.runs++;
 	smodem_stat_add(&sd->stats.thr_ns, t1 - t0);

@@ -46,6 +46,11 @@ struct res_ctl {
 /* by device id: the kthread context owns ctx_priv */
 static struct res_ctl ctls[SMODEM_DEVICES_MAX];
 
+static struct res_ctl *ctl_of(const struct smodem_dev *sd)
+{
+	return &ctls[sd->id % SMODEM_DEVICES_MAX];
+}
+
 static void res_attr(struct smodem_dev *sd, struct sched_attr *a, u64 runtime_ns)
 {
 	smodem_sched_deadline(a, 0, sd->p.res_deadline_us, sd->p.res_period_us);
@@ -56,7 +61,7 @@ static void res_attr(struct smodem_dev *sd, struct sched_attr *a, u64 runtime_ns
 
 static int res_start(struct smodem_dev *sd)
 {
-	struct res_ctl *c = &ctls[sd->id % SMODEM_DEVICES_MAX];
+	struct res_ctl *c = ctl_of(sd);
 	struct sched_attr a;
 
 	*c = (struct res_ctl){
@@ -91,11 +96,14 @@ static void catchup_period(struct smodem_dev *sd, struct res_ctl *c, u64 idx)
 
 static bool res_may_run(struct smodem_dev *sd)
 {
-	struct res_ctl *c = &ctls[sd->id % SMODEM_DEVICES_MAX];
-	u64 now = ktime_get_ns();
+	struct res_ctl *c = ctl_of(sd);
+	u64 now;
 
-	if (sd->p.res_mode != SMODEM_RES_CATCHUP ||
-	    div64_u64(now - c->origin_ns, c->period_ns) != c->idx)
+	/* before each period: nothing more than this for the other modes */
+	if (sd->p.res_mode != SMODEM_RES_CATCHUP)
+		return true;
+	now = ktime_get_ns();
+	if (div64_u64(now - c->origin_ns, c->period_ns) != c->idx)
 		return true;
 	if (c->ran_ns + smodem_stolen_ran_so_far(sd, now) <
 	    (u64)sd->p.res_runtime_us * NSEC_PER_USEC)
@@ -107,7 +115,7 @@ static bool res_may_run(struct smodem_dev *sd)
 static void res_activated(struct smodem_dev *sd, u64 now_ns,
 			  const struct smodem_stolen_split *split)
 {
-	struct res_ctl *c = &ctls[sd->id % SMODEM_DEVICES_MAX];
+	struct res_ctl *c = ctl_of(sd);
 	u64 req = (u64)sd->p.res_runtime_us * NSEC_PER_USEC;
 	u64 ceil = (u64)smodem_res_ceiling_us(&sd->p) * NSEC_PER_USEC;
 	u64 min = (u64)SMODEM_DL_RUNTIME_MIN_US * NSEC_PER_USEC;
@@ -160,24 +168,22 @@ static void res_activated(struct smodem_dev *sd, u64 now_ns,
 
 static void res_show(struct smodem_dev *sd, struct seq_file *m)
 {
-	const struct res_ctl *c = &ctls[sd->id % SMODEM_DEVICES_MAX];
+	const struct res_ctl *c = ctl_of(sd);
 
 	smodem_kthread_show(sd, m);
 	seq_printf(m, "res_mode %s\n", smodem_res_mode_names[sd->p.res_mode]);
+	if (sd->p.res_mode != SMODEM_RES_FEEDBACK &&
+	    sd->p.res_mode != SMODEM_RES_CATCHUP)
+		return;
+	seq_printf(m, "res_ceiling_us %u\n", smodem_res_ceiling_us(&sd->p));
+	seq_printf(m, "res_steps %llu\n", c->steps);
+	seq_printf(m, "res_ceiling_hits %llu\n", c->ceiling_hits);
 	if (sd->p.res_mode == SMODEM_RES_CATCHUP) {
-		seq_printf(m, "res_ceiling_us %u\n", smodem_res_ceiling_us(&sd->p));
-		seq_printf(m, "res_steps %llu\n", c->steps);
-		seq_printf(m, "res_ceiling_hits %llu\n", c->ceiling_hits);
 		seq_printf(m, "res_deferrals %llu\n", c->deferrals);
 		return;
 	}
-	if (sd->p.res_mode != SMODEM_RES_FEEDBACK)
-		return;
 	seq_printf(m, "res_gain_pm %u\n", sd->p.res_gain_pm);
-	seq_printf(m, "res_ceiling_us %u\n", smodem_res_ceiling_us(&sd->p));
 	seq_printf(m, "res_runtime_now_ns %llu\n", c->runtime_ns);
-	seq_printf(m, "res_steps %llu\n", c->steps);
-	seq_printf(m, "res_ceiling_hits %llu\n", c->ceiling_hits);
 	seq_printf(m, "res_refusals %llu\n", c->refusals);
 }
 

@@ -74,8 +74,8 @@ struct smodem_backend_ops {
  * @show: append the context's own lines ("exec ...", the scheduling
  *	attributes the thread really has) to the stats file; may sleep
  * @activated: NULL, or called by a processing thread after each activation
- *	with its end time and the activation's stolen-time split (res's
- *	controller); runs in the thread
+ *	it accounted (stolen=1) with its end time and its stolen-time split
+ *	(res's controllers); runs in the thread
  * @may_run: NULL, or asked by smodem_run() before each period whether the
  *	context's budget lets it process one now (res_mode=catchup); what it
  *	leaves is the next activation's

@@ -450,6 +450,12 @@ static void v21_rx_reset(struct smdsp_faxmodem *f)
 	smdsp_hdlcrx_reset(&f->hdlcrx);
 }
 
+/* V.21 flags on the line now: not the few that end a final frame */
+static bool v21_flags_now(const struct smdsp_faxmodem *f)
+{
+	return f->v21_carrier && smdsp_hdlcrx_synced(&f->hdlcrx) && !f->v21_final;
+}
+
 static void go_offhook(struct smdsp_faxmodem *f)
 {
 	if (f->offhook)
@@ -558,7 +564,7 @@ int smdsp_faxmodem_rx_hdlc(struct smdsp_faxmodem *f)
 		event(f, SMDSP_FAX_EV_CONNECT, 0);
 		event(f, SMDSP_FAX_EV_FRAME, fr->status);
 		f->phase = SMDSP_FAX_IDLE;
-	} else if (f->v21_carrier && smdsp_hdlcrx_synced(&f->hdlcrx) && !f->v21_final) {
+	} else if (v21_flags_now(f)) {
 		f->connected = true;
 		event(f, SMDSP_FAX_EV_CONNECT, 0);
 	}
@@ -616,11 +622,8 @@ int smdsp_faxmodem_rx_data(struct smdsp_faxmodem *f, unsigned int mod)
 	f->rxq.in = 0;
 	f->rxq.out = 0;
 	f->mod = mod;
-	if (f->v21_carrier && smdsp_hdlcrx_synced(&f->hdlcrx) && !f->v21_final) {
-		/*
-		 * V.21 flags on the line now; not the few that end the frames
-		 * the DTE has just read (it may send +FRM at once)
-		 */
+	/* (the DTE may send +FRM at once after a final frame) */
+	if (v21_flags_now(f)) {
 		f->mod = 0;
 		event(f, SMDSP_FAX_EV_FCERROR, 0);
 		return 0;

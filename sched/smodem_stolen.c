@@ -181,6 +181,15 @@ static void find_tp(struct tracepoint *tp, void *priv)
 
 static bool registered;
 
+/* the first n probes off; none runs, or will, once this returns */
+static void detach(size_t n)
+{
+	while (n--)
+		if (tps[n].tp)
+			tracepoint_probe_unregister(tps[n].tp, tps[n].probe, NULL);
+	tracepoint_synchronize_unregister();
+}
+
 int smodem_stolen_init(void)
 {
 	size_t i;
@@ -208,10 +217,7 @@ int smodem_stolen_init(void)
 		}
 	}
 	if (err) {
-		while (i--)
-			if (tps[i].tp)
-				tracepoint_probe_unregister(tps[i].tp, tps[i].probe, NULL);
-		tracepoint_synchronize_unregister();
+		detach(i);
 		return err;
 	}
 	registered = true;
@@ -231,19 +237,14 @@ static void wtask_stop(struct watch_task *w)
 
 void smodem_stolen_exit(void)
 {
-	size_t i = ARRAY_SIZE(tps);
+	size_t i;
 
 	if (!registered)
 		return;
 	for (i = 0; i < WATCH_TASKS; i++)
 		if (wtasks[i].tid)
 			wtask_stop(&wtasks[i]);
-	i = ARRAY_SIZE(tps);
-	while (i--)
-		if (tps[i].tp)
-			tracepoint_probe_unregister(tps[i].tp, tps[i].probe, NULL);
-	/* no probe runs, or will, once this returns */
-	tracepoint_synchronize_unregister();
+	detach(ARRAY_SIZE(tps));
 	registered = false;
 }
 
@@ -281,19 +282,17 @@ u64 smodem_stolen_ran_so_far(struct smodem_dev *sd, u64 now_ns)
 	return wall > taken ? wall - taken : 0;
 }
 
-void smodem_stolen_end(struct smodem_dev *sd, u64 wall_ns,
+bool smodem_stolen_end(struct smodem_dev *sd, u64 wall_ns,
 		       struct smodem_stolen_split *out)
 {
 	struct smodem_stolen *st = &sd->stolen;
 	u64 taken;
 	int v;
 
-	memset(out, 0, sizeof(*out));
-	out->wall = wall_ns;
-	out->ran = wall_ns;
 	if (!registered)
-		return;
+		return false;
 	WRITE_ONCE(st->task, NULL);
+	out->wall = wall_ns;
 	out->irq = READ_ONCE(st->irq);
 	out->softirq = READ_ONCE(st->softirq);
 	out->other = READ_ONCE(st->other);
@@ -311,6 +310,7 @@ void smodem_stolen_end(struct smodem_dev *sd, u64 wall_ns,
 	st->sum.other += out->other;
 	trace_smodem_stolen(sd, out->wall, out->ran, out->irq, out->softirq,
 			    out->vec[NET_RX_SOFTIRQ], out->other);
+	return true;
 }
 
 void smodem_stolen_show(struct smodem_dev *sd, struct seq_file *m)

@@ -42,8 +42,11 @@ void smodem_stolen_watch(struct smodem_dev *sd, bool on);
 void smodem_stolen_begin(struct smodem_dev *sd);
 /* What the thread itself has run of the activation so far, nanoseconds. */
 u64 smodem_stolen_ran_so_far(struct smodem_dev *sd, u64 now_ns);
-/* Ends the activation begun wall_ns ago: its split, traced and summed. */
-void smodem_stolen_end(struct smodem_dev *sd, u64 wall_ns,
+/*
+ * Ends the activation begun wall_ns ago: its split, traced and summed.
+ * False, out untouched, when there is no accounting (stolen=0).
+ */
+bool smodem_stolen_end(struct smodem_dev *sd, u64 wall_ns,
 		       struct smodem_stolen_split *out);
 void smodem_stolen_show(struct smodem_dev *sd, struct seq_file *m);
 /* debugfs stolen_watch under root (stolen=1 only) */

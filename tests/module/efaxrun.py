@@ -21,7 +21,6 @@ from guestpkg import package_files
 TOP = Path(__file__).resolve().parents[2]
 FAXTIFF = TOP / "build" / "line" / "faxtiff"
 ARGS = "engine=1 phase_periods=1 ring_samples=8192"
-RATES = {5: 14400, 4: 12000, 3: 9600, 2: 7200, 1: 4800, 0: 2400}
 # an incoming call rings at this line time (seconds) or, after another
 # call, as soon as the line is idle again; efax is waiting by then
 INCOMING_S = 40

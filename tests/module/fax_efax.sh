@@ -42,34 +42,26 @@ fax_step() {
 	# shellcheck disable=SC2086
 	insmod $K $SMODEM_ARGS context=$ctx load_us=$lu
 	echo $? > $T/$tag-insmod.rc
-	dp=
-	if [ "$ctx" = usr ]; then
-		smodemd --fifo 50 -d /dev/smodem0 2> $T/$tag.smodemd &
-		dp=$!
-	fi
+	[ "$ctx" = usr ] && smodemd_start "$tag"
 	trace-cmd start -q -e smodem:smodem_phase -e smodem:smodem_overrun -b 8192 \
 		> /dev/null 2>&1
 	sleep 1
 	caps="1,$br,0,2,0,0,0,0"
 	say "fax: $kind $tag context=$ctx load=$load caps=$caps"
-	# efax's log: errors, warnings, progress, negotiation, commands
+	# efax's log (errors, warnings, progress, negotiation, commands); the
+	# receiver is the `fax answer` daemon's line: the modem answers (S0=1),
+	# efax waits for its CONNECT
 	if [ "$kind" = send ]; then
-		# shellcheck disable=SC2086
-		timeout 600 efax -v ewinc -d $D -o1 -c "$caps" -l "+1 555 0100" $INIT $SPKR \
-			-h "$FAX_HDR" $RESET -t "T$num" $FAXDIR/page.* > $T/$tag.log 2>&1
+		set -- -h "$FAX_HDR" -t "T$num" $FAXDIR/page.*
 	else
-		# the `fax answer` daemon's line: the modem answers (S0=1), efax
-		# waits for its CONNECT
-		# shellcheck disable=SC2086
-		timeout 600 efax -v ewinc -d $D -o1 -c "$caps" -l "+1 555 0100" $INIT $SPKR \
-			$RESET -jS0=1 -w -r $T/$tag > $T/$tag.log 2>&1
+		set -- -jS0=1 -w -r $T/$tag
 	fi
+	# shellcheck disable=SC2086
+	timeout 600 efax -v ewinc -d $D -o1 -c "$caps" -l "+1 555 0100" $INIT $SPKR \
+		$RESET "$@" > $T/$tag.log 2>&1
 	echo $? > $T/$tag.rc
 	call_stats_trace $tag
-	if [ -n "$dp" ]; then
-		kill -TERM "$dp"
-		wait "$dp"
-	fi
+	smodemd_stop
 	rmmod smodem
 	echo $? > $T/$tag-rmmod.rc
 	[ -n "$cy" ] && kill -INT "$cy" && wait "$cy" 2>/dev/null

@@ -72,6 +72,25 @@ pair_calls() {
 	done
 }
 
+SMODEMD=
+# smodemd_start NAME: a daemon for /dev/smodem0 (context=usr, SCHED_FIFO 50
+# as the thr thread), attached when this returns
+smodemd_start() {
+	smodemd --fifo 50 --verbose 2> $T/$1-smodemd.log &
+	SMODEMD=$!
+	i=0
+	while [ $i -lt 50 ] && ! grep -q "^usr_attached 1" "$(dev_file stats)"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+smodemd_stop() {
+	[ -n "$SMODEMD" ] || return 0
+	kill -TERM $SMODEMD 2>/dev/null
+	reap $SMODEMD 50 smodemd-stop
+	SMODEMD=
+}
+
 # call_stats_trace NAME: after a call, the device's stats in $T/NAME.stats
 # and the trace in $T/NAME.dat; tracing stops.
 call_stats_trace() {

@@ -11,23 +11,6 @@
 # as the thr thread), started right after insmod and stopped before rmmod;
 # with USR_FAULTS=1 its fault cases follow the calls (usr_faults).
 
-SMODEMD=
-# smodemd_start NAME: a daemon for /dev/smodem0, attached when this returns
-smodemd_start() {
-	smodemd --fifo 50 --verbose 2> $T/$1-smodemd.log &
-	SMODEMD=$!
-	i=0
-	while [ $i -lt 50 ] && ! grep -q "^usr_attached 1" "$(dev_file stats)"; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
-smodemd_stop() {
-	[ -n "$SMODEMD" ] || return 0
-	kill -TERM $SMODEMD 2>/dev/null
-	reap $SMODEMD 50 smodemd-stop
-	SMODEMD=
-}
 # echo_call's insmod and rmmod, with the daemon around the module's life
 insmod() {
 	command insmod "$@" || return

@@ -15,6 +15,7 @@ turnarounds from its smodem_phase trace (tools/analysis/faxturn.py):
 
 The per-context table goes to out/tests/efax/contexts.json (and the
 test's output)."""
+import functools
 import json
 import sys
 from pathlib import Path
@@ -27,6 +28,7 @@ import test_guest_module as tgm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools" / "analysis"))
 import faxturn  # noqa: E402
+import smtrace  # noqa: E402
 
 ROWS = 160
 RECV = ["int", "dpc", "thr", "res"]
@@ -51,14 +53,7 @@ def runs():
     return {**{c: recv for c in RECV}, **{c: send for c in SEND}, **{c: bhw for c in BHW}}
 
 
-def _stat(run, ctx, key):
-    for line in run.text(ctx + ".stats").splitlines():
-        k, _, v = line.partition(" ")
-        if k == key:
-            return int(v)
-    return None
-
-
+@functools.lru_cache(maxsize=None)
 def row(ctx):
     run = runs()[ctx]
     rec = run.recs.get(ctx, {})
@@ -66,7 +61,7 @@ def row(ctx):
     return {"context": ctx, "efax": "receives" if ctx in RECV else "sends",
             "efax_rc": int(run.text(ctx + ".rc").strip() or -1),
             "line": rec.get("result"), "t30": rec.get("fax", {}).get("completion_text"),
-            "overruns": _stat(run, ctx, "overruns"),
+            "overruns": smtrace.stats(run.text(ctx + ".stats")).get("overruns"),
             "turnarounds": faxturn.summary(turns), "over": [t for t in turns if t["over"]]}
 
 

@@ -29,7 +29,7 @@ ICOUNT_SHIFT ?= 0
 OUT          ?= out/compare
 export CONTEXTS DURATION LOAD_US KERNEL CLOCK ICOUNT_SHIFT OUT
 
-.PHONY: all module modules deps venv check check-real check-build compare demo bench-module bench-modem resmap upcalls clean FORCE
+.PHONY: all module modules deps venv check check-real check-build compare demo bench-module bench-modem resmap stolen upcalls clean FORCE
 
 all: module
 
@@ -110,6 +110,15 @@ bench-modem: deps venv
 resmap: deps venv
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko line
 	$(PYTHON) tools/resmap.py $(if $(FORCE),--force)
+
+# The augmented-reservation study (Figures 3 and 4, its overhead figures,
+# its devices table): stolen time from a network stream and from disks in
+# a SCHED_DEADLINE reservation kept plain, catchup, feedback and reclaim
+# (tools/stolen.py --help; KERNELS, WORKS, POINTS, QUICK=1, JOBS,
+# STOLEN_OUT, FORCE=1).
+stolen: deps venv
+	@$(MAKE) --no-print-directory modules
+	$(PYTHON) tools/stolen.py $(if $(FORCE),--force)
 
 # The real-time upcall study's experiments with modems as the periodic work:
 # 1..8 modems in context=usr, smodemd's single rate-monotonic thread against

@@ -22,9 +22,12 @@
  * (res_ceiling_us every period: admission control reserves that) and the
  * thread keeps the configured runtime itself: once it has run
  * res_runtime_us of its own time in a period, it leaves the remaining
- * work for the next period.  The scheduler charges it its own time plus
- * what interrupts took inside it, up to the ceiling, so that time is given
- * back within the same period and never beyond the admitted bandwidth.
+ * work for the next period.  It can only stop between two interrupt
+ * periods' work, so what one period's work runs beyond the runtime is
+ * owed: it comes off the next reservation periods' runtime.  The
+ * scheduler charges it its own time plus what interrupts took inside it,
+ * up to the ceiling, so that time is given back within the same period and
+ * never beyond the admitted bandwidth.
  * (With IRQ time accounting the scheduler would not charge interrupt time
  * at all, but the wall time it takes still passes within the deadline;
  * Debian's kernels are built without it.)  The periods are counted from
@@ -40,6 +43,7 @@ struct res_ctl {
 	u64 runtime_ns;			/* the thread's runtime now */
 	u64 stolen_ns;			/* charged to it in this period */
 	u64 ran_ns;			/* its own time in this period */
+	u64 owed_ns;			/* catchup: run beyond the runtime before */
 	u64 steps, ceiling_hits, refusals, deferrals;
 };
 
@@ -88,6 +92,9 @@ static void catchup_period(struct smodem_dev *sd, struct res_ctl *c, u64 idx)
 		c->ceiling_hits++;
 	}
 	trace_smodem_res_ctl(sd, c->idx, req, c->ran_ns, c->stolen_ns, given, sat);
+	c->owed_ns += c->ran_ns;
+	/* periods with no activation at all paid req each */
+	c->owed_ns -= min(c->owed_ns, req * (idx - c->idx));
 	c->ran_ns = 0;
 	c->stolen_ns = 0;
 	c->idx = idx;
@@ -97,15 +104,16 @@ static void catchup_period(struct smodem_dev *sd, struct res_ctl *c, u64 idx)
 static bool res_may_run(struct smodem_dev *sd)
 {
 	struct res_ctl *c = ctl_of(sd);
-	u64 now;
+	u64 now, idx;
 
 	/* before each period: nothing more than this for the other modes */
 	if (sd->p.res_mode != SMODEM_RES_CATCHUP)
 		return true;
 	now = ktime_get_ns();
-	if (div64_u64(now - c->origin_ns, c->period_ns) != c->idx)
-		return true;
-	if (c->ran_ns + smodem_stolen_ran_so_far(sd, now) <
+	idx = div64_u64(now - c->origin_ns, c->period_ns);
+	if (idx != c->idx)
+		catchup_period(sd, c, idx);
+	if (c->owed_ns + c->ran_ns + smodem_stolen_ran_so_far(sd, now) <
 	    (u64)sd->p.res_runtime_us * NSEC_PER_USEC)
 		return true;
 	c->deferrals++;
@@ -180,6 +188,7 @@ static void res_show(struct smodem_dev *sd, struct seq_file *m)
 	seq_printf(m, "res_ceiling_hits %llu\n", c->ceiling_hits);
 	if (sd->p.res_mode == SMODEM_RES_CATCHUP) {
 		seq_printf(m, "res_deferrals %llu\n", c->deferrals);
+		seq_printf(m, "res_owed_ns %llu\n", c->owed_ns);
 		return;
 	}
 	seq_printf(m, "res_gain_pm %u\n", sd->p.res_gain_pm);

@@ -113,6 +113,8 @@ struct smodem_stats {
 	u64 periods;		/* periods processed */
 	u64 overruns;
 	u64 dropped;		/* frames lost to overruns */
+	/* periods whose work was not done when the next one completed */
+	u64 deadline_misses;
 	u64 tx_late;		/* output frames played before they were written */
 	u32 tx_skew_max;	/* output engine ahead of the input engine, frames */
 	u32 tx_delay_max;	/* input engine past a period's end at its output */

@@ -41,6 +41,7 @@ void smodem_irq(struct smodem_dev *sd, u64 hw_pos)
 	u64 now = ktime_get_ns();
 	u64 pending = hw_pos - min(hw_pos, READ_ONCE(sd->sw_pos));
 	u32 pend32 = clamp_u32(pending);
+	u32 period;
 
 	sd->stats.irqs++;
 	sd->stats.irq_cpus |= BIT_ULL(raw_smp_processor_id() & 63);
@@ -50,6 +51,14 @@ void smodem_irq(struct smodem_dev *sd, u64 hw_pos)
 	if (pend32 > sd->stats.pending_irq_max)
 		sd->stats.pending_irq_max = pend32;
 	trace_smodem_irq(sd, sd->period_idx, hw_pos, pend32);
+	/*
+	 * A deadline miss: more than the period just completed is waiting,
+	 * so the one before it was not processed by the end of its period
+	 * (half a period of slack for where the position is read).
+	 */
+	period = READ_ONCE(sd->period);
+	if (pending >= period + period / 2)
+		sd->stats.deadline_misses++;
 
 	/* Counted once per episode; the processing resynchronises. */
 	if (unlikely(pending >= sd->p.ring) &&

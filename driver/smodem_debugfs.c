@@ -46,6 +46,7 @@ static int stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "periods %llu\n", s->periods);
 	seq_printf(m, "overruns %llu\n", s->overruns);
 	seq_printf(m, "dropped %llu\n", s->dropped);
+	seq_printf(m, "deadline_misses %llu\n", s->deadline_misses);
 	seq_printf(m, "tx_late %llu\n", s->tx_late);
 	seq_printf(m, "tx_skew_max %u\n", s->tx_skew_max);
 	seq_printf(m, "tx_delay_max %u\n", s->tx_delay_max);

@@ -12,6 +12,12 @@
  * any task a test runs and its cost (and its NIC's transmit interrupts) can
  * be measured alone by sending to a MAC address nobody has (the receiving
  * NIC filters it in hardware).  Counters: /sys/module/netload/parameters/.
+ *
+ * softirq=1 sends from the hrtimer's softirq instead (HRTIMER_MODE_ABS_SOFT):
+ * the frames then come at their times whatever task runs, as frames from a
+ * wire do, so their receive processing lands inside any thread, a
+ * SCHED_DEADLINE one included (the thread's sender waits for such a thread
+ * to sleep).  On PREEMPT_RT soft hrtimers expire in a kernel thread.
  */
 #include <linux/module.h>
 #include <linux/kthread.h>
@@ -58,6 +64,13 @@ static ulong delay_ms;
 module_param(delay_ms, ulong, 0444);
 MODULE_PARM_DESC(delay_ms, "start sending this long after loading (default 0)");
 
+static ulong duration_ms;
+module_param(duration_ms, ulong, 0444);
+MODULE_PARM_DESC(duration_ms, "stop sending this long after starting, 0: never (default 0)");
+static bool softirq;
+module_param(softirq, bool, 0444);
+MODULE_PARM_DESC(softirq, "0 or 1: send from the hrtimer softirq instead of a SCHED_FIFO thread (default 0)");
+
 static ulong sent;
 module_param(sent, ulong, 0444);
 MODULE_PARM_DESC(sent, "echo requests sent (read only)");
@@ -73,13 +86,16 @@ MODULE_PARM_DESC(late, "wake-ups more than one period late, periods skipped (rea
 
 static struct net_device *dev;
 static struct task_struct *thread;
+static struct hrtimer timer;
+static ktime_t start, stop, next, next_hb;
 static u8 dmac[ETH_ALEN];
 static __be32 saddr, daddr;
 
 static struct sk_buff *frame(u8 proto, unsigned int len)
 {
 	unsigned int hlen = LL_RESERVED_SPACE(dev);
-	struct sk_buff *skb = alloc_skb(hlen + sizeof(struct iphdr) + len, GFP_KERNEL);
+	struct sk_buff *skb = alloc_skb(hlen + sizeof(struct iphdr) + len,
+					softirq ? GFP_ATOMIC : GFP_KERNEL);
 	struct iphdr *iph;
 
 	if (!skb)
@@ -174,29 +190,37 @@ static bool due(ktime_t now, ktime_t *next, u64 period)
 	return true;
 }
 
+/* What is due at now, sent; the next time anything is due (KTIME_MAX: done). */
+static ktime_t send_due(ktime_t now)
+{
+	ktime_t wake;
+
+	if (duration_ms && !ktime_before(now, stop))
+		return KTIME_MAX;
+	if (!ktime_before(now, start)) {
+		if (due(now, &next, period_ns))
+			send_ping();
+		if (due(now, &next_hb, hb_period_ns))
+			send_heartbeat();
+	}
+	wake = period_ns ? next : next_hb;
+	if (hb_period_ns && ktime_before(next_hb, wake))
+		wake = next_hb;
+	return wake;
+}
+
 static int sender(void *unused)
 {
-	ktime_t start = ktime_add_ms(ktime_get(), delay_ms);
-	ktime_t next = start, next_hb = start, wake;
 	struct sched_attr attr = {
 		.size = sizeof(attr),
 		.sched_policy = SCHED_FIFO,
 		.sched_priority = prio,
 	};
+	ktime_t wake;
 
 	sched_setattr_nocheck(current, &attr);
 	while (!kthread_should_stop()) {
-		ktime_t now = ktime_get();
-
-		if (!ktime_before(now, start)) {
-			if (due(now, &next, period_ns))
-				send_ping();
-			if (due(now, &next_hb, hb_period_ns))
-				send_heartbeat();
-		}
-		wake = period_ns ? next : next_hb;
-		if (hb_period_ns && ktime_before(next_hb, wake))
-			wake = next_hb;
+		wake = send_due(ktime_get());
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (kthread_should_stop()) {
 			__set_current_state(TASK_RUNNING);
@@ -205,6 +229,16 @@ static int sender(void *unused)
 		schedule_hrtimeout_range(&wake, 0, HRTIMER_MODE_ABS);
 	}
 	return 0;
+}
+
+static enum hrtimer_restart soft_sender(struct hrtimer *t)
+{
+	ktime_t wake = send_due(ktime_get());
+
+	if (wake == KTIME_MAX)
+		return HRTIMER_NORESTART;
+	hrtimer_set_expires(t, wake);
+	return HRTIMER_RESTART;
 }
 
 static int __init netload_init(void)
@@ -225,6 +259,16 @@ static int __init netload_init(void)
 		pr_err("netload: no device %s\n", ifname);
 		return -ENODEV;
 	}
+	start = ktime_add_ms(ktime_get(), delay_ms);
+	stop = ktime_add_ms(start, duration_ms);
+	next = start;
+	next_hb = start;
+	if (softirq) {
+		hrtimer_init(&timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+		timer.function = soft_sender;
+		hrtimer_start(&timer, start, HRTIMER_MODE_ABS_SOFT);
+		return 0;
+	}
 	thread = kthread_run(sender, NULL, "netload");
 	if (IS_ERR(thread)) {
 		dev_put(dev);
@@ -235,7 +279,10 @@ static int __init netload_init(void)
 
 static void __exit netload_exit(void)
 {
-	kthread_stop(thread);
+	if (softirq)
+		hrtimer_cancel(&timer);
+	else
+		kthread_stop(thread);
 	dev_put(dev);
 	pr_info("netload: %lu echo requests, %lu heartbeats sent, %lu refused, %lu late\n",
 		sent, hb_sent, xmit_errors, late);

@@ -1,0 +1,208 @@
+"""make stolen's quick grid (issue 12, tools/stolen.py QUICK=1): the
+augmented-reservation study's Figures 3 and 4, its overhead figures and its
+devices table on the 6.1 generic kernel, with the shapes that must hold:
+with the stream, a plain reservation misses deadlines at 0 % over-
+reservation; catchup and feedback miss fewer at every over-reservation and
+reach no misses sooner; the feedback controller follows a burst and comes
+back; the figures on the instruction-counted clock are the same when a boot
+is run again."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import guestboot
+
+TOP = Path(__file__).resolve().parents[2]
+OUT = TOP / "out" / "tests" / "stolen-study"
+sys.path.insert(0, str(TOP / "tools"))
+import stolen  # noqa: E402
+
+
+def _env(**kw):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("KERNELS", "WORKS", "POINTS", "RUN_S", "SPIN_S", "STREAM_NS", "DEVICES",
+                        "GUEST_APPEND", "JOBS", "STOLEN_OUT", "QUICK")}
+    env.update(kw)
+    return env
+
+
+def _run():
+    out = guestboot.fresh_dir(OUT)
+    r = subprocess.run([sys.executable, str(TOP / "tools/stolen.py"), "--force"],
+                       env=_env(QUICK="1", JOBS="1", STOLEN_OUT=str(out)), capture_output=True,
+                       text=True, timeout=1800 * guestboot.timeout_scale())
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    return json.loads((out / "stolen.json").read_text()), out, r.stdout
+
+
+def report():
+    return guestboot.once("stolen-study", _run)
+
+
+def kernel():
+    rep = report()[0]
+    assert len(rep["kernels"]) == 1, list(rep["kernels"])
+    return next(iter(rep["kernels"].values()))
+
+
+def variants():
+    return kernel()["works"]["study"]["variants"]
+
+
+def misses(v):
+    return {p["x"]: p["miss_pct"] for p in variants()[v]["points"]}
+
+
+def test_quick_grid_ran_every_variant_and_point():
+    rep = report()[0]
+    assert rep["meta"]["failed"] == []
+    assert set(variants()) == set(stolen.VARIANTS)
+    for v, vd in variants().items():
+        assert [p["x"] for p in vd["points"]] == [-10, 0, 10, 20, 30], v
+        for p in vd["points"]:
+            assert not p["refused"], (v, p)
+            # 2 s of 20 ms periods
+            assert 95 <= p["periods"] <= 105, (v, p)
+
+
+def test_idle_reservation_is_exact():
+    """Line 1 of the study's Figure 3: under-reserved, most deadlines are
+    missed; reserved what the work takes, none."""
+    m = misses("plain-idle")
+    assert m[-10] >= 50, m
+    assert all(m[x] == 0 for x in (0, 10, 20, 30)), m
+    assert all(p["stolen_pct"] < 1.0 for p in variants()["plain-idle"]["points"])
+
+
+def test_stream_steals_from_the_reservation():
+    """The stream's receive processing runs inside the reserved thread,
+    charged to its budget: NET_RX and the NIC's interrupt."""
+    for v in ("plain", "catchup", "feedback"):
+        for p in variants()[v]["points"]:
+            assert p["stolen_pct"] >= 10, (v, p)
+            assert p["net_rx_ns"] > 0, (v, p)
+
+
+def test_plain_misses_with_the_stream_at_zero_over_reservation():
+    m = misses("plain")
+    assert m[0] >= 20, m
+    z = variants()["plain"]["zero_at"]
+    assert z is None or z >= 10, m
+
+
+def test_catchup_and_feedback_miss_fewer():
+    plain = misses("plain")
+    pz = variants()["plain"]["zero_at"]
+    for v in ("catchup", "feedback"):
+        m = misses(v)
+        # over-reserved (x >= 0): fewer misses wherever plain misses
+        for x in m:
+            if x >= 0:
+                assert m[x] < plain[x] if plain[x] else m[x] == 0, (v, x, m, plain)
+        z = variants()[v]["zero_at"]
+        assert z is not None and (pz is None or z < pz), (v, z, pz)
+
+
+def test_catchup_defers_when_under_reserved():
+    """Below what the work takes, catchup stops the thread at its runtime
+    and leaves the rest for later periods: deferrals, and misses."""
+    p = next(p for p in variants()["catchup"]["points"] if p["x"] == -10)
+    assert p["deferrals"] > 0 and p["misses"] > 0, p
+    for p in variants()["catchup"]["points"]:
+        if p["x"] >= 10:
+            assert p["misses"] == 0, p
+
+
+def test_reclaim_takes_idle_bandwidth():
+    """GRUB lets the thread run on into bandwidth nobody reserved: no
+    misses at any point, under-reservation included."""
+    assert all(x == 0 for x in misses("reclaim").values()), misses("reclaim")
+
+
+def test_feedback_follows_a_burst():
+    """Figure 4: the stolen time rises for about a second, the runtime the
+    controller asks for rises with it, and both come back down."""
+    b = kernel()["burst"]
+    ps = b["periods"]
+    r = ps[0]["requested_ns"]
+    hot = [i for i, p in enumerate(ps) if p["stolen_ns"] > 0.05 * r]
+    # 1 s of 20 ms periods, contiguous
+    assert 45 <= len(hot) <= 55, len(hot)
+    assert hot[-1] - hot[0] + 1 <= 56, hot
+    assert hot[0] >= 10 and hot[-1] <= len(ps) - 20, (hot[0], hot[-1], len(ps))
+    assert max(ps[i]["runtime_ns"] for i in hot) >= 1.1 * r
+    assert all(abs(p["runtime_ns"] - r) <= 0.01 * r for p in ps[hot[-1] + 10:])
+    assert all(p["runtime_ns"] <= 2 * r for p in ps)
+    # the misses the figure marks are the module's, counted the same way
+    assert sum(p["misses"] for p in ps) >= b["deadline_misses"]
+
+
+def test_overhead_is_small_and_measured():
+    o = kernel()["overhead"]
+    assert set(o) == set(stolen.OVERHEAD_WAYS)
+    assert o["base"]["lost_pct"] == 0
+    for w in ("plain", "catchup", "feedback", "reclaim"):
+        assert 0 <= o[w]["lost_pct"] < 0.1, (w, o[w])
+    # the accounting's probes cost something on every interrupt and switch
+    assert o["plain"]["lost_pct"] > 0, o
+
+
+def test_devices_table():
+    k = kernel()
+    d = k["devices"]
+    assert set(d) == {"none", "nic", "ide", "scsi", "ide-pio"}, list(d)
+    for src, row in d.items():
+        assert 0 <= row["stolen_pct"] <= 100, (src, row)
+        assert row["activations"] > 0, (src, row)
+    disks = " ".join(k["disks"])
+    assert "0000:00:01.1" in disks and "0000:00:%s.0" % stolen.SCSI_PCI in disks, disks
+    # libata's dma=0 puts the IDE disk in PIO mode
+    assert "DMA" in k["xfer_modes"]["dma"] and "PIO" in k["xfer_modes"]["pio"], k["xfer_modes"]
+    # the readers kept the disks busy
+    irqs = k["disk_interrupts"]
+    assert irqs["dma"]["ide"] > 2000 and irqs["dma"]["scsi"] > 2000 and irqs["pio"]["ide"] > 2000, irqs
+
+
+def test_repeatable_on_the_virtual_clock():
+    """One boot of the grid run again: the same misses, stolen time and
+    counters to the nanosecond."""
+    rep = report()[0]
+    m = rep["meta"]
+    t = {"kernel": m["kernels"][0], "work": "study", "job": "sweep", "variant": "plain",
+         "points": m["points"]}
+    a = argparse.Namespace(force=True, stream_ns=m["stream_ns"], run_s=m["run_s"], spin_s=m["spin_s"],
+                           guest_append=m["guest_append"])
+    again, reused = stolen.run_boot(t, a, {}, guestboot.fresh_dir(OUT.parent / "stolen-study-again"))
+    assert not reused
+    assert again["points"] == variants()["plain"]["points"]
+
+
+def test_report_files():
+    rep, out, stdout = report()
+    k = rep["meta"]["kernels"][0]
+    assert (out / ("fig3-%s-study.png" % k)).stat().st_size > 10000
+    assert (out / ("fig4-%s.png" % k)).stat().st_size > 10000
+    md = (out / "stolen.md").read_text()
+    assert "| plain + stream |" not in md and "| plain |" in md and "no misses from" in md
+    assert md in stdout
+
+
+@pytest.mark.parametrize("env,msg", [
+    ({"POINTS": "-10 x"}, "whole percents"),
+    ({"POINTS": "200"}, "-50..100"),
+    ({"KERNELS": "9.9.9-nope"}, "not installed"),
+    ({"WORKS": "dsl"}, "one of study, modem"),
+    ({"STREAM_NS": "5"}, "STREAM_NS"),
+])
+def test_bad_settings_are_refused(env, msg, tmp_path):
+    r = subprocess.run([sys.executable, str(TOP / "tools/stolen.py")],
+                       env=_env(STOLEN_OUT=str(tmp_path), **env), capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert msg in r.stderr, r.stderr
+    assert not (tmp_path / "stolen.json").exists()

@@ -114,11 +114,11 @@ resmap: deps venv
 # The augmented-reservation study (Figures 3 and 4, its overhead figures,
 # its devices table): stolen time from a network stream and from disks in
 # a SCHED_DEADLINE reservation kept plain, catchup, feedback and reclaim
-# (tools/stolen.py --help; KERNELS, WORKS, POINTS, QUICK=1, JOBS,
+# (tools/stolen_study.py --help; KERNELS, WORKS, POINTS, QUICK=1, JOBS,
 # STOLEN_OUT, FORCE=1).
 stolen: deps venv
 	@$(MAKE) --no-print-directory modules
-	$(PYTHON) tools/stolen.py $(if $(FORCE),--force)
+	$(PYTHON) tools/stolen_study.py $(if $(FORCE),--force)
 
 # The real-time upcall study's experiments with modems as the periodic work:
 # 1..8 modems in context=usr, smodemd's single rate-monotonic thread against

@@ -1,4 +1,4 @@
-"""make stolen's quick grid (issue 12, tools/stolen.py QUICK=1): the
+"""make stolen's quick grid (issue 12, tools/stolen_study.py QUICK=1): the
 augmented-reservation study's Figures 3 and 4, its overhead figures and its
 devices table on the 6.1 generic kernel, with the shapes that must hold:
 with the stream, a plain reservation misses deadlines at 0 % over-
@@ -20,7 +20,7 @@ import guestboot
 TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "stolen-study"
 sys.path.insert(0, str(TOP / "tools"))
-import stolen  # noqa: E402
+import stolen_study as stolen  # noqa: E402
 
 
 def _env(**kw):
@@ -33,7 +33,7 @@ def _env(**kw):
 
 def _run():
     out = guestboot.fresh_dir(OUT)
-    r = subprocess.run([sys.executable, str(TOP / "tools/stolen.py"), "--force"],
+    r = subprocess.run([sys.executable, str(TOP / "tools/stolen_study.py"), "--force"],
                        env=_env(QUICK="1", JOBS="1", STOLEN_OUT=str(out)), capture_output=True,
                        text=True, timeout=1800 * guestboot.timeout_scale())
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
@@ -200,7 +200,7 @@ def test_report_files():
     ({"STREAM_NS": "5"}, "STREAM_NS"),
 ])
 def test_bad_settings_are_refused(env, msg, tmp_path):
-    r = subprocess.run([sys.executable, str(TOP / "tools/stolen.py")],
+    r = subprocess.run([sys.executable, str(TOP / "tools/stolen_study.py")],
                        env=_env(STOLEN_OUT=str(tmp_path), **env), capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == 2, (r.stdout, r.stderr)

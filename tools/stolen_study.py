@@ -183,8 +183,15 @@ def collect(t, rdir, a):
         res["disks"] = disks.read_text().split("\n") if disks.exists() else []
         xm = rdir / "xfer_mode"
         res["xfer_mode"] = xm.read_text().strip() if xm.exists() else None
-        res["interrupts"] = {src: _disk_irqs(rdir / ("dev_%s.interrupts" % src), src)
-                             for src in t["sources"] if src in ("ide", "scsi")}
+        # each count since boot, less what the line had before the source's
+        # run (the SCSI HBA shares the NICs' line)
+        res["interrupts"] = {}
+        before = None
+        for src in t["sources"]:
+            if src in ("ide", "scsi"):
+                f = rdir / ("dev_%s.interrupts" % src)
+                res["interrupts"][src] = _disk_irqs(f, src) - (_disk_irqs(before, src) if before else 0)
+                before = f
     else:
         ways = {}
         for w in OVERHEAD_WAYS:
@@ -197,8 +204,7 @@ def collect(t, rdir, a):
 
 
 def _disk_irqs(p, src):
-    """A /proc/interrupts copy's count for src's controller (since boot; the
-    SCSI HBA shares its line with the AC'97)."""
+    """A /proc/interrupts copy's count for src's controller's line."""
     want = {"ide": "ata_piix", "scsi": "sym53c8xx"}[src]
     return sum(int(line.split()[1]) for line in (p.read_text().splitlines() if p.exists() else [])
                if want in line)

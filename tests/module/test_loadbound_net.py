@@ -80,9 +80,12 @@ def test_flood_was_received_and_answered():
     # one request every 50 us for over a second (probe, then tasks); on the
     # generic kernel NET_RX is handed to ksoftirqd under load, which the
     # SCHED_FIFO probe starves: the NIC's ring fills and requests are lost
-    # (measured: 46346 sent, 20583 answered), what arrives is answered
+    # (measured: 46346 sent, 20583 answered), what arrives is answered: both
+    # snapshots are taken under the flood, so a request or two received but
+    # not yet answered at either of them separates the two counts
     assert c["sent"] >= 20_000 and c["xmit_errors"] <= c["sent"] // 100, c
-    assert c["icmp_InEchos"] >= 0.3 * c["sent"] and c["icmp_OutEchoReps"] == c["icmp_InEchos"], c
+    assert c["icmp_InEchos"] >= 0.3 * c["sent"], c
+    assert abs(c["icmp_OutEchoReps"] - c["icmp_InEchos"]) <= 4, c
     n = nx.counter_delta(nx.read_counters(boots()[0] / "none" / "counters-start.txt"),
                          nx.read_counters(boots()[0] / "none" / "counters.txt"))
     assert n["sent"] == 0 and n["icmp_InEchos"] == 0 and n["hb_sent"] >= 100, n

@@ -260,10 +260,11 @@ def run_boot(t, a, settings, out):
     # nothing of an earlier try (its error file above all) may stay
     shutil.rmtree(d, ignore_errors=True)
     load_us, ps, rp, _ = WORKS[t["work"]]
+    mode, stream = variant_env(t)
     env = {"JOB": t["job"], "LOAD_US": str(load_us), "PERIOD_SAMPLES": str(ps),
            "RES_PERIOD_US": str(rp), "STREAM_NS": str(a.stream_ns), "RUN_S": str(a.run_s),
            "SPIN_S": str(a.spin_s), "POINTS": " ".join(map(str, t.get("points", []))),
-           "VARIANT": variant_env(t)[0], "STREAM": variant_env(t)[1]}
+           "VARIANT": mode, "STREAM": stream}
     budget = 120 + len(t.get("points", [])) * (a.run_s + 4) * 6 + a.spin_s * 5 * 6
     kmods, qemu, cmdline = list(netload.KMODS), netload.qemu_args(), a.guest_append
     clock = "virtual"

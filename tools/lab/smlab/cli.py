@@ -69,6 +69,8 @@ def env_option(ap, flag, var, default, type=str, help="", choices=None, env=None
                      % (var, text, flag, ", ".join(map(str, choices))))
         # argparse converts a string default with type, as it shows it
         default = text
-    help = "%s [%s]" % (help, var) if help else "[%s]" % var
+    # argparse %-formats help texts: a literal % ("over-reservations, %")
+    # would stop --help
+    help = "%s [%s]" % (help.replace("%", "%%"), var) if help else "[%s]" % var
     return (group or ap).add_argument(flag, default=default, type=type, choices=choices,
                                       help=help, **kw)

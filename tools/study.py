@@ -202,6 +202,9 @@ class Plan:
     def __init__(self, a):
         self.a = a
         self.out = Path(a.out)
+        # finished pieces kept apart from the raw files (results and
+        # settings only), so that a run goes on in another checkout
+        self.record = Path(a.record) if a.record else None
 
     def kdir(self, k):
         return self.out / k
@@ -318,8 +321,12 @@ def run_all(plan, kernels, jobs, force, report_only=False):
 
     def one(w):
         k, kind, key, fn, st = w
-        stamp = plan.kdir(k) / "done" / ("%s-%s.json" % (kind, re.sub(r"[^A-Za-z0-9#]+", "_", key)))
+        name = "%s-%s.json" % (kind, re.sub(r"[^A-Za-z0-9#]+", "_", key))
+        stamp = plan.kdir(k) / "done" / name
+        kept = plan.record / k / name if plan.record else None
         old = resume.reuse(stamp, st, force)
+        if old is None and kept:
+            old = resume.reuse(kept, st, force)
         if old is not None:
             return old, True
         if report_only:
@@ -333,6 +340,8 @@ def run_all(plan, kernels, jobs, force, report_only=False):
             return {"error": "%s: %s" % (type(e).__name__, e)}, False
         r["wall_s_piece"] = round(time.monotonic() - t, 1)
         resume.keep(stamp, st, r)
+        if kept:
+            resume.keep(kept, st, r)
         return json.loads(json.dumps(r, default=str)), False
 
     log("%d pieces on %s, %d at a time" % (total, ", ".join(kernels), jobs))
@@ -649,19 +658,29 @@ def plots(summ, out):
     return figs
 
 
-def kshark(out, k):
+def kshark(out, k, record=None):
     """kernelshark's picture of 60 ms of the first THR call (its periods,
-    the spinner and the interrupts); what went wrong otherwise."""
+    the spinner and the interrupts), kept in the record beside the call's
+    result (a call taken from the record left its trace in another
+    checkout); what went wrong otherwise."""
+    import shutil
     import subprocess
     dat = out / k / "calls" / "virtual" / "thr-0" / "results" / "thr-0.dat"
-    if not dat.exists():
-        return {"error": "no THR call trace"}
     png = "kernelshark-%s.png" % k
+    kept = record / k / png if record else None
+    if not dat.exists():
+        if kept and kept.exists():
+            shutil.copyfile(kept, out / png)
+            return {"png": png, "trace": "taken from %s" % kept}
+        return {"error": "no THR call trace"}
     r = subprocess.run([sys.executable, str(TOP / "tools" / "traces" / "kshark_shot.py"), str(dat),
                         "-o", str(out / png), "--skip", "20", "--length", "0.06"],
                        capture_output=True, text=True, timeout=300)
     if r.returncode != 0:
         return {"error": (r.stderr or r.stdout).strip()[-300:]}
+    if kept:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(out / png, kept)
     return {"png": png, "trace": str(dat.relative_to(out))}
 
 
@@ -705,6 +724,9 @@ def main(argv=None):
     opt("--parts", "STUDY_PARTS", " ".join(PARTS), str, "parts to run, space-separated")
     opt("--guest-append", "GUEST_APPEND", "", str, "extra guest kernel command line")
     opt("--out", "STUDY_OUT", None, str, "output directory (out/study; quick out/study-quick)")
+    opt("--record", "STUDY_RECORD", "", str,
+        "also keep each finished piece's result here, and take pieces from here whose settings "
+        "match (doc/study/full holds the project's own full run)")
     ap.add_argument("--force", action="store_true", help="run every piece again")
     ap.add_argument("--report-only", action="store_true",
                     help="run nothing: the report of the pieces done so far (a run still going)")
@@ -764,7 +786,7 @@ def main(argv=None):
                                        for part in kr.values() for r in part.values()), 1)}
     meta["figures"] = plots(summ, out)
     if not q:
-        meta["kernelshark"] = kshark(out, kernels[0])
+        meta["kernelshark"] = kshark(out, kernels[0], plan.record)
         if meta["kernelshark"].get("png"):
             meta["figures"].append(meta["kernelshark"]["png"])
     report = {"meta": meta, "kernels": summ}

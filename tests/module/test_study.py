@@ -143,15 +143,44 @@ def test_reservation_cells(quick):
         assert (r["works"] == r["model"]) or r["explained"], r
 
 
-def test_jobs_do_not_change_the_figures(quick, tmp_path):
-    out, k, rep, s, _ = quick
+@pytest.fixture(scope="module")
+def small(quick, tmp_path_factory):
+    """The small grid again, one guest at a time, keeping a record."""
+    _, k, _, _, _ = quick
+    out, rec = tmp_path_factory.mktemp("small"), tmp_path_factory.mktemp("record")
     r = run("--quick", "1", "--kernels", k, "--jobs", "1", "--parts", "compare", "--contexts", "int",
-            "--out", str(tmp_path))
+            "--out", str(out), "--record", str(rec))
     assert r.returncode == 0
-    again = json.loads((tmp_path / "report.json").read_text())["kernels"][k]
+    return out, rec, k
+
+
+def test_jobs_do_not_change_the_figures(quick, small):
+    _, _, _, s, _ = quick
+    out, _, k = small
+    again = json.loads((out / "report.json").read_text())["kernels"][k]
     a = study.figures_only([_cmp(s, "control"), _cmp(s, "int")])
     b = study.figures_only(again["compare"])
     assert a == b
+
+
+def test_a_run_goes_on_from_the_record(small, tmp_path):
+    """A checkout with no raw files takes the record's pieces whose settings
+    match, runs nothing for them, and reports what the first run did; a
+    record whose settings differ counts as not done."""
+    out, rec, k = small
+    kept = sorted((rec / k).glob("compare-*.json"))
+    assert [f.name for f in kept] == ["compare-control.json", "compare-int.json"]
+    args = ["--quick", "1", "--kernels", k, "--parts", "compare", "--contexts", "int", "--record", str(rec)]
+    r = run(*args, "--out", str(tmp_path / "fresh"), timeout=300)
+    assert r.returncode == 0 and r.stdout.count("not run again") == 2
+    first = json.loads((out / "report.json").read_text())["kernels"]
+    again = json.loads((tmp_path / "fresh" / "report.json").read_text())["kernels"]
+    assert study.figures_only(again) == study.figures_only(first)
+    st = json.loads(kept[1].read_text())
+    st["settings"]["duration"] += 1
+    kept[1].write_text(json.dumps(st))
+    r = run(*args, "--out", str(tmp_path / "other"), "--report-only", timeout=300)
+    assert r.returncode == 0 and "1 of 2 pieces not done yet" in r.stdout and "compare int" in r.stdout
 
 
 def test_finished_pieces_are_not_run_again(quick):

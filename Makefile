@@ -76,7 +76,7 @@ check-build: modules dsp-tests dsp-fuzz-build $(if $(wildcard tools/line/line.mk
 JOBS ?= $(shell nproc)
 check: deps venv
 	@$(MAKE) --no-print-directory check-build
-	$(PYTHON) -m pytest -p no:cacheprovider -rfE -n $(JOBS) --dist loadfile \
+	$(PYTHON) -m pytest -p no:cacheprovider -rfE -n $(JOBS) --dist loadfile --durations=25 \
 		--ignore=tests/realtime --ignore=tests/debug tests
 
 check-real: deps venv

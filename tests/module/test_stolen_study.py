@@ -163,9 +163,13 @@ def test_devices_table():
     assert "0000:00:01.1" in disks and "0000:00:%s.0" % stolen.SCSI_PCI in disks, disks
     # libata's dma=0 puts the IDE disk in PIO mode
     assert "DMA" in k["xfer_modes"]["dma"] and "PIO" in k["xfer_modes"]["pio"], k["xfer_modes"]
-    # the readers kept the disks busy
+    # the readers kept the disks busy.  The guest runs on the real clock here,
+    # so the count follows the host's load (a loaded CI host gave 899 for the
+    # DMA IDE disk in 2 s); an idle disk, or readers that failed, give next
+    # to none
     irqs = k["disk_interrupts"]
-    assert irqs["dma"]["ide"] > 2000 and irqs["dma"]["scsi"] > 2000 and irqs["pio"]["ide"] > 2000, irqs
+    least = 50 * report()[0]["meta"]["run_s"]
+    assert min(irqs["dma"]["ide"], irqs["dma"]["scsi"], irqs["pio"]["ide"]) > least, (least, irqs)
 
 
 def test_repeatable_on_the_virtual_clock():

@@ -4,20 +4,21 @@ pytest-xdist (--dist loadfile) hands whole files to its workers in the order
 they were collected, and a file's guest boots take minutes: collected
 alphabetically, the longest files (tests/module/test_st*) came last and one
 worker ran them alone for minutes while the other had nothing left.  The
-files of LONGEST go first, longest first (the rest keep their order); the
-figures are a make check's per-file minutes on the 2-core lab machine, which
-the summary below prints at the end of every run."""
+files of LONGEST go first, longest first (the rest keep their order): the
+worker-minutes of a make check on the 2-core lab machine (2026-11-27), as
+the summary below prints them at the end of every run."""
 from collections import defaultdict
 
 LONGEST = (
-    "tests/module/test_stolen_study.py",
-    "tests/module/test_fax_contexts.py",
-    "tests/module/test_guest_module.py",
-    "tests/module/test_guest_module_612.py",
-    "tests/module/test_study.py",
-    "tests/module/test_modem.py",
-    "tests/module/test_efax.py",
-    "tests/module/test_stolen.py",
+    "tests/module/test_guest_module_612.py",  # 11.7
+    "tests/module/test_stolen_study.py",  # 11.7
+    "tests/module/test_fax_contexts.py",  # 10.6
+    "tests/module/test_guest_module.py",  # 10.5
+    "tests/module/test_study.py",  # 7.3
+    "tests/module/test_modem.py",  # 6.7
+    "tests/module/test_efax.py",  # 6.2
+    "tests/module/test_kernel_build.py",  # 5.4
+    "tests/module/test_stolen.py",  # 5.4
 )
 _RANK = {f: i for i, f in enumerate(LONGEST)}
 _FILE_S = defaultdict(float)

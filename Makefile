@@ -29,7 +29,7 @@ ICOUNT_SHIFT ?= 0
 OUT          ?= out/compare
 export CONTEXTS DURATION LOAD_US KERNEL CLOCK ICOUNT_SHIFT OUT
 
-.PHONY: all module modules deps venv check check-real check-build compare demo bench-module bench-modem resmap stolen upcalls clean FORCE
+.PHONY: all module modules deps venv check check-fast check-real check-build check-build-fast compare demo bench-module bench-modem resmap stolen upcalls clean FORCE
 
 all: module
 
@@ -65,19 +65,34 @@ $(VENV_STAMP): pyproject.toml | deps
 -include $(sort $(wildcard mk/*.mk))
 check-line: venv
 
-# Everything the tests need, built before pytest starts.
-check-build: modules dsp-tests dsp-fuzz-build $(if $(wildcard tools/line/line.mk),line) smodemd
+# Everything the tests need, built before pytest starts: check-fast's
+# (no kernel module), and the module for every flavour besides.
+check-build-fast: dsp-tests dsp-fuzz-build $(if $(wildcard tools/line/line.mk),line) smodemd
+check-build: modules check-build-fast
 
-# Real-time tests (a live call over JACK) are not repeatable on a shared
-# machine: they run with check-real, not in check; the debug kernel's with
-# check-debug.  The test files run JOBS at a time (pytest-xdist, a file
-# per worker: the tests of one file share its guest boot); each guest is
-# on the instruction-counted clock, so its results do not depend on that.
+# make check = make check-fast, then the guest tests (tests/conftest.py
+# says which files boot a guest or build the module: markers guest and
+# kbuild).  Real-time tests (a live call over JACK) are not repeatable on a
+# shared machine: they run with check-real, not in check; the debug
+# kernel's with check-debug.  The test files run JOBS at a time
+# (pytest-xdist, a file per worker: the tests of one file share its guest
+# boot); each guest is on the instruction-counted clock, so its results do
+# not depend on that.  The last line counts both runs.
 JOBS ?= $(shell nproc)
+PYTEST = $(PYTHON) -m pytest -p no:cacheprovider -rfE -n $(JOBS) --dist loadfile \
+	--ignore=tests/realtime --ignore=tests/debug
+TESTSUM = $(PYTHON) tools/lab/testsum.py
+check-fast: venv
+	@$(MAKE) --no-print-directory check-build-fast
+	@mkdir -p out/tests
+	SMLAB_NO_GUEST=1 $(PYTEST) --durations=10 -m "not guest and not kbuild" \
+		--junitxml=out/tests/check-fast.xml tests
+
 check: deps venv
 	@$(MAKE) --no-print-directory check-build
-	$(PYTHON) -m pytest -p no:cacheprovider -rfE -n $(JOBS) --dist loadfile --durations=25 \
-		--ignore=tests/realtime --ignore=tests/debug tests
+	@$(MAKE) --no-print-directory check-fast
+	$(PYTEST) --durations=25 -m "guest or kbuild" --junitxml=out/tests/check-guest.xml tests; \
+		rc=$$?; $(TESTSUM) out/tests/check-fast.xml out/tests/check-guest.xml; exit $$rc
 
 check-real: deps venv
 	@$(MAKE) --no-print-directory modules line

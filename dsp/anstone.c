@@ -148,7 +148,8 @@ static void end_block(struct smdsp_anstone_rx *s)
 	s->ref_gap++;
 	if (s->ref_ok) {
 		int32_t step = (int32_t)phase_step(re, im, s->ref_re, s->ref_im);
-		int32_t dev = step - s->dphase * (int32_t)s->ref_gap;
+		/* phases: modulo 2^32 (unsigned arithmetic, which wraps) */
+		int32_t dev = (int32_t)((uint32_t)step - (uint32_t)s->dphase * s->ref_gap);
 
 		if (dev > 0x50000000 || dev < -0x50000000) {
 			/* about 180 degrees off the trend: a phase reversal */

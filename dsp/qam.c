@@ -387,10 +387,25 @@ struct smdsp_cplx smdsp_qam_rx_symbol(struct smdsp_qam_rx *q)
 	return smdsp_cturn(y.re, y.im, q->c, -q->sn);
 }
 
+/* The largest |Im(z conj(d))| whose product with TURN_OVER_2PI fits in 64 bits (about 2^33.6). */
+#define PE_MAX (0x7fffffffffffffffLL / TURN_OVER_2PI)
+
+/* smdsp_rsh() in 64 bits: (v + 2^(s-1)) >> s without the sum, which could overflow. */
+static inline int64_t rsh64(int64_t v, int s)
+{
+	return (v >> s) + ((v >> (s - 1)) & 1);
+}
+
+/*
+ * z may lie anywhere in the 32-bit plane (an equalizer that ran away on
+ * noise saturates at +-2^31): nothing here may overflow. Where the old
+ * arithmetic neither overflowed nor truncated, the results are the same.
+ */
 void smdsp_qam_rx_track(struct smdsp_qam_rx *q, struct smdsp_cplx z, int32_t dr, int32_t di,
 			bool eq, int pshift, int ishift)
 {
-	int32_t er = dr - z.re, ei = di - z.im;
+	int32_t er = smdsp_sat32((int64_t)dr - z.re), ei = smdsp_sat32((int64_t)di - z.im);
+	uint64_t e2;
 	int64_t pe;
 
 	if (eq) {
@@ -399,12 +414,20 @@ void smdsp_qam_rx_track(struct smdsp_qam_rx *q, struct smdsp_cplx z, int32_t dr,
 
 		smdsp_eq_update(&q->eq, e.re, e.im);
 	}
-	/* phase error: Im(z conj(d)) over the mean square, radians */
+	/*
+	 * phase error: Im(z conj(d)) over the mean square, radians (each
+	 * product is within +-2^62, their difference fits), clamped so that
+	 * the scaling cannot overflow
+	 */
 	pe = (int64_t)z.im * dr - (int64_t)z.re * di;
+	pe = pe > PE_MAX ? PE_MAX : pe < -PE_MAX ? -PE_MAX : pe;
 	pe = smdsp_div_s64(pe * TURN_OVER_2PI, q->pnorm);
-	q->car_freq += smdsp_rsh(pe, ishift);
-	q->car_phase += (uint32_t)(q->car_freq + smdsp_rsh(pe, pshift));
-	q->mse += ((int32_t)(((int64_t)er * er + (int64_t)ei * ei) >> 10) - q->mse) >> 5;
+	/* the frequency saturates; the phase turns modulo 2^32 */
+	q->car_freq = smdsp_sat32(q->car_freq + rsh64(pe, ishift));
+	q->car_phase += (uint32_t)(q->car_freq + rsh64(pe, pshift));
+	/* |er|, |ei| <= 2^31: the sum of squares fits in 64 unsigned bits; saturated to 31 */
+	e2 = ((uint64_t)((int64_t)er * er) + (uint64_t)((int64_t)ei * ei)) >> 10;
+	q->mse += (int32_t)(((int64_t)(e2 < 0x7fffffffU ? e2 : 0x7fffffffU) - q->mse) >> 5);
 }
 
 /* End of the phase estimate: the parity of B and the carrier phase. */

@@ -37,7 +37,7 @@
 #define DATA_TED_FRAC 6
 #endif
 
-enum { ST_ACQ, ST_ABAB, ST_CDCD, ST_ONES, ST_DATA, ST_FAILED };
+enum { ST_ACQ, ST_ABAB, ST_CDCD, ST_ONES, ST_DATA };
 
 /* segment 2: A, B; segment 3: C, D (by rate: 9600, 7200, 4800), units */
 static const int8_t abab[3][2][2] = {
@@ -182,6 +182,15 @@ static unsigned int slice(const struct smdsp_v29_rx *s, int32_t zr, int32_t zi)
 	return 15 - (unsigned int)(best & 15);
 }
 
+/* |z - d U|^2, units^2 >> 10, at most 2^22 (ABAB_MAX of them fit in 32 bits) */
+static uint32_t sq_err(struct smdsp_cplx z, const int8_t *d)
+{
+	int64_t er = (int64_t)d[0] * U - z.re, ei = (int64_t)d[1] * U - z.im;
+	uint64_t e = ((uint64_t)(er * er) + (uint64_t)(ei * ei)) >> 10;
+
+	return e < (1U << 22) ? (uint32_t)e : 1U << 22;
+}
+
 static void deliver(struct smdsp_v29_rx *s, unsigned int k)
 {
 	unsigned int step = ((k & 7) - s->state) & 7, bits, n, i;
@@ -214,13 +223,24 @@ static void symbol(struct smdsp_v29_rx *s)
 	switch (s->stage) {
 	case ST_ACQ:
 		/* the turn from A to B is negative at every rate */
-		if (smdsp_qam_rx_acq_symbol(q, z, abab[r][0], false))
+		if (smdsp_qam_rx_acq_symbol(q, z, abab[r][0], false)) {
 			s->stage = ST_ABAB;
+			s->abab_err = 0;
+		}
 		return;
 	case ST_ABAB:
 		k = smdsp_qam_rx_b_due(q);
 		if (k && q->symbols >= ACQ_END + ABAB_MIN && z.re > 0) {
-			/* C where B was due: segment 3 */
+			/*
+			 * C where B was due: segment 3; unless the alternation
+			 * was not followed closely (a mean squared error over
+			 * half the mean square): the acquisition found it in
+			 * noise heard before the far modem started.
+			 */
+			if ((uint64_t)s->abab_err * 2048 > (uint64_t)(q->symbols - ACQ_END) * q->pnorm) {
+				acquire(s);
+				return;
+			}
 			s->stage = ST_CDCD;
 			q->symbols = 0;
 			s->train = 0x2a;
@@ -231,6 +251,7 @@ static void symbol(struct smdsp_v29_rx *s)
 			acquire(s);
 			return;
 		}
+		s->abab_err += sq_err(z, abab[r][k]);
 		smdsp_qam_rx_track(q, z, abab[r][k][0] * U, abab[r][k][1] * U, false, 2, 7);
 		return;
 	default:
@@ -255,18 +276,27 @@ static void symbol(struct smdsp_v29_rx *s)
 		break;
 	case ST_ONES:
 	case ST_DATA:
-	case ST_FAILED:
 		k = slice(s, z.re, z.im);
 		smdsp_qam_rx_track(q, z, smdsp_v29_points[k][0] * U, smdsp_v29_points[k][1] * U,
 				   true, 4, 11);
-		if (s->stage == ST_FAILED)
-			break;
 		deliver(s, k);
 		if (s->stage == ST_ONES && ++q->symbols == ONES_LEN) {
 			q->trained = smdsp_qam_rx_ones_ok(q);
-			s->stage = q->trained ? ST_DATA : ST_FAILED;
-			smdsp_qam_rx_status(q, q->trained ? SMDSP_STATUS_TRAINED :
-					    SMDSP_STATUS_TRAINING_FAILED);
+			if (!q->trained) {
+				/*
+				 * Trained on noise, or on a signal that came
+				 * during the training: look for segment 2 again,
+				 * the AGC too, rather than stay failed.
+				 */
+				smdsp_qam_rx_status(q, SMDSP_STATUS_TRAINING_FAILED);
+				q->det.agc = 1 << 16;
+				q->det.agc_count = 0;
+				q->det.ref_pwr = 0;
+				acquire(s);
+				return;
+			}
+			s->stage = ST_DATA;
+			smdsp_qam_rx_status(q, SMDSP_STATUS_TRAINED);
 		}
 		break;
 	}

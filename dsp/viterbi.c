@@ -159,7 +159,7 @@ static void nearest_lattice(const struct smdsp_viterbi *v, int32_t re, int32_t i
 			 * rounded more (without branches: they would go either
 			 * way at random).
 			 */
-			int32_t rx = tx - (m << sh), ry = ty - (n << sh);
+			int32_t rx = tx - m * (1 << sh), ry = ty - n * (1 << sh);
 			int32_t odd = (m + n) & 1;
 			int32_t mx = odd & ((rx < 0 ? -rx : rx) > (ry < 0 ? -ry : ry));
 

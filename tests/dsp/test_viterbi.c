@@ -102,12 +102,12 @@ static void run(unsigned int rate, unsigned int depth, int start, double sigma, 
 }
 
 /* SpanDSP's transmitter's symbols, tapped: each new entry of its pulse shaper */
-static int pn_reg = 0x1234;
+static unsigned int pn_reg = 0x1234;
 static int sp_get(void *u)
 {
 	(void)u;
 	pn_reg = (pn_reg << 1) | (((pn_reg >> 22) ^ (pn_reg >> 17)) & 1);
-	return pn_reg & 1;
+	return (int)(pn_reg & 1);
 }
 
 static uint32_t our_pn = 0x1234;
@@ -189,8 +189,8 @@ static void lattice_vs_full(unsigned int rate)
 	for (i = 0; i < 300000; i++) {
 		/* uniform over +-14 units, a tenth of them out to +-40 */
 		double w = (i % 10 ? 14.0 : 40.0) * U;
-		int32_t re = (int32_t)((t_rand64(&seed) % 2001 - 1000) / 1000.0 * w);
-		int32_t im = (int32_t)((t_rand64(&seed) % 2001 - 1000) / 1000.0 * w);
+		int32_t re = (int32_t)(((int)(t_rand64(&seed) % 2001) - 1000) / 1000.0 * w);
+		int32_t im = (int32_t)(((int)(t_rand64(&seed) % 2001) - 1000) / 1000.0 * w);
 
 		smdsp_viterbi_step(&a, re, im);
 		smdsp_viterbi_step(&b, re, im);

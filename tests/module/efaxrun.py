@@ -64,8 +64,10 @@ def number(i):
     return "55513%02d" % (i + 1)
 
 
-def run(name, steps, pages=2, rows=None, kver=None, header="", timeout_s=2400):
+def run(name, steps, pages=2, rows=None, kver=None, header="", timeout_s=2400,
+        icount_shift=0):
     """One boot, the steps in order; cached for the session by name.
+    icount_shift: the guest's virtual CPU (see smlab.guest.run_guest).
     rows: every page that long (default 640 and 440); header: efax's page
     header (-h; "" for none, so that what arrives is the image as made)."""
     kver = kver or guestboot.generic_kernel()
@@ -98,7 +100,8 @@ def run(name, steps, pages=2, rows=None, kver=None, header="", timeout_s=2400):
         res, recs = guestboot.line_run(kver, "fax_efax.sh", out / "guest", line,
                                        env={"SMODEM_ARGS": ARGS, "FAX_STEPS": " ".join(guest),
                                             "FAX_HDR": header},
-                                       extra_files=files, timeout_s=timeout_s)
+                                       extra_files=files, timeout_s=timeout_s,
+                                       icount_shift=icount_shift)
         by_tag, cmp = {}, {}
         # smline's records in call order: the steps' calls, one each
         for s, rec in zip(steps, recs):

@@ -107,7 +107,7 @@ def tty_results(name, script, outdir):
 
 
 def line_run(kver, script, out, line_args, env=None, timeout_s=600,
-             tick_us=1000, args="", extra_files=None, kmods=()):
+             tick_us=1000, args="", extra_files=None, kmods=(), icount_shift=0):
     """Run tests/module/<script> in a guest whose AC'97 is joined to smline
     (build/line/smline, route etc. in line_args) through QEMU's D-Bus audio,
     on the instruction-counted clock: a call here is the same call on every
@@ -123,7 +123,8 @@ def line_run(kver, script, out, line_args, env=None, timeout_s=600,
     files.update(extra_files or {})
     results = run_checks(kver, script, out, args=args, audio="ac97", line=line,
                          share="deferred", env=env or {}, extra_files=files,
-                         kmods=kmods, timeout_s=timeout_s)
+                         kmods=kmods, timeout_s=timeout_s,
+                         icount_shift=icount_shift)
     recs = []
     if calls.exists():
         recs = [json.loads(x) for x in calls.read_text().splitlines() if x.strip()]

@@ -63,6 +63,7 @@ struct smdsp_v27_rx {
 	unsigned int state;	/* last decision, in 45 degree steps */
 	unsigned int ones;	/* symbols of the training's ones still to withhold */
 	struct smdsp_v27_scrambler scr;
+	uint32_t train_err;	/* the two-point training's last TRAIN_CHECK squared errors, units^2 >> 10 */
 };
 
 /* Constellation radius of the demodulator. */

@@ -60,6 +60,7 @@ struct smdsp_v29_rx {
 	uint32_t train;
 	unsigned int state;	/* last data point's phase, 45 degree steps */
 	uint32_t scr;
+	uint32_t abab_err;	/* segment 2 after its acquisition: squared errors, units^2 >> 10 */
 };
 
 int smdsp_v29_rx_init(struct smdsp_v29_rx *s, unsigned int rate, smdsp_put_bit_fn put_bit,

@@ -13,7 +13,9 @@ struct pn {
 	long seen, bits, errors;
 	long sent;		/* source: bits sent in this transmission */
 	long limit;		/* checker: no more than this many bits after the training (0: all) */
-	int trained, downs, stop;
+	int trained, downs, ups, fails, stop;
+	long clock;		/* samples since the transmitter started (set by qam_run) */
+	long trained_at;	/* clock at the first training */
 };
 
 static int pn_next(struct pn *p)
@@ -59,10 +61,17 @@ static void our_status(void *user, enum smdsp_status st)
 {
 	struct pn *p = user;
 
-	if (st == SMDSP_STATUS_TRAINED)
+	if (st == SMDSP_STATUS_TRAINED) {
+		if (!p->trained)
+			p->trained_at = p->clock;
 		pn_trained(p);
-	else if (st == SMDSP_STATUS_CARRIER_DOWN)
+	} else if (st == SMDSP_STATUS_CARRIER_DOWN) {
 		p->downs++;
+	} else if (st == SMDSP_STATUS_CARRIER_UP) {
+		p->ups++;
+	} else if (st == SMDSP_STATUS_TRAINING_FAILED) {
+		p->fails++;
+	}
 }
 
 static void sp_bit(void *user, int bit)
@@ -258,7 +267,8 @@ void qam_run(int modem, const struct qamrun_cfg *c, struct qamrun_res *r)
 	static int16_t hist[1024];
 	unsigned int hpos = 0;
 	uint64_t seed = c->seed ? c->seed : 99;
-	long blocks = (long)(c->seconds * 50), i;
+	long lead = lround(c->lead_s * 50), blocks = (long)(c->seconds * 50) + lead, i;
+	long stop_at = c->tail_s > 0 ? blocks - lround(c->tail_s * 50) : -1;
 	double sig = 0;
 	long sig_n = 0;
 	int k, on = !c->gate, bursts = c->bursts > 1 ? c->bursts : 1, gap = 0;
@@ -271,6 +281,26 @@ void qam_run(int modem, const struct qamrun_cfg *c, struct qamrun_res *r)
 		int done;
 
 		memset(tx, 0, sizeof(tx));
+		ours.clock = (i - lead) * 160;
+		if (i == lead) {
+			r->ups_lead = ours.ups;
+			r->downs_lead = ours.downs;
+		}
+		if (i == stop_at) {
+			/* the end of the signal: the shutdown's ones, then silence (and noise) */
+			src.stop = 1;
+			ours.limit = sp.limit = src.sent;
+			tx_stop(&e);
+			r->downs_sig = ours.downs - r->downs_lead;
+			r->flips_tail = -(ours.ups + ours.downs);
+		}
+		if (i < lead) {
+			line_process(l, tx, arx, btx, rx, 160);
+			for (k = 0; k < 160 && sigma > 0 && !c->gate; k++)
+				rx[k] = t_sat16(rx[k] + sigma * t_gauss(&seed));
+			rx_block(&e, rx, r);
+			continue;
+		}
 		if (bursts > 1 && i && i % (blocks / bursts) == 0) {
 			/* end of this transmission: shut down, 200 ms of silence, the next one */
 			src.stop = 1;
@@ -289,7 +319,7 @@ void qam_run(int modem, const struct qamrun_cfg *c, struct qamrun_res *r)
 			rx[k] = t_sat16(rx[k] + eg * hist[(hpos - c->echo_delay) & 1023]);
 			hpos = (hpos + 1) & 1023;
 		}
-		if (i > 100) {
+		if (i - lead > 100) {
 			for (k = 0; k < 160; k++)
 				sig += (double)rx[k] * rx[k];
 			sig_n += 160;
@@ -308,6 +338,13 @@ void qam_run(int modem, const struct qamrun_cfg *c, struct qamrun_res *r)
 	r->errors[1] = sp.errors;
 	r->trained[1] = sp.trained;
 	r->carrier_downs = ours.downs;
+	r->carrier_ups = ours.ups;
+	r->fails = ours.fails;
+	r->trained_s = ours.trained ? ours.trained_at / 8000.0 : -99;
+	if (stop_at >= 0)
+		r->flips_tail += ours.ups + ours.downs;
+	else
+		r->downs_sig = ours.downs - r->downs_lead;
 	/* mean square against a full-scale sine's (3.14 dBm0) */
 	r->rx_level_dbm0 = sig_n ? 10 * log10(sig / sig_n / (32767.0 * 32767 / 2)) + 3.14 : -99;
 	line_free(l);

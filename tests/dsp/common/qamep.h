@@ -24,6 +24,8 @@ struct qamrun_cfg {
 	uint64_t seed;
 	int bursts;		/* > 1: transmissions of seconds / bursts each, 200 ms apart, each trained */
 	int short_train;	/* V.17 with bursts: every transmission after the first with the short training */
+	double lead_s;		/* line (and noise, unless gated) for this long before the transmitter starts */
+	double tail_s;		/* the transmitter stopped this long before the end (seconds: its run, lead excluded) */
 };
 
 /* [0]: our receiver, [1]: SpanDSP's */
@@ -31,6 +33,11 @@ struct qamrun_res {
 	long bits[2], errors[2];	/* PRBS bits checked after the first 64, line errors count 3 */
 	int trained[2];			/* trainings that succeeded */
 	int carrier_downs;		/* ours */
+	int carrier_ups;		/* ours */
+	int fails;			/* ours: trainings that failed */
+	/* ours, by part of the run: before the transmitter started, while it sent, after it stopped */
+	int ups_lead, downs_lead, downs_sig, flips_tail;
+	double trained_s;		/* ours: first training, seconds after the transmitter started (-99: none) */
 	double rx_level_dbm0;		/* what reached the receivers (signal only) */
 	double rx_cpu[2];		/* seconds of CPU in each receiver */
 };

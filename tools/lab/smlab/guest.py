@@ -78,6 +78,9 @@ class GuestResult:
     boot_s: object = None           # wall seconds from QEMU start to script start
     guest_boot_s: object = None     # guest uptime when the script started
     script_s: object = None         # wall seconds the script ran
+    guest_script_s: object = None   # guest seconds the script ran
+    prep_s: object = None           # wall seconds before QEMU started (images)
+    qemu_cpu_s: object = None       # CPU seconds QEMU used (sampled, to 0.5 s)
     qemu_rc: object = None
     cmd: list = field(default_factory=list)
 
@@ -214,6 +217,12 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
           00:0a.0, all on the one audiodev.
     """
     t0 = time.monotonic()
+    if os.environ.get("SMLAB_NO_GUEST"):
+        # make check-fast: a test that boots belongs in tests/conftest.py's
+        # GUEST_FILES (make check runs it)
+        raise RuntimeError("SMLAB_NO_GUEST is set (make check-fast): this "
+                           "test boots a guest; list its file in "
+                           "tests/conftest.py's GUEST_FILES")
     if clock not in ("virtual", "real"):
         raise ValueError("clock must be 'virtual' or 'real'")
     if clock == "virtual" and smp > 1:
@@ -315,9 +324,15 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
                 qmp_command(qmp, "cont", alive=lambda: group.poll() is None)
                 say("line listening on D-Bus (%s); guest running" % bus.address)
             t_boot = time.monotonic()
+            res.prep_s = t_boot - t0
             hard_deadline = t_boot + timeout_s + 15
             follow, t_script = FileLines(console), None
+            qemu_pid, t_cpu = None, 0.0
             while True:
+                if time.monotonic() - t_cpu > 0.5:
+                    t_cpu = time.monotonic()
+                    qemu_pid = qemu_pid or _child_pid(group.pgid)
+                    res.qemu_cpu_s = _cpu_s(qemu_pid) or res.qemu_cpu_s
                 rc = group.poll()
                 # follow the console for the init's phase marks
                 for ln in follow.new():
@@ -336,6 +351,8 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
                     elif what.startswith("phase script-end"):
                         if t_script is not None:
                             res.script_s = time.monotonic() - t_script
+                        if res.guest_boot_s is not None:
+                            res.guest_script_s = up - res.guest_boot_s
                         say("script ended: %s" % what.split(" ", 2)[-1])
                     elif what.startswith("SMLAB-RC"):
                         pass
@@ -379,4 +396,43 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
     elif res.rc is None:
         say("guest never reported an exit code (QEMU rc %s); see %s" % (res.qemu_rc, console))
     say("done: rc=%s, %.1f s wall" % (res.rc, res.wall_s))
+    _log_times(res, kver, clock, icount_shift, line is not None)
     return res
+
+
+def _child_pid(pid):
+    """The first child of pid (QEMU under the Group's `timeout`), or None."""
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            kids = f.read().split()
+        return int(kids[0]) if kids else None
+    except (OSError, ValueError):
+        return None
+
+
+def _cpu_s(pid):
+    """User + system CPU seconds of a live process, or None."""
+    if not pid:
+        return None
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _log_times(res, kver, clock, shift, line):
+    """One JSON line per guest in $SMLAB_TIMES (make check's breakdown of
+    where a guest test's wall time goes: tests/conftest.py sums them)."""
+    path = os.environ.get("SMLAB_TIMES")
+    if not path:
+        return
+    test = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
+    rec = {"test": test, "kver": kver, "clock": clock, "shift": shift,
+           "line": line, "wall_s": res.wall_s, "prep_s": res.prep_s,
+           "boot_s": res.boot_s, "guest_boot_s": res.guest_boot_s,
+           "script_s": res.script_s, "guest_script_s": res.guest_script_s,
+           "qemu_cpu_s": res.qemu_cpu_s, "pid": os.getpid()}
+    with open(path, "a") as f:
+        f.write(json.dumps(rec) + "\n")

@@ -58,10 +58,12 @@ KBUILD_FILES = {
     "tests/install/test_modinfo.py",
     "tests/install/test_make_install.py",
 }
-# single tests of otherwise fast files (the dsp/ sources built as kernel
-# code on three header trees, W=1 + sparse, with their stack depths)
+# single tests of otherwise fast files: the dsp/ sources built as kernel
+# code on three header trees (W=1 + sparse, with their stack depths), and
+# checkpatch over the netload module (half a minute each)
 KBUILD_TESTS = {
     "tests/dsp/test_dsp.py::test_kernel_build",
+    "tests/loadbound/test_net_analysis.py::test_netload_checkpatch_clean",
 }
 
 _RANK = {f: i for i, f in enumerate(LONGEST)}

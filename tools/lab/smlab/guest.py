@@ -196,7 +196,9 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
           to out_dir afterwards (no host I/O during the script: keeps
           icount runs deterministic; a timed-out run leaves only the console).
       kmods: in-tree module names of kver to load (with dependencies) first.
-      cmdline_extra: appended to the kernel command line (e.g. "preempt=full").
+      cmdline_extra: appended to the kernel command line (e.g. "preempt=full"),
+          after $SMLAB_CMDLINE_EXTRA, which every guest of a run gets
+          (make check sets it: see the Makefile).
       accel: "auto" (KVM for clock=real only if a probe boot works), "tcg", "kvm".
       jack: a running JackServer to use for clock=real (else one is started).
       jack_ports: {"in": regex, "out": regex} or a (in, out) tuple for the
@@ -266,7 +268,8 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
     if accel == "kvm" and clock == "virtual":
         raise ValueError("icount (clock=virtual) needs TCG")
 
-    extra = [x for x in (image.kernel_cmdline(kver), cmdline_extra) if x]
+    extra = [x for x in (image.kernel_cmdline(kver), os.environ.get("SMLAB_CMDLINE_EXTRA"),
+                         cmdline_extra) if x]
     cmdline = " ".join(BASE_CMDLINE + extra)
     res = GuestResult(rc=None, console=console, out_dir=str(out), wall_s=0.0,
                       timed_out=False, kvm=(accel == "kvm"))

@@ -83,7 +83,7 @@ PYTEST = $(PYTHON) -m pytest -p no:cacheprovider -rfE -n $(JOBS) --dist loadfile
 	--ignore=tests/realtime --ignore=tests/debug
 TESTSUM = $(PYTHON) tools/lab/testsum.py
 check-fast: venv
-	@$(MAKE) --no-print-directory check-build-fast
+	@$(MAKE) --no-print-directory -j$(JOBS) check-build-fast
 	@mkdir -p out/tests
 	SMLAB_NO_GUEST=1 $(PYTEST) --durations=10 -m "not guest and not kbuild" \
 		--junitxml=out/tests/check-fast.xml tests
@@ -98,7 +98,7 @@ check-fast: venv
 # experiments keep the local APIC timer.
 check: export SMLAB_CMDLINE_EXTRA = noapictimer
 check: deps venv
-	@$(MAKE) --no-print-directory check-build
+	@$(MAKE) --no-print-directory -j$(JOBS) check-build
 	@$(MAKE) --no-print-directory check-fast
 	$(PYTEST) --durations=25 -m "guest or kbuild" --junitxml=out/tests/check-guest.xml tests; \
 		rc=$$?; $(TESTSUM) out/tests/check-fast.xml out/tests/check-guest.xml; exit $$rc

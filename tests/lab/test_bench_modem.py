@@ -1,6 +1,9 @@
 """tools/bench_modem.py and tools/demo.py: the pure-Python parts (payloads,
 smline's events and the marks parsers, report and timeline generation), no
-guest boot; smline's events file once from smline itself (pipe transport)."""
+guest boot; smline's events file once from smline itself (pipe transport).
+
+Cost: no guest of its own in make check (2026-11-28): it reads another file's boot.
+"""
 import json
 import socket
 import subprocess

@@ -1,7 +1,11 @@
 """tools/lab/compare.py: a short comparison run, twice, in virtual time:
 int, thr and usr (smodemd, build/smodemd/smodemd-static, at thr's
 priority).  The guest side must be bit-for-bit reproducible.  About
-2.5 minutes."""
+2.5 minutes.
+
+Cost: 8 guests, 1.3 min of wall time (1.2 min of QEMU's CPU) in make check on the
+2-core lab machine (2026-11-28).
+"""
 
 import json
 import os

@@ -1,7 +1,11 @@
 """The tools people open these traces with: kernelshark (Debian's 2.2.1) on
 a trace.dat recorded from the module in a guest, headless
 (tools/traces/kshark_shot.py: Xvfb, a screenshot of its window).  One
-guest boot and three kernelshark starts, about a minute."""
+guest boot and three kernelshark starts, about a minute.
+
+Cost: 1 guest, 0.2 min of wall time (0.1 min of QEMU's CPU) in make check on the
+2-core lab machine (2026-11-28).
+"""
 
 import json
 import shutil

@@ -5,7 +5,11 @@ with the stream, a plain reservation misses deadlines at 0 % over-
 reservation; catchup and feedback miss fewer at every over-reservation and
 reach no misses sooner; the feedback controller follows a burst and comes
 back; the figures on the instruction-counted clock are the same when a boot
-is run again."""
+is run again.
+
+Cost: 11 guests, about 14 min of wall time (9.7 min of QEMU's CPU) in make check on the
+2-core lab machine (2026-11-28, beside other work; they keep the local APIC timer, see _env).
+"""
 import argparse
 import json
 import os
@@ -24,9 +28,13 @@ import stolen_study as stolen  # noqa: E402
 
 
 def _env(**kw):
+    # SMLAB_CMDLINE_EXTRA: the study's guests keep the local APIC timer (its
+    # stream and burst are sent from hrtimers; with the HPET's events the
+    # burst's stolen time fell under the figure's threshold in 4 of its 50
+    # periods)
     env = {k: v for k, v in os.environ.items()
            if k not in ("KERNELS", "WORKS", "POINTS", "RUN_S", "SPIN_S", "STREAM_NS", "DEVICES",
-                        "GUEST_APPEND", "JOBS", "STOLEN_OUT", "QUICK")}
+                        "GUEST_APPEND", "JOBS", "STOLEN_OUT", "QUICK", "SMLAB_CMDLINE_EXTRA")}
     env.update(kw)
     return env
 
@@ -181,7 +189,9 @@ def test_repeatable_on_the_virtual_clock():
          "points": m["points"]}
     a = argparse.Namespace(force=True, stream_ns=m["stream_ns"], run_s=m["run_s"], spin_s=m["spin_s"],
                            guest_append=m["guest_append"])
-    again, reused = stolen.run_boot(t, a, {}, guestboot.fresh_dir(OUT.parent / "stolen-study-again"))
+    with guestboot.local_apic_timer():
+        again, reused = stolen.run_boot(t, a, {},
+                                        guestboot.fresh_dir(OUT.parent / "stolen-study-again"))
     assert not reused
     assert again["points"] == variants()["plain"]["points"]
 

@@ -7,8 +7,8 @@ reach no misses sooner; the feedback controller follows a burst and comes
 back; the figures on the instruction-counted clock are the same when a boot
 is run again.
 
-Cost: 11 guests, about 14 min of wall time (9.7 min of QEMU's CPU) in make check on the
-2-core lab machine (2026-11-28, beside other work; they keep the local APIC timer, see _env).
+Cost: 10 guests, 9.5 min of wall time (9.1 min of QEMU's CPU) on the 2-core lab machine
+(2026-11-28, alone, under make check's settings: they keep the local APIC timer, see _env).
 """
 import argparse
 import json

@@ -255,7 +255,7 @@ void smdsp_qam_det_init(struct smdsp_qam_det *d, uint64_t on_pwr, uint64_t off_p
 	smdsp_qam_det_reset(d);
 }
 
-static void agc_restart(struct smdsp_qam_det *d)
+void smdsp_qam_det_agc_restart(struct smdsp_qam_det *d)
 {
 	d->agc = 1 << 16;
 	d->agc_count = 0;
@@ -267,32 +267,41 @@ enum smdsp_qam_det_ev smdsp_qam_det_step(struct smdsp_qam_det *d, int32_t *re, i
 {
 	uint64_t p = (uint64_t)((int64_t)*re * *re + (int64_t)*im * *im);
 	enum smdsp_qam_det_ev ev = SMDSP_QAM_SIGNAL;
+	uint64_t off, end;
 
 	d->pwr = smdsp_smooth(d->pwr, p, 2);
+	off = d->pwr;
+	end = d->pwr;
+	if (d->slow) {
+		d->pwr_mid = smdsp_smooth(d->pwr_mid, p, 3);
+		d->pwr_slow = smdsp_smooth(d->pwr_slow, p, 5);
+		off = d->pwr_slow;
+		end = d->pwr_mid;
+	}
 	if (!d->carrier) {
 		/*
 		 * 6 T/2 samples above the threshold, so that noise peaks do not
 		 * count, and after a lost carrier 6 dB above the lowest level
 		 * since (not the tail of the signal just lost).
 		 */
-		if (d->pwr < d->floor_pwr)
-			d->floor_pwr = d->pwr;
-		if (d->pwr < d->on_pwr || d->pwr < 4 * d->floor_pwr) {
+		if (off < d->floor_pwr)
+			d->floor_pwr = off;
+		if (d->pwr < d->on_pwr || off < 4 * d->floor_pwr) {
 			d->on_count = 0;
 			return SMDSP_QAM_IDLE;
 		}
 		if (++d->on_count < 6)
 			return SMDSP_QAM_IDLE;
-		agc_restart(d);
+		smdsp_qam_det_agc_restart(d);
 		d->carrier = true;
 		d->off_count = 0;
 		ev = SMDSP_QAM_UP;
-	} else if (d->pwr < d->off_pwr || d->pwr < d->ref_pwr >> 5) {
+	} else if (off < d->off_pwr || end < d->ref_pwr >> 5) {
 		/* 2 symbols below the threshold, or 15 dB below the AGC's level */
 		if (++d->off_count >= 4) {
 			d->carrier = false;
 			d->on_count = 0;
-			d->floor_pwr = d->pwr;
+			d->floor_pwr = off;
 			return SMDSP_QAM_DOWN;
 		}
 	} else {
@@ -310,7 +319,7 @@ enum smdsp_qam_det_ev smdsp_qam_det_step(struct smdsp_qam_det *d, int32_t *re, i
 		 * 6 dB more than what the AGC was set on: the carrier detector
 		 * fired on noise before the far modem started.
 		 */
-		agc_restart(d);
+		smdsp_qam_det_agc_restart(d);
 		ev = SMDSP_QAM_AGAIN;
 	}
 	*re = smdsp_sat16((int32_t)(((int64_t)*re * d->agc) >> 16));

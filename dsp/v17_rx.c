@@ -35,7 +35,9 @@
  * 2 is only taken for one if segment 1 was followed closely, a rise of 6
  * dB during segments 1 to 3 (the signal arriving) starts the acquisition
  * again, and so does a training that failed (with the AGC). The carrier
- * detector (det_step()) decides on slower averages than the AGC's, with
+ * detector (smdsp_qam_det_step() with det.slow) decides on slower
+ * averages than the AGC's (8 samples for the signal's end, 32 for the
+ * off threshold), with
  * a floor after a loss, so that neither the data's low points at -42
  * dBm0 nor noise around -43 dBm0 turn it on and off.
  */
@@ -68,75 +70,6 @@ enum { ST_ACQ, ST_ABAB, ST_CDBA, ST_BRIDGE, ST_ONES, ST_DATA };
 static bool rate_ok(unsigned int rate)
 {
 	return rate == 7200 || rate == 9600 || rate == 12000 || rate == 14400;
-}
-
-static void agc_restart(struct smdsp_qam_det *d)
-{
-	d->agc = 1 << 16;
-	d->agc_count = 0;
-	d->ref_pwr = 0;
-}
-
-/*
- * The carrier detector and AGC of smdsp_qam_det_step() (qam.h), with
- * slower averages where noise and the data's swings would make it flip:
- * d->pwr (over 4 T/2 samples) turns it on (-43 dBm0 for 6 samples, as
- * before: the start of the acquisition and of the AGC stay where they
- * were), sets the AGC and sees a rise of 6 dB; pwr_mid (8) a fall of 15
- * dB below the AGC's level (the signal's end); pwr_slow (32) the off
- * threshold (-48 dBm0 for 4 samples) and, after a loss, the floor that
- * the next carrier must be 6 dB above: the data's low stretches at -42
- * dBm0 and noise at -43 dBm0 (whose 4-sample average swings by 10 dB)
- * move it by a dB or two.
- */
-static enum smdsp_qam_det_ev det_step(struct smdsp_v17_rx *s, int32_t *re, int32_t *im,
-				      bool settled)
-{
-	struct smdsp_qam_det *d = &s->q.det;
-	uint64_t p = (uint64_t)((int64_t)*re * *re + (int64_t)*im * *im);
-	enum smdsp_qam_det_ev ev = SMDSP_QAM_SIGNAL;
-
-	d->pwr = smdsp_smooth(d->pwr, p, 2);
-	s->pwr_mid = smdsp_smooth(s->pwr_mid, p, 3);
-	s->pwr_slow = smdsp_smooth(s->pwr_slow, p, 5);
-	if (!d->carrier) {
-		if (s->pwr_slow < d->floor_pwr)
-			d->floor_pwr = s->pwr_slow;
-		if (d->pwr < d->on_pwr || s->pwr_slow < 4 * d->floor_pwr) {
-			d->on_count = 0;
-			return SMDSP_QAM_IDLE;
-		}
-		if (++d->on_count < 6)
-			return SMDSP_QAM_IDLE;
-		agc_restart(d);
-		d->carrier = true;
-		d->off_count = 0;
-		ev = SMDSP_QAM_UP;
-	} else if (s->pwr_slow < d->off_pwr || s->pwr_mid < d->ref_pwr >> 5) {
-		if (++d->off_count >= 4) {
-			d->carrier = false;
-			d->on_count = 0;
-			d->floor_pwr = s->pwr_slow;
-			return SMDSP_QAM_DOWN;
-		}
-	} else {
-		d->off_count = 0;
-	}
-	if (d->agc_count < d->agc_points) {
-		uint32_t r = smdsp_isqrt64(smdsp_div_u64(d->pwr * d->agc_num, d->agc_den));
-
-		if (r)
-			d->agc = (uint32_t)smdsp_div_u64((uint64_t)d->target << 16, r);
-		if (++d->agc_count == d->agc_points)
-			d->ref_pwr = d->pwr;
-	} else if (!settled && d->pwr > 4 * d->ref_pwr) {
-		/* 6 dB more than what the AGC was set on: the far modem has started */
-		agc_restart(d);
-		ev = SMDSP_QAM_AGAIN;
-	}
-	*re = smdsp_sat16((int32_t)(((int64_t)*re * d->agc) >> 16));
-	*im = smdsp_sat16((int32_t)(((int64_t)*im * d->agc) >> 16));
-	return ev;
 }
 
 static void acquire(void *modem)
@@ -199,6 +132,7 @@ int smdsp_v17_rx_init(struct smdsp_v17_rx *s, unsigned int rate, smdsp_put_bit_f
 	smdsp_qam_det_init(&s->q.det, smdsp_dbm0_to_power(-430) * 5 / 4,
 			   smdsp_dbm0_to_power(-480) * 5 / 4, 2 * AGC_SYMS, 4, 3,
 			   smdsp_isqrt64(PNORM));
+	s->q.det.slow = true;
 	return smdsp_v17_rx_restart(s, rate, false);
 }
 
@@ -317,7 +251,7 @@ static void data_symbol(struct smdsp_v17_rx *s, struct smdsp_cplx z)
 			 * the training: look for segment 1 again, the AGC too.
 			 */
 			smdsp_qam_rx_status(q, SMDSP_STATUS_TRAINING_FAILED);
-			agc_restart(&q->det);
+			smdsp_qam_det_agc_restart(&q->det);
 			acquire(s);
 			return;
 		}
@@ -417,7 +351,7 @@ static void half_baud(void *user, int32_t zr, int32_t zi)
 	 * noise that the receiver took for its training (segments 1 to 3 keep
 	 * their level, echo included); the data's points swing too much for it.
 	 */
-	switch (det_step(s, &zr, &zi, s->stage >= ST_ONES)) {
+	switch (smdsp_qam_det_step(&s->q.det, &zr, &zi, s->stage >= ST_ONES)) {
 	case SMDSP_QAM_IDLE:
 		return;
 	case SMDSP_QAM_UP:

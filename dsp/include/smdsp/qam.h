@@ -188,6 +188,14 @@ struct smdsp_qam_det {
 	unsigned int on_count;
 	unsigned int off_count;
 	bool carrier;
+	/*
+	 * slow: the off threshold, the floor after a loss and the signal's end
+	 * are judged on slower averages of |y|^2 than the AGC's (V.17, whose
+	 * receiver must not flip on noise at the threshold)
+	 */
+	bool slow;
+	uint64_t pwr_mid;	/* over 8 samples: the signal's end */
+	uint64_t pwr_slow;	/* over 32: the off threshold, the floor after a loss */
 };
 
 enum smdsp_qam_det_ev {
@@ -203,6 +211,8 @@ void smdsp_qam_det_init(struct smdsp_qam_det *d, uint64_t on_pwr, uint64_t off_p
 /* Back to carrier search. */
 void smdsp_qam_det_reset(struct smdsp_qam_det *d);
 /* One T/2 sample: the event, and *re, *im scaled by the AGC. */
+/* The AGC measures the level again (a new signal): the carrier stays. */
+void smdsp_qam_det_agc_restart(struct smdsp_qam_det *d);
 enum smdsp_qam_det_ev smdsp_qam_det_step(struct smdsp_qam_det *d, int32_t *re, int32_t *im,
 					 bool trained);
 

@@ -83,9 +83,6 @@ struct smdsp_v17_rx {
 	int32_t car_freq_save;
 	int32_t t_int_save;	/* the timing loop's integrator, data units */
 	unsigned int eq_skip;	/* data symbols until the equalizer's next update */
-	/* the carrier detector's slower averages of |y|^2 (v17_rx.c, det_step()) */
-	uint64_t pwr_mid;	/* over 8 T/2 samples: the signal's end */
-	uint64_t pwr_slow;	/* over 32: the off threshold, the floor after a loss */
 	uint32_t abab_err;	/* segment 1 after its acquisition: squared errors, units^2 >> 10 */
 	uint32_t ones_ref;	/* segment 4: the transmitter's scrambler */
 	unsigned int ones_errs;	/* segment 4: bits unlike its scrambled ones */

@@ -10,7 +10,7 @@ R=/share/results
 T=/tmp/results
 mkdir -p $R $T
 
-say() { echo "[guest] $*"; }
+say() { echo "[guest] $(cut -d" " -f1 /proc/uptime) $*"; }
 dev_file() { for f in $D/*/"$1"; do echo "$f"; return; done; }
 reset_stats() { echo 1 > "$(dev_file reset)"; }
 snap() { cat "$(dev_file stats)" > "$T/$1.stats"; }
@@ -277,10 +277,13 @@ while [ $n -lt 50 ]; do
 	n=$((n + 1))
 done
 echo "$n $fails" > $T/cycles.txt
+say "cycles-end"
 dmesg > $T/cycles.dmesg
 grep smodem /proc/interrupts > $T/cycles.irq
 lsmod | grep -c '^smodem' > $T/cycles.loaded
 
+say "leak"
 leak_scan
+say "copy"
 cp -r $T/. $R/
 say done

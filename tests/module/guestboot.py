@@ -1,7 +1,6 @@
 """What the guest tests of tests/module share: which kernel and module to
 boot, one boot per file whose results every test judges, and the static
 ttyat helper the tty tests run in the guest."""
-import contextlib
 import os
 import re
 import subprocess
@@ -69,20 +68,6 @@ def smodemd():
     subprocess.run(["make", "--no-print-directory", "-C", str(TOP), "smodemd"],
                    check=True, capture_output=True)
     return TOP / "build" / "smodemd" / "smodemd-static"
-
-
-@contextlib.contextmanager
-def local_apic_timer():
-    """Boot with the local APIC timer inside the block: make check's guests
-    boot with noapictimer ($SMLAB_CMDLINE_EXTRA, see the Makefile), and a
-    test whose figures depend on how the hrtimers' events fall (a network
-    stream sent from the hrtimer softirq) keeps the timer its study had."""
-    old = os.environ.pop("SMLAB_CMDLINE_EXTRA", None)
-    try:
-        yield
-    finally:
-        if old is not None:
-            os.environ["SMLAB_CMDLINE_EXTRA"] = old
 
 
 def timeout_scale():

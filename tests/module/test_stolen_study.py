@@ -7,8 +7,8 @@ reach no misses sooner; the feedback controller follows a burst and comes
 back; the figures on the instruction-counted clock are the same when a boot
 is run again.
 
-Cost: 10 guests, 9.5 min of wall time (9.1 min of QEMU's CPU) on the 2-core lab machine
-(2026-11-28, alone, under make check's settings: they keep the local APIC timer, see _env).
+Cost: 10 guests, 8.4 min of wall time on the 2-core lab machine
+(alone, under make check's settings: noapictimer like every guest of make check).
 """
 import argparse
 import json
@@ -28,13 +28,9 @@ import stolen_study as stolen  # noqa: E402
 
 
 def _env(**kw):
-    # SMLAB_CMDLINE_EXTRA: the study's guests keep the local APIC timer (its
-    # stream and burst are sent from hrtimers; with the HPET's events the
-    # burst's stolen time fell under the figure's threshold in 4 of its 50
-    # periods)
     env = {k: v for k, v in os.environ.items()
            if k not in ("KERNELS", "WORKS", "POINTS", "RUN_S", "SPIN_S", "STREAM_NS", "DEVICES",
-                        "GUEST_APPEND", "JOBS", "STOLEN_OUT", "QUICK", "SMLAB_CMDLINE_EXTRA")}
+                        "GUEST_APPEND", "JOBS", "STOLEN_OUT", "QUICK")}
     env.update(kw)
     return env
 
@@ -139,9 +135,17 @@ def test_feedback_follows_a_burst():
     ps = b["periods"]
     r = ps[0]["requested_ns"]
     hot = [i for i, p in enumerate(ps) if p["stolen_ns"] > 0.05 * r]
-    # 1 s of 20 ms periods, contiguous
-    assert 45 <= len(hot) <= 55, len(hot)
-    assert hot[-1] - hot[0] + 1 <= 56, hot
+    assert hot, [p["stolen_ns"] for p in ps]
+    # 1 s of 20 ms periods, not every one of them hot: a period's stolen
+    # time is what the controller read at its end, and the stream's receive
+    # work caught across that boundary is charged to the next period (a 0
+    # beside a 44 where its neighbours have 22; a run had 3 such in 45,
+    # another none)
+    span = range(hot[0], hot[-1] + 1)
+    assert 45 <= len(span) <= 56, hot
+    assert len(hot) >= 0.8 * len(span), (len(hot), len(span), hot)
+    assert sum(ps[i]["stolen_ns"] for i in span) / len(span) >= 0.1 * r, \
+        [round(100 * ps[i]["stolen_ns"] / r, 1) for i in span]
     assert hot[0] >= 10 and hot[-1] <= len(ps) - 20, (hot[0], hot[-1], len(ps))
     assert max(ps[i]["runtime_ns"] for i in hot) >= 1.1 * r
     assert all(abs(p["runtime_ns"] - r) <= 0.01 * r for p in ps[hot[-1] + 10:])
@@ -189,9 +193,7 @@ def test_repeatable_on_the_virtual_clock():
          "points": m["points"]}
     a = argparse.Namespace(force=True, stream_ns=m["stream_ns"], run_s=m["run_s"], spin_s=m["spin_s"],
                            guest_append=m["guest_append"])
-    with guestboot.local_apic_timer():
-        again, reused = stolen.run_boot(t, a, {},
-                                        guestboot.fresh_dir(OUT.parent / "stolen-study-again"))
+    again, reused = stolen.run_boot(t, a, {}, guestboot.fresh_dir(OUT.parent / "stolen-study-again"))
     assert not reused
     assert again["points"] == variants()["plain"]["points"]
 

@@ -29,9 +29,70 @@ ICOUNT_SHIFT ?= 0
 OUT          ?= out/compare
 export CONTEXTS DURATION LOAD_US KERNEL CLOCK ICOUNT_SHIFT OUT
 
-.PHONY: all module modules deps venv check check-fast check-real check-build check-build-fast compare demo bench-module bench-modem resmap stolen upcalls clean FORCE
+.PHONY: all module modules deps venv check check-fast check-real check-build check-build-fast compare demo bench-module bench-modem resmap stolen upcalls clean help FORCE
 
 all: module
+
+# make help: every target, one line each (tests/unit/test_manpages.py checks
+# that every target the Makefile and its fragments define is here).
+help:
+	@printf '%s\n' \
+	'smodem: make TARGET [VARIABLE=value ...]   (doc/getting-started.md has the details)' \
+	'' \
+	'The two commands (fresh Debian 12, as root; both install their packages):' \
+	'  demo              a call from the guest to smline, the contexts compared -> out/demo/report.md' \
+	'  check             everything built, check-fast then every guest test (CI runs this; ~45 min)' \
+	'' \
+	'Build:' \
+	'  all, module       build/$$(KVER)/smodem.ko against installed headers (default: 6.1 generic)' \
+	'  modules           the module for every installed kernel flavour' \
+	'  line              build/line/smline and its test programs (tools/line)' \
+	'  smodemd           build/smodemd/smodemd and smodemd-static (context=usr)' \
+	'  dsp-lib           build/dsp/libsmdsp.a, the data pump for user space' \
+	'  loadbound-probe   build/loadbound/lbprobe, static' \
+	'  loadbound-tasks   build/loadbound/lbtasks, static' \
+	'  deps              install the packages the lab needs (tools/lab/deps.sh)' \
+	'  venv              build/venv, the Python every tool runs' \
+	'  clean             remove build/ and out/' \
+	'  clean-line        remove build/line' \
+	'' \
+	'Test:' \
+	'  check-fast        every test without a guest or kernel builds (~2 min)' \
+	'  check-real        the real-time tests: a live call over JACK (not in check)' \
+	'  check-debug       the guest tests on a debug kernel (lockdep, KASAN, kmemleak)' \
+	'  debug-kernel      build the debug kernel once (cached in DEBUG_CACHE)' \
+	'  debug-module      smodem.ko against the debug kernel' \
+	'  check-dsp         the data pump tests (tests/dsp)' \
+	'  check-line        the line tests (tests/line)' \
+	'  fuzz              the libFuzzer targets, FUZZ_SECONDS each' \
+	'' \
+	'Install:' \
+	'  install           module, udev rule, smodemd and its unit, man pages, docs (DESTDIR, PREFIX, KVER)' \
+	'  uninstall         remove what install installed' \
+	'  install-dkms      the sources in /usr/src/smodem-<version> for DKMS' \
+	'  uninstall-dkms    remove them (and dkms remove without DESTDIR)' \
+	'  deb               build/deb/smodem-dkms_<version>_all.deb' \
+	'' \
+	'Experiments and benchmarks (results in out/):' \
+	'  compare           the contexts under the study load, beside the study (CONTEXTS, DURATION, KERNEL, CLOCK)' \
+	'  study             the soft-modem study on four kernels (QUICK=1: the reduced grid)' \
+	'  resmap            the reservation boundary: a call per SCHED_DEADLINE reservation X/Y' \
+	'  stolen            the augmented-reservation study (stolen time, catchup, feedback, reclaim)' \
+	'  upcalls           the real-time upcall study: 1..8 modems in one smodemd' \
+	'  loadbound         the load-bound study: loadbound-modem, then loadbound-net' \
+	'  loadbound-modem   its experiment 1: the modem per kernel and context' \
+	'  loadbound-net     its experiments 2 and 3: network receive processing' \
+	'  bench-module      the module: ISR cost, interrupt-to-processing latency, trace overhead' \
+	'  bench-modem       the modem: throughput against SpanDSP, set-up, contexts, line vs wall time' \
+	'  bench-dsp         the data pump: CPU, memory, stack, BER -> out/bench-dsp.json' \
+	'' \
+	'Internal (prerequisites of the above):' \
+	'  check-build       check-build-fast plus the module for every flavour' \
+	'  check-build-fast  what check-fast needs built' \
+	'  dsp-tests         the data pump C tests, and their UBSan builds' \
+	'  dsp-ubsan         the UBSan builds (gcc, clang) of the library, tests and fuzz targets' \
+	'  dsp-fuzz-build    the libFuzzer targets' \
+	'  help              this list'
 
 module: $(KO)
 

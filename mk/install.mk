@@ -1,6 +1,6 @@
 # Installing smodem as a driver (issue 10): make install / uninstall (the
 # module built here for KVER, the udev rule, the README; context=usr's
-# daemon smodemd and its systemd unit), make install-dkms /
+# daemon smodemd and its systemd unit, the man pages), make install-dkms /
 # uninstall-dkms (the sources for DKMS, any distribution), make deb (the
 # smodem-dkms Debian package, build/deb/).  Included by the top Makefile.
 #
@@ -20,6 +20,9 @@ MODDIR       ?= /lib/modules/$(KVER)/updates
 UDEVRULESDIR ?= /lib/udev/rules.d
 DOCDIR       ?= $(PREFIX)/share/doc/smodem
 SBINDIR      ?= $(PREFIX)/sbin
+MANDIR       ?= $(PREFIX)/share/man
+# man/<name>.<section>: smodem(4), smodemd(8), smline(1)
+MANPAGES     := $(sort $(wildcard man/*.[1-8]))
 # systemd looks in /lib (Debian 12) whatever PREFIX is, as udev does.
 SYSTEMDUNITDIR ?= /lib/systemd/system
 DKMSSRCDIR   ?= /usr/src/smodem-$(SMODEM_VERSION)
@@ -37,6 +40,8 @@ install: $(KO) $(SMODEMD_DIR)/smodemd
 	install -D -m 644 tools/udev/60-smodem.rules $(DESTDIR)$(UDEVRULESDIR)/60-smodem.rules
 	install -D -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -D -m 755 $(SMODEMD_DIR)/smodemd $(DESTDIR)$(SBINDIR)/smodemd
+	for m in $(MANPAGES); do \
+		install -D -m 644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/} || exit 1; done
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' \
 		tools/systemd/smodemd@.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/smodemd@.service
@@ -47,7 +52,8 @@ install: $(KO) $(SMODEMD_DIR)/smodemd
 uninstall:
 	rm -f $(DESTDIR)$(MODDIR)/smodem.ko $(DESTDIR)$(UDEVRULESDIR)/60-smodem.rules \
 		$(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(SBINDIR)/smodemd \
-		$(DESTDIR)$(SYSTEMDUNITDIR)/smodemd@.service
+		$(DESTDIR)$(SYSTEMDUNITDIR)/smodemd@.service \
+		$(foreach m,$(MANPAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 	$(if $(DESTDIR),,$(DEPMOD) -a $(KVER))
 	$(if $(DESTDIR),,$(SYSTEMD_RELOAD))
@@ -83,7 +89,7 @@ deb: deps
 	tools/kbuild-tree $(TOP) $(TOP)/$(DEB_OUT)/links
 	mkdir -p $(DEB_SRC)
 	cd $(DEB_OUT)/links && tar -chf - -T .srclist | tar -C $(TOP)/$(DEB_SRC) -xf -
-	cp -a debian dkms.conf README.md $(DEB_SRC)/
+	cp -a debian dkms.conf README.md man $(DEB_SRC)/
 	install -D -m 644 tools/udev/60-smodem.rules $(DEB_SRC)/tools/udev/60-smodem.rules
 	install -D -m 755 tools/kbuild-tree $(DEB_SRC)/tools/kbuild-tree
 	cd $(DEB_SRC) && nice dpkg-buildpackage -us -uc -b

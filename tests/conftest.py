@@ -112,18 +112,24 @@ def pytest_runtest_logreport(report):
     _FILE_S[_file(report.nodeid)] += report.duration
 
 
+def _time_records():
+    path = os.environ.get("SMLAB_TIMES")
+    if not path or not os.path.exists(path):
+        return []
+    out = []
+    for line in Path(path).read_text().splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
+
+
 def _guest_times():
     """{file: {guests, prep_s, boot_s, script_s, guest_script_s, wall_s,
     qemu_cpu_s}} from $SMLAB_TIMES (seconds)."""
     out = defaultdict(lambda: defaultdict(float))
-    path = os.environ.get("SMLAB_TIMES")
-    if not path or not os.path.exists(path):
-        return out
-    for line in Path(path).read_text().splitlines():
-        try:
-            r = json.loads(line)
-        except ValueError:
-            continue
+    for r in _time_records():
         f = out[_file(r.get("test") or "?")]
         f["guests"] += 1
         for k in ("prep_s", "boot_s", "script_s", "guest_script_s", "wall_s", "qemu_cpu_s"):
@@ -156,3 +162,22 @@ def pytest_terminal_summary(terminalreporter):
         sum(_FILE_S.values()) / 60, len(_FILE_S),
         sum(int(v.get("guests", 0)) for v in g.values()),
         sum(v.get("qemu_cpu_s", 0) for v in g.values()) / 60, (time.monotonic() - _T0) / 60))
+    _section_summary(tr)
+
+
+def _section_summary(tr, n=15):
+    """The scripts' costliest steps over the run (their "[guest] ..." progress
+    lines; smlab/guest.py): QEMU's CPU is what a shorter step would save."""
+    secs = defaultdict(lambda: [0, 0.0, 0.0])
+    for r in _time_records():
+        for s in r.get("sections") or []:
+            k = (_file(r.get("test") or "?"), s["section"])
+            secs[k][0] += 1
+            secs[k][1] += s.get("cpu_s") or 0.0
+            secs[k][2] += s.get("wall_s") or 0.0
+    if not secs:
+        return
+    tr.section("costliest guest steps (QEMU CPU, minutes; from the scripts' progress lines)")
+    tr.write_line("%8s %6s %5s  %s" % ("qemu-cpu", "wall", "times", "file: step"))
+    for (f, name), (k, cpu, wall) in sorted(secs.items(), key=lambda kv: -kv[1][1])[:n]:
+        tr.write_line("%8.2f %6.2f %5d  %s: %s" % (cpu / 60, wall / 60, k, f, name))

@@ -1,7 +1,8 @@
 """make install / make uninstall and make install-dkms / uninstall-dkms
-(mk/install.mk) into a DESTDIR: what lands where, and that uninstall takes
-it all back.  The module is build/<KVER>/smodem.ko, rebuilt by make if need
-be (the 6.1 generic flavour, the Makefile's default KVER); smodemd is
+(mk/install.mk) into a DESTDIR: what lands where (the man pages of man/
+included), and that uninstall takes it all back.  The module is
+build/<KVER>/smodem.ko, rebuilt by make if need be (the 6.1 generic
+flavour, the Makefile's default KVER); smodemd is
 build/smodemd/smodemd, and its unit tools/systemd/smodemd@.service.in with
 the paths filled in, checked by systemd-analyze verify where it exists."""
 import fnmatch
@@ -43,7 +44,10 @@ def test_install_and_uninstall(tmp_path):
     assert files(tmp_path) == sorted([
         str(ko.relative_to(tmp_path)), "lib/udev/rules.d/60-smodem.rules",
         "usr/share/doc/smodem/README.md", "usr/sbin/smodemd",
-        "lib/systemd/system/smodemd@.service"])
+        "lib/systemd/system/smodemd@.service", "usr/share/man/man4/smodem.4",
+        "usr/share/man/man8/smodemd.8", "usr/share/man/man1/smline.1"])
+    assert (tmp_path / "usr/share/man/man4/smodem.4").read_bytes() == \
+        (TOP / "man/smodem.4").read_bytes()
     assert (tmp_path / "usr/sbin/smodemd").stat().st_mode & 0o777 == 0o755
     unit = (tmp_path / "lib/systemd/system/smodemd@.service").read_text()
     assert "ExecStart=/usr/sbin/smodemd --device /dev/%i --fifo 50\n" in unit
@@ -69,6 +73,7 @@ def test_install_prefix(tmp_path):
     assert (tmp_path / "usr/local/share/doc/smodem/README.md").is_file()
     assert (tmp_path / "etc/udev/rules.d/60-smodem.rules").is_file()
     assert (tmp_path / "usr/local/sbin/smodemd").is_file()
+    assert (tmp_path / "usr/local/share/man/man8/smodemd.8").is_file()
     unit = (tmp_path / "lib/systemd/system/smodemd@.service").read_text()
     assert "ExecStart=/usr/local/sbin/smodemd " in unit
     make("uninstall", "DESTDIR=%s" % tmp_path, "PREFIX=/usr/local",

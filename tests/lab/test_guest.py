@@ -137,7 +137,9 @@ GUEST_SCRIPT = r"""
 cat /share/host2guest.txt > /share/guest2host.txt || exit 10
 echo "kernel $(uname -r)" >> /share/guest2host.txt
 lspci -n > /share/lspci.txt
+echo "[guest] cyclictest"
 cyclictest -m -p 95 -i 1000 -l 500 -q -h 2000 --json=/share/cyclic.json > /share/cyclic.txt || exit 11
+echo "[guest] 12.50 trace-cmd"
 trace-cmd record -e sched:sched_switch -o /tmp/rec.dat sleep 0.3 || exit 12
 cp /tmp/rec.dat /share/rec.dat
 trace-cmd start -e sched:sched_switch || exit 13
@@ -178,6 +180,17 @@ def test_guest_rc_propagated(booted):
     assert res.kvm is False
     print("%s: boot %.1f s wall (%.2f s guest), total %.1f s"
           % (kver, res.boot_s, res.guest_boot_s, res.wall_s))
+
+
+def test_steps_costed(booted):
+    """The script's progress lines split QEMU's CPU and the wall time into
+    steps (make check's costliest-steps table): the guest's uptime in front
+    of a step's name is not part of it."""
+    _, res, _, _ = booted
+    names = [s["section"] for s in res.sections]
+    assert names == ["(script start)", "cyclictest", "trace-cmd"], res.sections
+    for s in res.sections:
+        assert s["wall_s"] >= 0 and s["cpu_s"] is not None and s["cpu_s"] >= 0, s
 
 
 def test_share_both_ways(booted):

@@ -81,6 +81,9 @@ class GuestResult:
     guest_script_s: object = None   # guest seconds the script ran
     prep_s: object = None           # wall seconds before QEMU started (images)
     qemu_cpu_s: object = None       # CPU seconds QEMU used (sampled, to 0.5 s)
+    # the script's own progress lines ("[guest] ..." on the console): where
+    # QEMU's CPU and the wall time went between one and the next
+    sections: list = field(default_factory=list)
     qemu_rc: object = None
     cmd: list = field(default_factory=list)
 
@@ -330,6 +333,7 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
             res.prep_s = t_boot - t0
             hard_deadline = t_boot + timeout_s + 15
             follow, t_script = FileLines(console), None
+            sect = _Sections(res.sections)
             qemu_pid, t_cpu = None, 0.0
             while True:
                 if time.monotonic() - t_cpu > 0.5:
@@ -339,6 +343,8 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
                 rc = group.poll()
                 # follow the console for the init's phase marks
                 for ln in follow.new():
+                    if t_script is not None and ln.startswith("[guest]"):
+                        sect.mark(_section_label(ln), _cpu_s(qemu_pid))
                     m = _MARK.search(ln)
                     if not m:
                         continue
@@ -347,6 +353,7 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
                         t_script = time.monotonic()
                         res.boot_s = t_script - t_boot
                         res.guest_boot_s = up
+                        sect.mark("(script start)", _cpu_s(qemu_pid))
                         say("script running (booted in %.1f s wall, %.2f s guest)"
                             % (res.boot_s, up))
                         if on_running:
@@ -356,6 +363,7 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
                             res.script_s = time.monotonic() - t_script
                         if res.guest_boot_s is not None:
                             res.guest_script_s = up - res.guest_boot_s
+                        sect.mark(None, _cpu_s(qemu_pid))
                         say("script ended: %s" % what.split(" ", 2)[-1])
                     elif what.startswith("SMLAB-RC"):
                         pass
@@ -403,6 +411,32 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
     return res
 
 
+class _Sections:
+    """The script's progress lines as sections: each one's QEMU CPU and wall
+    seconds, from its line to the next (to 0.05 s: the console's polling)."""
+
+    def __init__(self, out):
+        self.out, self.cur = out, None
+
+    def mark(self, label, cpu):
+        now = time.monotonic()
+        if self.cur is not None:
+            name, t, c = self.cur
+            self.out.append({"section": name, "wall_s": round(now - t, 2),
+                             "cpu_s": round(cpu - c, 2) if cpu is not None and c is not None
+                             else None})
+        self.cur = (label, now, cpu) if label is not None else None
+
+
+def _section_label(line):
+    """A progress line without its prefix, the guest's uptime (guest_checks.sh
+    gives it) and its arguments' details."""
+    words = line[len("[guest]"):].split()
+    if words and re.match(r"^\d+\.\d+$", words[0]):
+        words = words[1:]
+    return " ".join(words)[:48] or "(unnamed)"
+
+
 def _child_pid(pid):
     """The first child of pid (QEMU under the Group's `timeout`), or None."""
     try:
@@ -436,6 +470,6 @@ def _log_times(res, kver, clock, shift, line):
            "line": line, "wall_s": res.wall_s, "prep_s": res.prep_s,
            "boot_s": res.boot_s, "guest_boot_s": res.guest_boot_s,
            "script_s": res.script_s, "guest_script_s": res.guest_script_s,
-           "qemu_cpu_s": res.qemu_cpu_s, "pid": os.getpid()}
+           "qemu_cpu_s": res.qemu_cpu_s, "pid": os.getpid(), "sections": res.sections}
     with open(path, "a") as f:
         f.write(json.dumps(rec) + "\n")

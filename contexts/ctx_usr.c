@@ -67,6 +67,8 @@ struct usr {
 	bool polled;
 	bool kicked;
 	bool stalled;			/* stall_work queued for this daemon */
+	u32 gen;			/* the attach in place (attaches) */
+	u32 stall_gen;			/* the attach stall_work is for */
 	u64 last_ns;			/* its last WAIT or DONE */
 	u64 missed;			/* periods nobody processed */
 	struct swait_queue_head wait;	/* SMODEM_USR_WAIT */
@@ -79,6 +81,7 @@ struct usr {
 	bool open;
 	bool revoked;			/* detached as stalled: -EPIPE */
 	bool busy;			/* a period is handed out */
+	bool idle;			/* its last look found no period */
 	struct smodem_upcall up;
 	u64 t_wake;
 	u64 age;			/* the interrupt's at t_wake (0: none) */
@@ -89,6 +92,7 @@ struct usr {
 	bool ring_on;
 	struct pid *pid;		/* the thread that last waited */
 	u32 attaches;
+	u32 lead0;			/* the device's output lead at start */
 	u64 detaches;
 	u64 upcalls;
 	u64 stalls;
@@ -126,13 +130,16 @@ static void usr_skip(struct usr *u)
 	u->missed += k;
 }
 
-/* A DTE's dial or answer without a daemon: refused as a failed call. */
+/*
+ * A DTE's dial, answer or fax operation without a daemon: refused as a
+ * failed call (a fax operation would otherwise wait for ever).
+ */
 static void usr_refuse(struct smodem_dev *sd)
 {
 	struct smodem_cmd cmd;
 
 	smodem_link_take(sd, &cmd);
-	if (cmd.what & SMODEM_CMD_CALL)
+	if (cmd.what & (SMODEM_CMD_CALL | SMODEM_CMD_FAX))
 		smodem_link_result(sd, cmd.id, AT_RC_NO_CARRIER);
 }
 
@@ -146,9 +153,13 @@ static void usr_kick(struct smodem_dev *sd)
 	wake = u->attached;
 	if (wake) {
 		WRITE_ONCE(u->kicked, true);
-		stall = !u->stalled && ktime_get_ns() - READ_ONCE(u->last_ns) >
-			(u64)SMODEM_USR_STALL_MS * NSEC_PER_MSEC;
-		u->stalled |= stall;
+		stall = !u->stalled &&
+			smodem_usr_stalled(ktime_get_ns(), READ_ONCE(u->last_ns),
+					   (u64)SMODEM_USR_STALL_MS * NSEC_PER_MSEC);
+		if (stall) {
+			u->stalled = true;
+			u->stall_gen = u->gen;
+		}
 	} else {
 		usr_skip(u);
 	}
@@ -180,12 +191,12 @@ static void usr_bytes_in(struct usr *u, const struct smodem_cmd *cmd)
 	if (cmd->what) {
 		/* What the DTE wrote for the old call is not the new one's. */
 		u->tx_len = 0;
+		/* Every command is a new id, a fax operation's too. */
+		u->call_id = cmd->id;
 		if (cmd->what & SMODEM_CMD_HANGUP)
 			u->call_open = false;
-		if (cmd->what & SMODEM_CMD_CALL) {
+		if (cmd->what & SMODEM_CMD_CALL)
 			u->call_open = true;
-			u->call_id = cmd->id;
-		}
 	}
 	u->tx_len += smodem_link_tx_get(sd, a->tx_bytes + u->tx_len,
 					SMODEM_USR_TX_BYTES - u->tx_len);
@@ -209,15 +220,22 @@ static int usr_wait(struct usr *u, bool nonblock)
 {
 	struct smodem_dev *sd = u->sd;
 	struct smodem_usr_area *a = u->area;
-	struct smodem_cmd cmd = { .what = 0 };
+	struct smodem_cmd cmd;
 	u64 age;
 	int err;
 
 	if (u->busy)
 		return -EBUSY;		/* SMODEM_USR_DONE first */
 	for (;;) {
+		/*
+		 * Spun on (O_NONBLOCK), the hardware is read again only once
+		 * the interrupt said a period completed since the last look.
+		 */
+		if (nonblock && u->idle && !READ_ONCE(u->kicked))
+			return -EAGAIN;
 		WRITE_ONCE(u->kicked, false);
-		if (smodem_period_take(sd, u->rx, &u->up))
+		u->idle = !smodem_period_take(sd, u->rx, &u->up);
+		if (!u->idle)
 			break;
 		if (nonblock)
 			return -EAGAIN;
@@ -238,6 +256,8 @@ static int usr_wait(struct usr *u, bool nonblock)
 	if (unlikely(READ_ONCE(u->pid) != task_pid(current)))
 		usr_set_pid(u);
 
+	/* To user space: its padding too is zero, not the stack's. */
+	memset(&cmd, 0, sizeof(cmd));
 	if (sd->calls) {
 		smodem_link_take(sd, &cmd);
 		usr_bytes_in(u, &cmd);
@@ -353,10 +373,12 @@ static int usr_done(struct usr *u)
 static int usr_open(struct inode *ino, struct file *f)
 {
 	struct usr *u = container_of(f->private_data, struct usr, misc);
+	size_t keep = offsetof(struct smodem_usr_area, seq);
 	unsigned long flags;
 	int err = 0;
 
-	mutex_lock(&u->io);
+	if (mutex_lock_interruptible(&u->io))
+		return -ERESTARTSYS;
 	if (u->dead) {
 		err = -ENODEV;
 	} else if (u->open) {
@@ -365,9 +387,16 @@ static int usr_open(struct inode *ino, struct file *f)
 		u->open = true;
 		u->revoked = false;
 		u->busy = false;
+		u->idle = false;
 		u->tx_len = 0;
 		u->call_open = false;
 		u->ring_on = false;
+		/*
+		 * Nothing of the last daemon's (possibly another user's): its
+		 * call's bytes, reports, audio and stats lines.  Nobody maps
+		 * the area now: a mapping holds the file open.
+		 */
+		memset((u8 *)u->area + keep, 0, u->size - keep);
 		u->area->attach = ++u->attaches;
 		kref_get(&u->ref);
 		f->private_data = u;
@@ -375,6 +404,7 @@ static int usr_open(struct inode *ino, struct file *f)
 		raw_spin_lock_irqsave(&u->lock, flags);
 		u->last_ns = ktime_get_ns();
 		u->stalled = false;
+		u->gen = u->attaches;
 		u->attached = true;
 		raw_spin_unlock_irqrestore(&u->lock, flags);
 	}
@@ -386,8 +416,11 @@ static int usr_open(struct inode *ino, struct file *f)
 
 /*
  * The daemon is gone: the line goes quiet (no hook current, no signal), a
- * ring or a call it had ends at the tty (NO CARRIER, DCD off), and the
- * interrupt keeps the position current again.
+ * ring or a call it had ends at the tty (NO CARRIER, DCD off: a state of
+ * the link, which no full queue or stale id can lose), the interrupt keeps
+ * the position current again, and nothing the daemon chose outlives it:
+ * the period is the one loaded, the output lead the one at start (its
+ * lateness, which grew it, was its own).
  */
 static void usr_detach(struct usr *u)
 {
@@ -401,13 +434,15 @@ static void usr_detach(struct usr *u)
 	raw_spin_unlock_irqrestore(&u->lock, flags);
 	u->busy = false;
 	memset(sd->tx_ring, 0, sd->p.ring * 2 * sizeof(*sd->tx_ring));
-	if (u->ring_on)
-		smodem_link_ring(sd, false);
 	if (u->call_open) {
 		trace_smodem_phase(sd, SMDSP_PHASE_HUNGUP, SMDSP_CAUSE_LOCAL);
 		trace_smodem_phase(sd, SMDSP_PHASE_ONHOOK, 0);
-		smodem_link_result(sd, u->call_id, AT_RC_NO_CARRIER);
 	}
+	smodem_link_gone(sd);
+	/* Nobody takes a period now: the lead is free to move back. */
+	smodem_set_period(sd, sd->p.period);
+	WRITE_ONCE(sd->tx_lead, u->lead0);
+	sd->stats.tx_delay_max = 0;
 	u->call_open = false;
 	u->ring_on = false;
 	u->detaches++;
@@ -430,9 +465,15 @@ static int usr_release(struct inode *ino, struct file *f)
 static void usr_stall_work(struct work_struct *w)
 {
 	struct usr *u = container_of(w, struct usr, stall_work);
+	unsigned long flags;
+	u32 gen;
 
+	raw_spin_lock_irqsave(&u->lock, flags);
+	gen = u->stall_gen;
+	raw_spin_unlock_irqrestore(&u->lock, flags);
 	mutex_lock(&u->io);
-	if (!u->dead && u->open && !u->revoked) {
+	/* Only the daemon that stalled: not one attached since. */
+	if (!u->dead && u->open && !u->revoked && gen == u->attaches) {
 		usr_detach(u);
 		u->revoked = true;
 		u->stalls++;
@@ -446,8 +487,12 @@ static long usr_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	bool nonblock = f->f_flags & O_NONBLOCK;
 	long err;
 
-	/* Held by another of its threads at most until the next period. */
-	mutex_lock(&u->io);
+	/*
+	 * Held by another of its threads until the next period, which may be
+	 * long (next = max_frames): a signal ends the wait for it.
+	 */
+	if (mutex_lock_interruptible(&u->io))
+		return -ERESTARTSYS;
 	if (u->dead) {
 		err = -ENODEV;
 	} else if (u->revoked) {
@@ -492,7 +537,13 @@ static __poll_t usr_poll(struct file *f, poll_table *pt)
 	if (u->dead) {
 		mask = EPOLLERR | EPOLLHUP;
 	} else {
-		hw = sd->hw->position(sd, NULL);
+		/*
+		 * Where the last interrupt found the hardware, not the
+		 * hardware itself (a poll() in a loop would read it with
+		 * interrupts off): a period completes with an interrupt,
+		 * whose kick wakes the poller again.
+		 */
+		hw = READ_ONCE(sd->irq_pos);
 		if (hw >= READ_ONCE(sd->sw_pos) + READ_ONCE(sd->period))
 			mask = EPOLLIN | EPOLLRDNORM;
 	}
@@ -537,10 +588,26 @@ static void proxy_fill(struct smodem_modem *m, s16 *tx, u32 n)
 	memset(tx, 0, n * sizeof(*tx));
 }
 
+/* One of the modem's own lines, newline excluded: engine_*, printable. */
+static bool show_line_ok(const char *s, size_t n)
+{
+	static const char pfx[] = "engine_";
+	size_t i;
+
+	if (n < sizeof(pfx) || memcmp(s, pfx, sizeof(pfx) - 1))
+		return false;
+	for (i = sizeof(pfx) - 1; i < n; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e)
+			return false;
+	return true;
+}
+
 /*
  * The daemon's modem's own lines, as it last rendered them; those of the
- * last daemon once it is gone, none before the first.  Text from user
- * space, bounded; torn only if the daemon rewrote this very buffer while
+ * last daemon until another attaches, none before the first.  Text from
+ * user space, copied, then bounded and checked: only whole engine_* lines
+ * of printable characters (a daemon printing "overruns 0" is not the
+ * kernel's count); torn only if the daemon rewrote this very buffer while
  * it is copied, two refreshes (tens of periods) after naming it.
  */
 static void proxy_show(struct smodem_modem *m, struct seq_file *sf)
@@ -549,8 +616,22 @@ static void proxy_show(struct smodem_modem *m, struct seq_file *sf)
 	struct smodem_usr_area *a = u->area;
 	u32 i = READ_ONCE(a->show_cur) & 1;
 	u32 len = min_t(u32, READ_ONCE(a->show_len[i]), SMODEM_USR_SHOW_BYTES);
+	char *buf, *p, *end, *nl;
 
-	seq_write(sf, a->show[i], len);
+	buf = kmalloc(SMODEM_USR_SHOW_BYTES, GFP_KERNEL);
+	if (!buf)
+		return;
+	memcpy(buf, a->show[i], len);
+	end = buf + len;
+	/* A tail without a newline is no line. */
+	for (p = buf; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			break;
+		if (show_line_ok(p, nl - p))
+			seq_write(sf, p, nl - p + 1);
+	}
+	kfree(buf);
 }
 
 static void proxy_free(struct smodem_modem *m)
@@ -613,6 +694,7 @@ static int usr_start(struct smodem_dev *sd)
 		return -ENOMEM;
 	}
 	usr_area_init(u, hdr);
+	u->lead0 = sd->tx_lead;
 	raw_spin_lock_init(&u->lock);
 	init_swait_queue_head(&u->wait);
 	init_waitqueue_head(&u->pollq);

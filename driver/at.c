@@ -1169,7 +1169,8 @@ static int cmd_d(struct at_state *at, struct cur *c)
 			return -1;
 		}
 	}
-	call->number[n] = '\0';
+	/* All of it: the tail of a longer number would go to the modem. */
+	memset(call->number + n, 0, sizeof(call->number) - n);
 	memcpy(at->last_number, call->number, n + 1);
 	call->pulse = pulse;
 	call->stay_command = stay;
@@ -1200,7 +1201,7 @@ static int set_u8(struct cur *c, u32 max, u8 *dst)
 
 static void answer(struct at_state *at, struct at_out *o)
 {
-	at->callp.number[0] = '\0';
+	memset(at->callp.number, 0, sizeof(at->callp.number));
 	at->callp.pulse = false;
 	at->callp.stay_command = false;
 	fill_call(at, true);

@@ -162,6 +162,7 @@ struct smodem_dev {
 
 	/* Written by the interrupt handler. */
 	u64 irq_ns;			/* oldest interrupt not yet served */
+	u64 irq_pos;			/* the position it last read */
 	u64 period_idx;
 	u32 stall_ms;			/* fault injection, debugfs */
 

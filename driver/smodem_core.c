@@ -46,6 +46,7 @@ void smodem_irq(struct smodem_dev *sd, u64 hw_pos)
 	sd->stats.irqs++;
 	sd->stats.irq_cpus |= BIT_ULL(raw_smp_processor_id() & 63);
 	sd->period_idx++;
+	WRITE_ONCE(sd->irq_pos, hw_pos);
 	if (!READ_ONCE(sd->irq_ns))
 		WRITE_ONCE(sd->irq_ns, now);
 	if (pend32 > sd->stats.pending_irq_max)

@@ -47,6 +47,8 @@ static __always_inline unsigned int with_port(struct link_op *op)
 static unsigned int take(struct smodem_tty *st, struct link_op *op)
 {
 	*op->cmd = st->cmd;
+	/* Taken once: nothing of it (a dial string) goes out again. */
+	memset(&st->cmd, 0, sizeof(st->cmd));
 	WRITE_ONCE(st->cmd.what, 0);
 	return 0;
 }
@@ -104,6 +106,25 @@ void smodem_link_ring(struct smodem_dev *sd, bool on)
 {
 	struct link_op op = { .fn = post, .sd = sd,
 			      .type = on ? EV_RING_ON : EV_RING_OFF };
+
+	with_port(&op);
+}
+
+static unsigned int gone(struct smodem_tty *st, struct link_op *op)
+{
+	/* One pending at a time: the first stands for both. */
+	if (!st->gone) {
+		st->gone = true;
+		st->gone_id = st->call_id;
+		st->gone_at = st->ev_len;
+	}
+	queue_work(system_wq, &st->work);
+	return 0;
+}
+
+void smodem_link_gone(struct smodem_dev *sd)
+{
+	struct link_op op = { .fn = gone, .sd = sd };
 
 	with_port(&op);
 }

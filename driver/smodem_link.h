@@ -71,6 +71,15 @@ void smodem_link_result(struct smodem_dev *sd, u32 id, enum at_result rc);
  * S1 counts, RI on, may answer per S0), off at its end (RI off).
  */
 void smodem_link_ring(struct smodem_dev *sd, bool on);
+/*
+ * The modem went away (context=usr: its daemon exited or was detached): the
+ * call the DTE has, if any, ends as if the modem had reported
+ * AT_RC_NO_CARRIER for it (DCD off, SIGHUP per &C1), and a ring stops.  A
+ * state, not a queued report: it is never dropped, however full the queue,
+ * and it stands for the newest call attempt when it was set (the modem
+ * need not know the id), after the reports queued before it.
+ */
+void smodem_link_gone(struct smodem_dev *sd);
 
 /*
  * Data from the line.  Returns the bytes taken; the rest did not fit

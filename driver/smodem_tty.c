@@ -72,13 +72,20 @@ static void command(struct smodem_tty *st, unsigned int what, bool answer)
 	/* A hang-up forgets a call not started yet. */
 	if (!(what & SMODEM_CMD_HANGUP))
 		what |= st->cmd.what;
+	/* Only what the command needs: no dial string in a hang-up. */
 	if (what & SMODEM_CMD_CALL) {
 		st->cmd.call = st->at.callp;
 		st->cmd.answer = answer;
+	} else {
+		memset(&st->cmd.call, 0, sizeof(st->cmd.call));
+		st->cmd.answer = false;
 	}
 	if (what & SMODEM_CMD_FAX) {
 		st->cmd.fax_op = (u8)st->at.fax_op;
 		st->cmd.fax_arg = st->at.fax_arg;
+	} else {
+		st->cmd.fax_op = 0;
+		st->cmd.fax_arg = 0;
 	}
 	/* The modem peeks at it without the lock. */
 	WRITE_ONCE(st->cmd.what, what);
@@ -214,7 +221,18 @@ static bool pop_event(struct smodem_tty *st, struct smodem_ev *e, bool *cur)
 	bool got = false;
 
 	raw_spin_lock_irqsave(&st->lock, flags);
-	if (st->ev_len) {
+	if (st->gone && !st->gone_at) {
+		/* The modem went away: its call ends, in its place in the queue */
+		st->gone = false;
+		e->type = EV_GONE;
+		e->code = AT_RC_NO_CARRIER;
+		e->arg = 0;
+		e->id = st->gone_id;
+		*cur = e->id == st->call_id;
+		got = true;
+	} else if (st->ev_len) {
+		if (st->gone)
+			st->gone_at--;
 		*e = st->ev[st->ev_head];
 		st->ev_head = (st->ev_head + 1) % EVQ_LEN;
 		st->ev_len--;
@@ -244,6 +262,9 @@ static bool handle_event(struct smodem_tty *st, const struct smodem_ev *e,
 			o->act |= AT_ACT_HANGUP;
 		break;
 	}
+	case EV_GONE:
+		st->ring_on = false;
+		fallthrough;
 	case EV_END:
 		if (!current_call)
 			break;

@@ -28,7 +28,8 @@
 /* Flip buffer pushes go in chunks of this much. */
 #define RX_CHUNK	256
 
-enum ev_type { EV_CONNECTED, EV_END, EV_RING_ON, EV_RING_OFF };
+enum ev_type { EV_CONNECTED, EV_END, EV_RING_ON, EV_RING_OFF,
+	       EV_GONE };	/* smodem_link_gone(), never queued */
 
 struct smodem_ev {
 	u8 type;
@@ -61,6 +62,10 @@ struct smodem_tty {
 	struct smodem_ev ev[EVQ_LEN];
 	unsigned int ev_head, ev_len;
 	u64 ev_dropped;
+	/* smodem_link_gone(): after gone_at more events, ends call gone_id */
+	bool gone;
+	unsigned int gone_at;
+	u32 gone_id;
 	bool wake_tx, wake_msr, wake_open;
 	DECLARE_KFIFO_PTR(txf, u8);
 	DECLARE_KFIFO_PTR(rxf, u8);

@@ -110,6 +110,17 @@ struct smodem_usr_area {
 	char show[2][SMODEM_USR_SHOW_BYTES];
 };
 
+/*
+ * The kernel's rule for a stalled daemon (not part of the interface): its
+ * last WAIT or DONE at last, more than limit_ns before now.  Signed: a
+ * DONE on another CPU may stamp a time later than the now an interrupt
+ * read just before it, which is no stall.
+ */
+static inline bool smodem_usr_stalled(u64 now, u64 last, u64 limit_ns)
+{
+	return (s64)(now - last) > (s64)limit_ns;
+}
+
 #define SMODEM_USR_WAIT		_IO('S', 0x40)
 #define SMODEM_USR_DONE		_IO('S', 0x41)
 #define SMODEM_USR_DONE_WAIT	_IO('S', 0x42)

@@ -49,13 +49,14 @@ def fresh_dir(out):
     return out
 
 
-def build_static(out, src):
+def build_static(out, src, incs=()):
     """A static guest program from one C file (path relative to the top):
-    out/<its stem>."""
+    out/<its stem>.  incs: include directories, relative to the top."""
     src = TOP / src
     exe = Path(out) / src.stem
+    inc = [x for d in incs for x in ("-I", str(TOP / d))]
     subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-s",
-                    "-o", str(exe), str(src)], check=True)
+                    "-pthread"] + inc + ["-o", str(exe), str(src)], check=True)
     return exe
 
 

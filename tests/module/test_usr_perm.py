@@ -11,7 +11,17 @@ systemd's LimitRTPRIO= / LimitMEMLOCK= would set them).
   naming both, as does SCHED_DEADLINE; with RLIMIT_RTPRIO 50 --fifo 50
   works; a tiny RLIMIT_MEMLOCK makes mlockall fail, said as such.
 Every refused daemon exits 1 and leaves the modem without a daemon.
-SMODEM_KO overrides the module, SMODEM_TTY_KERNEL the kernel.  About 40 s.
+
+Then issue 35's weaknesses found by reading the interface's code, each a
+scenario of tests/module/usrhostile.c (a daemon that is its own DTE) in a
+third load (context=usr engine=1 ring_samples=8192): a daemon gone after a
+fax operation or with the tty's report queue full still ends the call; the
+period and output lead it chose do not outlive it; a new daemon finds the
+area clear; no command carries a dial string it does not dial; the stats
+file shows only the daemon's whole engine_* lines; a second thread waiting
+for the device is interruptible; poll() and O_NONBLOCK WAIT spun on do not
+read the hardware each time; a stalled daemon's stall work spares the next.
+SMODEM_KO overrides the module, SMODEM_TTY_KERNEL the kernel.  About 60 s.
 
 Cost: 1 guest, 0.1 min of wall time (0.1 min of QEMU's CPU) in make check on the
 2-core lab machine (2026-11-28).
@@ -32,9 +42,12 @@ def run():
         assert kver, "no 6.1 generic kernel installed: make deps"
         out = guestboot.fresh_dir(OUT / kver)
         runas = guestboot.build_static(out, "tests/module/runas.c")
+        hostile = guestboot.build_static(out, "tests/module/usrhostile.c",
+                                         incs=("tools/smodemd/shim", "driver"))
         return guestboot.run_checks(
             kver, "usr_perm_checks.sh", out, audio="ac97", share="deferred",
             extra_files={"usr/bin/runas": str(runas), "usr/bin/smodemd": str(guestboot.smodemd()),
+                         "usr/bin/usrhostile": str(hostile),
                          "opt/smodem/smodem.ko": str(guestboot.module(kver))},
             timeout_s=300)
     return guestboot.once(("usr-perm", kver), boot)
@@ -49,7 +62,7 @@ def _stats(name):
 
 
 def test_modules_load_and_unload():
-    for m in ("m600", "m666"):
+    for m in ("m600", "m666", "m35"):
         assert _read(m + "-insmod.rc").strip() == "0", m
         assert _read(m + "-rmmod.rc").strip() == "0", m
     assert _read("loaded.txt").strip() == "0"
@@ -125,3 +138,89 @@ def test_mode_0666_user_fifo_with_rtprio_limit():
     assert "Uid:\t1000\t" in _read("rtprio666.status")
     # every daemon ran one after the other: attach count
     assert st["usr_attaches"] == 5, st
+
+
+# -- issue 35: found by reading the interface's code (tests/module/usrhostile.c)
+
+def _hostile(name):
+    """usrhostile's result line for scenario name: {key: value}."""
+    text = _read("h-%s.txt" % name)
+    assert _read("h-%s.rc" % name).strip() == "0", text
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return dict(kv.split("=", 1) for kv in line.split()[1:])
+    raise AssertionError(text)
+
+
+def test_usr_gone_after_fax_op_ends_the_call():
+    """A Class 1 call, +FTS (a command: a new call id), the daemon closes:
+    NO CARRIER and DCD off all the same (its report was dropped as stale)."""
+    r = _hostile("gone-fax")
+    assert r["setup"] == "1111" and r["dcd_before"] == "1", r
+    assert r["nocarrier"] == "1" and r["dcd_after"] == "0", r
+
+
+def test_usr_gone_with_full_queue_ends_the_call():
+    """A connected call, 16 reports in the daemon's last period (the tty's
+    queue full, its work unable to run before the close): NO CARRIER."""
+    r = _hostile("gone-full")
+    assert r["setup"] == "11" and r["dcd_before"] == "1", r
+    assert r["nocarrier"] == "1" and r["dcd_after"] == "0", r
+
+
+def test_usr_detach_restores_period_and_lead():
+    """next=8 and a lead grown by late answers do not outlive the daemon."""
+    r = {k: int(v) for k, v in _hostile("restore").items()}
+    # engine=1, ring 8192, period 100: a quarter ring
+    assert r["period_before"] == 100 and r["lead_before"] == 2048, r
+    assert r["period_during"] == 8 and r["lead_during"] > r["lead_before"], r
+    assert r["period_after"] == 100 and r["lead_after"] == 2048, r
+
+
+def test_usr_open_clears_the_area():
+    r = _hostile("clear")
+    assert int(r["bytes"]) > 16384 and r["nonzero"] == "0", r
+
+
+def test_usr_commands_carry_no_stale_dial_string():
+    """ATD5551234567, ATD12, ATH: the second call's number has no tail of
+    the first, the hang-up no number; a period without a command has an
+    all-zero one."""
+    r = _hostile("dial")
+    assert r["setup"] == "1111" and r["calls"] == "2", r
+    assert r["numbers"] == "5551234567,12" and int(r["hangups"]) >= 1, r
+    assert r["leaks"] == "0", r
+
+
+def test_usr_stats_file_takes_only_engine_lines():
+    r = _hostile("stats")
+    assert r["overruns"] == "1" and r["usr_bad"] == "1", r
+    assert r["hostile"] == "1" and r["good"] == "1", r
+    assert r["ctl"] == "0" and r["tail"] == "0", r
+
+
+def test_usr_second_thread_waits_interruptibly():
+    """One thread in a 512 ms WAIT, another's WAIT waits for the device: in
+    S, not D, and a signal ends it at once (EINTR, no SA_RESTART)."""
+    r = _hostile("intr")
+    assert r["state"] == "S", r
+    assert r["errno"] == "EINTR" and float(r["latency_ms"]) < 100, r
+
+
+def test_usr_poll_and_nonblock_wait_throttled():
+    """poll() and O_NONBLOCK WAIT spun on for 0.5 s each: the hardware
+    position (ac97_position) is read a few times a period, not per call."""
+    r = {k: int(v) for k, v in _hostile("throttle").items()}
+    assert r["polls"] > 1000 and r["nonblock"] > 1000, r
+    assert r["poll_periods"] > 10 and r["nonblock_periods"] > 10, r
+    assert r["poll_hits"] <= 5 * r["poll_periods"] + 50, r
+    assert r["nonblock_hits"] <= 5 * r["nonblock_periods"] + 50, r
+
+
+def test_usr_stall_work_spares_the_next_daemon():
+    """A daemon stalls past SMODEM_USR_STALL_MS and closes before its stall
+    work runs; the one attached next serves on (no EPIPE, no stall)."""
+    r = _hostile("gen")
+    assert r["ok"] == "40" and r["epipe"] == "0", r
+    st = _stats("h-gen.stats")
+    assert st["usr_stalls"] == 0 and st["usr_attached"] == 0, st

@@ -7,7 +7,8 @@
 #   RLIMIT_RTPRIO 50 (systemd's LimitRTPRIO=); mlockall fails with a tiny
 #   RLIMIT_MEMLOCK
 # Results in $T: NAME.rc, NAME.log, NAME.stats, NAME.status (the daemon's
-# /proc status while attached), mode-*.txt (ls -l of the device).
+# /proc status while attached), mode-*.txt (ls -l of the device); then
+# issue 35's hostile daemon, h-*.txt (see the end).
 
 # daemon_run NAME RUNAS-ARGS... -- SMODEMD-ARGS: started, its stats and
 # /proc status taken once attached, then SIGTERM (or its own exit).
@@ -50,5 +51,32 @@ daemon_run other666 runas 1000 -- smodemd --verbose
 daemon_run rtprio666 runas 1000 -r 50 -- smodemd --verbose --fifo 50
 rmmod smodem
 echo $? > $T/m666-rmmod.rc
+
+# Issue 35: usrhostile (tests/module/usrhostile.c), a daemon doing what
+# smodemd would not, one scenario a run, as root; ring_samples=8192 makes
+# a max_frames period 512 ms.  The position reads are counted by a kprobe
+# on ac97_position; "gen" spins at SCHED_FIFO on the one CPU for 2.5 s,
+# with the real-time throttle off meanwhile.  Results: h-NAME.txt, .stats.
+say "issue 35: usrhostile"
+insmod $K context=usr engine=1 ring_samples=8192
+echo $? > $T/m35-insmod.rc
+ST=$(dev_file stats)
+TR=/sys/kernel/tracing
+echo 'p:smodem_pos smodem:ac97_position' > $TR/kprobe_events
+echo 0 > $TR/tracing_on
+echo 1 > $TR/events/kprobes/smodem_pos/enable
+rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+for s in restore gone-fax gone-full clear dial stats intr throttle gen; do
+	[ $s = gen ] && echo -1 > /proc/sys/kernel/sched_rt_runtime_us
+	usrhostile $s /dev/smodem0 $D "$ST" $TR/kprobe_profile > $T/h-$s.txt 2>&1 &
+	reap $! 300 h-$s
+	echo "$rt" > /proc/sys/kernel/sched_rt_runtime_us
+	cat "$ST" > $T/h-$s.stats
+done
+echo 0 > $TR/events/kprobes/smodem_pos/enable
+echo > $TR/kprobe_events
+echo 1 > $TR/tracing_on
+rmmod smodem
+echo $? > $T/m35-rmmod.rc
 loaded > $T/loaded.txt
 finish

@@ -12,6 +12,7 @@
 #include "smodem_params.h"
 #include "smodem_ring.h"
 #include "smodem_call.h"
+#include "smodem_usr.h"
 
 static int passed, failed;
 
@@ -511,6 +512,24 @@ static void test_engine_config(void)
 	CHECK(smodem_call_ec(SMDSP_LINK_ASYNC, -1, true) == SMODEM_EC_REFUSE);
 }
 
+/*
+ * context=usr's stall rule (issue 35): a DONE on another CPU may stamp
+ * last_ns after the interrupt read now; that is no stall, not 584 years
+ * of one.
+ */
+static void test_usr_stalled(void)
+{
+	const u64 lim = 2000ULL * 1000 * 1000;
+	const u64 t = 5000ULL * 1000 * 1000;
+
+	CHECK(!smodem_usr_stalled(t, t, lim));
+	CHECK(!smodem_usr_stalled(t + lim, t, lim));
+	CHECK(smodem_usr_stalled(t + lim + 1, t, lim));
+	CHECK(!smodem_usr_stalled(t, t + 1, lim));
+	CHECK(!smodem_usr_stalled(t, t + 12500000, lim));
+	CHECK(!smodem_usr_stalled(0, 1, lim));
+}
+
 int main(void)
 {
 	test_params();
@@ -519,6 +538,7 @@ int main(void)
 	test_lead();
 	test_gap_fill();
 	test_engine_config();
+	test_usr_stalled();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -80,6 +80,7 @@ help:
 	'  stolen            the augmented-reservation study (stolen time, catchup, feedback, reclaim)' \
 	'  upcalls           the real-time upcall study: 1..8 modems in one smodemd' \
 	'  loadbound         the load-bound study: loadbound-modem, then loadbound-net' \
+	'  lab-worker        join a study'"'"'s Dask scheduler (SCHEDULER=tcp://host:8786 JOBS=cores)' \
 	'  loadbound-modem   its experiment 1: the modem per kernel and context' \
 	'  loadbound-net     its experiments 2 and 3: network receive processing' \
 	'  bench-module      the module: ISR cost, interrupt-to-processing latency, trace overhead' \

@@ -19,3 +19,29 @@ def test_file_digest(tmp_path):
     f = tmp_path / "f"
     f.write_bytes(b"abc")
     assert resume.file_digest(f) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+
+def test_failed_results_are_never_kept(tmp_path):
+    """A piece whose call raised (study.py's {"error"}) or whose guest timed
+    out must run again, not come back as if it were a result."""
+    stamp = tmp_path / "piece.json"
+    st = {"n": 1}
+    resume.keep(stamp, st, {"ok": True})
+    assert not resume.keep(stamp, st, {"error": "RuntimeError: no trace"})
+    assert not stamp.exists() and resume.reuse(stamp, st) is None
+    assert not resume.keep(stamp, st, {"timed_out": True, "x": 1})
+    assert resume.reuse(stamp, st) is None
+    # a stamp written before this rule, with an error inside: not reused
+    stamp.write_text('{"settings": {"n": 1}, "result": {"error": "x"}}\n')
+    assert resume.reuse(stamp, st) is None
+
+
+def test_half_written_stamp_counts_as_not_done(tmp_path):
+    stamp = tmp_path / "piece.json"
+    st = {"n": 1}
+    resume.keep(stamp, st, {"ok": True, "rows": list(range(100))})
+    stamp.write_text(stamp.read_text()[:40])
+    assert resume.reuse(stamp, st) is None
+    # and writing is atomic: no temporary file is left beside the stamp
+    assert resume.keep(stamp, st, {"ok": True})
+    assert [p.name for p in tmp_path.iterdir()] == ["piece.json"]

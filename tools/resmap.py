@@ -20,13 +20,15 @@ disagree, with what the modem saw there (overruns, the most samples pending).
 
 CELLS: "study" (the study's twelve cells, default), "sweep" (X 1..8 ms,
 Y 4..20 ms, X < Y: 121 cells, a benchmark of about an hour on 2 cores) or
-cells as "X/Y X/Y ...".  JOBS guests at a time (the results do not depend on
-it).  A cell whose result is there with the same settings (kernel, module,
-line program, bytes, ring) is not run again unless FORCE.  Writes
-RESMAP_OUT/{resmap.md,resmap.json,resmap.png} and each cell's raw call under
-RESMAP_OUT/cells/.
+cells as "X/Y X/Y ...".  The cells are pieces of smlab.runner: JOBS guests
+at a time here, or on the workers of a Dask scheduler (SCHEDULER; the
+results do not depend on where a cell ran).  A cell recorded in
+RESMAP_OUT/record.jsonl with the same settings (kernel, module, line
+program, guest script, bytes, ring) is not run again unless FORCE; a cell
+whose harness failed (or whose guest timed out) is tried again once, then
+reported missing, never recorded.  Writes RESMAP_OUT/{resmap.md,
+resmap.json,resmap.png} and each cell's raw call under RESMAP_OUT/cells/.
 """
-import concurrent.futures
 import json
 import re
 import sys
@@ -34,7 +36,7 @@ import time
 from pathlib import Path
 
 import bench_modem as bm
-from smlab import cli, resume
+from smlab import cli, resume, runner
 
 TOP = Path(__file__).resolve().parents[1]
 LOAD_US = 1840
@@ -75,20 +77,26 @@ def parse_cells(text):
     return sorted(set(cells))
 
 
-def run_cell(x, y, a, settings, out):
-    tag = "res%d_%d" % (x, y)
-    cdir = out / "cells"
-    stamp = cdir / (tag + ".json")
-    old = resume.reuse(stamp, settings, a.force)
-    if old is not None:
-        return old, True
+def plan(cells, a, out):
+    return [runner.Piece.make("resmap", a.kernel, "res%d_%d" % (x, y), x=x, y=y, out=str(out),
+                              nbytes=a.nbytes, ring=a.ring, module=a.module, smline=a.smline,
+                              guest_append=a.guest_append)
+            for x, y in cells]
+
+
+def run_piece(piece):
+    """One cell: a boot, a call through the reservation X/Y (a function of
+    this module, so that a Dask worker imports it by name)."""
+    x, y = piece.get("x"), piece.get("y")
     args = ("res_runtime_us=%d" % (x * 1000), "res_period_us=%d" % (y * 1000),
-            "ring_samples=%d" % a.ring)
-    c = bm.one_call("virtual", tag, "res", LOAD_US, True, 0, cdir, a.nbytes, a.kernel,
-                    Path(a.module), Path(a.smline), 0, args=args, quiet=True,
-                    cmdline_extra=a.guest_append)
-    resume.keep(stamp, settings, c)
-    return c, False
+            "ring_samples=%d" % piece.get("ring"))
+    c = bm.one_call("virtual", piece.key, "res", LOAD_US, True, 0, Path(piece.get("out")) / "cells",
+                    piece.get("nbytes"), piece.kernel, Path(piece.get("module")),
+                    Path(piece.get("smline")), 0, args=args, quiet=True,
+                    cmdline_extra=piece.get("guest_append"))
+    if (c.get("boot") or {}).get("timed_out"):
+        raise runner.PieceFailed("the guest timed out (%s)" % bm.failure(c))
+    return c
 
 
 def cell_row(x, y, c):
@@ -200,6 +208,8 @@ def main(argv=None):
         "default voluntary preemption the time a throttled thread runs on before its next "
         "preemption point is charged to nobody)")
     opt("--jobs", "JOBS", 2, cli.int_range(1, 64), "guests at a time")
+    opt("--scheduler", "SCHEDULER", None, str,
+        "a Dask scheduler (tcp://host:8786) whose workers run the cells (make lab-worker)")
     opt("--out", "RESMAP_OUT", str(TOP / "out" / "resmap"), str, "output directory")
     opt("--module", "MODULE", None, str, "smodem.ko (default: build/<kernel>/smodem.ko)")
     opt("--smline", "SMLINE", str(bm.SMLINE), str, "the line program")
@@ -223,26 +233,25 @@ def main(argv=None):
                 "script": resume.file_digest(bm.GUEST_SCRIPT), "nbytes": a.nbytes, "ring": a.ring,
                 "smodem_args": bm.SMODEM_ARGS, "load_us": LOAD_US}
     t0 = time.monotonic()
-    done, rows = 0, {}
-
-    def progress(x, y, c, reused):
-        nonlocal done
-        done += 1
-        el = time.monotonic() - t0
-        left = el / done * (len(cells) - done)
-        log("[%d/%d, %.0f s, about %.0f s left] %d/%d ms: %s%s" % (
-            done, len(cells), el, left, x, y, "works" if bm.call_ok(c) else "FAILS (%s)" % bm.failure(c),
-            " (result there, not run again)" if reused else ""))
-
-    log("%d cells on %s, %d at a time: %s" % (len(cells), a.kernel, a.jobs,
-                                                  " ".join("%d/%d" % xy for xy in cells)))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        futs = {ex.submit(run_cell, x, y, a, settings, out): (x, y) for x, y in cells}
-        for f in concurrent.futures.as_completed(futs):
-            x, y = futs[f]
-            c, reused = f.result()
-            rows[(x, y)] = cell_row(x, y, c)
-            progress(x, y, c, reused)
+    record = out / "record.jsonl"
+    if a.force:
+        record.unlink(missing_ok=True)
+    pieces = plan(cells, a, out)
+    log("%d cells on %s, %s: %s" % (len(cells), a.kernel, a.scheduler or "%d at a time" % a.jobs,
+                                    " ".join("%d/%d" % xy for xy in cells)))
+    rep = runner.run(pieces, run_piece, record, runner.digest(settings), jobs=a.jobs, retries=1,
+                     scheduler=a.scheduler, say=log,
+                     on_result=lambda p, c: log("%s: %s" % (p.key, "works" if bm.call_ok(c) else
+                                                            "FAILS (%s)" % bm.failure(c))))
+    rows = {}
+    for p, (x, y) in zip(pieces, cells):
+        if p.key in rep.figures:
+            rows[(x, y)] = cell_row(x, y, rep.figures[p.key])
+    if not rep.complete:
+        for k, why in sorted(rep.missing.items()):
+            log("MISSING %s: %s" % (k, why))
+        log("%d of %d cells missing: no report (run again to retry them)" % (len(rep.missing), len(cells)))
+        return 1
     rows = [rows[xy] for xy in cells]
     for r in rows:
         r["explained"] = explain(r, a.ring) if r["works"] != r["model"] else None

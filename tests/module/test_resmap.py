@@ -71,7 +71,9 @@ def test_reduced_map_agrees_with_the_model(reduced_map):
     assert ok["works"] and ok["model"] and ok["overruns"] == 0, ok
     assert "disagree: 0 of 1" in (out / "resmap.md").read_text()
     assert (out / "resmap.png").stat().st_size > 10_000
-    assert "[1/1," in stdout
+    assert "[runner] 1/1 done (0 reused)" in stdout
+    rec = [json.loads(x) for x in (out / "record.jsonl").read_text().splitlines()]
+    assert [x["key"] for x in rec] == ["res2_8"] and rec[0]["figures"]["data_ok"], rec
 
 
 def test_finished_cells_are_not_run_again(reduced_map):
@@ -81,4 +83,4 @@ def test_finished_cells_are_not_run_again(reduced_map):
                         "--cells", "2/8", "--nbytes", "1024", "--kernel", default_kernel(),
                         "--out", str(out)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert "not run again" in r.stdout
+    assert "[runner] 1/1 done (1 reused), 0 running, 0 left" in r.stdout, r.stdout

@@ -240,6 +240,9 @@ def run(pieces, run_piece, record, dig, jobs=1, retries=1, scheduler=None, say=N
                 out, why = None, "%s: %s" % (type(e).__name__, e)
             if why is None:
                 host = out.pop("host")
+                # as the record holds it, so that a run's figures and a
+                # resumed run's are the same objects
+                out = json.loads(json.dumps(out, default=str))
                 prog.walls.append(host.get("piece_wall_s", 0.0))
                 record.add(p, dig_of(p), out, host)
                 rep.figures[p.key] = out

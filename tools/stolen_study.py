@@ -32,14 +32,15 @@ Experiments (the study's Figures 3 and 4 and its overhead figures):
             0.012 %, Rez-FB 0.017 %)
 
 One guest per (kernel, work, variant), and per kernel one for fig4 and one
-for the overhead; JOBS at a time (on the instruction-counted clock the
-results do not depend on it).  A boot whose result is there with the same
-settings is not run again unless FORCE.  QUICK=1: the 6.1 generic kernel,
+for the overhead: the pieces of smlab.runner, JOBS at a time here or on a
+Dask scheduler's workers (SCHEDULER; on the instruction-counted clock the
+results do not depend on where or how many at once).  A boot recorded in
+STOLEN_OUT/record.jsonl with the same settings is not run again unless
+FORCE; a boot that failed is tried again once, then reported.  QUICK=1: the 6.1 generic kernel,
 the study's work, five points, shorter runs (make check runs it).  Writes
 STOLEN_OUT/{stolen.md,stolen.json,fig3-*.png,fig4-*.png} and each boot's
 raw results under STOLEN_OUT/runs/.
 """
-import concurrent.futures
 import json
 import shutil
 import sys
@@ -47,7 +48,7 @@ import time
 from pathlib import Path
 
 import smtrace
-from smlab import cli, netload, resume
+from smlab import cli, netload, resume, runner
 
 TOP = Path(__file__).resolve().parents[1]
 
@@ -250,13 +251,33 @@ def disk_args(ddir, scsi_pci):
     return args
 
 
-def run_boot(t, a, settings, out):
+def plan(todo, a, out):
+    """The boots as runner pieces: a task and the run's settings."""
+    return [runner.Piece.make("stolen", t["kernel"], tag(t), stream_ns=a.stream_ns, run_s=a.run_s,
+                              spin_s=a.spin_s, guest_append=a.guest_append, out=str(out),
+                              **{k: v for k, v in t.items() if k != "kernel"})
+            for t in todo]
+
+
+TASK_KEYS = ("work", "job", "variant", "points", "sources", "scsi_pci")
+
+
+def run_piece(piece):
+    """One boot (a function of this module, so that a Dask worker imports it
+    by name)."""
+    import argparse
+    t = {"kernel": piece.kernel}
+    t.update({k: list(v) if isinstance(v, tuple) else v
+              for k, v in piece.settings if k in TASK_KEYS})
+    a = argparse.Namespace(**{k: piece.get(k) for k in ("stream_ns", "run_s", "spin_s",
+                                                         "guest_append")})
+    return run_boot(t, a, Path(piece.get("out")))
+
+
+def run_boot(t, a, out):
+    """Boot for task t, return what its results directory says."""
     from smlab.guest import run_guest
     d = out / "runs" / tag(t)
-    stamp = d / "result.json"
-    old = resume.reuse(stamp, settings | {"task": t}, a.force)
-    if old is not None:
-        return old, True
     # nothing of an earlier try (its error file above all) may stay
     shutil.rmtree(d, ignore_errors=True)
     load_us, ps, rp, _ = WORKS[t["work"]]
@@ -292,9 +313,7 @@ def run_boot(t, a, settings, out):
     if not res.ok or err.exists():
         raise RuntimeError("%s: %s" % (tag(t), err.read_text().strip() if err.exists()
                                        else res.console_text()[-2000:]))
-    result = collect(t, r, a)
-    resume.keep(stamp, settings | {"task": t}, result)
-    return result, False
+    return collect(t, r, a)
 
 
 def zero_at(points):
@@ -466,6 +485,8 @@ def main(argv=None):
         "1: the 6.1 generic kernel, the study's work, points %s, 2 s a point, spin 4 s" % QUICK_POINTS)
     opt("--devices", "DEVICES", 1, cli.int_range(0, 1), "1: the devices table too")
     opt("--jobs", "JOBS", 2, cli.int_range(1, 64), "guests at a time")
+    opt("--scheduler", "SCHEDULER", None, str,
+        "a Dask scheduler (tcp://host:8786) whose workers run the boots (make lab-worker)")
     opt("--out", "STOLEN_OUT", str(TOP / "out" / "stolen"), str, "output directory")
     ap.add_argument("--force", action="store_true", help="run every boot again")
     a = ap.parse_args(argv)
@@ -495,23 +516,15 @@ def main(argv=None):
                 "netload": resume.file_digest(netload.SRC / "netload.c"),
                 "modules": {k: resume.file_digest(TOP / "build" / k / "smodem.ko") for k in kernels}}
     t0 = time.monotonic()
-    done, results, failed = 0, {}, []
-    log("%d guest boots, %d at a time" % (len(todo), a.jobs))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        futs = {ex.submit(run_boot, t, a, settings, out): i for i, t in enumerate(todo)}
-        for f in concurrent.futures.as_completed(futs):
-            i = futs[f]
-            done += 1
-            el = time.monotonic() - t0
-            try:
-                r, reused = f.result()
-                results[i] = r
-                what = "done" + (" (result there, not run again)" if reused else "")
-            except Exception as e:  # one boot's failure is reported, the others go on
-                failed.append((tag(todo[i]), str(e)))
-                what = "FAILED: %s" % str(e)[-300:]
-            log("[%d/%d, %.0f s, about %.0f s left] %s: %s" % (
-                done, len(todo), el, el / done * (len(todo) - done), tag(todo[i]), what))
+    log("%d guest boots, %s" % (len(todo), a.scheduler or "%d at a time" % a.jobs))
+    record = out / "record.jsonl"
+    if a.force:
+        record.unlink(missing_ok=True)
+    pieces = plan(todo, a, out)
+    rep = runner.run(pieces, run_piece, record, runner.digest(settings), jobs=a.jobs, retries=1,
+                     scheduler=a.scheduler, say=log)
+    results = {i: rep.figures[p.key] for i, p in enumerate(pieces) if p.key in rep.figures}
+    failed = sorted(rep.missing.items())
     meta = {"kernels": kernels, "works": works, "points": points, "run_s": a.run_s, "spin_s": a.spin_s,
             "stream_ns": a.stream_ns, "guest_append": a.guest_append, "clock": "virtual",
             "date": time.strftime("%Y-%m-%d"), "wall_s": round(time.monotonic() - t0, 1),

@@ -26,12 +26,14 @@ the handler and the pump), the rest being the daemon's overhead.
 LOADS: none, spin (the study's spinning competitor), build (a compile's
 shape: processes created one after another compressing and writing files;
 the guest has no compiler), net (tools/netload's ICMP flood, answered,
-one request every 50 us).  JOBS boots at a time; a boot whose results are
-there with the same settings is not run again unless FORCE.  Writes
+one request every 50 us).  The boots are pieces of smlab.runner: JOBS at a
+time here, or on a Dask scheduler's workers (SCHEDULER); a boot recorded
+in UPCALLS_OUT/record.jsonl with the same settings is not run again unless
+FORCE, one whose harness failed is tried again once, then reported
+missing (no report is written while any is).  Writes
 UPCALLS_OUT/{upcalls.md,upcalls.json,upcalls.png} and each boot's raw
 results under UPCALLS_OUT/boots/.
 """
-import concurrent.futures
 import json
 import re
 import sys
@@ -44,7 +46,7 @@ sys.path.insert(0, str(TOP / "tools" / "lab"))
 sys.path.insert(0, str(TOP / "tools" / "analysis"))
 
 import guestboot  # noqa: E402
-from smlab import cli, resume  # noqa: E402
+from smlab import cli, resume, runner  # noqa: E402
 
 RATE, PERIOD = 8000, 100
 T_US = PERIOD * 1e6 / RATE
@@ -163,31 +165,38 @@ def guest_steps(out, load):
         return 0
 
 
-def run_boot(load, a, settings, out):
+def plan(loads, a, out):
+    return [runner.Piece.make("upcalls", a.kernel, load, load=load, ns=a.ns, modes=a.modes,
+                              load_us=a.load_us, nbytes=a.nbytes, module=a.module, out=str(out))
+            for load in loads]
+
+
+def run_piece(piece):
+    """One boot: every N and mode under one background load (a function of
+    this module, so that a Dask worker imports it by name)."""
+    load, out = piece.get("load"), Path(piece.get("out"))
+    ns, modes = list(piece.get("ns")), list(piece.get("modes"))
     bdir = out / "boots" / load
-    stamp = out / "boots" / (load + ".json")
-    old = resume.reuse(stamp, settings, a.force)
-    if old is not None:
-        return old, True
     guestboot.fresh_dir(bdir)
     exe = guestboot.build_ttyat(bdir)
     files = {"usr/bin/ttyat": str(exe), "usr/bin/smodemd": str(guestboot.smodemd()),
-             "opt/smodem/smodem.ko": a.module}
+             "opt/smodem/smodem.ko": piece.get("module")}
     kw = {}
     if load == "net":
         from smlab import netload
-        files.update(netload.guest_files(a.kernel))
+        files.update(netload.guest_files(piece.kernel))
         kw = {"kmods": list(netload.KMODS), "qemu_extra": netload.qemu_args()}
-    env = {"NS": " ".join(map(str, a.ns)), "MODES": " ".join(a.modes), "LOAD_US": str(a.load_us),
-           "CALL_BYTES": str(a.nbytes), "BG": load}
+    env = {"NS": " ".join(map(str, ns)), "MODES": " ".join(modes),
+           "LOAD_US": str(piece.get("load_us")), "CALL_BYTES": str(piece.get("nbytes")), "BG": load}
     # a call is about 40 s of guest time, an overloaded one up to its timeouts
-    res = guestboot.run_checks(a.kernel, SCRIPT, bdir, share="deferred", env=env, extra_files=files,
-                               timeout_s=300 + 240 * len(a.ns) * len(a.modes), progress=False, **kw)
+    res = guestboot.run_checks(piece.kernel, SCRIPT, bdir, share="deferred", env=env,
+                               extra_files=files, timeout_s=300 + 240 * len(ns) * len(modes),
+                               progress=False, **kw)
     cells = []
-    for n in a.ns:
+    for n in ns:
         bg = res / ("bg-n%d.txt" % n)
-        for mode in a.modes:
-            c = cell(res, n, mode, a.nbytes)
+        for mode in modes:
+            c = cell(res, n, mode, piece.get("nbytes"))
             c["load"] = load
             c["insmod_ok"] = (res / ("n%d-insmod.rc" % n)).read_text().strip() == "0"
             c["background"] = bg.read_text(errors="replace").strip()[:400] if bg.exists() else None
@@ -195,8 +204,7 @@ def run_boot(load, a, settings, out):
             c["bad_dmesg"] = [x for x in (dm.read_text(errors="replace") if dm.exists() else "").splitlines()
                               if guestboot.BAD_DMESG.search(x)]
             cells.append(c)
-    resume.keep(stamp, settings, cells)
-    return cells, False
+    return {"cells": cells}
 
 
 def summarise(cells, ns, load_us):
@@ -335,6 +343,8 @@ def main(argv=None):
     opt("--load-us", "LOAD_US", 1840, cli.int_range(0, 12000), "each modem's work per period (us)")
     opt("--nbytes", "NBYTES", 1024, cli.positive_int, "bytes each way in every call")
     opt("--jobs", "JOBS", 2, cli.int_range(1, 64), "guests at a time")
+    opt("--scheduler", "SCHEDULER", None, str,
+        "a Dask scheduler (tcp://host:8786) whose workers run the boots (make lab-worker)")
     opt("--out", "UPCALLS_OUT", str(TOP / "out" / "upcalls"), str, "output directory")
     opt("--module", "MODULE", None, str, "smodem.ko (default: build/<kernel>/smodem.ko)")
     ap.add_argument("--force", action="store_true", help="run every boot again")
@@ -362,33 +372,29 @@ def main(argv=None):
                 "guestlib": resume.file_digest(TOP / "tests/module/guestlib.sh"),
                 "ns": a.ns, "modes": a.modes, "load_us": a.load_us, "nbytes": a.nbytes}
     t0 = time.monotonic()
-    cells, done = [], 0
     log("%d boots (%s) on %s, %d at a time; modems %s, modes %s" % (
         len(loads), " ".join(loads), a.kernel, a.jobs, " ".join(map(str, a.ns)), " ".join(a.modes)))
     steps = len(a.ns) * len(a.modes)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        futs = {ex.submit(run_boot, load, a, settings, out): load for load in loads}
-        pending = set(futs)
-        while pending:
-            fin, pending = concurrent.futures.wait(pending, timeout=60,
-                                                   return_when=concurrent.futures.FIRST_COMPLETED)
-            if not fin:
-                log("%.0f s: %s" % (time.monotonic() - t0, ", ".join(
-                    "%s %d/%d" % (futs[f], guest_steps(out, futs[f]), steps)
-                    for f in sorted(pending, key=lambda f: loads.index(futs[f])))))
-                continue
-            f = fin.pop()
-            pending |= fin
-            load = futs[f]
-            cs, reused = f.result()
-            cells += cs
-            done += 1
-            el = time.monotonic() - t0
-            log("[%d/%d, %.0f s, about %.0f s left] %s: held up to %s%s" % (
-                done, len(loads), el, el / done * (len(loads) - done), load,
-                ", ".join("%s N=%d" % (m, max([c["n"] for c in cs if c["mode"] == m and c["held"]] or [0]))
-                          for m in a.modes),
-                " (results there, not run again)" if reused else ""))
+    record = out / "record.jsonl"
+    if a.force:
+        record.unlink(missing_ok=True)
+
+    def held(p, r):
+        cs = r["cells"]
+        log("%s: held up to %s" % (p.key, ", ".join(
+            "%s N=%d" % (m, max([c["n"] for c in cs if c["mode"] == m and c["held"]] or [0]))
+            for m in a.modes)))
+
+    rep = runner.run(plan(loads, a, out), run_piece, record, runner.digest(settings), jobs=a.jobs,
+                     retries=1, scheduler=a.scheduler, say=log, on_result=held,
+                     tick=lambda running: log("%.0f s: %s" % (time.monotonic() - t0, ", ".join(
+                         "%s %d/%d" % (p.key, guest_steps(out, p.key), steps) for p in running))))
+    if not rep.complete:
+        for k, why in sorted(rep.missing.items()):
+            log("MISSING %s: %s" % (k, why))
+        log("%d of %d boots missing: no report (run again to retry them)" % (len(rep.missing), len(loads)))
+        return 1
+    cells = [c for load in loads for c in rep.figures[load]["cells"]]
     cells.sort(key=lambda c: (LOADS.index(c["load"]), c["n"], MODES.index(c["mode"])))
     limits, pairs, cost = summarise(cells, a.ns, a.load_us)
     meta = {"kernel": a.kernel, "load_us": a.load_us, "nbytes": a.nbytes, "ns": a.ns, "period_us": T_US,

@@ -121,6 +121,15 @@ def test_progress_counts_only_pieces_run_in_this_run(tmp_path):
     assert "min left" in said[-2], said
 
 
+def test_tick_while_pieces_run(tmp_path):
+    ps = plan(tmp_path, n=2, sleep_s=0.5)
+    ticks = []
+    rep = runner.run(ps, runner_pieces.run_piece, tmp_path / "r.jsonl", "d", jobs=2,
+                     say=lambda m: None, tick=lambda running: ticks.append(
+                         sorted(p.key for p in running)), tick_s=0.1)
+    assert rep.complete and ticks and ticks[0] == ["p00", "p01"], ticks
+
+
 def test_coordinator_killed_then_resumed(tmp_path):
     """SIGKILL the coordinator mid-run: a restart runs only what is missing."""
     rec = tmp_path / "rec.jsonl"

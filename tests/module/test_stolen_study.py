@@ -191,10 +191,10 @@ def test_repeatable_on_the_virtual_clock():
     m = rep["meta"]
     t = {"kernel": m["kernels"][0], "work": "study", "job": "sweep", "variant": "plain",
          "points": m["points"]}
-    a = argparse.Namespace(force=True, stream_ns=m["stream_ns"], run_s=m["run_s"], spin_s=m["spin_s"],
+    a = argparse.Namespace(stream_ns=m["stream_ns"], run_s=m["run_s"], spin_s=m["spin_s"],
                            guest_append=m["guest_append"])
-    again, reused = stolen.run_boot(t, a, {}, guestboot.fresh_dir(OUT.parent / "stolen-study-again"))
-    assert not reused
+    piece, = stolen.plan([t], a, guestboot.fresh_dir(OUT.parent / "stolen-study-again"))
+    again = stolen.run_piece(piece)
     assert again["points"] == variants()["plain"]["points"]
 
 

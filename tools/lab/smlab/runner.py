@@ -188,13 +188,14 @@ class _Progress:
 
 
 def run(pieces, run_piece, record, dig, jobs=1, retries=1, scheduler=None, say=None,
-        on_result=None):
+        on_result=None, tick=None, tick_s=60):
     """Run every piece of pieces not in record under dig(piece) (a str or a
     function of the piece), JOBS at a time here, or on scheduler's workers
     (a Dask scheduler's address, or a distributed Client or cluster);
     a failed piece is tried again up to retries times, then reported
     missing.  on_result(piece, figures) is called in the coordinator as each
-    piece is stored.  Returns a Report."""
+    piece is stored; tick(running pieces) every tick_s seconds in which none
+    ended (a tool's own word on how far its guests are).  Returns a Report."""
     say = say or (lambda m: print(m, file=sys.stderr, flush=True))
     record = record if isinstance(record, Record) else Record(record)
     keys = [p.key for p in pieces]
@@ -230,7 +231,10 @@ def run(pieces, run_piece, record, dig, jobs=1, retries=1, scheduler=None, say=N
             submit(p)
         prog.line()
         while pending:
-            fut = engine.next_done(list(pending))
+            fut = engine.next_done(list(pending), tick_s if tick else None)
+            if fut is None:
+                tick(list(pending.values()))
+                continue
             p = pending.pop(fut)
             prog.running -= 1
             try:
@@ -275,8 +279,9 @@ class _Local:
         return self.pool.submit(_call, fn, piece)
 
     @staticmethod
-    def next_done(futs):
-        return next(iter(cf.wait(futs, return_when=cf.FIRST_COMPLETED).done))
+    def next_done(futs, timeout=None):
+        done = cf.wait(futs, timeout=timeout, return_when=cf.FIRST_COMPLETED).done
+        return next(iter(done)) if done else None
 
     def close(self):
         self.pool.shutdown(wait=True, cancel_futures=True)
@@ -300,9 +305,13 @@ class _Dask:
         return self.client.submit(_call, fn, piece, pure=False)
 
     @staticmethod
-    def next_done(futs):
+    def next_done(futs, timeout=None):
         from distributed import wait
-        return next(iter(wait(futs, return_when="FIRST_COMPLETED").done))
+        try:
+            done = wait(futs, timeout=timeout, return_when="FIRST_COMPLETED").done
+        except TimeoutError:
+            return None
+        return next(iter(done)) if done else None
 
     def close(self):
         if self.own:

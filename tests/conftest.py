@@ -22,6 +22,7 @@ script's wall and guest seconds, and the host's own work around them.
 """
 import json
 import os
+import re
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -171,7 +172,8 @@ def _section_summary(tr, n=15):
     secs = defaultdict(lambda: [0, 0.0, 0.0])
     for r in _time_records():
         for s in r.get("sections") or []:
-            k = (_file(r.get("test") or "?"), s["section"])
+            # steps that differ in their numbers only (a point, a size) add up
+            k = (_file(r.get("test") or "?"), re.sub(r"-?\d+(\.\d+)?", "#", s["section"]))
             secs[k][0] += 1
             secs[k][1] += s.get("cpu_s") or 0.0
             secs[k][2] += s.get("wall_s") or 0.0

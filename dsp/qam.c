@@ -281,8 +281,15 @@ enum smdsp_qam_det_ev smdsp_qam_det_step(struct smdsp_qam_det *d, int32_t *re, i
 	if (!d->carrier) {
 		/*
 		 * 6 T/2 samples above the threshold, so that noise peaks do not
-		 * count, and after a lost carrier 6 dB above the lowest level
-		 * since (not the tail of the signal just lost).
+		 * count, the slow average (slow) then no more than 1.25 dB under
+		 * it (at a signal's onset at once; near the threshold as the
+		 * slow average comes up): noise whose mean lies a few dB under
+		 * the threshold has runs of fast peaks above it, and came up at
+		 * its onset to go down again on a dip of the slow average under
+		 * the off threshold (V.27ter 4800: noise at -43 dBm0 over 0-4
+		 * kHz is 1.5 dB above the off threshold in its band); and after
+		 * a lost carrier 6 dB above the lowest level since (not the tail
+		 * of the signal just lost).
 		 */
 		if (off < d->floor_pwr)
 			d->floor_pwr = off;
@@ -290,7 +297,9 @@ enum smdsp_qam_det_ev smdsp_qam_det_step(struct smdsp_qam_det *d, int32_t *re, i
 			d->on_count = 0;
 			return SMDSP_QAM_IDLE;
 		}
-		if (++d->on_count < 6)
+		if (d->on_count < 6)
+			d->on_count++;
+		if (d->on_count < 6 || off < d->on_pwr - (d->on_pwr >> 2))
 			return SMDSP_QAM_IDLE;
 		smdsp_qam_det_agc_restart(d);
 		d->carrier = true;

@@ -175,12 +175,29 @@ static void timing(struct smdsp_v22_rx *s)
 	s->tpos -= rsh(en, s->ted_shift) + s->t_int;
 }
 
+/* The largest |Im(z conj(d))| whose product with TURN_OVER_2PI fits in 64 bits (about 2^33.6). */
+#define PE_MAX (0x7fffffffffffffffLL / TURN_OVER_2PI)
+
+/* rsh() in 64 bits: (v + 2^(s-1)) >> s without the sum, which could overflow. */
+static inline int64_t rsh64(int64_t v, int s)
+{
+	return (v >> s) + ((v >> (s - 1)) & 1);
+}
+
+/*
+ * The equalizer's output may lie anywhere in the 32-bit plane (one run
+ * away on noise saturates at +-2^31): the turns saturate, the phase error
+ * is clamped before its scaling, the frequency saturates and the squared
+ * error stays within 31 bits. Where the old arithmetic neither overflowed
+ * nor truncated, the results are the same.
+ */
 static void symbol(struct smdsp_v22_rx *s)
 {
 	struct smdsp_v22_sym sym;
 	struct smdsp_cplx y;
 	int32_t c, sn, zr, zi, dr, di, er, ei;
 	int64_t pe, d2;
+	uint64_t e2;
 	unsigned int q, low, dq;
 
 	timing(s);
@@ -188,24 +205,28 @@ static void symbol(struct smdsp_v22_rx *s)
 	/* undo the carrier phase: z = y e^{-j phase} */
 	c = smdsp_cos(s->car_phase);
 	sn = smdsp_sin(s->car_phase);
-	zr = (int32_t)(((int64_t)y.re * c + (int64_t)y.im * sn) >> 15);
-	zi = (int32_t)(((int64_t)y.im * c - (int64_t)y.re * sn) >> 15);
+	zr = smdsp_sat32(((int64_t)y.re * c + (int64_t)y.im * sn) >> 15);
+	zi = smdsp_sat32(((int64_t)y.im * c - (int64_t)y.re * sn) >> 15);
 	smdsp_v22_slice(s->sixteen, zr, zi, &q, &low, &dr, &di);
-	er = dr - zr;
-	ei = di - zi;
+	er = smdsp_sat32((int64_t)dr - zr);
+	ei = smdsp_sat32((int64_t)di - zi);
 	if (s->eq_adapt) {
 		/* back into the equalizer's frame: err e^{+j phase} */
-		smdsp_eq_update(&s->eq, (int32_t)(((int64_t)er * c - (int64_t)ei * sn) >> 15),
-				(int32_t)(((int64_t)ei * c + (int64_t)er * sn) >> 15));
+		smdsp_eq_update(&s->eq, smdsp_sat32(((int64_t)er * c - (int64_t)ei * sn) >> 15),
+				smdsp_sat32(((int64_t)ei * c + (int64_t)er * sn) >> 15));
 	}
-	/* phase error: Im(z conj(d)) / |d|^2 radians */
+	/* phase error: Im(z conj(d)) / |d|^2 radians (each product within +-2^43) */
 	d2 = (int64_t)dr * dr + (int64_t)di * di;
 	pe = (int64_t)zi * dr - (int64_t)zr * di;
+	pe = pe > PE_MAX ? PE_MAX : pe < -PE_MAX ? -PE_MAX : pe;
 	pe = smdsp_div_s64(pe * TURN_OVER_2PI, (int32_t)(d2 >> 4)) >> 4;
-	s->car_freq += rsh(pe, s->car_i_shift);
-	s->car_phase += (uint32_t)(s->car_freq + rsh(pe, s->car_p_shift));
+	/* the frequency saturates; the phase turns modulo 2^32 */
+	s->car_freq = smdsp_sat32(s->car_freq + rsh64(pe, s->car_i_shift));
+	s->car_phase += (uint32_t)(s->car_freq + rsh64(pe, s->car_p_shift));
 
-	sym.err2 = (int32_t)(((int64_t)er * er + (int64_t)ei * ei) >> 10);
+	/* |er|, |ei| <= 2^31: the sum of squares fits in 64 unsigned bits; saturated to 31 */
+	e2 = ((uint64_t)((int64_t)er * er) + (uint64_t)((int64_t)ei * ei)) >> 10;
+	sym.err2 = (int32_t)(e2 < 0x7fffffffU ? e2 : 0x7fffffffU);
 	s->mse += (sym.err2 - s->mse) >> 5;
 	dq = (q - s->quadrant) & 3;
 	s->quadrant = q;
@@ -252,14 +273,27 @@ static void half_baud(struct smdsp_v22_rx *s, int32_t zr, int32_t zi)
 
 	s->pwr = smooth(s->pwr, p, s->carrier ? 5 : 4);
 	s->pwr_fast = smooth(s->pwr_fast, p, 3);
+	s->pwr_slow = smooth(s->pwr_slow, p, 6);
 	if (!s->carrier) {
-		/* 5 ms above the threshold, so that noise peaks do not count */
-		/* held: the slow average still remembers the signal just lost */
-		if ((s->held ? s->pwr_fast : s->pwr) < s->on_pwr) {
+		/*
+		 * 5 ms above the threshold, so that noise peaks do not count,
+		 * the slower average then no more than 0.6 dB under it (noise
+		 * whose mean lies a few dB under the threshold has runs of
+		 * peaks above it: it came up on them and went down again on a
+		 * dip under the off threshold); and after a loss 6 dB above
+		 * the lowest level since (the slow average still remembers the
+		 * signal just lost; noise that stayed above the threshold is
+		 * not a signal coming back)
+		 */
+		if (s->pwr < s->floor_pwr)
+			s->floor_pwr = s->pwr;
+		if ((s->held ? s->pwr_fast : s->pwr) < s->on_pwr || s->pwr < 4 * s->floor_pwr) {
 			s->off_count = 0;
 			return;
 		}
-		if (++s->off_count < 6)
+		if (s->off_count < 6)
+			s->off_count++;
+		if (s->off_count < 6 || (!s->held && s->pwr_slow < s->on_pwr - (s->on_pwr >> 3)))
 			return;
 		if (s->held) {
 			/*
@@ -275,9 +309,14 @@ static void half_baud(struct smdsp_v22_rx *s, int32_t zr, int32_t zi)
 		s->carrier = true;
 		if (s->status_fn)
 			s->status_fn(s->user, SMDSP_STATUS_CARRIER_UP);
-	} else if (s->pwr_fast < s->off_pwr) {
-		/* 10 ms below the threshold: the carrier is gone */
+	} else if (s->pwr_fast < s->off_pwr || (s->agc_ref && s->pwr_fast < s->agc_ref >> 5)) {
+		/*
+		 * 10 ms below the threshold, or 15 dB under the level the AGC
+		 * was set on (the signal's end, when noise on the line stays
+		 * above the threshold): the carrier is gone
+		 */
 		if (++s->off_count >= 12) {
+			s->floor_pwr = s->pwr;
 			if (s->hold) {
 				s->carrier = false;
 				s->held = true;

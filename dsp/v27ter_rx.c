@@ -34,7 +34,6 @@
  */
 #define TRAIN_ERR_MAX (((U * U) >> 10) / 5)
 #define AGC_SYMS 16		/* symbols of AGC acquisition */
-#define TURN_OVER_2PI 683565276LL	/* 2^32 / (2 pi) */
 
 static const int16_t pts[8][2] = {
 	{ U, 0 }, { U45, U45 }, { 0, U }, { -U45, U45 },
@@ -85,6 +84,7 @@ int smdsp_v27_rx_init(struct smdsp_v27_rx *s, unsigned int rate, smdsp_put_bit_f
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
 	smdsp_qam_rx_init(&s->q, 1800000, SMDSP_V27_CAR_PERIOD, put_bit, status_fn, user);
+	s->q.pnorm = U * U;
 	/*
 	 * |y|^2 is twice the passband mean square, about 7/8 of that for
 	 * shaped data: carrier on at -43 dBm0, off at -48 dBm0. The AGC is
@@ -93,6 +93,7 @@ int smdsp_v27_rx_init(struct smdsp_v27_rx *s, unsigned int rate, smdsp_put_bit_f
 	 */
 	smdsp_qam_det_init(&s->q.det, smdsp_dbm0_to_power(-430) * 7 / 4,
 			   smdsp_dbm0_to_power(-480) * 7 / 4, 2 * AGC_SYMS, 8, 7, U);
+	s->q.det.slow = true;
 	return smdsp_v27_rx_restart(s, rate);
 }
 
@@ -174,26 +175,17 @@ static void deliver(struct smdsp_v27_rx *s, unsigned int step)
 static void symbol(struct smdsp_v27_rx *s)
 {
 	struct smdsp_qam_rx *q = &s->q;
-	struct smdsp_cplx z = smdsp_qam_rx_symbol(q), e;
-	int32_t dr, di, er, ei, err2;
-	int64_t pe;
+	struct smdsp_cplx z = smdsp_qam_rx_symbol(q);
 	unsigned int k, step;
+	bool two = q->symbols < TRAIN_SYMS;
 
 	k = decide(s, z.re, z.im);
-	dr = pts[k][0];
-	di = pts[k][1];
-	er = dr - z.re;
-	ei = di - z.im;
-	/* back into the equalizer's frame: err e^{+j phase} */
-	e = smdsp_cturn(er, ei, q->c, q->sn);
-	smdsp_eq_update(&q->eq, e.re, e.im);
-	/* phase error: Im(z conj(d)) / |d|^2 radians */
-	pe = (int64_t)z.im * dr - (int64_t)z.re * di;
-	pe = (pe * TURN_OVER_2PI) >> 22;	/* |d|^2 = U^2 = 2^22 for every point */
-	q->car_freq += smdsp_rsh(pe, q->symbols < TRAIN_SYMS ? 7 : 9);
-	q->car_phase += (uint32_t)(q->car_freq + smdsp_rsh(pe, q->symbols < TRAIN_SYMS ? 2 : 3));
-	err2 = (int32_t)(((int64_t)er * er + (int64_t)ei * ei) >> 10);
-	q->mse += (err2 - q->mse) >> 5;
+	/*
+	 * The equalizer, the carrier loop (|d|^2 = U^2 for every point: pnorm)
+	 * and the squared error, in qam.c's arithmetic: z may lie anywhere in
+	 * the 32-bit plane (an equalizer run away on noise), nothing overflows.
+	 */
+	smdsp_qam_rx_track(q, z, pts[k][0], pts[k][1], true, two ? 2 : 3, two ? 7 : 9);
 
 	step = (k - s->state) & 7;
 	s->state = k;

@@ -117,6 +117,7 @@ int smdsp_v29_rx_init(struct smdsp_v29_rx *s, unsigned int rate, smdsp_put_bit_f
 	 */
 	smdsp_qam_det_init(&s->q.det, smdsp_dbm0_to_power(-430) * 5 / 4,
 			   smdsp_dbm0_to_power(-480) * 5 / 4, 2 * AGC_SYMS, 1, 1, U);
+	s->q.det.slow = true;
 	return smdsp_v29_rx_restart(s, rate);
 }
 
@@ -271,7 +272,15 @@ static void symbol(struct smdsp_v29_rx *s)
 			q->ted.shift = DATA_TED_SHIFT;
 			q->ted.int_shift = DATA_TED_INT;
 			q->ted.frac = DATA_TED_FRAC;
-			q->ted.t_int *= 1 << DATA_TED_FRAC;	/* may be negative: no shift */
+			/*
+			 * The integrator is read at the data loop's finer scale
+			 * from here on, its value kept as it is (as V.17's):
+			 * scaled up to carry the training's clock estimate
+			 * over, it carried the pull-in's swing too, several
+			 * units a symbol where 100 ppm is one, and set the
+			 * timing off for a thousand symbols after a training
+			 * (line errors in the third of three transmissions).
+			 */
 		}
 		break;
 	case ST_ONES:

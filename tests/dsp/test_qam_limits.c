@@ -24,6 +24,7 @@
 #include <smdsp/v17.h>
 #include <smdsp/v29.h>
 #include <smdsp/v27ter.h>
+#include <smdsp/v22bis.h>
 #include "tutil.h"
 
 #define I32_MAX 2147483647
@@ -154,9 +155,28 @@ static void tx_block(struct rx *r, int16_t *x, unsigned int n)
 		smdsp_v27_tx_process(r->tx, x, n);
 }
 
-/* one block to the receiver; the loop state it leaves */
-static const struct smdsp_qam_rx *rx_block(struct rx *r, const int16_t *x, unsigned int n)
+/* an equalizer that ran away: every tap at the limit, alternating in sign, so that |z| reaches 2^31 */
+static void run_away(struct smdsp_eq *e)
 {
+	unsigned int k;
+
+	for (k = 0; k < e->len; k++) {
+		e->cre[k] = k & 1 ? I32_MIN : I32_MAX;
+		e->cim[k] = k & 2 ? I32_MIN : I32_MAX;
+	}
+	e->in_range = false;
+}
+
+/* one block to the receiver (its equalizer run away first if runaway); the loop state it leaves */
+static const struct smdsp_qam_rx *rx_block(struct rx *r, const int16_t *x, unsigned int n, bool runaway)
+{
+	if (runaway) {
+		struct smdsp_qam_rx *q = r->modem == 17 ? &((struct smdsp_v17_rx *)r->rx)->q :
+					 r->modem == 29 ? &((struct smdsp_v29_rx *)r->rx)->q :
+					 &((struct smdsp_v27_rx *)r->rx)->q;
+
+		run_away(&q->eq);
+	}
 	if (r->modem == 17) {
 		smdsp_v17_rx_process(r->rx, x, n);
 		return &((struct smdsp_v17_rx *)r->rx)->q;
@@ -169,8 +189,8 @@ static const struct smdsp_qam_rx *rx_block(struct rx *r, const int16_t *x, unsig
 	return &((struct smdsp_v27_rx *)r->rx)->q;
 }
 
-/* 4 s of one hostile line into one receiver */
-static void hostile(int modem, int rate, int kind, uint64_t seed)
+/* 4 s of one hostile line into one receiver (with runaway, its equalizer run away at every block) */
+static void hostile(int modem, int rate, int kind, uint64_t seed, bool runaway)
 {
 	struct rx r = { .modem = modem, .rate = rate };
 	uint64_t bits = seed * 7 + 1, ns = seed;
@@ -210,12 +230,62 @@ static void hostile(int modem, int rate, int kind, uint64_t seed)
 				break;
 			}
 		}
-		q = rx_block(&r, x, 160);
+		q = rx_block(&r, x, 160, runaway);
 		bad += q->mse < 0;
 	}
-	CHECK(!bad, "V.%d %d %s (seed %llu): %ld blocks with a negative squared error", modem, rate,
-	      sig_name[kind], (unsigned long long)seed, bad);
+	CHECK(!bad, "V.%d %d %s%s (seed %llu): %ld blocks with a negative squared error", modem, rate,
+	      sig_name[kind], runaway ? ", equalizer run away" : "", (unsigned long long)seed, bad);
 	rx_close(&r);
+}
+
+static void v22_sym(void *user, const struct smdsp_v22_sym *sym)
+{
+	long *bad = user;
+
+	*bad += sym->err2 < 0;
+}
+
+/*
+ * The V.22bis receiver (answerer's band, 16 points, adapting, data-mode
+ * loops) on a hostile line for 4 s, its equalizer run away at every
+ * block (runaway) or not.
+ */
+static void v22_hostile(int kind, int runaway, uint64_t seed)
+{
+	struct smdsp_v22_rx *s = calloc(1, sizeof(*s));
+	uint64_t ns = seed;
+	long t = 0, bad = 0;
+	int16_t x[160];
+	int i, blk;
+
+	smdsp_v22_rx_init(s, false, v22_sym, NULL, &bad);
+	for (blk = 0; blk < 200; blk++) {
+		for (i = 0; i < 160; i++, t++) {
+			switch (kind) {
+			case SIG_FULL_NOISE:
+				x[i] = (int16_t)(t_rand64(&ns) >> 48);
+				break;
+			case SIG_DC:
+				x[i] = seed & 1 ? 32767 : -32768;
+				break;
+			case SIG_SQUARE:
+				x[i] = t_sat16(60000 * sin(2 * M_PI * (1100 + 100.0 * (double)(seed % 5)) * t / 8000));
+				break;
+			default:
+				x[i] = t_sat16(30000 * 4 * sin(2 * M_PI * 1200 * t / 8000 + (t / 13 % 4) * M_PI / 2));
+				break;
+			}
+		}
+		s->sixteen = true;
+		s->eq_adapt = true;
+		if (runaway)
+			run_away(&s->eq);
+		smdsp_v22_rx_process(s, x, 160);
+		bad += s->mse < 0;
+	}
+	CHECK(!bad, "V.22bis rx %s%s (seed %llu): %ld negative squared errors", sig_name[kind],
+	      runaway ? ", equalizer run away" : "", (unsigned long long)seed, bad);
+	free(s);
 }
 
 int main(int argc, char **argv)
@@ -230,9 +300,14 @@ int main(int argc, char **argv)
 	track_limits();
 	for (k = 0; k < (int)SMDSP_ARRAY_SIZE(rx); k++) {
 		for (sd = 1; sd <= (uint64_t)seeds; sd++)
-			hostile(rx[k][0], rx[k][1], SIG_NOISE_FIRST, sd + 100 * (uint64_t)k);
-		for (kind = SIG_FULL_NOISE; kind < NSIG; kind++)
-			hostile(rx[k][0], rx[k][1], kind, (uint64_t)k + 1);
+			hostile(rx[k][0], rx[k][1], SIG_NOISE_FIRST, sd + 100 * (uint64_t)k, false);
+		for (kind = SIG_FULL_NOISE; kind < NSIG; kind++) {
+			hostile(rx[k][0], rx[k][1], kind, (uint64_t)k + 1, false);
+			hostile(rx[k][0], rx[k][1], kind, (uint64_t)k + 1, true);
+		}
 	}
+	for (kind = SIG_FULL_NOISE; kind < NSIG; kind++)
+		for (k = 0; k < 2; k++)
+			v22_hostile(kind, k, (uint64_t)kind + 1);
 	return t_report("test_qam_limits");
 }

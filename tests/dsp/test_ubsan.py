@@ -39,6 +39,7 @@ PROGRAMS = {
     'test_v42': ([], CCS),
     'test_v8': ([], CCS),
     'test_v17_noise': ([], CCS),
+    'test_v22bis_noise': ([], CCS),
     'test_v17': (['--quick'], ('gcc',)),
     'test_engine': ([], ('gcc',)),
     'test_v29': ([], ('gcc',)),

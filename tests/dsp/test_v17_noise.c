@@ -24,6 +24,7 @@
  * and a few others; --full runs every seed; -v prints every run.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "qamep.h"
 #include "tutil.h"
@@ -96,24 +97,26 @@ static void low_snr(const unsigned int *fast, int nfast, int nseeds)
 	printf("V.17 12000 at 17-18 dB SNR: ours untrained where SpanDSP trained in %d of %d runs\n", bad, runs);
 }
 
-/* 14400 at -42 dBm0, 22 dB SNR, 10 s: no carrier loss while the signal lasts. */
-static void weak(const unsigned int *fast, int nfast, int nseeds)
+/* A signal at -42 dBm0, 22 dB SNR, 10 s: no carrier loss while the signal lasts. */
+static void weak(int modem, int rate, const unsigned int *fast, int nfast, int nseeds)
 {
 	int i, n = full ? nseeds : nfast, drops = 0;
 
 	for (i = 0; i < n; i++) {
 		unsigned int sd = full ? (unsigned int)i + 1 : fast[i];
-		struct qamrun_cfg c = { .rate = 14400, .ours_tx = (int)(sd & 1), .seconds = 10, .seed = sd,
+		struct qamrun_cfg c = { .rate = rate, .ours_tx = (int)(sd & 1), .seconds = 10, .seed = sd,
 					.level_dbm0 = -42, .noise_dbm0 = -64, .gate = 1 };
 		struct qamrun_res r;
 
-		qam_run(17, &c, &r);
+		qam_run(modem, &c, &r);
 		show("-42 dBm0", &c, &r);
 		drops += r.downs_sig > 0;
-		CHECK(r.trained[0] == 1 && r.downs_sig == 0, "%d -42 dBm0 (seed %u): ours %s, %d carrier losses "
-		      "in the signal", c.rate, sd, r.trained[0] ? "trained" : "not trained", r.downs_sig);
+		CHECK(r.trained[0] == 1 && r.downs_sig == 0, "V.%d %d -42 dBm0 (seed %u): ours %s, %d carrier "
+		      "losses in the signal", modem, c.rate, sd, r.trained[0] ? "trained" : "not trained",
+		      r.downs_sig);
 	}
-	printf("V.17 14400 at -42 dBm0, 22 dB SNR: ours lost the carrier mid-signal in %d of %d runs\n", drops, n);
+	printf("V.%d %d at -42 dBm0, 22 dB SNR: ours lost the carrier mid-signal in %d of %d runs\n", modem, rate,
+	       drops, n);
 }
 
 /* Noise alone at -43 dBm0 before and after a signal: the carrier detector keeps still. */
@@ -151,20 +154,37 @@ int main(int argc, char **argv)
 	static const unsigned int quiet_fast[] = { 1, 2, 3 };
 	static const unsigned int v29_9600[] = { 49, 55, 1 }, v29_7200[] = { 17, 23 }, v29_4800[] = { 12, 25 };
 	static const unsigned int v27_4800[] = { 26, 6, 1 }, v27_2400[] = { 26, 4 };
-	int i;
+	static const unsigned int v29_weak[] = { 1, 2, 3, 4 }, v27_weak[] = { 1, 2, 3, 4 };
+	static const unsigned int v29_quiet[] = { 1, 2, 3 }, v27_quiet[] = { 1, 2, 3 };
+	int i, only = 0;
 
 	for (i = 1; i < argc; i++) {
 		full |= !strcmp(argv[i], "--full");
 		verbose |= !strcmp(argv[i], "-v");
+		if (!strcmp(argv[i], "--modem") && i + 1 < argc)
+			only = atoi(argv[++i]);
 	}
-	noise_first(17, 14400, nf_fast, 6, 100);
-	low_snr(low_fast, 4, 100);
-	weak(weak_fast, 4, 120);
-	quiet_noise(17, 14400, quiet_fast, 3, 30);
-	noise_first(29, 9600, v29_9600, 3, 100);
-	noise_first(29, 7200, v29_7200, 2, 100);
-	noise_first(29, 4800, v29_4800, 2, 100);
-	noise_first(27, 4800, v27_4800, 3, 100);
-	noise_first(27, 2400, v27_2400, 2, 100);
+	if (!only || only == 17) {
+		noise_first(17, 14400, nf_fast, 6, 100);
+		low_snr(low_fast, 4, 100);
+		weak(17, 14400, weak_fast, 4, 120);
+		quiet_noise(17, 14400, quiet_fast, 3, 30);
+	}
+	if (!only || only == 29) {
+		noise_first(29, 9600, v29_9600, 3, 100);
+		noise_first(29, 7200, v29_7200, 2, 100);
+		noise_first(29, 4800, v29_4800, 2, 100);
+		weak(29, 9600, v29_weak, 4, 60);
+		weak(29, 4800, v29_weak, 2, 60);
+		quiet_noise(29, 9600, v29_quiet, 3, 30);
+	}
+	if (!only || only == 27) {
+		noise_first(27, 4800, v27_4800, 3, 100);
+		noise_first(27, 2400, v27_2400, 2, 100);
+		weak(27, 4800, v27_weak, 4, 60);
+		weak(27, 2400, v27_weak, 2, 60);
+		quiet_noise(27, 4800, v27_quiet, 3, 30);
+		quiet_noise(27, 2400, v27_quiet, 3, 30);
+	}
 	return t_report("test_v17_noise");
 }

@@ -7,6 +7,10 @@
  * carry a 2^23-1 PRBS checked by a self-synchronising checker (each line
  * error counts three times, so BER = errors / 3 / bits).
  *
+ * The line's noise is continuous: it runs from the first sample, before
+ * either modem sends (not gated to the signals), so both receivers hear
+ * noise alone first, as on a real line.
+ *
  * Writes a table, and out/ber-v22bis.json when run with --json FILE.
  * The call must run at 2400 bit/s for the comparison to mean anything; in
  * -22 dBm0 of noise SpanDSP's answerer sometimes misses S1 (the call then

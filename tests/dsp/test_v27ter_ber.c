@@ -1,14 +1,18 @@
 /*
  * V.27ter bit error rate in white noise: our receiver and SpanDSP's on the
  * very same samples, for our transmitter and for SpanDSP's, at 4800 and 2400
- * bit/s. The signal is at -14 dBm0; the noise is white over 0-4 kHz and runs
- * from the first sample (both receivers hear noise before the training).
+ * bit/s. The signal is at -14 dBm0; the noise is white over 0-4 kHz, from
+ * the first sample of the signal on (gated).
  * Each run carries a 2^23-1 PRBS checked by a self-synchronising checker
  * (a line error counts three times: BER = errors / 3 / bits).
  *
  * Pass criterion, as for V.22bis: at each level our receiver is no worse
  * than SpanDSP's by more than 5x (about what 1 dB of SNR gives at these
  * error rates) or a 1e-5 floor, and it trains whenever SpanDSP's does.
+ * Each level and transmitter runs again (12 s) with the noise on from
+ * 0.7 s before the signal, as on a real line: ours must pass the same rule
+ * against SpanDSP's figures in the gated noise (SpanDSP's own receiver
+ * trains on the noise and never reaches data).
  */
 #include <stdio.h>
 #include <string.h>
@@ -52,6 +56,31 @@ int main(int argc, char **argv)
 				      c.rate, c.noise_dbm0, r.bits[0]);
 				CHECK(o <= 5 * s + 1e-5, "%d noise %.0f tx %s: ours %.2e vs SpanDSP %.2e", c.rate,
 				      c.noise_dbm0, t ? "ours" : "SpanDSP", o, s);
+				{
+					/*
+					 * The noise on from 0.7 s before the signal (not gated; SpanDSP's
+					 * receiver trains on it and never reaches data): ours, by the
+					 * same rule, against SpanDSP's in the gated noise.
+					 */
+					struct qamrun_cfg cc = c;
+					struct qamrun_res rc;
+					double oc;
+
+					cc.gate = 0;
+					cc.lead_s = 0.7;
+					cc.seconds = 12;
+					qam_run(27, &cc, &rc);
+					oc = qam_ber(&rc, 0);
+					printf("%-5d %-6.0f dBm0 %-5.1f dB %-8s %-9.2e (%6ld)%s  noise first, 12 s\n", c.rate,
+					       c.noise_dbm0, -14 - c.noise_dbm0, t ? "ours" : "SpanDSP", oc, rc.bits[0],
+					       rc.trained[0] ? "" : " untrained");
+					CHECK(rc.trained[0] || !r.trained[1], "%d noise %.0f first: ours not trained",
+					      c.rate, c.noise_dbm0);
+					CHECK(rc.bits[0] > c.rate * 10, "%d noise %.0f first: ours checked only %ld bits",
+					      c.rate, c.noise_dbm0, rc.bits[0]);
+					CHECK(oc <= 5 * s + 1e-5, "%d noise %.0f first, tx %s: ours %.2e vs SpanDSP %.2e "
+					      "(gated)", c.rate, c.noise_dbm0, t ? "ours" : "SpanDSP", oc, s);
+				}
 				if (f) {
 					fprintf(f, "%s  {\"rate\": %d, \"noise_dbm0\": %.0f, \"tx\": \"%s\", "
 						"\"ours_ber\": %.3e, \"spandsp_ber\": %.3e, \"bits\": [%ld, %ld]}",
@@ -61,22 +90,6 @@ int main(int argc, char **argv)
 				}
 			}
 		}
-	}
-	/*
-	 * Noise from the first sample on (not gated): SpanDSP's receiver trains
-	 * on the noise and never reaches data (LAB-FACTS); ours re-acquires
-	 * when the signal comes 6 dB above what its AGC was set on.
-	 */
-	for (ri = 0; ri < 2; ri++) {
-		struct qamrun_cfg c = { .rate = rates[ri], .ours_tx = 0, .seconds = 10,
-					.noise_dbm0 = noise[ri][0], .seed = 777 };
-		struct qamrun_res r;
-
-		qam_run(27, &c, &r);
-		printf("%-5d %-6.0f dBm0 not gated, SpanDSP tx: ours %s BER %.2e (%ld bits), SpanDSP %s (%ld bits)\n",
-		       c.rate, c.noise_dbm0, r.trained[0] ? "trained" : "NOT trained", qam_ber(&r, 0),
-		       r.bits[0], r.trained[1] ? "trained" : "not trained", r.bits[1]);
-		CHECK(r.trained[0] && qam_ber(&r, 0) < 1e-3, "%d: ours in continuous noise", c.rate);
 	}
 	if (f) {
 		fprintf(f, "\n ]\n}\n");

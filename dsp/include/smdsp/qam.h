@@ -190,12 +190,14 @@ struct smdsp_qam_det {
 	bool carrier;
 	/*
 	 * slow: the off threshold, the floor after a loss and the signal's end
-	 * are judged on slower averages of |y|^2 than the AGC's (V.17, whose
-	 * receiver must not flip on noise at the threshold)
+	 * are judged on slower averages of |y|^2 than the AGC's, and the
+	 * carrier comes on only with the slowest within 1.25 dB of on_pwr
+	 * (V.17, V.29, V.27ter: their receivers must not flip on noise at
+	 * the thresholds)
 	 */
 	bool slow;
 	uint64_t pwr_mid;	/* over 8 samples: the signal's end */
-	uint64_t pwr_slow;	/* over 32: the off threshold, the floor after a loss */
+	uint64_t pwr_slow;	/* over 32: the off threshold, the floor after a loss, the onset */
 };
 
 enum smdsp_qam_det_ev {

@@ -92,7 +92,9 @@ struct smdsp_v22_rx {
 	/* power and AGC */
 	uint64_t pwr;		/* smoothed |y|^2 before the AGC */
 	uint64_t pwr_fast;	/* the same, faster, for the AGC */
+	uint64_t pwr_slow;	/* the same over 64 T/2 samples: the carrier's onset */
 	uint64_t agc_ref;	/* pwr_fast when the AGC was set */
+	uint64_t floor_pwr;	/* lowest pwr since the carrier was lost */
 	bool level_locked;	/* data mode: no more re-acquisition */
 	uint64_t on_pwr;
 	uint64_t off_pwr;

@@ -75,6 +75,14 @@ void qam_check_line(int modem, struct qamrun_cfg *c, double tep_s, int sp_ppm_lo
  * unusable (0: any BER). Rows to json (NULL: none) as test key.
  */
 #define QAM_BER_LEVELS 9
+/*
+ * Each level again with the noise on from QAM_BER_LEAD s before the signal
+ * (not gated), QAM_BER_CONT_S s of signal: ours must train wherever
+ * SpanDSP's trained in the gated noise (with a BER under unusable) and
+ * need no more than 1 dB over SpanDSP's gated SNR for 1e-3.
+ */
+#define QAM_BER_LEAD 0.7
+#define QAM_BER_CONT_S 12
 void qam_ber_sweep(int modem, const char *name, const char *key, const int *rates,
 		   const double *top, int nrates, double unusable, const char *json);
 

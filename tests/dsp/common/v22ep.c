@@ -69,6 +69,8 @@ static void our_status(void *user, enum smdsp_status st)
 
 	if (st == SMDSP_STATUS_CARRIER_DOWN)
 		e->carrier_downs++;
+	if (st == SMDSP_STATUS_CARRIER_UP)
+		e->carrier_ups++;
 	if (st == SMDSP_STATUS_RETRAIN)
 		e->retrains++;
 	if (st == SMDSP_STATUS_TRAINED) {

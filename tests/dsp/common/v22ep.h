@@ -30,7 +30,7 @@ struct v22ep {
 	uint8_t data[EP_BYTES];
 	uint8_t got[EP_BYTES + 256];
 	long trained_at;		/* sample count when data mode began (ours) */
-	int carrier_downs, retrains, trained;
+	int carrier_downs, carrier_ups, retrains, trained;
 	long now;
 };
 

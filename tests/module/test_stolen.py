@@ -197,7 +197,8 @@ def test_polling_detector_agrees_with_the_module(mode):
     """stolenpoll (SCHED_FIFO 10, 1 s, gaps from 1 us) and the module's
     accounting of the same thread (debugfs stolen_watch): what the poller
     saw taken, less its own loop step, within 10 % (or 20 us) of what the
-    module counted (hard IRQs, softirqs, other threads: the modem's thread
+    module counted when quiet, and under the flood no more than 3 us a gap
+    above it (nor 10 % below) (hard IRQs, softirqs, other threads: the modem's thread
     at FIFO 50 among them).  The poller sees a little more under the flood:
     the interrupt entry and exit code around the handlers, which no
     tracepoint brackets (a few us a packet under QEMU).  Quiet, interrupts
@@ -208,7 +209,15 @@ def test_polling_detector_agrees_with_the_module(mode):
     poll, mod = p["poll"], p["module"]
     assert mod is not None, p
     assert 1_000_000_000 <= poll["wall_ns"] <= mod["wall_ns"], p
-    assert abs(poll["stolen_ns"] - mod["stolen_ns"]) <= max(0.1 * mod["stolen_ns"], 20_000), p
+    excess = poll["stolen_ns"] - mod["stolen_ns"]
+    if mode == "none":
+        assert abs(excess) <= max(0.1 * mod["stolen_ns"], 20_000), p
+    else:
+        # the entry and exit code around each interrupt is the poller's
+        # alone, so its excess grows with the interrupts it saw, not with
+        # what the module counted: 1.8-2.1 us a gap in runs of this boot
+        # (34 ms over 16683 gaps, 11.6 % of the module's figure, in one)
+        assert -0.1 * mod["stolen_ns"] <= excess <= 3_000 * poll["gaps"], (excess, p)
     if mode == "none":
         assert mod["irq_ns"] + mod["softirq_ns"] < 0.01 * poll["wall_ns"], p
     else:

@@ -334,6 +334,14 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
             hard_deadline = t_boot + timeout_s + 15
             follow, t_script = FileLines(console), None
             sect = _Sections(res.sections)
+
+            def cpu_now():
+                # QEMU may be gone by the time its last lines are read: its
+                # last sample then stands for the end
+                c = _cpu_s(qemu_pid)
+                if c is not None:
+                    res.qemu_cpu_s = c
+                return res.qemu_cpu_s
             qemu_pid, t_cpu = None, 0.0
             while True:
                 if time.monotonic() - t_cpu > 0.5:
@@ -344,7 +352,7 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
                 # follow the console for the init's phase marks
                 for ln in follow.new():
                     if t_script is not None and ln.startswith("[guest]"):
-                        sect.mark(_section_label(ln), _cpu_s(qemu_pid))
+                        sect.mark(_section_label(ln), cpu_now())
                     m = _MARK.search(ln)
                     if not m:
                         continue
@@ -353,7 +361,7 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
                         t_script = time.monotonic()
                         res.boot_s = t_script - t_boot
                         res.guest_boot_s = up
-                        sect.mark("(script start)", _cpu_s(qemu_pid))
+                        sect.mark("(script start)", cpu_now())
                         say("script running (booted in %.1f s wall, %.2f s guest)"
                             % (res.boot_s, up))
                         if on_running:
@@ -363,7 +371,7 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
                             res.script_s = time.monotonic() - t_script
                         if res.guest_boot_s is not None:
                             res.guest_script_s = up - res.guest_boot_s
-                        sect.mark(None, _cpu_s(qemu_pid))
+                        sect.mark(None, cpu_now())
                         say("script ended: %s" % what.split(" ", 2)[-1])
                     elif what.startswith("SMLAB-RC"):
                         pass

@@ -97,11 +97,12 @@ help:
 
 module: $(KO)
 
+# KBUILD_CHECK (make check sets "W=1 C=2"): a whole build with those flags,
+# its log kept for test_kernel_build.py (tools/kbuild-module says how).
+KBUILD_CHECK ?=
 build/%/smodem.ko: FORCE
 	@test -d /lib/modules/$*/build || { echo "no headers for $* (try: make deps)"; exit 1; }
-	@tools/kbuild-tree $(TOP) $(TOP)/build/$*/src
-	$(MAKE) -C /lib/modules/$*/build M=$(TOP)/build/$*/src modules
-	@cp build/$*/src/smodem.ko $@
+	@MAKE="$(MAKE)" tools/kbuild-module $(TOP) $* "$(KBUILD_CHECK)"
 
 # The module for every installed kernel flavour.
 modules:
@@ -160,7 +161,7 @@ check-fast: venv
 # experiments keep the local APIC timer.
 check: export SMLAB_CMDLINE_EXTRA = noapictimer
 check: deps venv
-	@$(MAKE) --no-print-directory -j$(JOBS) check-build
+	@$(MAKE) --no-print-directory -j$(JOBS) check-build KBUILD_CHECK="W=1 C=2"
 	@$(MAKE) --no-print-directory check-fast
 	$(PYTEST) --durations=25 -m "guest or kbuild" --junitxml=out/tests/check-guest.xml tests; \
 		rc=$$?; $(TESTSUM) out/tests/check-fast.xml out/tests/check-guest.xml; exit $$rc

@@ -74,7 +74,14 @@ static ssize_t reset_write(struct file *f, const char __user *buf, size_t n,
 			   loff_t *off)
 {
 	struct smodem_dev *sd = file_inode(f)->i_private;
+	u32 v;
+	int err = kstrtou32_from_user(buf, n, 0, &v);
 
+	/* "1" restarts the measurement; anything else is a mistake to report */
+	if (err)
+		return err;
+	if (v != 1)
+		return -EINVAL;
 	/* Racy against a running context by design: a measurement restart. */
 	memset(&sd->stats, 0, sizeof(sd->stats));
 	memset(&sd->stolen.sum, 0, sizeof(sd->stolen.sum));

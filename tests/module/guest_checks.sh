@@ -244,6 +244,31 @@ snap period-100
 trace-cmd stop
 trace-cmd extract -o $T/period.dat >/dev/null 2>&1
 trace-cmd reset >/dev/null 2>&1
+# Bad values written to the debugfs files that take writes: each write
+# fails with its errno (the shell's message names it) and changes nothing.
+say "debugfs writes"
+bad_write() {
+	_f=$1
+	_v=$2
+	_e=$( (echo -n "$_v" > "$_f") 2>&1)
+	echo "$(basename "$_f")|$_v|$?|$_e" >> $T/dbgw.txt
+}
+for v in abc 0 -5 20x 4294967296 1000000 ' '; do
+	bad_write "$(dev_file period)" "$v"
+done
+for v in x 0 2 -1; do
+	bad_write "$(dev_file reset)" "$v"
+done
+for v in 1001 abc -1; do
+	bad_write "$(dev_file inject_irq_stall_ms)" "$v"
+done
+cat "$(dev_file period)" > $T/dbgw.period
+rmmod smodem
+insmod $K hw=$hw context=thr stolen=1
+for v in abc 0 2147483647 -2147483647 99999999999; do
+	bad_write $D/stolen_watch "$v"
+done
+cat $D/stolen_watch > $T/dbgw.watch
 rmmod smodem
 
 # Every bad parameter fails insmod with one line in dmesg and leaves nothing.

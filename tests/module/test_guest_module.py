@@ -350,6 +350,38 @@ def test_period_change(kver):
     assert changes == [(100, 20), (20, 100)]
 
 
+# debugfs writes that must fail: (file, value, the errno's words)
+BAD_WRITES = [
+    ("period", "abc", "Invalid argument"), ("period", "0", "Invalid argument"),
+    ("period", "-5", "Invalid argument"), ("period", "20x", "Invalid argument"),
+    ("period", "4294967296", "out of range"), ("period", "1000000", "Invalid argument"),
+    ("period", " ", "Invalid argument"),
+    ("reset", "x", "Invalid argument"), ("reset", "0", "Invalid argument"),
+    ("reset", "2", "Invalid argument"), ("reset", "-1", "Invalid argument"),
+    ("inject_irq_stall_ms", "1001", "Invalid argument"),
+    ("inject_irq_stall_ms", "abc", "Invalid argument"),
+    ("inject_irq_stall_ms", "-1", "Invalid argument"),
+    ("stolen_watch", "abc", "Invalid argument"), ("stolen_watch", "0", "Invalid argument"),
+    ("stolen_watch", "2147483647", "No such process"),
+    ("stolen_watch", "-2147483647", "No such process"),
+    ("stolen_watch", "99999999999", "out of range"),
+]
+
+
+@pytest.mark.parametrize("kver", AC97)
+def test_debugfs_writes_checked(kver):
+    """Every debugfs file that takes writes refuses a bad value with its
+    errno and keeps its state: the period stays 100, no task is watched."""
+    res = boot(kver, "ac97")
+    got = [tuple(line.split("|", 3)) for line in
+           (res / "dbgw.txt").read_text().splitlines() if line]
+    assert [(f, v) for f, v, _, _ in got] == [(f, v) for f, v, _ in BAD_WRITES], got
+    for (f, v, rc, msg), (_, _, words) in zip(got, BAD_WRITES):
+        assert rc != "0" and words in msg, (f, v, rc, msg)
+    assert (res / "dbgw.period").read_text().strip() == "100"
+    assert (res / "dbgw.watch").read_text().strip() == ""
+
+
 @pytest.mark.parametrize("kver", AC97)
 def test_bad_parameters_rejected(kver):
     res = boot(kver, "ac97")

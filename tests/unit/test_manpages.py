@@ -242,3 +242,19 @@ def test_no_page_points_outside_the_repository():
             elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
                 bad.append("%s: no heading #%s in %s" % (rel, anchor, target or rel))
     assert not bad, "\n".join(bad)
+
+
+def test_no_parameter_writable_at_run_time():
+    """Every module parameter is checked once, at load (smodem_params_check
+    and friends): none may be writable through /sys/module/smodem/parameters
+    afterwards, where a new value would skip that check."""
+    perm = re.compile(r"\bmodule_param(?:_named|_array|_string|_cb|_unsafe)?\((.*?)\);", re.S)
+    seen = []
+    for d in SOURCE_DIRS:
+        for path in sorted((TOP / d).glob("*.c")):
+            for m in perm.finditer(path.read_text()):
+                args = [a.strip() for a in m.group(1).split(",")]
+                seen.append((path.name, args[0], args[-1]))
+    assert len(seen) == len(declared_params()) and seen
+    bad = [s for s in seen if s[2] not in ("0444", "0400", "0")]
+    assert not bad, bad

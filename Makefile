@@ -183,13 +183,16 @@ demo: deps venv
 
 # The modem's benchmarks: throughput against SpanDSP back to back, set-up
 # time, the contexts under the study's load, line time against wall time
-# (out/bench-modem.json, out/bench-modem.md). CLOCK as for the demo.
+# (out/bench-modem.json, out/bench-modem.md). CLOCK as for the demo. The
+# reference and the calls are smlab.runner pieces (tools/bench_modem.py
+# --help; JOBS, default 1, SCHEDULER), recorded in out/bench-modem/record.jsonl
+# and not made again with the same settings unless FORCE=1.
 NBYTES    ?= 4096
 IDLE_S    ?= 20
 BENCH_OUT ?= out
 bench-modem: deps venv
 	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko line smodemd
-	NBYTES=$(NBYTES) IDLE_S=$(IDLE_S) BENCH_OUT=$(BENCH_OUT) $(PYTHON) tools/bench_modem.py
+	NBYTES=$(NBYTES) IDLE_S=$(IDLE_S) BENCH_OUT=$(BENCH_OUT) $(PYTHON) tools/bench_modem.py $(if $(FORCE),--force)
 
 # The study's reservation boundary (Table 3, Figure 17): a call per hard
 # SCHED_DEADLINE reservation X/Y, the map against the model (tools/resmap.py

@@ -19,8 +19,10 @@
 # replies and the sender alone; experiment 3: tau1/tau2 (lbtasks) beside a
 # flood (FLOOD3_NS) in four configurations (CONFIGS3), TAU2_US swept,
 # DURATION3 s per point.  Writes out/loadbound/net/{summary.json,table.md,
-# *.png} (LB_NET_OUT); boots whose results are there with the same settings
-# are not run again (FORCE=1 runs them).
+# *.png} (LB_NET_OUT).  Both experiments' boots are pieces of smlab.runner:
+# JOBS at a time, or on a Dask scheduler's workers (SCHEDULER=tcp://host:8786);
+# boots recorded in <out>/record.jsonl with the same settings are not run
+# again (FORCE=1 runs them).
 #
 #   make loadbound [KERNELS="..."] [CONTEXTS="int thr"] [LOAD_US=1840] [DURATION=5] [JOBS=2]
 #   make loadbound-modem | loadbound-net [NET_EXPERIMENTS="2 3"] [DURATION3=2] [TAU2_US=1000,...]

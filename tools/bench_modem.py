@@ -19,11 +19,21 @@ arrives (expect=random). One guest boot per call, all on the main clock
 instruction-counted clock; real: JACK), plus the reference call once more
 on the other clock.
 
+The reference and the calls are pieces of smlab.runner, JOBS at a time
+(default 1: a call's wall-clock figures, and the real-time call over JACK
+above all, depend on what else the host runs) here or on a Dask
+scheduler's workers (SCHEDULER).  A piece recorded in
+BENCH_OUT/bench-modem/record.jsonl with the same settings (module, line
+program, b2b, guest script and daemon by content, the call's own
+settings) is not run again unless --force; one whose harness failed (or
+whose guest timed out) is tried again once, then reported missing (a note
+in the report, exit status 1), never recorded.
+
 Every option (--help) defaults to its variable when that is set: KERNEL,
 CLOCK, ICOUNT_SHIFT, NBYTES (4096), CONTEXTS (int dpc thr res usr), LOAD_US
 (1840), IDLE_S (20), OTHER_CLOCK (1: also the call on the other clock; 0:
-skip it), BENCH_OUT (out), MODULE (default build/<kernel>/smodem.ko), SMLINE
-(build/line/smline).
+skip it), JOBS (1), SCHEDULER, BENCH_OUT (out), MODULE (default
+build/<kernel>/smodem.ko), SMLINE (build/line/smline).
 Writes BENCH_OUT/bench-modem.json, BENCH_OUT/bench-modem.md and the raw
 runs under BENCH_OUT/bench-modem/.
 """
@@ -38,7 +48,7 @@ import time
 from pathlib import Path
 
 import smtrace
-from smlab import cli
+from smlab import cli, resume, runner
 from smlab.guest import FileLines
 from smlab.payload import payload
 
@@ -558,6 +568,56 @@ def one_call(clock, tag, ctx, load_us, spin, idle_s, raw, nbytes, kver, ko, smli
     return c
 
 
+def plan(a, ko, raw):
+    """The reference (b2b) and the calls as runner pieces, in the order they
+    ran one after another: the clean call on the main clock, the contexts,
+    the clean call on the other clock.  One boot per call: a module reload
+    within a boot was seen to lengthen the D-Bus line's delay by about 125 ms
+    each time, which would favour whichever context ran first."""
+    oc = "real" if a.clock == "virtual" else "virtual"
+    calls = [(a.clock, "clean", "thr", 0, False, a.idle_s if a.clock == "virtual" else 0)]
+    calls += [(a.clock, c, c, a.load_us, True, 0) for c in a.contexts]
+    if a.other_clock == 1:
+        calls.append((oc, "clean", "thr", 0, False, a.idle_s if oc == "virtual" else 0))
+    return [runner.Piece.make("b2b", a.kernel, "b2b", nbytes=a.nbytes, b2b=str(B2B))] + [
+        runner.Piece.make("call", a.kernel, "%s-%s" % (clk, tag), clock=clk, tag=tag, context=ctx,
+                          load_us=load, spin=spin, idle_s=idle, nbytes=a.nbytes,
+                          shift=a.icount_shift if clk == "virtual" else 0, raw=str(raw),
+                          module=str(ko), smline=str(a.smline))
+        for clk, tag, ctx, load, spin, idle in calls]
+
+
+PATHS = ("b2b", "module", "smline", "raw")
+
+
+def settings(piece):
+    """What a piece's figures depend on (programs by content): its digest."""
+    files = {k: resume.file_digest(v) for k, v in piece.settings if k in PATHS and k != "raw"}
+    if piece.kind == "call":
+        files["script"] = resume.file_digest(GUEST_SCRIPT)
+        if SMODEMD.is_file():
+            files["smodemd"] = resume.file_digest(SMODEMD)
+    return runner.digest(piece.kind, piece.kernel, SMODEM_ARGS, files,
+                         {k: v for k, v in piece.settings if k not in PATHS})
+
+
+def run_piece(piece):
+    """The reference or one call (a function of this module, so that a Dask
+    worker imports it by name)."""
+    if piece.kind == "b2b":
+        return run_b2b(piece.get("nbytes"), piece.get("b2b"))
+    clk, tag, ctx, load, spin, idle = (piece.get(k) for k in (
+        "clock", "tag", "context", "load_us", "spin", "idle_s"))
+    log("%s clock: call %s (context %s, load_us=%d%s%s)"
+        % (clk, tag, ctx, load, ", spinning competitor" if spin else "",
+           ", %d s idle line first" % idle if idle else ""))
+    c = one_call(clk, tag, ctx, load, spin, idle, Path(piece.get("raw")), piece.get("nbytes"),
+                 piece.kernel, Path(piece.get("module")), Path(piece.get("smline")), piece.get("shift"))
+    if (c.get("boot") or {}).get("timed_out"):
+        raise runner.PieceFailed("the guest timed out (%s)" % failure(c))
+    return c
+
+
 def _contexts(text):
     ctxs = [] if text.split() == ["none"] else text.split()
     bad = [c for c in ctxs if c not in CONTEXTS]
@@ -586,15 +646,20 @@ def main(argv=None):
         "seconds of idle line before the virtual-clock reference call")
     opt("--other-clock", "OTHER_CLOCK", 1, cli.int_range(0, 1),
         "1: the reference call once more on the other clock; 0: skip it")
+    opt("--jobs", "JOBS", 1, cli.int_range(1, 64),
+        "pieces at a time (more than 1 changes the wall-clock figures)")
+    opt("--scheduler", "SCHEDULER", None, str,
+        "a Dask scheduler (tcp://host:8786) whose workers run the calls (make lab-worker)")
     opt("--out", "BENCH_OUT", str(TOP / "out"), str,
         "output directory (bench-modem.json, bench-modem.md, bench-modem/)")
     opt("--module", "MODULE", None, str, "smodem.ko (default: build/<kernel>/smodem.ko)")
     opt("--smline", "SMLINE", str(SMLINE), str, "the line program")
+    ap.add_argument("--force", action="store_true", help="run every piece again")
     a = ap.parse_args(argv)
     if a.kernel is None:
         ap.error("no 6.1 generic kernel installed: give --kernel (make deps)")
     kver, clock, shift, nbytes = a.kernel, a.clock, a.icount_shift, a.nbytes
-    contexts, load_us, idle_s, other = a.contexts, a.load_us, a.idle_s, a.other_clock == 1
+    contexts, load_us = a.contexts, a.load_us
     base = Path(a.out)
     raw = base / "bench-modem"
     ko = Path(a.module or TOP / "build" / kver / "smodem.ko")
@@ -605,33 +670,26 @@ def main(argv=None):
     for f, hint in need:
         if not f.is_file():
             ap.error("%s missing: %s" % (f, hint))
-    subprocess.run(["rm", "-rf", str(raw)], check=True)
+    record = raw / "record.jsonl"
+    if a.force:
+        subprocess.run(["rm", "-rf", str(raw)], check=True)
     t0 = time.monotonic()
-    oc = "real" if clock == "virtual" else "virtual"
-    total = 2 + len(contexts) + (1 if other else 0)
-    log("%s, main clock %s, %d bytes each way, contexts %s, load_us=%d"
-        % (kver, clock, nbytes, " ".join(contexts) or "none", load_us))
+    pieces = plan(a, ko, raw.resolve())
+    log("%s, main clock %s, %d bytes each way, contexts %s, load_us=%d; %d pieces, %s"
+        % (kver, clock, nbytes, " ".join(contexts) or "none", load_us, len(pieces),
+           a.scheduler or "%d at a time" % a.jobs))
 
-    log("[1/%d] reference: two SpanDSP modems back to back (build/line/b2b)" % total)
-    b2b = run_b2b(nbytes)
-    log("    b2b: %.1f B/s caller->answerer, %.1f B/s answerer->caller"
-        % (b2b["to_answer_Bps"], b2b["to_caller_Bps"]))
-
-    calls = {}
-    # One boot per call: a module reload within a boot was seen to lengthen
-    # the D-Bus line's delay by about 125 ms each time, which would favour
-    # whichever context ran first.
-    plan = [(clock, "clean", "thr", 0, False, idle_s if clock == "virtual" else 0)]
-    plan += [(clock, c, c, load_us, True, 0) for c in contexts]
-    if other:
-        plan.append((oc, "clean", "thr", 0, False, idle_s if oc == "virtual" else 0))
-    for i, (clk, tag, ctx, load, spin, idle) in enumerate(plan, 2):
-        log("[%d/%d] %s clock: call %s (context %s, load_us=%d%s%s)"
-            % (i, total, clk, tag, ctx, load, ", spinning competitor" if spin else "",
-               ", %d s idle line first" % idle if idle else ""))
-        calls[(clk, tag)] = one_call(clk, tag, ctx, load, spin, idle, raw, nbytes, kver,
-                                     ko, smline, shift)
-    notes = []
+    def said(piece, figs):
+        if piece.kind == "b2b":
+            log("    b2b: %.1f B/s caller->answerer, %.1f B/s answerer->caller"
+                % (figs["to_answer_Bps"], figs["to_caller_Bps"]))
+    rep = runner.run(pieces, run_piece, record, settings, jobs=a.jobs, retries=1,
+                     scheduler=a.scheduler, say=log, on_result=said)
+    b2b = rep.figures.get("b2b", {})
+    calls = {(x.get("clock"), x.get("tag")): rep.figures[x.key]
+             for x in pieces if x.kind == "call" and x.key in rep.figures}
+    missing = sorted(rep.missing.items())
+    notes = ["%s missing: %s (run again to retry it)" % kw for kw in missing]
     r = calls.get(("real", "clean"))
     if r is not None and not call_ok(r):
         notes.append("the real-time call over JACK did not move its data intact (%s). "
@@ -641,18 +699,20 @@ def main(argv=None):
             "clock": clock, "icount_shift": shift, "nbytes": nbytes, "load_us": load_us,
             "smodem_args": SMODEM_ARGS, "route": route(nbytes), "raw": str(raw),
             "notes": notes}
-    rep = build_report(meta, b2b, calls, clock, contexts)
-    rep["wall_s"] = round(time.monotonic() - t0, 1)
+    report = build_report(meta, b2b, calls, clock, contexts)
+    report["wall_s"] = round(time.monotonic() - t0, 1)
     base.mkdir(parents=True, exist_ok=True)
-    (base / "bench-modem.json").write_text(json.dumps(rep, indent=1, default=str) + "\n")
-    md = markdown(rep)
+    (base / "bench-modem.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
+    md = markdown(report)
     (base / "bench-modem.md").write_text(md)
     print()
     print(md)
     log("wrote %s and %s in %.0f s" % (base / "bench-modem.json", base / "bench-modem.md",
-                                        rep["wall_s"]))
-    return 0
+                                        report["wall_s"]))
+    return 1 if missing else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run_piece by this module's name, not __main__'s, for a Dask worker
+    import bench_modem
+    sys.exit(bench_modem.main())

@@ -1,6 +1,7 @@
 """tools/bench_modem.py and tools/demo.py: the pure-Python parts (payloads,
-smline's events and the marks parsers, report and timeline generation), no
-guest boot; smline's events file once from smline itself (pipe transport).
+smline's events and the marks parsers, report and timeline generation, the
+run on smlab.runner with stand-ins for the calls), no guest boot; smline's
+events file once from smline itself (pipe transport).
 
 Cost: no guest of its own in make check (2026-11-28): it reads another file's boot.
 """
@@ -195,3 +196,70 @@ def test_demo_timeline_and_report(tmp_path):
     assert data["call"]["tag"] == "demo" and len(data["timeline"]) == len(rows)
     demo.report(tmp_path, "real", call_error="smline missing")
     assert "The call could not run: smline missing" in (tmp_path / "report.md").read_text()
+
+
+def test_main_on_the_runner(tmp_path, monkeypatch):
+    """make bench-modem on smlab.runner with stand-ins for the calls and the
+    reference: a call whose harness failed is tried again once, then a
+    note and exit status 1, never recorded; the next run makes only that
+    call, the one after none (the same report); another LOAD_US makes the
+    contexts' calls again, not the clean ones."""
+    import smlab.guest
+    for var in ("KERNEL", "CLOCK", "ICOUNT_SHIFT", "NBYTES", "CONTEXTS", "LOAD_US", "IDLE_S",
+                "OTHER_CLOCK", "JOBS", "SCHEDULER", "BENCH_OUT", "MODULE", "SMLINE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(smlab.guest, "available_kernels", lambda: ["kA"])
+    monkeypatch.setattr(smlab.guest, "default_kernel", lambda: "kA")
+    for f in ("smodem.ko", "smline", "b2b"):
+        (tmp_path / f).write_bytes(f.encode())
+    monkeypatch.setattr(bm, "B2B", tmp_path / "b2b")
+    made, fail = [], set()
+
+    def one_call(clock, tag, ctx, load_us, spin, idle_s, raw, nbytes, kver, ko, smline, shift):
+        made.append("%s-%s" % (clock, tag))
+        if made[-1] in fail:
+            return {"tag": tag, "clock": clock, "error": "smline missing"}
+        return _call(tag, clock, context=ctx, load_us=load_us, spin=spin)
+
+    def run_b2b(nbytes, b2b):
+        made.append("b2b")
+        return {"to_answer_Bps": 280.4, "to_caller_Bps": 282.1, "answer_data_s": 5.89,
+                "caller_data_s": 5.95, "answer_done_s": 20.5, "caller_done_s": 20.47, "rc": 0}
+    monkeypatch.setattr(bm, "one_call", one_call)
+    monkeypatch.setattr(bm, "run_b2b", run_b2b)
+    out = tmp_path / "out"
+    args = ["--contexts", "int res", "--jobs", "2", "--out", str(out), "--module",
+            str(tmp_path / "smodem.ko"), "--smline", str(tmp_path / "smline")]
+
+    def report():
+        rep = json.loads((out / "bench-modem.json").read_text())
+        for k in ("date", "wall_s"):
+            rep.pop(k)
+        return rep, (out / "bench-modem.md").read_text()
+
+    fail.add("virtual-res")
+    assert bm.main(args) == 1
+    assert sorted(made) == ["b2b", "real-clean", "virtual-clean", "virtual-int", "virtual-res",
+                            "virtual-res"]
+    rec = [json.loads(x)["key"] for x in (out / "bench-modem" / "record.jsonl").read_text().splitlines()]
+    assert sorted(rec) == ["b2b", "real-clean", "virtual-clean", "virtual-int"]
+    rep, md = report()
+    assert [c["tag"] for c in rep["contexts"]] == ["int"]
+    assert "Note: virtual-res missing: error: smline missing (run again to retry it)" in md
+
+    fail.clear()
+    del made[:]
+    assert bm.main(args) == 0
+    assert made == ["virtual-res"]
+    rep, md = report()
+    assert [c["tag"] for c in rep["contexts"]] == ["int", "res"] and rep["notes"] == []
+    assert [(c["clock"], c["tag"]) for c in rep["all_calls"]] == [
+        ("virtual", "clean"), ("virtual", "int"), ("virtual", "res"), ("real", "clean")]
+    assert rep["ratio"] == {"from_modem_pct": 96.4, "to_modem_pct": 99.9, "goal_pct": 95}
+
+    del made[:]
+    assert bm.main(args) == 0
+    assert made == [] and report() == (rep, md)
+
+    assert bm.main(args + ["--load-us", "1000"]) == 0
+    assert sorted(made) == ["virtual-int", "virtual-res"]

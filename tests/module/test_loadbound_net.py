@@ -10,11 +10,12 @@ saturates the CPU), then lbtasks (tau1 2 ms / 10 ms reading the heartbeat,
 tau2 1 ms and 9 ms) for 0.3 s each.  The two boots must give the same gap
 traces, counters and task results, byte for byte; the flood's bound must lie
 well above the no-load one at small windows; the fits above every point.
+The two boots run as the tool runs them: pieces of smlab.runner (run_piece
+boots and analyses, the record keeps the figures).
 
 Cost: 2 guests, 2.7 min of wall time (1.8 min of QEMU's CPU) in make check on the
 2-core lab machine (2026-11-28).
 """
-import concurrent.futures
 import importlib.util
 import sys
 from pathlib import Path
@@ -24,6 +25,7 @@ import numpy as np
 import pytest
 
 import guestboot
+from smlab import runner
 
 TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "loadbound_net"
@@ -38,23 +40,28 @@ FILES = ("probe.txt", "counters.txt", "counters-start.txt", "tasks.txt")
 FLOOD_NS = 50_000
 
 
-def boots():
+def run():
     kver = guestboot.generic_kernel()
 
     def boot():
         assert kver, "no 6.1 generic kernel installed: make deps"
         out = guestboot.fresh_dir(OUT)
-        a = SimpleNamespace(out=str(out), force=True, timeout=600 * guestboot.timeout_scale(),
+        a = SimpleNamespace(out=str(out), timeout=600 * guestboot.timeout_scale(),
                             prio=40, duration=SECONDS, duration3=SECONDS, guest_append="preempt=full",
                             osnoise=True)
         bins = {"lbprobe": nx.build_static(TOP / "tools/loadbound/probe.c", out / "bin" / "lbprobe"),
                 "lbtasks": nx.build_static(TOP / "tools/loadbound/tasks.c", out / "bin" / "lbtasks")}
         st = nx.boot_settings(a, "exp2", kver, "default", MODES, tasks="2000 1000,9000 10000 0.3 30 20",
                               period_ns=FLOOD_NS, hb_ns=10_000_000)
-        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
-            futs = [ex.submit(nx.one_boot, a, "boot%d" % i, st, bins, print) for i in (1, 2)]
-            return [Path(f.result()[2]) for f in futs]
+        pieces = nx.plan([("boot1", st), ("boot2", st)], a, {k: str(v) for k, v in bins.items()})
+        rep = runner.run(pieces, nx.run_piece, out / "record.jsonl", nx.settings, jobs=2, retries=0)
+        assert rep.complete, rep.missing
+        return [out / "runs" / p.key / "results" for p in pieces], [rep.figures[p.key] for p in pieces]
     return guestboot.once(("loadbound_net", kver), boot)
+
+
+def boots():
+    return run()[0]
 
 
 def analysed(mode, i=0):
@@ -75,6 +82,17 @@ def test_repeatable(mode):
         assert ta == tb, "%s/%s differs between two boots of the same inputs" % (mode, f)
     tr, _ = analysed(mode)
     assert tr.n > (10_000 if mode == "flood" else 10), tr.n
+
+
+def test_figures_recorded_alike():
+    """run_piece's analysis of the two boots, as the record holds it: every
+    load measured, the same figures but for the run's own paths."""
+    figs = run()[1]
+    assert [s["mode"] for s in figs[0]["modes"]] == list(MODES)
+
+    def own(f):
+        return [{k: v for k, v in s.items() if k != "trace"} for s in f["modes"]]
+    assert own(figs[0]) == own(figs[1])
 
 
 def test_flood_was_received_and_answered():

@@ -42,7 +42,8 @@ def main():
         return 0
     # the study tools' run_piece functions are shipped by module name
     os.environ["PYTHONPATH"] = os.pathsep.join(
-        [str(TOP / "tools")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+        [str(TOP / d) for d in runner.WORKER_PATH]
+        + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
     os.chdir(TOP)
     dask = shutil.which("dask", path=os.path.dirname(sys.executable)) or shutil.which("dask")
     os.execv(dask, [dask, "worker", a.scheduler, "--nworkers", str(a.jobs),

@@ -8,19 +8,24 @@ load_us=LOAD_US, lbprobe (tools/loadbound/probe.c) at SCHED_FIFO PRIO below
 the modem's work (its thread is SCHED_FIFO 50, a SCHED_DEADLINE reservation
 is above every FIFO priority) for DURATION seconds, then, where the kernel
 has it, the osnoise tracer for as long on the same CPU at the same priority.
-Boots run JOBS at a time.  Each trace is analysed with loadbound.py
-(demand on the 10 us..1 s grid, the hyperbolic fit, the analytical bound of a
-periodic task with the processing's (e, p) beside it; each run also less its
-kernel's control run, window by window: the study's subtraction); a boot
-whose results are there with the same settings (module, probe and script
-included) is not run again unless --force; writes OUT/summary.json,
-OUT/table.md, OUT/<kernel>-<run>.png and the raw runs in OUT/runs/.
+Each boot's traces are analysed with loadbound.py where it ran (demand on
+the 10 us..1 s grid, the hyperbolic fit, the analytical bound of a periodic
+task with the processing's (e, p) beside it); here each run is also taken
+less its kernel's control run, window by window (the study's subtraction).
+The boots are pieces of smlab.runner: JOBS at a time here, or on a Dask
+scheduler's workers (SCHEDULER); a boot recorded in OUT/record.jsonl with
+the same settings (module, probe, guest script and loadbound.py by
+content) is not run again unless --force; one whose guest failed (or whose
+trace could not be analysed) is tried again once, then reported missing
+(FAILED in the table, exit status 1), never recorded.  Writes
+OUT/summary.json, OUT/table.md, OUT/<kernel>-<run>.png and the raw runs in
+OUT/runs/.
 """
 import argparse
-import concurrent.futures
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -31,10 +36,16 @@ TOP = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 import loadbound as lb  # noqa: E402
 
-from smlab.guest import available_kernels, run_guest  # noqa: E402
+from smlab import runner  # noqa: E402
+from smlab.guest import available_kernels  # noqa: E402
 from smlab.resume import file_digest  # noqa: E402
 
 PERIOD_NS = 12_500_000
+T0 = time.monotonic()
+
+
+def log(m):
+    print("[loadbound %4.0f s] %s" % (time.monotonic() - T0, m), flush=True)
 
 
 def env_default(var, default):
@@ -67,50 +78,86 @@ def run_name(kver, ctx, load_us, loads):
     return "%s-%s-load%d" % (kver, ctx, load_us)
 
 
-def finished_run(out, settings, force, marker):
-    """Resuming: OUT holds a finished run of exactly these settings."""
-    stamp = out / "settings.json"
-    return (not force and stamp.exists() and json.loads(stamp.read_text()) == settings
-            and (out / "results" / marker).exists())
-
-
-def one_run(a, kver, ctx, load_us, name, probe, log):
-    out = Path(a.out) / "runs" / name
-    params = "hw=ac97 engine=0 load_us=%d %s" % (load_us, a.module_params)
+def guest_files(kver, ctx, probe):
+    """{guest path: host path} of one boot: the probe, the osnoise script
+    and, but for control, the module."""
     files = {"usr/bin/lbprobe": str(probe), "opt/lb/osnoise.sh": str(HERE / "osnoise.sh")}
     if ctx != "control":
-        ko = TOP / "build" / kver / "smodem.ko"
-        if not ko.is_file():
-            raise RuntimeError("%s missing: make modules" % ko)
-        files["opt/smodem/smodem.ko"] = str(ko)
-    st = {"kernel": kver, "context": ctx, "params": params, "prio": a.prio, "seconds": a.duration,
-          "osnoise": a.osnoise, "guest_append": a.guest_append,
-          "files": {k: file_digest(v) for k, v in sorted(files.items())},
-          "script": file_digest(HERE / "modem_run.sh")}
-    done = {"kernel": kver, "context": ctx, "load_us": load_us, "name": name, "dir": str(out / "results")}
-    if finished_run(out, st, a.force, "probe.txt"):
-        log("%s: results there, not run again" % name)
-        return dict(done, wall_s=float((out / "wall_s").read_text()))
-    subprocess.run(["rm", "-rf", str(out)], check=True)
+        files["opt/smodem/smodem.ko"] = str(TOP / "build" / kver / "smodem.ko")
+    return files
+
+
+def plan(a, kernels, contexts, loads, probe):
+    """The boots as runner pieces, kernel by kernel, control first."""
+    return [runner.Piece.make("loadbound", k, run_name(k, c, ld, loads), context=c, load_us=ld,
+                              params="hw=ac97 engine=0 load_us=%d %s" % (ld, a.module_params),
+                              prio=a.prio, seconds=a.duration, osnoise=a.osnoise,
+                              guest_append=a.guest_append, timeout=a.timeout,
+                              out=str(Path(a.out).resolve()),
+                              probe=str(probe))
+            for k in kernels for c in contexts for ld in (loads if c != "control" else loads[:1])]
+
+
+def settings(piece):
+    """What a boot's figures depend on (files by content): its digest."""
+    files = guest_files(piece.kernel, piece.get("context"), piece.get("probe"))
+    return runner.digest({
+        "kernel": piece.kernel, "context": piece.get("context"), "params": piece.get("params"),
+        "prio": piece.get("prio"), "seconds": piece.get("seconds"), "osnoise": piece.get("osnoise"),
+        "guest_append": piece.get("guest_append"),
+        "files": {k: file_digest(v) for k, v in sorted(files.items())},
+        "script": file_digest(HERE / "modem_run.sh"), "analysis": file_digest(HERE / "loadbound.py")})
+
+
+def run_piece(piece):
+    """One boot and its traces analysed (a function of this module, so that a
+    Dask worker imports it by name): {"measures": [summary per trace]}."""
+    from smlab.guest import run_guest
+    kver, ctx, load_us, name = piece.kernel, piece.get("context"), piece.get("load_us"), piece.key
+    out = Path(piece.get("out")) / "runs" / name
+    probe = Path(piece.get("probe"))
+    if not probe.is_file():     # a worker without the coordinator's build
+        build_probe(probe.parent)
+    # nothing of an earlier try (its error file above all) may stay
+    shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     t = time.monotonic()
     log("%s: booting" % name)
     res = run_guest(kver, (HERE / "modem_run.sh").read_text(), str(out), clock="virtual",
                     audio="ac97", share="deferred", progress=False,
-                    cmdline_extra=a.guest_append, timeout_s=a.timeout,
-                    env={"LB_CONTEXT": ctx, "LB_PARAMS": params, "LB_PRIO": str(a.prio),
-                         "LB_SECONDS": str(a.duration), "LB_OSNOISE": "1" if a.osnoise else "0"},
-                    extra_files=files)
+                    cmdline_extra=piece.get("guest_append"), timeout_s=piece.get("timeout"),
+                    env={"LB_CONTEXT": ctx, "LB_PARAMS": piece.get("params"),
+                         "LB_PRIO": str(piece.get("prio")), "LB_SECONDS": str(piece.get("seconds")),
+                         "LB_OSNOISE": "1" if piece.get("osnoise") else "0"},
+                    extra_files=guest_files(kver, ctx, probe))
     wall = time.monotonic() - t
     r = out / "results"
     if not res.ok or not (r / "probe.txt").exists():
         err = (r / "error").read_text() if (r / "error").exists() else ""
-        raise RuntimeError("%s %s: guest failed (rc=%s timed_out=%s) %s see %s"
-                           % (kver, ctx, res.rc, res.timed_out, err.strip(), res.console))
-    (out / "settings.json").write_text(json.dumps(st, indent=1) + "\n")
-    (out / "wall_s").write_text("%.1f\n" % wall)
+        raise runner.PieceFailed("%s %s: guest failed (rc=%s timed_out=%s) %s see %s"
+                                 % (kver, ctx, res.rc, res.timed_out, err.strip(), res.console))
     log("%s: done in %.0f s wall" % (name, wall))
-    return dict(done, wall_s=wall)
+    grid = lb.window_grid(10_000, min(10**9, int(piece.get("seconds") * 1e9 * 0.9)), 10)
+    measures = []
+    for meas in ("probe", "osnoise"):
+        f = r / ("%s.txt" % meas)
+        if not f.exists():
+            continue
+        try:
+            tr = lb.read_trace(f)
+            periodic = (load_us * 1000, PERIOD_NS) if load_us else None
+            s = lb.analyse_trace(tr, grid, None if ctx == "control" else periodic)
+        except lb.LoadBoundError as e:
+            raise runner.PieceFailed(str(e)) from None
+        s["name"] = name + ("" if meas == "probe" else "-osnoise")
+        s["kernel"], s["context"], s["measure"] = kver, ctx, meas
+        s["load_us"] = None if ctx == "control" else load_us
+        s["stats"] = stats_of(r / "stats.txt")
+        s["title"] = "%s, %s: %s at SCHED_FIFO %s, load_us=%d" % (
+            kver, ctx, meas, tr.header.get("prio"), load_us)
+        measures.append(s)
+    # the boot's wall time is the host's, not a figure of the boot
+    return {"measures": measures, "host": {"wall_s": round(wall, 1)}}
 
 
 def stats_of(path):
@@ -139,11 +186,14 @@ def main(argv=None):
                    help="kernel command line extra [GUEST_APPEND]")
     p.add_argument("--jobs", type=int, default=int(env_default("JOBS", str(os.cpu_count() or 1))),
                    help="guests at a time [JOBS]")
+    p.add_argument("--scheduler", default=env_default("SCHEDULER", None),
+                   help="a Dask scheduler (tcp://host:8786) whose workers run the boots "
+                   "(make lab-worker) [SCHEDULER]")
     p.add_argument("--no-osnoise", dest="osnoise", action="store_false",
                    help="skip the osnoise tracer's second measurement")
     p.add_argument("--timeout", type=float, default=900, help="wall seconds per guest")
     p.add_argument("--force", action="store_true", default=bool(os.environ.get("FORCE")),
-                   help="run every boot again, even one whose results are there with the same settings [FORCE]")
+                   help="run every boot again, even one recorded with the same settings [FORCE]")
     p.add_argument("--out", default=env_default("LB_OUT", "out/loadbound"), help="[LB_OUT]")
     a = p.parse_args(argv)
     kernels = a.kernels.split()
@@ -160,54 +210,27 @@ def main(argv=None):
     for k in kernels:
         if k not in available_kernels():
             p.error("kernel %s not installed (have %s)" % (k, " ".join(available_kernels())))
+    missing = [str(ko) for ko in (TOP / "build" / k / "smodem.ko" for k in kernels)
+               if len(contexts) > 1 and not ko.is_file()]
+    if missing:
+        p.error("%s missing: make modules" % " ".join(missing))
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     probe = build_probe(out / "bin")
     t0 = time.monotonic()
-
-    def log(m):
-        print("[loadbound %4.0f s] %s" % (time.monotonic() - t0, m), flush=True)
-
-    jobs = [(k, c, ld, run_name(k, c, ld, loads)) for k in kernels for c in contexts
-            for ld in (loads if c != "control" else loads[:1])]
-    log("%d guest runs, %d at a time, %.1f s of probe each: %s" % (
-        len(jobs), a.jobs, a.duration, " ".join(n for _, _, _, n in jobs)))
-    runs, failed = [], []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        futs = {ex.submit(one_run, a, k, c, ld, n, probe, log): (k, n) for k, c, ld, n in jobs}
-        for f in concurrent.futures.as_completed(futs):
-            try:
-                runs.append(f.result())
-            except Exception as e:  # noqa: BLE001 - reported, the others go on
-                failed.append({"kernel": futs[f][0], "context": futs[f][1], "error": str(e)})
-                log("FAILED %s" % e)
-            log("%d of %d runs finished" % (len(runs) + len(failed), len(jobs)))
-    order = {n: i for i, (_, _, _, n) in enumerate(jobs)}
-    runs.sort(key=lambda r: order[r["name"]])
-
-    grid = lb.window_grid(10_000, min(10**9, int(a.duration * 1e9 * 0.9)), 10)
-    summaries = []
-    for r in runs:
-        d = Path(r["dir"])
-        for meas in ("probe", "osnoise"):
-            f = d / ("%s.txt" % meas)
-            if not f.exists():
-                continue
-            try:
-                tr = lb.read_trace(f)
-                periodic = (r["load_us"] * 1000, PERIOD_NS) if r["load_us"] else None
-                s = lb.analyse_trace(tr, grid, None if r["context"] == "control" else periodic)
-            except lb.LoadBoundError as e:
-                failed.append({"kernel": r["kernel"], "context": r["context"], "error": str(e)})
-                continue
-            s["name"] = r["name"] + ("" if meas == "probe" else "-osnoise")
-            s["kernel"], s["context"], s["measure"] = r["kernel"], r["context"], meas
-            s["load_us"] = None if r["context"] == "control" else r["load_us"]
-            s["wall_s"] = r["wall_s"]
-            s["stats"] = stats_of(d / "stats.txt")
-            s["title"] = "%s, %s: %s at SCHED_FIFO %s, load_us=%d" % (
-                r["kernel"], r["context"], meas, tr.header.get("prio"), r["load_us"])
-            summaries.append(s)
+    pieces = plan(a, kernels, contexts, loads, probe)
+    log("%d guest runs, %s, %.1f s of probe each: %s" % (
+        len(pieces), a.scheduler or "%d at a time" % a.jobs, a.duration,
+        " ".join(x.key for x in pieces)))
+    if a.force:
+        (out / "record.jsonl").unlink(missing_ok=True)
+    record = runner.Record(out / "record.jsonl")
+    rep = runner.run(pieces, run_piece, record, settings, jobs=a.jobs, retries=1,
+                     scheduler=a.scheduler, say=log)
+    failed = [{"kernel": x.kernel, "context": x.key, "error": rep.missing[x.key]}
+              for x in pieces if x.key in rep.missing]
+    summaries = [dict(s, wall_s=record.lines[x.key]["host"].get("wall_s"))
+                 for x in pieces if x.key in rep.figures for s in rep.figures[x.key]["measures"]]
     # the study's subtraction: each run less its kernel's run without the
     # module, measured the same way
     base = {(s["kernel"], s["measure"]): s for s in summaries if s["context"] == "control"}
@@ -239,4 +262,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run_piece by this module's name, not __main__'s, for a Dask worker
+    import experiment
+    sys.exit(experiment.main())

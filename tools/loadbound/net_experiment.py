@@ -24,14 +24,21 @@ tasks (PRIO), loadbound.py's schedulability test with that bound predicts the
 largest tau2 it admits, and lbtasks measures % of tau2's deadlines missed and
 heartbeats lost for each tau2.
 
-Writes OUT/{summary.json,table.md,*.png}, raw runs in OUT/runs/<boot>/; a
-boot whose results are there with the same settings is not run again.
+Each boot's traces and task results are analysed where it ran; the
+subtractions, predictions, tables and plots are made here.  The boots are
+pieces of smlab.runner: JOBS at a time here, or on a Dask scheduler's
+workers (SCHEDULER); a boot recorded in OUT/record.jsonl with the same
+settings (guest scripts, programs, netload and loadbound.py by content) is
+not run again unless --force; one whose guest failed (or whose results could
+not be analysed) is tried again once, then reported missing (FAILED in the
+table, exit status 1), never recorded.  Writes OUT/{summary.json,table.md,
+*.png} and the raw runs in OUT/runs/<boot>/.
 """
 import argparse
-import concurrent.futures
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -43,11 +50,18 @@ TOP = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(TOP / "tools" / "lab"))
 import loadbound as lb  # noqa: E402
-from experiment import env_default, finished_run  # noqa: E402
+from experiment import env_default  # noqa: E402
 
-from smlab.guest import FileLines, available_kernels, run_guest  # noqa: E402
-from smlab import netload  # noqa: E402
+from smlab.guest import FileLines, available_kernels  # noqa: E402
+from smlab import netload, runner  # noqa: E402
 from smlab.compare import kernel_tracers  # noqa: E402
+from smlab.resume import file_digest  # noqa: E402
+
+T0 = time.monotonic()
+
+
+def log(m):
+    print("[loadbound-net %4.0f s] %s" % (time.monotonic() - T0, m), flush=True)
 
 EXP2_MODES = ("none", "flood", "flood-noreply", "sink")
 # measured: on 6.1 PREEMPT_RT the in-guest sender alone (its hrtimer wake-up
@@ -165,13 +179,14 @@ def boot_settings(a, kind, kver, irq, modes, tasks=None, period_ns=10000, hb_ns=
             "guest_append": a.guest_append}
 
 
-def one_boot(a, name, st, bins, log):
-    out = Path(a.out) / "runs" / name
-    stamp = out / "settings.json"
-    if finished_run(out, st, a.force, "dmesg.txt"):
-        log("%s: results there, not run again" % name)
-        return name, st, str(out / "results"), 0.0
-    subprocess.run(["rm", "-rf", str(out)], check=True)
+def boot(st, out, bins, timeout, log=log):
+    """One guest boot of settings st (boot_settings()) into out; returns its
+    results directory, raises runner.PieceFailed when the guest failed."""
+    from smlab.guest import run_guest
+    out = Path(out)
+    name = out.name
+    # nothing of an earlier try (its error file above all) may stay
+    shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     files = dict(netload.guest_files(st["kernel"]))
     files.update({"usr/bin/lbprobe": str(bins["lbprobe"]), "usr/bin/lbtasks": str(bins["lbtasks"]),
@@ -191,19 +206,81 @@ def one_boot(a, name, st, bins, log):
         res = run_guest(st["kernel"], (HERE / "net_run.sh").read_text(), str(out), clock="virtual",
                         audio="none", share="deferred", progress=False, kmods=netload.KMODS,
                         qemu_extra=netload.qemu_args(), cmdline_extra=st["guest_append"],
-                        timeout_s=a.timeout, env=st["env"], extra_files=files)
+                        timeout_s=timeout, env=st["env"], extra_files=files)
     finally:
         stop.set()
-    wall = time.monotonic() - t
     r = out / "results"
     if not res.ok or not (r / "dmesg.txt").exists():
         err = (r / "error").read_text() if (r / "error").exists() else ""
-        raise RuntimeError("%s: guest failed (rc=%s timed_out=%s) %s see %s"
-                           % (name, res.rc, res.timed_out, err.strip(), res.console))
-    stamp.write_text(json.dumps(st, indent=1) + "\n")
-    (out / "wall_s").write_text("%.1f\n" % wall)
-    log("%s: done in %.0f s wall" % (name, wall))
-    return name, st, str(r), wall
+        raise runner.PieceFailed("%s: guest failed (rc=%s timed_out=%s) %s see %s"
+                                 % (name, res.rc, res.timed_out, err.strip(), res.console))
+    log("%s: done in %.0f s wall" % (name, time.monotonic() - t))
+    return r
+
+
+def plan(boots, a, bins):
+    """The boots [(name, settings)] as runner pieces."""
+    return [runner.Piece.make("loadbound-net", st["kernel"], name,
+                              st=json.dumps(st, sort_keys=True), bins=json.dumps(bins, sort_keys=True),
+                              out=str(Path(a.out).resolve()), timeout=a.timeout)
+            for name, st in boots]
+
+
+def settings(piece):
+    """What a boot's figures depend on (files by content): its digest."""
+    bins = json.loads(piece.get("bins"))
+    return runner.digest(json.loads(piece.get("st")),
+                         {k: file_digest(v) for k, v in sorted(bins.items())},
+                         {f: file_digest(HERE / f) for f in ("net_run.sh", "osnoise.sh", "loadbound.py")},
+                         {f: file_digest(netload.SRC / f) for f in ("netload.c", "netload.sh")})
+
+
+def run_piece(piece):
+    """One boot, its results analysed (a function of this module, so that a
+    Dask worker imports it by name): experiment 2, {"modes": [summary per
+    load and measure], "irq"}; experiment 3, {"bound", "rows",
+    "tasks_header", "irq_seen"}."""
+    st = json.loads(piece.get("st"))
+    bins = {k: Path(v) for k, v in json.loads(piece.get("bins")).items()}
+    for k, src in (("lbprobe", "probe.c"), ("lbtasks", "tasks.c")):
+        build_static(HERE / src, bins[k])   # a worker without the coordinator's build
+    t = time.monotonic()
+    d = boot(st, Path(piece.get("out")) / "runs" / piece.key, bins, piece.get("timeout"))
+    wall = round(time.monotonic() - t, 1)
+    try:
+        figs = analyse_boot(st, d)
+    except (lb.LoadBoundError, OSError) as e:
+        raise runner.PieceFailed(str(e)) from None
+    # the boot's wall time is the host's, not a figure of the boot
+    return dict(figs, host={"wall_s": wall})
+
+
+def analyse_boot(st, d):
+    """A boot's results directory d, analysed (run_piece's figures)."""
+    env, kver, prio = st["env"], st["kernel"], int(st["env"]["LB_PRIO"])
+    grid = lb.window_grid(10_000, min(10**9, int(float(env["LB_SECONDS"]) * 1e9 * 0.9)), 10)
+    irq = (d / "irq.txt").read_text().strip() if (d / "irq.txt").exists() else ""
+    fl = int(env["NL_PERIOD_NS"])
+    if st["kind"] == "exp3":
+        s = analyse_mode(d / "flood", grid, "net3-%s" % st["config"],
+                         "%s (%s, IRQ thread %s): flood every %d us + heartbeat, lbprobe FIFO %d"
+                         % (st["config"], kver, st["irq"], fl // 1000, prio))
+        head, rows = read_tasks_result(d / "flood" / "tasks.txt")
+        return {"bound": s, "rows": rows, "tasks_header": head, "irq_seen": irq}
+    modes = []
+    for mode in env["NL_MODES"].split():
+        for meas in ("probe", "osnoise"):
+            if meas == "osnoise" and not (d / mode / "osnoise.txt").exists():
+                continue
+            try:
+                s = analyse_mode(d / mode, grid, "net-%s-f%dus-%s" % (kver, fl // 1000, mode),
+                                 "%s, %s (%d us): lbprobe at SCHED_FIFO %d"
+                                 % (kver, mode, fl // 1000, prio), meas)
+            except (lb.LoadBoundError, OSError) as e:
+                raise lb.LoadBoundError("%s %s: %s" % (mode, meas, e)) from None
+            s.update(kernel=kver, mode=mode, flood_ns=fl, irq=irq)
+            modes.append(s)
+    return {"modes": modes}
 
 
 def analyse_mode(d, grid, name, title, meas="probe"):
@@ -296,6 +373,9 @@ def main(argv=None):
                    help="kernel command line extra [GUEST_APPEND]")
     p.add_argument("--jobs", type=int, default=int(env_default("JOBS", str(os.cpu_count() or 1))),
                    help="guests at a time [JOBS]")
+    p.add_argument("--scheduler", default=env_default("SCHEDULER", None),
+                   help="a Dask scheduler (tcp://host:8786) whose workers run the boots "
+                   "(make lab-worker) [SCHEDULER]")
     p.add_argument("--timeout", type=float, default=1800, help="wall seconds per guest")
     p.add_argument("--force", action="store_true", help="run every boot again")
     p.add_argument("--no-osnoise", dest="osnoise", action="store_false",
@@ -320,10 +400,6 @@ def main(argv=None):
     bins = {"lbprobe": build_static(HERE / "probe.c", out / "bin" / "lbprobe"),
             "lbtasks": build_static(HERE / "tasks.c", out / "bin" / "lbtasks")}
     t0 = time.monotonic()
-
-    def log(m):
-        print("[loadbound-net %4.0f s] %s" % (time.monotonic() - t0, m), flush=True)
-
     boots = []
     try:
         floods2 = [int(x) for x in a.flood2_ns.split()]
@@ -352,42 +428,23 @@ def main(argv=None):
                                tasks, a.flood3_ns, TAU_PERIOD_US * 1000)
             st["config"] = cname
             boots.append(("exp3-%s" % cname, st))
-    log("%d guest boots, %d at a time: %s" % (len(boots), a.jobs, " ".join(n for n, _ in boots)))
-    done, failed = {}, []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        futs = {ex.submit(one_boot, a, n, st, bins, log): n for n, st in boots}
-        for f in concurrent.futures.as_completed(futs):
-            try:
-                n, st, d, wall = f.result()
-                done[n] = (st, Path(d), wall)
-            except Exception as e:  # noqa: BLE001 - reported, the others go on
-                failed.append({"boot": futs[f], "error": str(e)})
-                log("FAILED %s" % e)
-            log("%d of %d boots finished" % (len(done) + len(failed), len(boots)))
+    log("%d guest boots, %s: %s" % (len(boots), a.scheduler or "%d at a time" % a.jobs,
+                                    " ".join(n for n, _ in boots)))
+    if a.force:
+        (out / "record.jsonl").unlink(missing_ok=True)
+    record = runner.Record(out / "record.jsonl")
+    pieces = plan(boots, a, {k: str(v) for k, v in bins.items()})
+    rep = runner.run(pieces, run_piece, record, settings, jobs=a.jobs, retries=1,
+                     scheduler=a.scheduler, say=log)
+    failed = [{"boot": n, "error": rep.missing[n]} for n, _ in boots if n in rep.missing]
+    # boot -> (settings, figures, wall s), in the plan's order
+    done = {n: (st, rep.figures[n], record.lines[n]["host"].get("wall_s"))
+            for n, st in boots if n in rep.figures}
 
     tab, summary = [], {"clock": "virtual", "icount_shift": 0, "probe_prio": a.prio,
                         "guest_append": a.guest_append, "failed": failed}
-    exp2 = []
-    for n, _ in boots:
-        if n not in done or done[n][0]["kind"] != "exp2":
-            continue
-        st, d, wall = done[n]
-        grid = lb.window_grid(10_000, min(10**9, int(a.duration * 1e9 * 0.9)), 10)
-        irq = (d / "irq.txt").read_text().strip() if (d / "irq.txt").exists() else ""
-        fl = int(st["env"]["NL_PERIOD_NS"])
-        for mode in EXP2_MODES:
-            for meas in ("probe", "osnoise"):
-                if meas == "osnoise" and not (d / mode / "osnoise.txt").exists():
-                    continue
-                try:
-                    s = analyse_mode(d / mode, grid, "net-%s-f%dus-%s" % (st["kernel"], fl // 1000, mode),
-                                     "%s, %s (%d us): lbprobe at SCHED_FIFO %d"
-                                     % (st["kernel"], mode, fl // 1000, a.prio), meas)
-                except (lb.LoadBoundError, OSError) as e:
-                    failed.append({"boot": n, "error": "%s %s: %s" % (mode, meas, e)})
-                    continue
-                s.update(kernel=st["kernel"], mode=mode, flood_ns=fl, irq=irq, wall_s=wall)
-                exp2.append(s)
+    exp2 = [dict(s, wall_s=wall) for st, figs, wall in done.values() if st["kind"] == "exp2"
+            for s in figs["modes"]]
     # the study's subtraction: the receive processing is the flood's demand
     # less that of the same frames sent to nobody (the sender and the idle
     # system), window by window, measured the same way in the same boot
@@ -429,26 +486,17 @@ def main(argv=None):
     summary["exp2"] = exp2
     summary["skipped"] = skipped
     exp3 = []
-    for n, _ in boots:
-        if n not in done or done[n][0]["kind"] != "exp3":
+    for st, figs, wall in done.values():
+        if st["kind"] != "exp3":
             continue
-        st, d, wall = done[n]
-        grid = lb.window_grid(10_000, min(10**9, int(a.duration3 * 1e9 * 0.9)), 10)
-        try:
-            s = analyse_mode(d / "flood", grid, "net3-%s" % st["config"],
-                             "%s (%s, IRQ thread %s): flood every %d us + heartbeat, lbprobe FIFO %d"
-                             % (st["config"], st["kernel"], st["irq"], a.flood3_ns // 1000, a.prio))
-            plot_run(s, out)
-            head, rows = read_tasks_result(d / "flood" / "tasks.txt")
-        except (lb.LoadBoundError, OSError) as e:
-            failed.append({"boot": n, "error": str(e)})
-            continue
+        s = figs["bound"]
+        plot_run(s, out)
         pred = predict(s["fit"], a.prio)
         pred["measured"] = predict_measured(s)
         exp3.append({"config": st["config"], "kernel": st["kernel"], "irq": st["irq"],
-                     "irq_seen": (d / "irq.txt").read_text().strip() if (d / "irq.txt").exists() else "",
-                     "bound": s, "rows": rows, "tasks_header": head, "prediction": pred,
-                     "first_miss_u2": first_miss(rows), "wall_s": wall})
+                     "irq_seen": figs["irq_seen"], "bound": s, "rows": figs["rows"],
+                     "tasks_header": figs["tasks_header"], "prediction": pred,
+                     "first_miss_u2": first_miss(figs["rows"]), "wall_s": wall})
     if exp3:
         plot_exp3(exp3, out / "net-exp3.png")
         tab += ["## Experiment 3: tau1 (2 ms / 10 ms, heartbeat) and tau2 (10 ms, swept) at FIFO %d/%d, "
@@ -483,4 +531,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run_piece by this module's name, not __main__'s, for a Dask worker
+    import net_experiment
+    sys.exit(net_experiment.main())

@@ -321,6 +321,9 @@ class _Dask:
 # -- what a worker must share with the coordinator ----------------------------
 
 LAB_KEY = "smodem-lab"
+# where a worker finds the study tools whose run_piece it is sent by name
+# (relative to the project's top): tools/*.py, tools/loadbound/*.py
+WORKER_PATH = ("tools", "tools/loadbound")
 
 
 def lab_identity(top=None, kernels=()):

@@ -41,12 +41,10 @@ import time
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOP / "tests" / "module"))
 sys.path.insert(0, str(TOP / "tools" / "lab"))
 sys.path.insert(0, str(TOP / "tools" / "analysis"))
 
-import guestboot  # noqa: E402
-from smlab import cli, resume, runner  # noqa: E402
+from smlab import checks, cli, resume, runner  # noqa: E402
 
 RATE, PERIOD = 8000, 100
 T_US = PERIOD * 1e6 / RATE
@@ -116,7 +114,7 @@ def cell(res, n, mode, nbytes):
         return p.read_text(errors="replace") if p.exists() else ""
 
     def stats(f):
-        return guestboot.stats_by_device(res / f) if (res / f).exists() else {}
+        return checks.stats_by_device(res / f) if (res / f).exists() else {}
     per, summ = parse_daemon(text(name + ".smodemd"))
     st0, st1 = stats(name + ".start.stats"), stats(name + ".stats")
     # an odd N's unserved partner device is not one of the N
@@ -177,9 +175,9 @@ def run_piece(piece):
     load, out = piece.get("load"), Path(piece.get("out"))
     ns, modes = list(piece.get("ns")), list(piece.get("modes"))
     bdir = out / "boots" / load
-    guestboot.fresh_dir(bdir)
-    exe = guestboot.build_ttyat(bdir)
-    files = {"usr/bin/ttyat": str(exe), "usr/bin/smodemd": str(guestboot.smodemd()),
+    checks.fresh_dir(bdir)
+    exe = checks.build_ttyat(bdir)
+    files = {"usr/bin/ttyat": str(exe), "usr/bin/smodemd": str(checks.smodemd()),
              "opt/smodem/smodem.ko": piece.get("module")}
     kw = {}
     if load == "net":
@@ -189,7 +187,7 @@ def run_piece(piece):
     env = {"NS": " ".join(map(str, ns)), "MODES": " ".join(modes),
            "LOAD_US": str(piece.get("load_us")), "CALL_BYTES": str(piece.get("nbytes")), "BG": load}
     # a call is about 40 s of guest time, an overloaded one up to its timeouts
-    res = guestboot.run_checks(piece.kernel, SCRIPT, bdir, share="deferred", env=env,
+    res = checks.run_checks(piece.kernel, SCRIPT, bdir, share="deferred", env=env,
                                extra_files=files, timeout_s=300 + 240 * len(ns) * len(modes),
                                progress=False, **kw)
     cells = []
@@ -202,7 +200,7 @@ def run_piece(piece):
             c["background"] = bg.read_text(errors="replace").strip()[:400] if bg.exists() else None
             dm = (res / ("n%d.dmesg" % n))
             c["bad_dmesg"] = [x for x in (dm.read_text(errors="replace") if dm.exists() else "").splitlines()
-                              if guestboot.BAD_DMESG.search(x)]
+                              if checks.BAD_DMESG.search(x)]
             cells.append(c)
     return {"cells": cells}
 
@@ -336,7 +334,7 @@ def main(argv=None):
     from smlab.guest import available_kernels
     ap = cli.parser(__doc__)
     opt = (lambda *x, **kw: cli.env_option(ap, *x, **kw))
-    opt("--kernel", "KERNEL", guestboot.generic_kernel(), str, "guest kernel", choices=available_kernels())
+    opt("--kernel", "KERNEL", checks.generic_kernel(), str, "guest kernel", choices=available_kernels())
     opt("--loads", "LOADS", " ".join(LOADS), str, "background loads: none spin build net")
     opt("--ns", "NS", "1 2 3 4 5 6 7 8", str, "modem counts")
     opt("--modes", "MODES", " ".join(MODES), str, "rm threads")
@@ -367,7 +365,7 @@ def main(argv=None):
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     settings = {"kernel": a.kernel, "module": resume.file_digest(a.module),
-                "smodemd": resume.file_digest(guestboot.smodemd()),
+                "smodemd": resume.file_digest(checks.smodemd()),
                 "script": resume.file_digest(TOP / "tests/module" / SCRIPT),
                 "guestlib": resume.file_digest(TOP / "tests/module/guestlib.sh"),
                 "ns": a.ns, "modes": a.modes, "load_us": a.load_us, "nbytes": a.nbytes}

@@ -17,6 +17,7 @@ import pytest
 
 import guestboot
 from smlab import netload
+from smlab.guest import run_guest
 
 TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "stolen"
@@ -31,7 +32,7 @@ def _boot():
     out = guestboot.fresh_dir(OUT)
     files = dict(netload.guest_files(kver))
     files["usr/bin/stolenpoll"] = str(guestboot.build_static(out, "tools/guest/stolenpoll.c"))
-    res = guestboot.run_guest(
+    res = run_guest(
         kver, (TOP / "tests/module/stolen_checks.sh").read_text(), str(out),
         modules=[str(guestboot.module(kver))], audio="ac97", kmods=list(netload.KMODS),
         qemu_extra=netload.qemu_args(), extra_files=files, cmdline_extra="preempt=full",

@@ -32,13 +32,25 @@ spinning competitor unless a part says otherwise:
 
 QUICK=1 is the reduced grid make check runs: the first kernel, 2 s of cyclictest,
 the contexts but usr and oth, one try of INT, THR, THR-8, RES 1/8, RES 2/8
-(BHW where the kernel has it) moving 1024 bytes, two reservation cells.  STUDY_PARTS picks parts (compare phase transfer resmap).  JOBS guests run
-at a time; on the virtual clock the figures do not depend on it.  A finished
-piece whose settings (kernel, module, line program, scripts, parameters) are
-unchanged is not run again unless FORCE.  Writes STUDY_OUT/report.md,
+(BHW where the kernel has it) moving 1024 bytes, two reservation cells.
+STUDY_PARTS picks parts (compare phase transfer resmap).
+
+Each boot is a piece of smlab.runner: JOBS guests at a time here, or on the
+workers of a Dask scheduler (SCHEDULER); on the virtual clock the figures
+depend on neither.  The record is STUDY_OUT/record.jsonl, or STUDY_RECORD's
+(a directory holding record.jsonl, or the file): a line per piece, sorted
+by key, the figures apart from what depends on the host (wall times,
+paths).  A piece recorded under the same settings digest (its parameters
+and, by content, the kernel image, QEMU, the module, smline, smodemd, the
+guest script and the code that boots the guests and analyses their files)
+is not run again unless FORCE; a piece that failed (a harness error, a
+guest that timed out) is tried again once, then reported missing, never
+recorded.
+--report-only runs nothing: the report of the pieces recorded, their
+figures as recorded whatever this checkout's builds (the digests decide
+what a run runs again, not what may be shown).  Writes STUDY_OUT/report.md,
 report.json, PNG figures and every boot's raw files (traces included).
 """
-import concurrent.futures
 import json
 import math
 import re
@@ -49,7 +61,7 @@ from pathlib import Path
 import bench_modem as bm
 import resmap
 import smtrace
-from smlab import cli, resume
+from smlab import cli, resume, runner
 from smlab import compare as cmp
 
 TOP = Path(__file__).resolve().parents[1]
@@ -198,177 +210,221 @@ def phase_table(phases):
 
 
 # -- the pieces of work ----------------------------------------------------------------
-class Plan:
-    def __init__(self, a):
-        self.a = a
-        self.out = Path(a.out)
-        # finished pieces kept apart from the raw files (results and
-        # settings only), so that a run goes on in another checkout
-        self.record = Path(a.record) if a.record else None
+# What a piece's result holds that depends on the host, not on the guest:
+# wall times, whether QEMU had KVM, where the raw files went.  The record
+# keeps them apart from the figures (the runner's "host").
+HOST_KEYS = {"wall_s", "boot_s", "script_s", "call_wall_s", "wall_per_line_s", "prep_s", "kvm"}
+HOST_PATHS = {"boot.out", "params.module"}
 
-    def kdir(self, k):
-        return self.out / k
 
-    def common(self, k):
-        ko = TOP / "build" / k / "smodem.ko"
-        return {"kernel": k, "module": resume.file_digest(ko), "smline": resume.file_digest(bm.SMLINE),
-                "calls_script": resume.file_digest(bm.GUEST_SCRIPT),
-                "compare": resume.file_digest(Path(cmp.__file__)),
-                "guest_append": self.a.guest_append}
+def host_apart(result):
+    """(figures, host): result without its host-dependent entries, and
+    those entries by their dotted path (boot.wall_s, params.module ...)."""
+    host = {}
 
-    def jobs(self, k):
-        """[(kind, key, callable(settings) -> result, settings)] for kernel k."""
-        a, js = self.a, []
-        base = self.common(k)
+    def walk(x, path):
+        if isinstance(x, dict):
+            out = {}
+            for k, v in x.items():
+                p = path + (str(k),)
+                if k in HOST_KEYS or ".".join(p) in HOST_PATHS:
+                    host[".".join(p)] = v
+                else:
+                    out[k] = walk(v, p)
+            return out
+        if isinstance(x, list):
+            return [walk(v, path + (str(i),)) for i, v in enumerate(x)]
+        return x
+    return walk(result, ()), host
+
+
+def plan(a, kernels):
+    """The pieces of the grid, in the order they run: a run stopped early
+    has the most to show, every kernel's comparison and a first call of
+    every version before the further tries and cells."""
+    ps = []
+    for k in kernels:
+        where = dict(out=str(Path(a.out) / k), module=str(TOP / "build" / k / "smodem.ko"),
+                     smline=str(bm.SMLINE), guest_append=a.guest_append)
+
+        def add(kind, name, rank, **st):
+            ps.append((rank, kernels.index(k), runner.Piece.make(
+                kind, k, "%s:%s:%s" % (k, kind, name), name=name, **where, **st)))
         for ctx in (["control"] + [c for c in a.contexts if c != "bhw" or has_bh_wq(k)]
                     if "compare" in a.parts else []):
-            st = dict(base, part="compare", ctx=ctx, duration=a.duration, load_us=LOAD_US,
-                      smodemd=resume.file_digest(bm.SMODEMD) if ctx == "usr" else None)
-            js.append(("compare", ctx, lambda s, ctx=ctx, k=k: self.run_compare(k, ctx), st))
+            add("compare", ctx, 0, ctx=ctx, duration=a.duration, load_us=LOAD_US,
+                rtla_duration=1 if a.quick else None)
         if "phase" in a.parts:
-            st = dict(base, part="phase", nbytes=a.nbytes)
-            js.append(("phase", "phase", lambda s, k=k: self.run_phase(k), st))
+            add("phase", "phase", 0, nbytes=a.nbytes)
         for ver, ctx, args in VERSIONS:
             if ("transfer" not in a.parts or ver not in a.versions
                     or (ctx == "bhw" and not has_bh_wq(k))):
                 continue
             for t in range(a.tries):
-                st = dict(base, part="transfer", version=ver, try_=t, nbytes=a.nbytes, args=args)
-                js.append(("transfer", "%s#%d" % (ver, t),
-                           lambda s, ver=ver, ctx=ctx, args=args, t=t, k=k:
-                           self.run_transfer(k, ver, ctx, args, t), st))
+                add("transfer", "%s#%d" % (ver, t), 1 + 2 * t, version=ver, ctx=ctx, try_=t,
+                    nbytes=a.nbytes, args=list(args))
         for x, y in (a.cells if "resmap" in a.parts else []):
-            st = dict(base, part="resmap", x=x, y=y, nbytes=a.resmap_bytes)
-            js.append(("resmap", "%d/%d" % (x, y), lambda s, x=x, y=y, k=k: self.run_cell(k, x, y), st))
-        return js
-
-    # each returns a JSON-able result
-    def run_compare(self, k, ctx):
-        a = self.a
-        ap = cli.parser("")
-        cmp.add_arguments(ap, env={})
-        args = ["--contexts", ctx if ctx != "control" else "int", "--duration", str(a.duration),
-                "--kernel", k, "--out", str(self.kdir(k) / "compare"),
-                "--preempt", "full", "--rtla", "auto"]
-        if a.guest_append:
-            args += ["--guest-append", a.guest_append]
-        if a.quick:
-            args += ["--rtla-duration", "1"]
-        p = cmp.params(ap, ap.parse_args(args))
-        e = cmp.run_one(ctx, p, 1, 1, log=lambda m: None)
-        dat = self.kdir(k) / "compare" / ctx / "trace.dat"
-        if dat.exists():
-            e["figures_trace"] = trace_figures(dat)
-        return e
-
-    def call(self, k, tag, ctx, load, spin, idle, args, try_=0, nbytes=None):
-        a = self.a
-        nb = nbytes or a.nbytes
-        extra = dict(trace_events=TRACE_ALL)
-        if try_ is not None:
-            extra.update(line_extra=["--noise", "-50", "--seed", str(try_ + 1)],
-                         route_words=",ansdelay=%d" % (2000 + 50 * try_))
-        c = bm.one_call("virtual", tag, ctx, load, spin, idle, self.kdir(k) / "calls", nb, k,
-                        TOP / "build" / k / "smodem.ko", bm.SMLINE, 0, args=args, quiet=True,
-                        cmdline_extra=" ".join(x for x in ("preempt=full", a.guest_append) if x),
-                        **extra)
-        dat = self.kdir(k) / "calls" / "virtual" / tag / "results" / (tag + ".dat")
-        c["ok"] = bm.call_ok(c)
-        c["why"] = None if c["ok"] else bm.failure(c)
-        c["figures_trace"] = trace_figures(dat) if dat.exists() else None
-        return c
-
-    def run_phase(self, k):
-        return self.call(k, "phase", "thr", 0, False, 3, ("phase_periods=1",), try_=None)
-
-    def run_transfer(self, k, ver, ctx, args, t):
-        tag = re.sub(r"[^A-Za-z0-9]+", "_", ver).strip("_").lower() + "-%d" % t
-        return self.call(k, tag, ctx, LOAD_US, True, 0, args, try_=t)
-
-    def run_cell(self, k, x, y):
-        tag = "res%d_%d" % (x, y)
-        args = ("res_runtime_us=%d" % (x * 1000), "res_period_us=%d" % (y * 1000),
-                "ring_samples=8192")
-        c = bm.one_call("virtual", tag, "res", LOAD_US, True, 0, self.kdir(k) / "resmap",
-                        self.a.resmap_bytes, k, TOP / "build" / k / "smodem.ko", bm.SMLINE, 0,
-                        args=args, quiet=True,
-                        cmdline_extra=" ".join(x for x in ("preempt=full", self.a.guest_append) if x))
-        return c
+            add("resmap", "%d/%d" % (x, y), 2 if (x, y) in resmap.STUDY else 30, x=x, y=y,
+                nbytes=a.resmap_bytes)
+    return [p for _, _, p in sorted(ps, key=lambda r: r[:2])]
 
 
-def priority(kind, key, st):
-    if kind in ("compare", "phase"):
-        return 0
-    if kind == "transfer":
-        return 1 + 2 * st["try_"]
-    return 2 if (st["x"], st["y"]) in resmap.STUDY else 30
+# where a piece's files are, not what its figures depend on (those by content)
+PLACES = ("out", "module", "smline")
 
 
-def run_all(plan, kernels, jobs, force, report_only=False):
-    work = []
-    for k in kernels:
-        for kind, key, fn, st in plan.jobs(k):
-            work.append((k, kind, key, fn, st))
-    # a run stopped early has the most to show: every kernel's comparison
-    # and a first call of every version before the further tries and cells
-    work.sort(key=lambda w: (priority(w[1], w[2], w[4]), kernels.index(w[0])))
-    total = len(work)
-    results = {}
-    t0 = time.monotonic()
-    done = 0
-    ran = 0
-    missing = []
+def piece_code():
+    """This module's code that makes a piece's figures: the boots'
+    arguments and the analysis of their files."""
+    return (run_piece, run_compare, call, cmdline, run_phase, run_transfer, run_cell, resmap.run_piece,
+            host_apart, trace_figures, _loghist, _counts)
 
-    def one(w):
-        k, kind, key, fn, st = w
-        name = "%s-%s.json" % (kind, re.sub(r"[^A-Za-z0-9#]+", "_", key))
-        stamp = plan.kdir(k) / "done" / name
-        kept = plan.record / k / name if plan.record else None
-        old = resume.reuse(stamp, st, force)
-        if old is None and kept:
-            old = resume.reuse(kept, st, force)
-        if old is not None:
-            return old, True
-        if report_only:
-            return None, True
-        t = time.monotonic()
+
+class Digests:
+    """A piece's settings digest: its own settings and, by content, what its
+    figures depend on: the kernel image, QEMU, the module, smline (and
+    smodemd for usr), the guest scripts, and the code that boots the guests
+    and analyses their files (compare's and bench_modem's, smtrace, this
+    module's piece_code())."""
+
+    def __init__(self):
+        self.cache = {}
+
+    def builds(self, piece):
+        key = (piece.kernel, piece.get("module"), piece.get("smline"))
+        if key not in self.cache:
+            import inspect
+            import shutil
+            qemu = shutil.which("qemu-system-x86_64")
+            img = Path("/boot/vmlinuz-%s" % piece.kernel)
+            self.cache[key] = runner.digest(
+                {"kernel_image": runner.digest(img) if img.exists() else None,
+                 "qemu": runner.digest(Path(qemu)) if qemu else None,
+                 "module": resume.file_digest(piece.get("module")),
+                 "smline": resume.file_digest(piece.get("smline")),
+                 "calls_script": resume.file_digest(bm.GUEST_SCRIPT),
+                 "compare": resume.file_digest(Path(cmp.__file__)),
+                 "bench_modem": resume.file_digest(Path(bm.__file__)),
+                 "smtrace": resume.file_digest(Path(smtrace.__file__)),
+                 "code": [inspect.getsource(f) for f in piece_code()]})
+        return self.cache[key]
+
+    def __call__(self, piece):
+        own = {k: v for k, v in piece.settings if k not in PLACES}
+        if piece.get("ctx") == "usr" and piece.kind == "compare":
+            own["smodemd"] = resume.file_digest(bm.SMODEMD)
+        return runner.digest(self.builds(piece), piece.kind, own)
+
+
+def run_piece(piece):
+    """One piece: a boot, and what its files say (a function of this module,
+    so that a Dask worker imports it by name).  A guest that timed out is a
+    failure of the piece (the runner tries it again), a call that failed is
+    a figure."""
+    run = {"compare": run_compare, "phase": run_phase, "transfer": run_transfer,
+           "resmap": run_cell}[piece.kind]
+    r = json.loads(json.dumps(run(piece), default=str))
+    if ((r.get("guest") or {}).get("timed_out")) or ((r.get("boot") or {}).get("timed_out")):
+        raise runner.PieceFailed("the guest timed out")
+    figures, host = host_apart(r)
+    return dict(figures, host=host)
+
+
+def cmdline(piece):
+    return " ".join(x for x in ("preempt=full", piece.get("guest_append")) if x)
+
+
+def run_compare(piece):
+    ctx, out = piece.get("ctx"), Path(piece.get("out"))
+    ap = cli.parser("")
+    cmp.add_arguments(ap, env={})
+    args = ["--contexts", ctx if ctx != "control" else "int", "--duration", str(piece.get("duration")),
+            "--kernel", piece.kernel, "--out", str(out / "compare"), "--module", piece.get("module"),
+            "--preempt", "full", "--rtla", "auto"]
+    if piece.get("guest_append"):
+        args += ["--guest-append", piece.get("guest_append")]
+    if piece.get("rtla_duration"):
+        args += ["--rtla-duration", str(piece.get("rtla_duration"))]
+    p = cmp.params(ap, ap.parse_args(args))
+    e = cmp.run_one(ctx, p, 1, 1, log=lambda m: None)
+    dat = out / "compare" / ctx / "trace.dat"
+    if dat.exists():
+        e["figures_trace"] = trace_figures(dat)
+    return e
+
+
+def call(piece, tag, ctx, load, spin, idle, args, try_=0):
+    out = Path(piece.get("out"))
+    extra = dict(trace_events=TRACE_ALL)
+    if try_ is not None:
+        extra.update(line_extra=["--noise", "-50", "--seed", str(try_ + 1)],
+                     route_words=",ansdelay=%d" % (2000 + 50 * try_))
+    c = bm.one_call("virtual", tag, ctx, load, spin, idle, out / "calls", piece.get("nbytes"),
+                    piece.kernel, Path(piece.get("module")), Path(piece.get("smline")), 0,
+                    args=tuple(args), quiet=True, cmdline_extra=cmdline(piece), **extra)
+    dat = out / "calls" / "virtual" / tag / "results" / (tag + ".dat")
+    c["ok"] = bm.call_ok(c)
+    c["why"] = None if c["ok"] else bm.failure(c)
+    c["figures_trace"] = trace_figures(dat) if dat.exists() else None
+    return c
+
+
+def run_phase(piece):
+    return call(piece, "phase", "thr", 0, False, 3, ("phase_periods=1",), try_=None)
+
+
+def run_transfer(piece):
+    ver, t = piece.get("version"), piece.get("try_")
+    tag = re.sub(r"[^A-Za-z0-9]+", "_", ver).strip("_").lower() + "-%d" % t
+    return call(piece, tag, piece.get("ctx"), LOAD_US, True, 0, piece.get("args"), try_=t)
+
+
+def run_cell(piece):
+    """make resmap's cell, its raw files under <out>/resmap/cells/."""
+    x, y = piece.get("x"), piece.get("y")
+    return resmap.run_piece(runner.Piece.make(
+        "resmap", piece.kernel, "res%d_%d" % (x, y), x=x, y=y, out=str(Path(piece.get("out")) / "resmap"),
+        nbytes=piece.get("nbytes"), ring=8192, module=piece.get("module"), smline=piece.get("smline"),
+        guest_append=cmdline(piece)))
+
+
+def record_path(a):
+    """STUDY_RECORD (a directory, or a .jsonl file) or STUDY_OUT: the record."""
+    r = Path(a.record or a.out)
+    return r if r.suffix == ".jsonl" else r / "record.jsonl"
+
+
+def recorded(pieces, record):
+    """--report-only: the figures as recorded, whatever the digests (they say
+    what a run would run again, not what may be shown)."""
+    return {p.key: record.lines[p.key]["figures"] for p in pieces if p.key in record.lines}
+
+
+def run_all(pieces, a, record):
+    """(figures by key, missing: key -> why) of the pieces: run on the
+    runner, or with --report-only as recorded."""
+    if a.report_only:
+        figs = recorded(pieces, record)
+        dig = Digests()
         try:
-            r = fn(st)
-        except Exception as e:  # noqa: BLE001 - one piece's harness error is reported, not kept
-            import traceback
-            log("%s %s %s: harness error: %s" % (k, kind, key, traceback.format_exc()))
-            return {"error": "%s: %s" % (type(e).__name__, e)}, False
-        r["wall_s_piece"] = round(time.monotonic() - t, 1)
-        resume.keep(stamp, st, r)
-        if kept:
-            resume.keep(kept, st, r)
-        return json.loads(json.dumps(r, default=str)), False
-
-    log("%d pieces on %s, %d at a time" % (total, ", ".join(kernels), jobs))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
-        futs = {ex.submit(one, w): w for w in work}
-        for fu in concurrent.futures.as_completed(futs):
-            k, kind, key, _, _ = futs[fu]
-            r, reused = fu.result()
-            done += 1
-            if r is None or r.get("error"):
-                missing.append("%s %s %s%s" % (k, kind, key, " (%s)" % r["error"] if r else ""))
-                if r:
-                    log("[%d/%d] %s %s %s FAILED: %s" % (done, total, k, kind, key, r["error"]))
-                continue
-            results.setdefault(k, {}).setdefault(kind, {})[key] = r
-            if not reused:
-                ran += 1
-            el = time.monotonic() - t0
-            left = el / ran * (total - done) if ran else 0
-            if report_only:
-                continue
-            log("[%d/%d, %.0f s, about %.0f s left] %s %s %s%s" % (
-                done, total, el, left, k, kind, key, " (done before, not run again)" if reused else ""))
-    if missing:
-        log("%d of %d pieces not done yet (left out of the report): %s%s" % (
-            len(missing), total, ", ".join(missing[:5]), " ..." if len(missing) > 5 else ""))
-    return results, round(time.monotonic() - t0, 1), missing
+            other = sum(1 for p in pieces if p.key in figs and record.lines[p.key].get("digest") != dig(p))
+        except OSError as e:    # no builds here: nothing to compare the digests with
+            log("digests not compared (%s)" % e)
+            other = 0
+        if other:
+            log("%d of %d recorded pieces were recorded under other settings than this checkout's "
+                "(builds, scripts or parameters): shown as recorded (a run would run them again)"
+                % (other, len(figs)))
+        return figs, {p.key: "not recorded" for p in pieces if p.key not in figs}
+    if a.force:
+        record.lines.clear()        # run every piece (the file keeps the old lines until the run compacts it)
+    log("%d pieces on %s, %s" % (len(pieces), ", ".join(sorted({p.kernel for p in pieces})),
+                                  a.scheduler or "%d at a time" % a.jobs))
+    rep = runner.run(pieces, run_piece, record, Digests(), jobs=a.jobs, retries=1,
+                     scheduler=a.scheduler, say=log,
+                     on_result=lambda p, r: log("ran %s" % p.key))
+    record.compact()
+    return rep.figures, rep.missing
 
 
 # -- the report ------------------------------------------------------------------------
@@ -660,14 +716,14 @@ def plots(summ, out):
 
 def kshark(out, k, record=None):
     """kernelshark's picture of 60 ms of the first THR call (its periods,
-    the spinner and the interrupts), kept in the record beside the call's
-    result (a call taken from the record left its trace in another
+    the spinner and the interrupts), kept in the record's directory beside
+    record.jsonl (a call taken from the record left its trace in another
     checkout); what went wrong otherwise."""
     import shutil
     import subprocess
     dat = out / k / "calls" / "virtual" / "thr-0" / "results" / "thr-0.dat"
     png = "kernelshark-%s.png" % k
-    kept = record / k / png if record else None
+    kept = record / png if record and record.resolve() != out.resolve() else None
     if not dat.exists():
         if kept and kept.exists():
             shutil.copyfile(kept, out / png)
@@ -725,11 +781,14 @@ def main(argv=None):
     opt("--guest-append", "GUEST_APPEND", "", str, "extra guest kernel command line")
     opt("--out", "STUDY_OUT", None, str, "output directory (out/study; quick out/study-quick)")
     opt("--record", "STUDY_RECORD", "", str,
-        "also keep each finished piece's result here, and take pieces from here whose settings "
-        "match (doc/study/full holds the project's own full run)")
+        "the record's directory (its record.jsonl) or file, if not STUDY_OUT: pieces recorded there "
+        "under the same settings are not run again (doc/study/full holds the project's own full run)")
+    opt("--scheduler", "SCHEDULER", None, str,
+        "a Dask scheduler (tcp://host:8786) whose workers run the pieces (make lab-worker)")
     ap.add_argument("--force", action="store_true", help="run every piece again")
     ap.add_argument("--report-only", action="store_true",
-                    help="run nothing: the report of the pieces done so far (a run still going)")
+                    help="run nothing: the report of the pieces recorded (a run still going, or "
+                         "another checkout's record), their figures as recorded")
     a = ap.parse_args(argv)
     q = a.quick == 1
     kernels = a.kernels.split()
@@ -766,27 +825,39 @@ def main(argv=None):
         ap.error("unknown version(s) %s (have: %s)" % (", ".join(unknown), ", ".join(names)))
     a.out = a.out or str(TOP / "out" / ("study-quick" if q else "study"))
     a.quick = q
-    for k in kernels:
+    for k in ([] if a.report_only else kernels):
         for f, hint in ((TOP / "build" / k / "smodem.ko", "make module KVER=%s" % k),
                         (bm.SMLINE, "make line")):
             if not Path(f).is_file():
                 ap.error("%s missing: %s" % (f, hint))
-    if "usr" in a.contexts and not bm.SMODEMD.is_file():
+    if "usr" in a.contexts and not bm.SMODEMD.is_file() and not a.report_only:
         ap.error("%s missing: make smodemd" % bm.SMODEMD)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    plan = Plan(a)
-    res, wall, missing = run_all(plan, kernels, a.jobs, a.force, a.report_only)
+    t0 = time.monotonic()
+    pieces = plan(a, kernels)
+    record = runner.Record(record_path(a))
+    figs, missing = run_all(pieces, a, record)
+    wall = round(time.monotonic() - t0, 1)
+    res = {}
+    for p in pieces:
+        if p.key in figs:
+            res.setdefault(p.kernel, {}).setdefault(p.kind, {})[p.get("name")] = figs[p.key]
+    if missing:
+        log("%d of %d pieces not done yet (left out of the report): %s%s" % (
+            len(missing), len(pieces), ", ".join("%s (%s)" % (k.replace(":", " "), why)
+                                                 for k, why in sorted(missing.items())[:5]),
+            " ..." if len(missing) > 5 else ""))
     summ = {k: summarise(k, res.get(k, {}), a) for k in kernels}
     meta = {"date": time.strftime("%Y-%m-%d"), "quick": q, "kernels": kernels, "jobs": a.jobs,
             "duration": a.duration, "tries": a.tries, "nbytes": a.nbytes, "cells": len(a.cells),
-            "pieces": sum(len(plan.jobs(k)) for k in kernels), "wall_s": wall,
-            "missing": missing,
-            "pieces_wall_s": round(sum(r.get("wall_s_piece", 0) for kr in res.values()
-                                       for part in kr.values() for r in part.values()), 1)}
+            "pieces": len(pieces), "wall_s": wall, "record": str(record.path),
+            "missing": ["%s (%s)" % (k.replace(":", " "), why) for k, why in sorted(missing.items())],
+            "pieces_wall_s": round(sum((record.lines[k].get("host") or {}).get("piece_wall_s") or 0
+                                       for k in figs if k in record.lines), 1)}
     meta["figures"] = plots(summ, out)
     if not q:
-        meta["kernelshark"] = kshark(out, kernels[0], plan.record)
+        meta["kernelshark"] = kshark(out, kernels[0], record.path.parent)
         if meta["kernelshark"].get("png"):
             meta["figures"].append(meta["kernelshark"]["png"])
     report = {"meta": meta, "kernels": summ}
@@ -795,7 +866,9 @@ def main(argv=None):
     (out / "report.md").write_text(md)
     sys.stdout.write(md)
     log("wrote %s/report.md, report.json and %d figures in %.0f s" % (out, len(meta["figures"]), wall))
-    return 0
+    # a run that left pieces missing failed (each was tried twice); a
+    # report of a run still going is what --report-only is for
+    return 1 if missing and not a.report_only else 0
 
 
 if __name__ == "__main__":

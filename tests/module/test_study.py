@@ -6,10 +6,15 @@ the IRQ thread do not; calls in INT, THR and RES 2/8 move their bytes; the SCHED
 the spinner with the buffers overrunning; 400 interrupts per second on hook
 and 80 from dialling on; the reservation cells agree with the model except
 where the report explains why.  Then a small grid again with JOBS=1 gives
-the same figures, and a second run of the quick grid runs nothing.
+the same figures, and a second run of the quick grid runs nothing.  The
+record (smlab.runner's, record.jsonl): a sorted line per piece, its figures
+apart from the host's wall times and paths; a piece whose line is lost runs
+alone; --report-only draws the figures as recorded, under whatever digests.
 
-Cost: 16 guests, 7.6 min of wall time (4.9 min of QEMU's CPU) in make check on the
-2-core lab machine (2026-11-28).
+Cost: 17 guests (the quick grid's 14, the small grid's 2, one piece run again
+from the record), 3.9-5.0 min of wall time (3.0 min of QEMU's CPU) alone on
+the 2-core lab machine (2026-11-29); 16 guests took 7.6 min (4.9 min of
+QEMU's CPU) in make check (2026-11-28).
 """
 import json
 import subprocess
@@ -49,6 +54,50 @@ def test_phase_table_weights_by_time():
 def test_loghist_bins():
     h = study._loghist([1_000, 1_100, 1_840_000, 1_850_000])
     assert h == {"1.0": 2, "1778.279": 2}
+
+
+def test_host_fields_apart():
+    figs, host = study.host_apart({"ok": True, "boot": {"wall_s": 9.5, "out": "/x", "rc": 0},
+                                   "params": {"module": "/m", "load_us": 1}, "call_wall_s": 3.0,
+                                   "guest": {"kvm": False, "timed_out": False},
+                                   "phases": [{"t_s": 1, "wall_s": 2}]})
+    assert figs == {"ok": True, "boot": {"rc": 0}, "params": {"load_us": 1},
+                    "guest": {"timed_out": False}, "phases": [{"t_s": 1}]}
+    assert host == {"boot.wall_s": 9.5, "boot.out": "/x", "params.module": "/m", "call_wall_s": 3.0,
+                    "guest.kvm": False, "phases.0.wall_s": 2}
+
+
+def _quick_args(out, **kw):
+    import argparse
+    a = dict(out=str(out), guest_append="", contexts=study.QUICK_CONTEXTS, parts=study.PARTS,
+             duration=2, quick=True, nbytes=1024, versions=study.QUICK_VERSIONS, tries=1,
+             cells=[(1, 16), (4, 17)], resmap_bytes=1024)
+    a.update(kw)
+    return argparse.Namespace(**a)
+
+
+def test_the_plan_as_pieces(tmp_path):
+    """The quick grid's pieces: plain data (a Dask worker gets them
+    pickled), one key each, the comparisons and the first calls first."""
+    import pickle
+    k = "6.1.0-56-amd64"
+    ps = study.plan(_quick_args(tmp_path), [k])
+    assert len(ps) == 14 and len({p.key for p in ps}) == 14
+    assert [p.kind for p in ps[:7]] == ["compare"] * 6 + ["phase"]
+    assert ps[-1].key == k + ":resmap:1/16" and ps[0].key == k + ":compare:control"
+    assert pickle.loads(pickle.dumps(ps)) == ps
+    t = next(p for p in ps if p.kind == "transfer")
+    assert t.get("out") == str(tmp_path / k) and t.get("args") == ()
+
+
+def test_the_digest_follows_a_piece_s_own_settings(tmp_path):
+    k = "6.1.0-56-amd64"
+    if not (TOP / "build" / k / "smodem.ko").is_file():
+        pytest.skip("make module")
+    dig = study.Digests()
+    one = {p.key: dig(p) for p in study.plan(_quick_args(tmp_path), [k])}
+    two = {p.key: dig(p) for p in study.plan(_quick_args(tmp_path / "elsewhere", duration=3), [k])}
+    assert [x for x in one if one[x] != two[x]] == [x for x in one if ":compare:" in x]
 
 
 @pytest.mark.parametrize("args, msg", [
@@ -91,7 +140,24 @@ def test_report_and_figures(quick):
     for png in rep["meta"]["figures"]:
         assert (out / png).stat().st_size > 10_000, png
     assert len(rep["meta"]["figures"]) == 5
-    assert "about" in stdout and "[%d/%d," % (rep["meta"]["pieces"], rep["meta"]["pieces"]) in stdout
+    n = rep["meta"]["pieces"]
+    assert "min left" in stdout and "[runner] %d/%d done (0 reused)" % (n, n) in stdout
+
+
+def test_the_record(quick):
+    """One line per piece, sorted by key; the figures hold nothing of the
+    host (wall times, paths), the host entry holds it."""
+    out, k, rep, _, _ = quick
+    lines = [json.loads(x) for x in (out / "record.jsonl").read_text().splitlines()]
+    assert len(lines) == rep["meta"]["pieces"] == 14
+    assert [x["key"] for x in lines] == sorted(x["key"] for x in lines)
+    for x in lines:
+        assert set(x) == {"schema", "key", "kind", "kernel", "digest", "figures", "host"}
+        assert x["kernel"] == k and x["key"].startswith("%s:%s:" % (k, x["kind"]))
+        text = json.dumps(x["figures"])
+        assert "wall_s" not in text and str(out) not in text, x["key"]
+        assert x["host"]["piece_wall_s"] > 0
+        assert x["host"].get("boot.wall_s") or x["host"].get("guest.wall_s"), x["key"]
 
 
 def test_the_1ms_task(quick):
@@ -170,28 +236,68 @@ def test_jobs_do_not_change_the_figures(quick, small):
 def test_a_run_goes_on_from_the_record(small, tmp_path):
     """A checkout with no raw files takes the record's pieces whose settings
     match, runs nothing for them, and reports what the first run did; a
-    record whose settings differ counts as not done."""
+    piece missing from the record is named, not drawn, by --report-only."""
     out, rec, k = small
-    kept = sorted((rec / k).glob("compare-*.json"))
-    assert [f.name for f in kept] == ["compare-control.json", "compare-int.json"]
+    assert not (out / "record.jsonl").exists()
+    lines = (rec / "record.jsonl").read_text().splitlines()
+    assert [json.loads(x)["key"] for x in lines] == [k + ":compare:control", k + ":compare:int"]
     args = ["--quick", "1", "--kernels", k, "--parts", "compare", "--contexts", "int", "--record", str(rec)]
     r = run(*args, "--out", str(tmp_path / "fresh"), timeout=300)
-    assert r.returncode == 0 and r.stdout.count("not run again") == 2
+    assert r.returncode == 0 and "[runner] 2/2 done (2 reused)" in r.stdout and "study: ran " not in r.stdout
     first = json.loads((out / "report.json").read_text())["kernels"]
     again = json.loads((tmp_path / "fresh" / "report.json").read_text())["kernels"]
     assert study.figures_only(again) == study.figures_only(first)
-    st = json.loads(kept[1].read_text())
-    st["settings"]["duration"] += 1
-    kept[1].write_text(json.dumps(st))
-    r = run(*args, "--out", str(tmp_path / "other"), "--report-only", timeout=300)
-    assert r.returncode == 0 and "1 of 2 pieces not done yet" in r.stdout and "compare int" in r.stdout
+    try:
+        (rec / "record.jsonl").write_text(lines[0] + "\n")
+        r = run(*args, "--out", str(tmp_path / "other"), "--report-only", timeout=300)
+        assert r.returncode == 0 and "1 of 2 pieces not done yet" in r.stdout
+        assert "%s compare int (not recorded)" % k in r.stdout and "Partial report" in r.stdout
+    finally:
+        (rec / "record.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def test_report_only_draws_the_figures_as_recorded(quick, tmp_path):
+    """A record made by other builds (every digest differs from this
+    checkout's): --report-only runs nothing and draws its figures."""
+    out, k, rep, _, _ = quick
+    (tmp_path / "rec").mkdir()
+    lines = [json.loads(x) for x in (out / "record.jsonl").read_text().splitlines()]
+    for x in lines:
+        x["digest"] = "0" * 64
+    (tmp_path / "rec" / "record.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    r = run("--quick", "1", "--kernels", k, "--report-only", "--record", str(tmp_path / "rec"),
+            "--out", str(tmp_path / "out"), timeout=300)
+    assert r.returncode == 0 and "[runner]" not in r.stdout and "not done yet" not in r.stdout
+    assert "14 of 14 recorded pieces were recorded under other settings" in r.stdout
+    again = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert study.figures_only(again["kernels"]) == study.figures_only(rep["kernels"])
+    assert not (tmp_path / "out" / "record.jsonl").exists()
 
 
 def test_finished_pieces_are_not_run_again(quick):
+    """A second run runs nothing and leaves the record as it was; with one
+    line deleted, a run runs that piece alone, and its figures are the
+    first run's."""
     out, k, rep, _, _ = quick
+    record = out / "record.jsonl"
+    before = record.read_text()
     r = run("--quick", "1", "--kernels", k, "--jobs", "2", "--out", str(out), timeout=300)
     assert r.returncode == 0
     n = rep["meta"]["pieces"]
-    assert r.stdout.count("not run again") == n
+    assert "[runner] %d/%d done (%d reused)" % (n, n, n) in r.stdout and "study: ran " not in r.stdout
+    assert record.read_text() == before
+    again = json.loads((out / "report.json").read_text())
+    assert study.figures_only(again["kernels"]) == study.figures_only(rep["kernels"])
+    lost = k + ":compare:control"
+    record.write_text("".join(x + "\n" for x in before.splitlines() if json.loads(x)["key"] != lost))
+    r = run("--quick", "1", "--kernels", k, "--jobs", "2", "--out", str(out), timeout=600)
+    assert r.returncode == 0
+    assert "[runner] %d/%d done (%d reused)" % (n, n, n - 1) in r.stdout
+    assert r.stdout.count("study: ran ") == 1 and "study: ran %s" % lost in r.stdout
+    lines = [json.loads(x) for x in record.read_text().splitlines()]
+    assert [x["key"] for x in lines] == sorted(json.loads(x)["key"] for x in before.splitlines())
+    old = {json.loads(x)["key"]: json.loads(x) for x in before.splitlines()}
+    assert all(x == old[x["key"]] for x in lines if x["key"] != lost)
+    assert next(x for x in lines if x["key"] == lost)["digest"] == old[lost]["digest"]
     again = json.loads((out / "report.json").read_text())
     assert study.figures_only(again["kernels"]) == study.figures_only(rep["kernels"])

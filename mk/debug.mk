@@ -18,7 +18,8 @@ DEBUG_ENV    := SMODEM_DEBUG_CACHE=$(DEBUG_CACHE) JOBS=$(DEBUG_JOBS)
 DEBUG_TIMEOUT_SCALE ?= 4
 # insmod/rmmod cycles of tests/debug/test_debug_kernel.py
 DEBUG_CYCLES ?= 1000
-# the module's compiler flags (-g: a splat's file:line, scripts/faddr2line)
+# the module's compiler flags (-g: a splat's file:line, scripts/faddr2line;
+# tools/kbuild-module adds its own, so file names are driver/at.c and so on)
 DEBUG_KCFLAGS ?= -g
 DEBUG_TESTS  ?= tests/debug tests/module/test_tty.py tests/module/test_call.py \
 		tests/module/test_modem.py
@@ -30,10 +31,8 @@ debug-kernel:
 
 debug-module: debug-kernel
 	@dir=$$($(DEBUG_ENV) $(DEBUG_SH) dir) && kver=$$(cat $$dir/kver) && \
-	tools/kbuild-tree $(TOP) $(TOP)/build/$$kver/src && \
-	$(MAKE) -C $$dir/lib/modules/$$kver/build M=$(TOP)/build/$$kver/src \
-		KCFLAGS="$(DEBUG_KCFLAGS)" modules && \
-	cp build/$$kver/src/smodem.ko build/$$kver/smodem.ko && \
+	SMODEM_KDIR=$$dir/lib/modules/$$kver/build KCFLAGS="$(DEBUG_KCFLAGS)" MAKE="$(MAKE)" \
+		tools/kbuild-module $(TOP) $$kver && \
 	echo "debug-module: build/$$kver/smodem.ko"
 
 check-debug: deps venv

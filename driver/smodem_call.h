@@ -127,7 +127,7 @@ _Static_assert(SMODEM_PHASE_FAX_ON_HOOK + SMDSP_FAX_RX_SILENCE ==
 _Static_assert(SMODEM_PHASE_FAX_ON_HOOK + SMDSP_FAX_TX_HDLC ==
 	       SMODEM_PHASE_FAX_TX_HDLC, "the fax phases' trace values");
 
-static inline u32 smodem_fax_phase(enum smdsp_fax_phase p)
+static inline u32 smodem_fax_phase(enum smdsp_faxmodem_phase p)
 {
 	return SMODEM_PHASE_FAX_ON_HOOK + p;
 }

@@ -114,7 +114,7 @@ struct call_modem {
 
 	/* Class 1: the fax pump and its DTE side, instead of the engine */
 	struct smdsp_faxmodem *fax;
-	struct smdsp_faxdte fdte;
+	struct smdsp_faxdte *fdte;
 	bool fax_on;
 	bool fax_setup;			/* ATD/ATA in class 1: no CONNECT yet */
 	u32 fax_phase;			/* the last one traced */
@@ -232,7 +232,7 @@ static void fax_off(struct call_modem *cm)
 {
 	if (!cm->fax_on)
 		return;
-	smdsp_faxdte_hangup(&cm->fdte);
+	smdsp_faxdte_hangup(cm->fdte);
 	cm->fax_on = false;
 	cm->fax_setup = false;
 }
@@ -265,11 +265,11 @@ static void start_fax_call(struct call_modem *cm)
 	cm->cur.rx_bytes = 0;
 	cm->cur.calls++;
 	if (cm->cmd.answer) {
-		err = smdsp_faxdte_command(&cm->fdte, SMDSP_FAXDTE_ANSWER, 0);
+		err = smdsp_faxdte_command(cm->fdte, SMDSP_FAXDTE_ANSWER, 0);
 	} else {
 		smodem_call_digits(digits, sizeof(digits), c->number,
 				   c->comma_s != 0);
-		err = smdsp_faxdte_call(&cm->fdte, digits,
+		err = smdsp_faxdte_call(cm->fdte, digits,
 					c->carrier_wait_s * 1000);
 	}
 	if (err) {
@@ -284,18 +284,18 @@ static void fax_command(struct call_modem *cm)
 
 	fax_on(cm);
 	/* an abort of what already ended (or never started): its OK */
-	if (op == SMDSP_FAXDTE_ABORT && cm->fdte.done) {
+	if (op == SMDSP_FAXDTE_ABORT && smdsp_faxdte_done(cm->fdte)) {
 		smodem_link_result(cm->sd, cm->id,
 				   smodem_fax_rc(SMDSP_FAXDTE_RC_OK));
 		return;
 	}
-	smdsp_faxdte_command(&cm->fdte, op, cm->cmd.fax_arg);
+	smdsp_faxdte_command(cm->fdte, op, cm->cmd.fax_arg);
 }
 
 /* The DTE's bytes after CONNECT of +FTH/+FTM, as far as the pump has room. */
 static void fax_bytes_to_line(struct call_modem *cm)
 {
-	unsigned int room = smdsp_faxdte_room(&cm->fdte), n, k;
+	unsigned int room = smdsp_faxdte_room(cm->fdte), n, k;
 
 	while (room) {
 		n = smodem_link_tx_get(cm->sd, cm->buf,
@@ -303,9 +303,9 @@ static void fax_bytes_to_line(struct call_modem *cm)
 					     sizeof(cm->buf)));
 		if (!n)
 			break;
-		k = smdsp_faxdte_from_dte(&cm->fdte, cm->buf, n);
+		k = smdsp_faxdte_from_dte(cm->fdte, cm->buf, n);
 		cm->cur.tx_bytes += k;
-		room = smdsp_faxdte_room(&cm->fdte);
+		room = smdsp_faxdte_room(cm->fdte);
 	}
 }
 
@@ -332,7 +332,7 @@ static void fax_bytes_from_line(struct call_modem *cm)
 	unsigned int k;
 
 	do {
-		k = smdsp_faxdte_to_dte(&cm->fdte, cm->buf,
+		k = smdsp_faxdte_to_dte(cm->fdte, cm->buf,
 					min_t(unsigned int,
 					      smodem_link_rx_room(cm->sd),
 					      sizeof(cm->buf)), &rc);
@@ -757,6 +757,7 @@ static void call_free(struct smodem_modem *base)
 {
 	struct call_modem *cm = container_of(base, struct call_modem, base);
 
+	smdsp_faxdte_free(cm->fdte);
 	smdsp_faxmodem_free(cm->fax);
 	smdsp_pump_free(cm->pump);
 	kfree(cm);
@@ -796,11 +797,12 @@ struct smodem_modem *smodem_modem_create(struct smodem_dev *sd, bool calls,
 		goto nomem;
 	/* Class 1's pump, allocated now: nothing is allocated per period */
 	cm->fax = smdsp_faxmodem_create(NULL);
-	if (!cm->fax) {
+	cm->fdte = cm->fax ? smdsp_faxdte_create(cm->fax) : NULL;
+	if (!cm->fdte) {
+		smdsp_faxmodem_free(cm->fax);
 		kfree(cm);
 		goto nomem;
 	}
-	smdsp_faxdte_init(&cm->fdte, cm->fax);
 	cm->fax_phase = SMODEM_PHASE_FAX_ON_HOOK;
 	cm->base.ops = &call_ops;
 	cm->sd = sd;

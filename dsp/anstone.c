@@ -8,9 +8,9 @@
  * that trend is a phase reversal, and the 15 Hz component of the block
  * magnitudes over 200 ms tells ANSam from ANS.
  */
-#include <smdsp/anstone.h>
+#include <smdsp/private/anstone.h>
 
-void smdsp_anstone_desc(struct smdsp_tone_desc *d, enum smdsp_ans_kind kind,
+void smdsp_anstone_desc(struct smdsp_tone_desc *d, enum smdsp_anstone_kind kind,
 			int level_dbm0_10, unsigned int ms)
 {
 	memset(d, 0, sizeof(*d));
@@ -31,7 +31,7 @@ void smdsp_anstone_rx_init(struct smdsp_anstone_rx *s, int32_t freq_mhz)
 	uint64_t a;
 
 	memset(s, 0, sizeof(*s));
-	smdsp_nco_init(&s->lo, -freq_mhz);
+	smdsp_tone_nco_init(&s->lo, -freq_mhz);
 	/* the envelope is sampled once per block: 200 Hz */
 	s->am_lo.rate = smdsp_phase_rate(-15000, SMDSP_RATE / SMDSP_ANS_BLOCK);
 	/* |Z|^2 = (A N / 2)^2 for a tone at -45 dBm0 */
@@ -223,7 +223,7 @@ void smdsp_anstone_rx_process(struct smdsp_anstone_rx *s, const int16_t *x, unsi
 	}
 }
 
-enum smdsp_ans_kind smdsp_anstone_rx_kind(const struct smdsp_anstone_rx *s)
+enum smdsp_anstone_kind smdsp_anstone_rx_kind(const struct smdsp_anstone_rx *s)
 {
 	return s->kind;
 }
@@ -231,4 +231,18 @@ enum smdsp_ans_kind smdsp_anstone_rx_kind(const struct smdsp_anstone_rx *s)
 uint32_t smdsp_anstone_rx_tone_ms(const struct smdsp_anstone_rx *s)
 {
 	return s->tone_ms;
+}
+
+void smdsp_anstone_rx_reset(struct smdsp_anstone_rx *s)
+{
+	uint32_t rate = s->lo.rate;
+
+	smdsp_anstone_rx_init(s, 0);
+	s->lo.rate = rate;
+}
+
+int smdsp_anstone_rx_print(const struct smdsp_anstone_rx *s, char *buf, size_t len)
+{
+	return snprintf(buf, len, "anstone_rx kind=%d present=%d tone_ms=%u reversals=%u am=%d",
+			s->kind, s->present, s->tone_ms, s->reversals, s->am_state);
 }

@@ -360,3 +360,15 @@ void smdsp_async_rx_get_stats(const struct smdsp_async_rx *s,
 {
 	*st = s->st;
 }
+
+int smdsp_async_tx_print(const struct smdsp_async_tx *s, char *buf, size_t len)
+{
+	return snprintf(buf, len, "async_tx chars=%u stops_deleted=%u idle_bits=%u breaks=%u",
+			s->st.chars, s->st.stops_deleted, s->st.idle_bits, s->st.breaks);
+}
+
+int smdsp_async_rx_print(const struct smdsp_async_rx *s, char *buf, size_t len)
+{
+	return snprintf(buf, len, "async_rx chars=%u framing=%u parity=%u breaks=%u",
+			s->st.chars, s->st.framing_errors, s->st.parity_errors, s->st.breaks);
+}

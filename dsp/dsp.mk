@@ -11,7 +11,7 @@ DSP_CLANG     ?= clang
 DSP_PYTHON    ?= /usr/bin/python3
 DSP_BUILD     := build/dsp
 DSP_SRCS      := $(wildcard dsp/*.c)
-DSP_HDRS      := $(wildcard dsp/include/smdsp/*.h dsp/*.h)
+DSP_HDRS      := $(wildcard dsp/include/smdsp/*.h dsp/include/smdsp/private/*.h dsp/*.h)
 DSP_OBJS      := $(patsubst dsp/%.c,$(DSP_BUILD)/obj/%.o,$(DSP_SRCS))
 DSP_LIB       := $(DSP_BUILD)/libsmdsp.a
 DSP_CFLAGS    := -O2 -g -Wall -Wextra -Werror -fstack-usage -fcallgraph-info=su -Idsp/include

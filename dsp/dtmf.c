@@ -4,7 +4,7 @@
  * 102-sample blocks and accepts a digit after two consecutive agreeing blocks
  * (so tones shorter than ~25 ms are rejected and 40 ms ones are accepted).
  */
-#include <smdsp/dtmf.h>
+#include <smdsp/private/dtmf.h>
 
 static const int32_t row_mhz[4] = { 697000, 770000, 852000, 941000 };
 static const int32_t col_mhz[4] = { 1209000, 1336000, 1477000, 1633000 };
@@ -37,6 +37,12 @@ void smdsp_dtmf_tx_free(struct smdsp_dtmf_tx *s)
 	smdsp_free(s);
 }
 
+void smdsp_dtmf_tx_set_timing(struct smdsp_dtmf_tx *s, unsigned int on_ms, unsigned int off_ms)
+{
+	s->on_ms = (uint16_t)on_ms;
+	s->off_ms = (uint16_t)off_ms;
+}
+
 int smdsp_dtmf_tx_put(struct smdsp_dtmf_tx *s, const char *digits)
 {
 	int n = 0;
@@ -62,7 +68,7 @@ static bool start_digit(struct smdsp_dtmf_tx *s, char c)
 	if (c == ',') {
 		d.on_ms = 2000;
 		d.cycles = 1;
-		smdsp_tonegen_init(&s->gen, &d);
+		smdsp_tone_init(&s->gen, &d);
 		return true;
 	}
 	if (c >= 'a' && c <= 'd')
@@ -78,7 +84,7 @@ static bool start_digit(struct smdsp_dtmf_tx *s, char c)
 			d.on_ms = s->on_ms;
 			d.off_ms = s->off_ms;
 			d.cycles = 1;
-			smdsp_tonegen_init(&s->gen, &d);
+			smdsp_tone_init(&s->gen, &d);
 			return true;
 		}
 	}
@@ -97,8 +103,8 @@ int smdsp_dtmf_tx_process(struct smdsp_dtmf_tx *s, int16_t *out, unsigned int n)
 			s->tail = (s->tail + 1) % SMDSP_DTMF_QUEUE;
 			continue;
 		}
-		done += smdsp_tonegen_process(&s->gen, out + done, n - done);
-		if (smdsp_tonegen_done(&s->gen))
+		done += smdsp_tone_process(&s->gen, out + done, n - done);
+		if (smdsp_tone_done(&s->gen))
 			s->active = false;
 	}
 	memset(out + done, 0, (n - done) * sizeof(*out));
@@ -232,4 +238,33 @@ int smdsp_dtmf_rx_get(struct smdsp_dtmf_rx *s, char *buf, int max)
 char smdsp_dtmf_rx_current(const struct smdsp_dtmf_rx *s)
 {
 	return s->now;
+}
+
+void smdsp_dtmf_tx_reset(struct smdsp_dtmf_tx *s)
+{
+	int16_t level = s->level_dbm0_10;
+	uint16_t on = s->on_ms, off = s->off_ms;
+
+	smdsp_dtmf_tx_init(s);
+	s->level_dbm0_10 = level;
+	s->on_ms = on;
+	s->off_ms = off;
+}
+
+int smdsp_dtmf_tx_print(const struct smdsp_dtmf_tx *s, char *buf, size_t len)
+{
+	return snprintf(buf, len, "dtmf_tx queued=%u active=%d level=%d on=%u off=%u ms",
+			(s->tail - s->head) % SMDSP_DTMF_QUEUE, s->active, s->level_dbm0_10,
+			s->on_ms, s->off_ms);
+}
+
+void smdsp_dtmf_rx_reset(struct smdsp_dtmf_rx *s)
+{
+	smdsp_dtmf_rx_init(s);
+}
+
+int smdsp_dtmf_rx_print(const struct smdsp_dtmf_rx *s, char *buf, size_t len)
+{
+	return snprintf(buf, len, "dtmf_rx now=%c queued=%u count=%u",
+			s->now ? s->now : '-', (s->tail - s->head) % SMDSP_DTMF_QUEUE, s->count);
 }

@@ -5,7 +5,7 @@
  * so that slow adaptation steps are not lost to rounding, and the dot
  * products run in 64 bits.
  */
-#include <smdsp/eq.h>
+#include <smdsp/private/eq.h>
 
 void smdsp_eq_reset(struct smdsp_eq *e, unsigned int center)
 {
@@ -161,4 +161,10 @@ void smdsp_eq_update(struct smdsp_eq *e, int32_t err_re, int32_t err_im)
 		e->cim[k] = smdsp_sat32(e->cim[k] + di);
 	}
 	e->in_range = false;	/* update16() checks them again */
+}
+
+int smdsp_eq_print(const struct smdsp_eq *e, char *buf, size_t len)
+{
+	return snprintf(buf, len, "eq len=%u pos=%u mu_shift=%d leak_shift=%d in_range=%d",
+			e->len, e->pos, e->mu_shift, e->leak_shift, e->in_range);
 }

@@ -2,7 +2,7 @@
 /*
  * The DTE side of a T.31 Class 1 DCE (see faxdte.h).
  */
-#include <smdsp/faxdte.h>
+#include <smdsp/private/faxdte.h>
 
 int smdsp_faxdte_init(struct smdsp_faxdte *d, struct smdsp_faxmodem *fm)
 {
@@ -137,7 +137,7 @@ unsigned int smdsp_faxdte_room(const struct smdsp_faxdte *d)
 
 static void dte_end(struct smdsp_faxdte *d)
 {
-	enum smdsp_fax_phase ph = smdsp_faxmodem_phase(d->fm);
+	enum smdsp_faxmodem_phase ph = smdsp_faxmodem_phase(d->fm);
 
 	if (ph == SMDSP_FAX_TX_HDLC) {
 		/* T.30: the P/F bit of the control field marks the final frame */
@@ -215,9 +215,9 @@ static unsigned int shield(const uint8_t *in, unsigned int n, uint8_t *out, unsi
 	return i;
 }
 
-static void event(struct smdsp_faxdte *d, const struct smdsp_fax_event *ev)
+static void event(struct smdsp_faxdte *d, const struct smdsp_faxmodem_event *ev)
 {
-	enum smdsp_hdlcrx_status st;
+	enum smdsp_hdlc_rx_status st;
 	unsigned int len, w;
 
 	switch (ev->type) {
@@ -233,7 +233,7 @@ static void event(struct smdsp_faxdte *d, const struct smdsp_fax_event *ev)
 		shield(d->frame, len, d->out, sizeof(d->out) - 2, &w);
 		d->out_len = w;
 		d->out_pos = 0;
-		finish(d, true, st == SMDSP_HDLCRX_OK ? SMDSP_FAXDTE_RC_OK : SMDSP_FAXDTE_RC_ERROR);
+		finish(d, true, st == SMDSP_HDLC_RX_OK ? SMDSP_FAXDTE_RC_OK : SMDSP_FAXDTE_RC_ERROR);
 		break;
 	case SMDSP_FAX_EV_OK:
 		finish(d, false, SMDSP_FAXDTE_RC_OK);
@@ -253,7 +253,7 @@ static void event(struct smdsp_faxdte *d, const struct smdsp_fax_event *ev)
 unsigned int smdsp_faxdte_to_dte(struct smdsp_faxdte *d, uint8_t *buf, unsigned int max,
 				 enum smdsp_faxdte_rc *rc)
 {
-	struct smdsp_fax_event ev;
+	struct smdsp_faxmodem_event ev;
 	unsigned int w = 0;
 
 	*rc = SMDSP_FAXDTE_RC_NONE;
@@ -301,4 +301,15 @@ unsigned int smdsp_faxdte_to_dte(struct smdsp_faxdte *d, uint8_t *buf, unsigned 
 			continue;	/* of an operation already ended */
 		event(d, &ev);
 	}
+}
+
+bool smdsp_faxdte_done(const struct smdsp_faxdte *d)
+{
+	return d->done;
+}
+
+int smdsp_faxdte_print(const struct smdsp_faxdte *d, char *buf, size_t len)
+{
+	return snprintf(buf, len, "faxdte op=%d connected=%d done=%d out=%u/%u rc=%d",
+			d->op, d->connected, d->done, d->out_pos, d->out_len, d->out_rc);
 }

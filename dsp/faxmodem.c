@@ -14,6 +14,14 @@
  * set up afresh by +FTM).
  */
 #include <smdsp/faxmodem.h>
+/* the blocks embedded by value below */
+#include <smdsp/private/tone.h>
+#include <smdsp/private/dtmf.h>
+#include <smdsp/private/fsk.h>
+#include <smdsp/private/hdlc.h>
+#include <smdsp/private/v27ter.h>
+#include <smdsp/private/v29.h>
+#include <smdsp/private/v17.h>
 
 #define MS(x)		((uint32_t)(x) * (SMDSP_FAX_RATE / 1000))
 #define BLIND_WAIT_MS	2000	/* ATD: off hook to the first digit */
@@ -39,7 +47,7 @@ struct fax_frame {
 
 struct smdsp_faxmodem {
 	struct smdsp_faxmodem_config cfg;
-	enum smdsp_fax_phase phase;
+	enum smdsp_faxmodem_phase phase;
 	bool offhook;
 	unsigned int mod;	/* +FTM/+FRM's modulation */
 	uint32_t count;		/* samples into the timed stage */
@@ -67,18 +75,18 @@ struct smdsp_faxmodem {
 	/* the V.21 receiver */
 	bool v21_carrier;
 	bool v21_final;		/* this carrier brought a final frame: its tail follows */
-	struct smdsp_tonegen tone;
+	struct smdsp_tone tone;
 	struct smdsp_dtmf_tx dtmf;
 	struct smdsp_fsk_tx v21tx;
 	struct smdsp_fsk_rx v21rx;
-	struct smdsp_hdlctx hdlctx;
-	struct smdsp_hdlcrx hdlcrx;
+	struct smdsp_hdlc_tx hdlctx;
+	struct smdsp_hdlc_rx hdlcrx;
 	union {
-		struct smdsp_v27_tx v27;
+		struct smdsp_v27ter_tx v27;
 		struct smdsp_v29_tx v29;
 		struct smdsp_v17_tx v17;
 	} tx;
-	struct smdsp_v27_rx v27rx;
+	struct smdsp_v27ter_rx v27rx;
 	struct smdsp_v29_rx v29rx;
 	struct smdsp_v17_rx v17rx;
 	struct fax_fifo txq;
@@ -86,7 +94,7 @@ struct smdsp_faxmodem {
 	struct fax_frame frames[SMDSP_FAX_RXFRAMES];
 	uint32_t fr_in;
 	uint32_t fr_out;
-	struct smdsp_fax_event ev[SMDSP_FAX_EVENTS];
+	struct smdsp_faxmodem_event ev[SMDSP_FAX_EVENTS];
 	uint32_t ev_in;
 	uint32_t ev_out;
 	struct smdsp_faxmodem_stats st;
@@ -97,9 +105,9 @@ static unsigned int fifo_used(const struct fax_fifo *q)
 	return q->in - q->out;
 }
 
-static void event(struct smdsp_faxmodem *f, enum smdsp_fax_event_type type, uint32_t arg)
+static void event(struct smdsp_faxmodem *f, enum smdsp_faxmodem_event_type type, uint32_t arg)
 {
-	struct smdsp_fax_event *e;
+	struct smdsp_faxmodem_event *e;
 
 	if (f->ev_in - f->ev_out >= SMDSP_FAX_EVENTS)
 		return;
@@ -171,12 +179,12 @@ static unsigned int mod_family(unsigned int mod, unsigned int *rate, bool *short
 /* ---- the V.21 receiver: flags, frames, carrier ---- */
 
 static void v21_frame(void *user, const uint8_t *buf, unsigned int len,
-		      enum smdsp_hdlcrx_status status)
+		      enum smdsp_hdlc_rx_status status)
 {
 	struct smdsp_faxmodem *f = user;
 	struct fax_frame *fr;
 
-	if (status == SMDSP_HDLCRX_FRAMING_OK) {
+	if (status == SMDSP_HDLC_RX_FRAMING_OK) {
 		switch (f->phase) {
 		case SMDSP_FAX_CNG:
 		case SMDSP_FAX_RX_HDLC:
@@ -197,14 +205,14 @@ static void v21_frame(void *user, const uint8_t *buf, unsigned int len,
 		}
 		return;
 	}
-	if (status != SMDSP_HDLCRX_OK && status != SMDSP_HDLCRX_BAD_FCS)
+	if (status != SMDSP_HDLC_RX_OK && status != SMDSP_HDLC_RX_BAD_FCS)
 		return;
-	if (status == SMDSP_HDLCRX_OK)
+	if (status == SMDSP_HDLC_RX_OK)
 		f->st.frames_rx_good++;
 	else
 		f->st.frames_rx_bad++;
 	/* the control field's P/F bit */
-	if (status == SMDSP_HDLCRX_OK && len >= 2 && (buf[1] & 0x10))
+	if (status == SMDSP_HDLC_RX_OK && len >= 2 && (buf[1] & 0x10))
 		f->v21_final = true;
 	if (f->fr_in - f->fr_out >= SMDSP_FAX_RXFRAMES) {
 		f->st.frames_dropped++;
@@ -232,7 +240,7 @@ static void v21_bit(void *user, int bit)
 {
 	struct smdsp_faxmodem *f = user;
 
-	smdsp_hdlcrx_put_bit(&f->hdlcrx, bit);
+	smdsp_hdlc_rx_put_bit(&f->hdlcrx, bit);
 }
 
 static void v21_status(void *user, enum smdsp_status st)
@@ -244,7 +252,7 @@ static void v21_status(void *user, enum smdsp_status st)
 	} else if (st == SMDSP_STATUS_CARRIER_DOWN) {
 		f->v21_carrier = false;
 		f->v21_final = false;
-		smdsp_hdlcrx_reset(&f->hdlcrx);
+		smdsp_hdlc_rx_reset(&f->hdlcrx);
 		if (f->phase == SMDSP_FAX_RX_HDLC && f->connected) {
 			f->phase = SMDSP_FAX_IDLE;
 			f->st.carrier_losses++;
@@ -315,7 +323,7 @@ static void hs_rx_start(struct smdsp_faxmodem *f)
 
 	switch (mod_family(f->mod, &rate, &shrt)) {
 	case 27:
-		smdsp_v27_rx_restart(&f->v27rx, rate);
+		smdsp_v27ter_rx_restart(&f->v27rx, rate);
 		break;
 	case 29:
 		smdsp_v29_rx_restart(&f->v29rx, rate);
@@ -336,7 +344,7 @@ static void hs_rx_process(struct smdsp_faxmodem *f, const int16_t *rx, unsigned 
 
 	switch (mod_family(f->mod, &rate, &shrt)) {
 	case 27:
-		smdsp_v27_rx_process(&f->v27rx, rx, n);
+		smdsp_v27ter_rx_process(&f->v27rx, rx, n);
 		break;
 	case 29:
 		smdsp_v29_rx_process(&f->v29rx, rx, n);
@@ -395,8 +403,8 @@ static bool hs_tx_process(struct smdsp_faxmodem *f, int16_t *tx, unsigned int n)
 	switch (mod_family(f->mod, &rate, &shrt)) {
 	case 27:
 		if (f->stop_req)
-			smdsp_v27_tx_stop(&f->tx.v27);
-		more = smdsp_v27_tx_process(&f->tx.v27, tx, n);
+			smdsp_v27ter_tx_stop(&f->tx.v27);
+		more = smdsp_v27ter_tx_process(&f->tx.v27, tx, n);
 		break;
 	case 29:
 		if (f->stop_req)
@@ -414,11 +422,11 @@ static bool hs_tx_process(struct smdsp_faxmodem *f, int16_t *tx, unsigned int n)
 	return more;
 }
 
-static void hdlctx_event(void *user, enum smdsp_hdlctx_event ev)
+static void hdlctx_event(void *user, enum smdsp_hdlc_tx_event ev)
 {
 	struct smdsp_faxmodem *f = user;
 
-	if (ev == SMDSP_HDLCTX_SENT) {
+	if (ev == SMDSP_HDLC_TX_SENT) {
 		f->frames_sent++;
 		f->st.frames_tx++;
 	}
@@ -447,13 +455,13 @@ static void v21_rx_reset(struct smdsp_faxmodem *f)
 	f->v21_carrier = false;
 	f->v21_final = false;
 	smdsp_fsk_rx_init(&f->v21rx, SMDSP_V21_CH2, v21_bit, v21_status, f);
-	smdsp_hdlcrx_reset(&f->hdlcrx);
+	smdsp_hdlc_rx_reset(&f->hdlcrx);
 }
 
 /* V.21 flags on the line now: not the few that end a final frame */
 static bool v21_flags_now(const struct smdsp_faxmodem *f)
 {
-	return f->v21_carrier && smdsp_hdlcrx_synced(&f->hdlcrx) && !f->v21_final;
+	return f->v21_carrier && smdsp_hdlc_rx_synced(&f->hdlcrx) && !f->v21_final;
 }
 
 static void go_offhook(struct smdsp_faxmodem *f)
@@ -477,7 +485,7 @@ static void tone_init(struct smdsp_faxmodem *f, int32_t freq_mhz, unsigned int o
 	d.on_ms = (uint16_t)on_ms;
 	d.off_ms = (uint16_t)off_ms;
 	d.cycles = (uint16_t)cycles;
-	smdsp_tonegen_init(&f->tone, &d);
+	smdsp_tone_init(&f->tone, &d);
 }
 
 int smdsp_faxmodem_call(struct smdsp_faxmodem *f, const char *digits, unsigned int wait_ms)
@@ -522,10 +530,10 @@ int smdsp_faxmodem_tx_hdlc(struct smdsp_faxmodem *f)
 		return 0;
 	}
 	to_idle(f);
-	smdsp_fsk_tx_init(&f->v21tx, SMDSP_V21_CH2, f->cfg.tx_level_dbm0_10, smdsp_hdlctx_bit_cb,
+	smdsp_fsk_tx_init(&f->v21tx, SMDSP_V21_CH2, f->cfg.tx_level_dbm0_10, smdsp_hdlc_tx_bit_cb,
 			  &f->hdlctx);
-	smdsp_hdlctx_reset(&f->hdlctx);
-	smdsp_hdlctx_preamble(&f->hdlctx, f->cfg.preamble_flags);
+	smdsp_hdlc_tx_reset(&f->hdlctx);
+	smdsp_hdlc_tx_preamble(&f->hdlctx, f->cfg.preamble_flags);
 	f->frames_ended = 0;
 	f->frames_sent = 0;
 	f->final_at = 0;
@@ -584,7 +592,7 @@ int smdsp_faxmodem_tx_data(struct smdsp_faxmodem *f, unsigned int mod)
 	lv = f->cfg.tx_level_dbm0_10;
 	switch (mod_family(mod, &rate, &shrt)) {
 	case 27:
-		r = smdsp_v27_tx_init(&f->tx.v27, rate, lv, false, hs_get_bit, hs_tx_status, f);
+		r = smdsp_v27ter_tx_init(&f->tx.v27, rate, lv, false, hs_get_bit, hs_tx_status, f);
 		break;
 	case 29:
 		r = smdsp_v29_tx_init(&f->tx.v29, rate, lv, false, hs_get_bit, hs_tx_status, f);
@@ -682,7 +690,7 @@ void smdsp_faxmodem_hangup(struct smdsp_faxmodem *f)
 	f->rxq.in = f->rxq.out = 0;
 	f->fr_in = f->fr_out = 0;
 	f->ev_in = f->ev_out = 0;
-	smdsp_hdlctx_reset(&f->hdlctx);
+	smdsp_hdlc_tx_reset(&f->hdlctx);
 }
 
 /* ---- data ---- */
@@ -692,7 +700,7 @@ unsigned int smdsp_faxmodem_write_space(const struct smdsp_faxmodem *f)
 	if (!f)
 		return 0;
 	if (f->phase == SMDSP_FAX_TX_HDLC)
-		return smdsp_hdlctx_space(&f->hdlctx);
+		return smdsp_hdlc_tx_space(&f->hdlctx);
 	return SMDSP_FAX_FIFO - fifo_used(&f->txq);
 }
 
@@ -704,7 +712,7 @@ unsigned int smdsp_faxmodem_write(struct smdsp_faxmodem *f, const uint8_t *buf, 
 	if (!f || !buf)
 		return 0;
 	if (f->phase == SMDSP_FAX_TX_HDLC)
-		return smdsp_hdlctx_put(&f->hdlctx, buf, len);
+		return smdsp_hdlc_tx_put(&f->hdlctx, buf, len);
 	if (f->phase != SMDSP_FAX_TX_TRAIN && f->phase != SMDSP_FAX_TX_DATA)
 		return 0;
 	if (f->data_end)
@@ -721,7 +729,7 @@ int smdsp_faxmodem_end_frame(struct smdsp_faxmodem *f, bool final)
 
 	if (!f || f->phase != SMDSP_FAX_TX_HDLC || f->final_at)
 		return -EINVAL;
-	r = smdsp_hdlctx_end_frame(&f->hdlctx);
+	r = smdsp_hdlc_tx_end_frame(&f->hdlctx);
 	if (r)
 		return r;
 	f->frames_ended++;
@@ -752,7 +760,7 @@ unsigned int smdsp_faxmodem_read(struct smdsp_faxmodem *f, uint8_t *buf, unsigne
 }
 
 unsigned int smdsp_faxmodem_read_frame(struct smdsp_faxmodem *f, uint8_t *buf, unsigned int len,
-				       enum smdsp_hdlcrx_status *status)
+				       enum smdsp_hdlc_rx_status *status)
 {
 	const struct fax_frame *fr;
 	unsigned int n;
@@ -768,7 +776,7 @@ unsigned int smdsp_faxmodem_read_frame(struct smdsp_faxmodem *f, uint8_t *buf, u
 	return fr->len;
 }
 
-bool smdsp_faxmodem_get_event(struct smdsp_faxmodem *f, struct smdsp_fax_event *ev)
+bool smdsp_faxmodem_get_event(struct smdsp_faxmodem *f, struct smdsp_faxmodem_event *ev)
 {
 	if (!f || f->ev_in == f->ev_out)
 		return false;
@@ -776,7 +784,7 @@ bool smdsp_faxmodem_get_event(struct smdsp_faxmodem *f, struct smdsp_fax_event *
 	return true;
 }
 
-enum smdsp_fax_phase smdsp_faxmodem_phase(const struct smdsp_faxmodem *f)
+enum smdsp_faxmodem_phase smdsp_faxmodem_phase(const struct smdsp_faxmodem *f)
 {
 	return f ? f->phase : SMDSP_FAX_ON_HOOK;
 }
@@ -799,7 +807,7 @@ void smdsp_faxmodem_get_stats(const struct smdsp_faxmodem *f, struct smdsp_faxmo
 
 /* ---- per period ---- */
 
-static bool transmitting(enum smdsp_fax_phase p)
+static bool transmitting(enum smdsp_faxmodem_phase p)
 {
 	return p == SMDSP_FAX_TX_HDLC || p == SMDSP_FAX_TX_TRAIN || p == SMDSP_FAX_TX_DATA ||
 	       p == SMDSP_FAX_CED;
@@ -849,7 +857,7 @@ static unsigned int step(struct smdsp_faxmodem *f, const int16_t *rx, int16_t *t
 		}
 		break;
 	case SMDSP_FAX_CNG:
-		smdsp_tonegen_process(&f->tone, tx, n);
+		smdsp_tone_process(&f->tone, tx, n);
 		f->count += n;
 		if (f->limit && f->count >= f->limit) {
 			to_idle(f);
@@ -858,7 +866,7 @@ static unsigned int step(struct smdsp_faxmodem *f, const int16_t *rx, int16_t *t
 		break;
 	case SMDSP_FAX_CED:
 		if (f->stage == 1) {
-			if (smdsp_tonegen_process(&f->tone, tx, n) < n) {
+			if (smdsp_tone_process(&f->tone, tx, n) < n) {
 				f->stage = 2;
 				f->count = 0;
 				f->limit = MS(CED_GAP_MS);
@@ -958,8 +966,8 @@ int smdsp_faxmodem_process(struct smdsp_faxmodem *f, const int16_t *rx, int16_t 
 
 struct smdsp_faxmodem *smdsp_faxmodem_create(const struct smdsp_faxmodem_config *cfg)
 {
-	struct smdsp_hdlctx_config tc = { 0 };
-	struct smdsp_hdlcrx_config rc = { 0 };
+	struct smdsp_hdlc_tx_config tc = { 0 };
+	struct smdsp_hdlc_rx_config rc = { 0 };
 	struct smdsp_faxmodem *f;
 
 	f = smdsp_alloc(sizeof(*f));
@@ -977,15 +985,15 @@ struct smdsp_faxmodem *smdsp_faxmodem_create(const struct smdsp_faxmodem_config 
 	rc.sync_flags = SYNC_FLAGS;
 	rc.frame = v21_frame;
 	rc.user = f;
-	if (smdsp_hdlctx_init(&f->hdlctx, &tc) || smdsp_hdlcrx_init(&f->hdlcrx, &rc) ||
-	    smdsp_v27_rx_init(&f->v27rx, 4800, hs_bit, hs_rx_status, f) ||
+	if (smdsp_hdlc_tx_init(&f->hdlctx, &tc) || smdsp_hdlc_rx_init(&f->hdlcrx, &rc) ||
+	    smdsp_v27ter_rx_init(&f->v27rx, 4800, hs_bit, hs_rx_status, f) ||
 	    smdsp_v29_rx_init(&f->v29rx, 9600, hs_bit, hs_rx_status, f) ||
 	    smdsp_v17_rx_init(&f->v17rx, 14400, hs_bit, hs_rx_status, f)) {
 		smdsp_free(f);
 		return NULL;
 	}
 	smdsp_fsk_rx_init(&f->v21rx, SMDSP_V21_CH2, v21_bit, v21_status, f);
-	smdsp_fsk_tx_init(&f->v21tx, SMDSP_V21_CH2, f->cfg.tx_level_dbm0_10, smdsp_hdlctx_bit_cb,
+	smdsp_fsk_tx_init(&f->v21tx, SMDSP_V21_CH2, f->cfg.tx_level_dbm0_10, smdsp_hdlc_tx_bit_cb,
 			  &f->hdlctx);
 	smdsp_dtmf_tx_init(&f->dtmf);
 	to_idle(f);
@@ -995,4 +1003,10 @@ struct smdsp_faxmodem *smdsp_faxmodem_create(const struct smdsp_faxmodem_config 
 void smdsp_faxmodem_free(struct smdsp_faxmodem *f)
 {
 	smdsp_free(f);
+}
+
+int smdsp_faxmodem_print(const struct smdsp_faxmodem *f, char *buf, size_t len)
+{
+	return snprintf(buf, len, "faxmodem phase=%d offhook=%d mod=%u frames_sent=%u",
+			f->phase, f->offhook, f->mod, f->frames_sent);
 }

@@ -18,14 +18,14 @@
  * the rest of the samples go through the receiver afresh, as they would
  * one sample at a time.
  */
-#include <smdsp/fsk.h>
+#include <smdsp/private/fsk.h>
 
 static const int32_t fsk_mhz[2][2] = {
 	{ 1180000, 980000 },	/* channel 1: space, mark */
 	{ 1850000, 1650000 },	/* channel 2 */
 };
 
-void smdsp_fsk_tx_init(struct smdsp_fsk_tx *s, enum smdsp_v21_channel ch, int level_dbm0_10,
+void smdsp_fsk_tx_init(struct smdsp_fsk_tx *s, enum smdsp_fsk_channel ch, int level_dbm0_10,
 		       smdsp_get_bit_fn get_bit, void *user)
 {
 	memset(s, 0, sizeof(*s));
@@ -37,7 +37,7 @@ void smdsp_fsk_tx_init(struct smdsp_fsk_tx *s, enum smdsp_v21_channel ch, int le
 	s->user = user;
 }
 
-struct smdsp_fsk_tx *smdsp_fsk_tx_create(enum smdsp_v21_channel ch, int level_dbm0_10,
+struct smdsp_fsk_tx *smdsp_fsk_tx_create(enum smdsp_fsk_channel ch, int level_dbm0_10,
 					 smdsp_get_bit_fn get_bit, void *user)
 {
 	struct smdsp_fsk_tx *s = smdsp_alloc(sizeof(*s));
@@ -73,7 +73,7 @@ void smdsp_fsk_rx_set_thresholds(struct smdsp_fsk_rx *s, int on_dbm0_10, int off
 	s->off_power = smdsp_dbm0_to_power(off_dbm0_10) << 8;
 }
 
-void smdsp_fsk_rx_init(struct smdsp_fsk_rx *s, enum smdsp_v21_channel ch,
+void smdsp_fsk_rx_init(struct smdsp_fsk_rx *s, enum smdsp_fsk_channel ch,
 		       smdsp_put_bit_fn put_bit, smdsp_status_fn status, void *user)
 {
 	memset(s, 0, sizeof(*s));
@@ -88,7 +88,7 @@ void smdsp_fsk_rx_init(struct smdsp_fsk_rx *s, enum smdsp_v21_channel ch,
 	smdsp_fsk_rx_set_thresholds(s, -435, -475);
 }
 
-struct smdsp_fsk_rx *smdsp_fsk_rx_create(enum smdsp_v21_channel ch, smdsp_put_bit_fn put_bit,
+struct smdsp_fsk_rx *smdsp_fsk_rx_create(enum smdsp_fsk_channel ch, smdsp_put_bit_fn put_bit,
 					 smdsp_status_fn status, void *user)
 {
 	struct smdsp_fsk_rx *s = smdsp_alloc(sizeof(*s));
@@ -296,4 +296,40 @@ void smdsp_fsk_rx_process(struct smdsp_fsk_rx *s, const int16_t *x, unsigned int
 		x += m;
 		n -= m;
 	}
+}
+
+void smdsp_fsk_tx_reset(struct smdsp_fsk_tx *s)
+{
+	s->phase = 0;
+	s->baud_acc = 0;
+	s->bit = 1;
+}
+
+int smdsp_fsk_tx_print(const struct smdsp_fsk_tx *s, char *buf, size_t len)
+{
+	return snprintf(buf, len, "fsk_tx bit=%d amp=%d", s->bit, s->amp);
+}
+
+void smdsp_fsk_rx_reset(struct smdsp_fsk_rx *s)
+{
+	struct smdsp_fsk_rx keep = *s;
+
+	memset(s, 0, sizeof(*s));
+	s->bp = keep.bp;
+	s->rate[0] = keep.rate[0];
+	s->rate[1] = keep.rate[1];
+	s->baud_rate = keep.baud_rate;
+	s->last_dec = 1;
+	s->on_power = keep.on_power;
+	s->off_power = keep.off_power;
+	s->put_bit = keep.put_bit;
+	s->status = keep.status;
+	s->user = keep.user;
+}
+
+int smdsp_fsk_rx_print(const struct smdsp_fsk_rx *s, char *buf, size_t len)
+{
+	return snprintf(buf, len, "fsk_rx carrier=%d power=%llu on=%llu off=%llu",
+			s->carrier, (unsigned long long)s->power,
+			(unsigned long long)s->on_power, (unsigned long long)s->off_power);
 }

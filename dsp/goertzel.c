@@ -4,7 +4,7 @@
  * recursion runs in 32 bits with a 64-bit product; blocks up to a few
  * thousand samples of full-scale input cannot overflow.
  */
-#include <smdsp/goertzel.h>
+#include <smdsp/private/goertzel.h>
 
 void smdsp_goertzel_init(struct smdsp_goertzel *g, int32_t freq_mhz)
 {
@@ -45,4 +45,15 @@ uint64_t smdsp_goertzel_result(struct smdsp_goertzel *g)
 	g->s1 = 0;
 	g->s2 = 0;
 	return e < 0 ? 0 : (uint64_t)e;
+}
+
+void smdsp_goertzel_reset(struct smdsp_goertzel *g)
+{
+	g->s1 = 0;
+	g->s2 = 0;
+}
+
+int smdsp_goertzel_print(const struct smdsp_goertzel *g, char *buf, size_t len)
+{
+	return snprintf(buf, len, "goertzel coef=%d s1=%d s2=%d", g->coef, g->s1, g->s2);
 }

@@ -9,13 +9,13 @@
  * are taken in as data before they can be recognised, and are taken off
  * again when they are: a frame is the bits between two flags less seven.
  */
-#include <smdsp/hdlc.h>
+#include <smdsp/private/hdlc.h>
 #include <smdsp/v42.h>
 
 #define CRC16_GOOD	0xf0b8
 #define CRC32_GOOD	0xdebb20e3
 
-static void rx_clear(struct smdsp_hdlcrx *r)
+static void rx_clear(struct smdsp_hdlc_rx *r)
 {
 	r->flags_seen = 0;
 	r->synced = false;
@@ -26,7 +26,7 @@ static void rx_clear(struct smdsp_hdlcrx *r)
 	r->len = 0;
 }
 
-int smdsp_hdlcrx_init(struct smdsp_hdlcrx *r, const struct smdsp_hdlcrx_config *cfg)
+int smdsp_hdlc_rx_init(struct smdsp_hdlc_rx *r, const struct smdsp_hdlc_rx_config *cfg)
 {
 	memset(r, 0, sizeof(*r));
 	r->cfg = *cfg;
@@ -40,37 +40,37 @@ int smdsp_hdlcrx_init(struct smdsp_hdlcrx *r, const struct smdsp_hdlcrx_config *
 	return 0;
 }
 
-struct smdsp_hdlcrx *smdsp_hdlcrx_create(const struct smdsp_hdlcrx_config *cfg)
+struct smdsp_hdlc_rx *smdsp_hdlc_rx_create(const struct smdsp_hdlc_rx_config *cfg)
 {
-	struct smdsp_hdlcrx *r = smdsp_alloc(sizeof(*r));
+	struct smdsp_hdlc_rx *r = smdsp_alloc(sizeof(*r));
 
 	if (r)
-		smdsp_hdlcrx_init(r, cfg);
+		smdsp_hdlc_rx_init(r, cfg);
 	return r;
 }
 
-void smdsp_hdlcrx_free(struct smdsp_hdlcrx *r)
+void smdsp_hdlc_rx_free(struct smdsp_hdlc_rx *r)
 {
 	smdsp_free(r);
 }
 
-bool smdsp_hdlcrx_synced(const struct smdsp_hdlcrx *r)
+bool smdsp_hdlc_rx_synced(const struct smdsp_hdlc_rx *r)
 {
 	return r->synced;
 }
 
-void smdsp_hdlcrx_get_stats(const struct smdsp_hdlcrx *r, struct smdsp_hdlcrx_stats *st)
+void smdsp_hdlc_rx_get_stats(const struct smdsp_hdlc_rx *r, struct smdsp_hdlc_rx_stats *st)
 {
 	*st = r->st;
 }
 
-static void deliver(struct smdsp_hdlcrx *r, unsigned int len, enum smdsp_hdlcrx_status status)
+static void deliver(struct smdsp_hdlc_rx *r, unsigned int len, enum smdsp_hdlc_rx_status status)
 {
-	if (r->cfg.frame && (status == SMDSP_HDLCRX_OK || r->cfg.report_bad))
+	if (r->cfg.frame && (status == SMDSP_HDLC_RX_OK || r->cfg.report_bad))
 		r->cfg.frame(r->cfg.user, r->buf, len, status);
 }
 
-static void start_frame(struct smdsp_hdlcrx *r)
+static void start_frame(struct smdsp_hdlc_rx *r)
 {
 	r->in_frame = true;
 	r->len = 0;
@@ -80,7 +80,7 @@ static void start_frame(struct smdsp_hdlcrx *r)
 }
 
 /* a frame cut short (abort, reset) that held data bits beyond the marker's */
-static void lost_frame(struct smdsp_hdlcrx *r, int bits)
+static void lost_frame(struct smdsp_hdlc_rx *r, int bits)
 {
 	unsigned int n;
 
@@ -88,10 +88,10 @@ static void lost_frame(struct smdsp_hdlcrx *r, int bits)
 		return;
 	r->st.aborts++;
 	n = (unsigned int)bits / 8;
-	deliver(r, n < r->cfg.max_len ? n : r->cfg.max_len, SMDSP_HDLCRX_ABORT);
+	deliver(r, n < r->cfg.max_len ? n : r->cfg.max_len, SMDSP_HDLC_RX_ABORT);
 }
 
-static void end_frame(struct smdsp_hdlcrx *r, int bits)
+static void end_frame(struct smdsp_hdlc_rx *r, int bits)
 {
 	unsigned int n = (unsigned int)bits / 8, data;
 	bool good;
@@ -112,15 +112,15 @@ static void end_frame(struct smdsp_hdlcrx *r, int bits)
 	if (good) {
 		r->st.good_frames++;
 		r->st.good_octets += data;
-		deliver(r, data, SMDSP_HDLCRX_OK);
+		deliver(r, data, SMDSP_HDLC_RX_OK);
 	} else {
 		r->st.bad_frames++;
 		r->st.bad_octets += data;
-		deliver(r, data, SMDSP_HDLCRX_BAD_FCS);
+		deliver(r, data, SMDSP_HDLC_RX_BAD_FCS);
 	}
 }
 
-static void rx_flag(struct smdsp_hdlcrx *r)
+static void rx_flag(struct smdsp_hdlc_rx *r)
 {
 	/* frame bits before this flag's 0111111 (-1: flags sharing a zero) */
 	int bits = (int)(r->len * 8 + r->nbits) - 7;
@@ -137,13 +137,13 @@ static void rx_flag(struct smdsp_hdlcrx *r)
 		if (r->flags_seen >= r->cfg.sync_flags) {
 			r->synced = true;
 			if (r->cfg.frame && r->cfg.report_bad)
-				r->cfg.frame(r->cfg.user, NULL, 0, SMDSP_HDLCRX_FRAMING_OK);
+				r->cfg.frame(r->cfg.user, NULL, 0, SMDSP_HDLC_RX_FRAMING_OK);
 		}
 	}
 	start_frame(r);
 }
 
-static void add_bit(struct smdsp_hdlcrx *r, unsigned int bit)
+static void add_bit(struct smdsp_hdlc_rx *r, unsigned int bit)
 {
 	r->octet |= bit << r->nbits;
 	if (++r->nbits < 8)
@@ -153,7 +153,7 @@ static void add_bit(struct smdsp_hdlcrx *r, unsigned int bit)
 		/* one octet too many: give up on it until the next flag */
 		if (r->synced) {
 			r->st.too_long++;
-			deliver(r, r->cfg.max_len, SMDSP_HDLCRX_TOO_LONG);
+			deliver(r, r->cfg.max_len, SMDSP_HDLC_RX_TOO_LONG);
 		}
 		r->in_frame = false;
 		return;
@@ -166,7 +166,7 @@ static void add_bit(struct smdsp_hdlcrx *r, unsigned int bit)
 	r->octet = 0;
 }
 
-void smdsp_hdlcrx_put_bit(struct smdsp_hdlcrx *r, int bit)
+void smdsp_hdlc_rx_put_bit(struct smdsp_hdlc_rx *r, int bit)
 {
 	if (bit) {
 		if (r->ones >= 6) {
@@ -199,13 +199,19 @@ void smdsp_hdlcrx_put_bit(struct smdsp_hdlcrx *r, int bit)
 		add_bit(r, 0);
 }
 
-void smdsp_hdlcrx_bit_cb(void *user, int bit)
+void smdsp_hdlc_rx_bit_cb(void *user, int bit)
 {
-	smdsp_hdlcrx_put_bit(user, bit);
+	smdsp_hdlc_rx_put_bit(user, bit);
 }
 
-void smdsp_hdlcrx_reset(struct smdsp_hdlcrx *r)
+void smdsp_hdlc_rx_reset(struct smdsp_hdlc_rx *r)
 {
 	lost_frame(r, (int)(r->len * 8 + r->nbits) - 7);
 	rx_clear(r);
+}
+
+int smdsp_hdlc_rx_print(const struct smdsp_hdlc_rx *r, char *buf, size_t len)
+{
+	return snprintf(buf, len, "hdlc_rx synced=%d in_frame=%d good=%u bad=%u aborts=%u",
+			r->synced, r->in_frame, r->st.good_frames, r->st.bad_frames, r->st.aborts);
 }

@@ -3,13 +3,13 @@
  * HDLC transmitter for the fax modems: a queue of frames (whole or growing),
  * the flag preamble, zero-bit insertion, the 16- or 32-bit FCS (low-order
  * octet first), flags between frames and while idle, an abort when a frame
- * runs dry on the line. One bit per smdsp_hdlctx_get_bit() call.
+ * runs dry on the line. One bit per smdsp_hdlc_tx_get_bit() call.
  */
-#include <smdsp/hdlc.h>
+#include <smdsp/private/hdlc.h>
 #include <smdsp/v42.h>
 
 #define HDLC_FLAG	0x7e
-#define QMASK		(SMDSP_HDLCTX_QLEN - 1)
+#define QMASK		(SMDSP_HDLC_TX_QLEN - 1)
 
 enum {
 	TX_FLAGS,	/* flags (or the abort octet) */
@@ -17,7 +17,7 @@ enum {
 	TX_FCS,		/* its FCS */
 };
 
-static void tx_clear(struct smdsp_hdlctx *t)
+static void tx_clear(struct smdsp_hdlc_tx *t)
 {
 	t->q_in = 0;
 	t->q_out = 0;
@@ -33,7 +33,7 @@ static void tx_clear(struct smdsp_hdlctx *t)
 	t->idle = false;
 }
 
-int smdsp_hdlctx_init(struct smdsp_hdlctx *t, const struct smdsp_hdlctx_config *cfg)
+int smdsp_hdlc_tx_init(struct smdsp_hdlc_tx *t, const struct smdsp_hdlc_tx_config *cfg)
 {
 	memset(t, 0, sizeof(*t));
 	t->cfg = *cfg;
@@ -45,21 +45,21 @@ int smdsp_hdlctx_init(struct smdsp_hdlctx *t, const struct smdsp_hdlctx_config *
 	return 0;
 }
 
-struct smdsp_hdlctx *smdsp_hdlctx_create(const struct smdsp_hdlctx_config *cfg)
+struct smdsp_hdlc_tx *smdsp_hdlc_tx_create(const struct smdsp_hdlc_tx_config *cfg)
 {
-	struct smdsp_hdlctx *t = smdsp_alloc(sizeof(*t));
+	struct smdsp_hdlc_tx *t = smdsp_alloc(sizeof(*t));
 
 	if (t)
-		smdsp_hdlctx_init(t, cfg);
+		smdsp_hdlc_tx_init(t, cfg);
 	return t;
 }
 
-void smdsp_hdlctx_free(struct smdsp_hdlctx *t)
+void smdsp_hdlc_tx_free(struct smdsp_hdlc_tx *t)
 {
 	smdsp_free(t);
 }
 
-void smdsp_hdlctx_reset(struct smdsp_hdlctx *t)
+void smdsp_hdlc_tx_reset(struct smdsp_hdlc_tx *t)
 {
 	/*
 	 * The octet on the line goes out whole (a flag or an abort cut short
@@ -71,32 +71,32 @@ void smdsp_hdlctx_reset(struct smdsp_hdlctx *t)
 	t->abort_now = cut;
 }
 
-void smdsp_hdlctx_preamble(struct smdsp_hdlctx *t, unsigned int n)
+void smdsp_hdlc_tx_preamble(struct smdsp_hdlc_tx *t, unsigned int n)
 {
 	t->preamble += n;
 	t->idle = false;
 }
 
-unsigned int smdsp_hdlctx_space(const struct smdsp_hdlctx *t)
+unsigned int smdsp_hdlc_tx_space(const struct smdsp_hdlc_tx *t)
 {
-	return SMDSP_HDLCTX_QLEN - (t->q_in - t->q_out);
+	return SMDSP_HDLC_TX_QLEN - (t->q_in - t->q_out);
 }
 
-unsigned int smdsp_hdlctx_put(struct smdsp_hdlctx *t, const uint8_t *buf, unsigned int len)
+unsigned int smdsp_hdlc_tx_put(struct smdsp_hdlc_tx *t, const uint8_t *buf, unsigned int len)
 {
 	unsigned int n = len, i;
 
 	if (t->discard)
 		return len;	/* the rest of an aborted frame */
 	if (t->open_len == 0) {
-		if (t->e_in - t->e_out >= SMDSP_HDLCTX_QFRAMES)
+		if (t->e_in - t->e_out >= SMDSP_HDLC_TX_QFRAMES)
 			return 0;
 		t->open_start = t->q_in;
 	}
 	if (n > t->cfg.max_len - t->open_len)
 		n = t->cfg.max_len - t->open_len;
-	if (n > smdsp_hdlctx_space(t))
-		n = smdsp_hdlctx_space(t);
+	if (n > smdsp_hdlc_tx_space(t))
+		n = smdsp_hdlc_tx_space(t);
 	for (i = 0; i < n; i++)
 		t->q[(t->q_in + i) & QMASK] = buf[i];
 	t->q_in += n;
@@ -106,7 +106,7 @@ unsigned int smdsp_hdlctx_put(struct smdsp_hdlctx *t, const uint8_t *buf, unsign
 	return n;
 }
 
-int smdsp_hdlctx_end_frame(struct smdsp_hdlctx *t)
+int smdsp_hdlc_tx_end_frame(struct smdsp_hdlc_tx *t)
 {
 	if (t->discard) {
 		t->discard = false;
@@ -114,31 +114,31 @@ int smdsp_hdlctx_end_frame(struct smdsp_hdlctx *t)
 	}
 	if (!t->open_len)
 		return -EINVAL;
-	t->ends[t->e_in % SMDSP_HDLCTX_QFRAMES] = t->q_in;
+	t->ends[t->e_in % SMDSP_HDLC_TX_QFRAMES] = t->q_in;
 	t->e_in++;
 	t->open_len = 0;
 	return 0;
 }
 
-int smdsp_hdlctx_frame(struct smdsp_hdlctx *t, const uint8_t *buf, unsigned int len)
+int smdsp_hdlc_tx_frame(struct smdsp_hdlc_tx *t, const uint8_t *buf, unsigned int len)
 {
 	if (t->open_len || t->discard)
 		return -EBUSY;
 	if (!len || len > t->cfg.max_len)
 		return -EMSGSIZE;
-	if (len > smdsp_hdlctx_space(t) || t->e_in - t->e_out >= SMDSP_HDLCTX_QFRAMES)
+	if (len > smdsp_hdlc_tx_space(t) || t->e_in - t->e_out >= SMDSP_HDLC_TX_QFRAMES)
 		return -ENOSPC;
-	smdsp_hdlctx_put(t, buf, len);
-	return smdsp_hdlctx_end_frame(t);
+	smdsp_hdlc_tx_put(t, buf, len);
+	return smdsp_hdlc_tx_end_frame(t);
 }
 
 /* the frame on the line is the one still being queued */
-static bool on_line_open(const struct smdsp_hdlctx *t)
+static bool on_line_open(const struct smdsp_hdlc_tx *t)
 {
 	return t->state == TX_DATA && t->e_out == t->e_in;
 }
 
-void smdsp_hdlctx_abort(struct smdsp_hdlctx *t)
+void smdsp_hdlc_tx_abort(struct smdsp_hdlc_tx *t)
 {
 	if (!t->open_len)
 		return;
@@ -152,19 +152,19 @@ void smdsp_hdlctx_abort(struct smdsp_hdlctx *t)
 	t->st.aborts++;
 }
 
-bool smdsp_hdlctx_idle(const struct smdsp_hdlctx *t)
+bool smdsp_hdlc_tx_idle(const struct smdsp_hdlc_tx *t)
 {
 	return t->state == TX_FLAGS && t->q_in == t->q_out && t->e_in == t->e_out &&
 	       !t->abort_now && t->nbits == 0 && !t->preamble;
 }
 
-static void event(struct smdsp_hdlctx *t, enum smdsp_hdlctx_event ev)
+static void event(struct smdsp_hdlc_tx *t, enum smdsp_hdlc_tx_event ev)
 {
 	if (t->cfg.event)
 		t->cfg.event(t->cfg.user, ev);
 }
 
-static void load(struct smdsp_hdlctx *t, unsigned int octet, bool stuff)
+static void load(struct smdsp_hdlc_tx *t, unsigned int octet, bool stuff)
 {
 	t->sh = octet;
 	t->nbits = 8;
@@ -173,21 +173,21 @@ static void load(struct smdsp_hdlctx *t, unsigned int octet, bool stuff)
 		t->ones = 0;
 }
 
-static void load_flag(struct smdsp_hdlctx *t)
+static void load_flag(struct smdsp_hdlc_tx *t)
 {
 	load(t, HDLC_FLAG, false);
 	t->st.flags++;
 }
 
 /* a frame can start: one has been ended, or (progressive) one has octets */
-static bool frame_ready(const struct smdsp_hdlctx *t)
+static bool frame_ready(const struct smdsp_hdlc_tx *t)
 {
 	if (t->e_in != t->e_out)
 		return true;
 	return t->cfg.progressive && t->q_in != t->q_out && !t->discard;
 }
 
-static void start_fcs(struct smdsp_hdlctx *t)
+static void start_fcs(struct smdsp_hdlc_tx *t)
 {
 	uint32_t c = ~t->crc;
 
@@ -200,7 +200,7 @@ static void start_fcs(struct smdsp_hdlctx *t)
 	t->state = TX_FCS;
 }
 
-static void send_abort(struct smdsp_hdlctx *t)
+static void send_abort(struct smdsp_hdlc_tx *t)
 {
 	/* eight ones (with up to four before them), then flags */
 	load(t, 0xff, false);
@@ -209,7 +209,7 @@ static void send_abort(struct smdsp_hdlctx *t)
 	t->abort_now = false;
 }
 
-static void next_octet(struct smdsp_hdlctx *t)
+static void next_octet(struct smdsp_hdlc_tx *t)
 {
 	if (t->abort_now) {
 		send_abort(t);
@@ -230,7 +230,7 @@ static void next_octet(struct smdsp_hdlctx *t)
 			load_flag(t);
 			if (!t->idle) {
 				t->idle = true;
-				event(t, SMDSP_HDLCTX_IDLE);
+				event(t, SMDSP_HDLC_TX_IDLE);
 			}
 			return;
 		}
@@ -241,7 +241,7 @@ static void next_octet(struct smdsp_hdlctx *t)
 	}
 	if (t->state == TX_DATA) {
 		bool ended = t->e_in != t->e_out;
-		uint32_t end = ended ? t->ends[t->e_out % SMDSP_HDLCTX_QFRAMES] : t->q_in;
+		uint32_t end = ended ? t->ends[t->e_out % SMDSP_HDLC_TX_QFRAMES] : t->q_in;
 
 		if (t->q_out != end) {
 			uint8_t b = t->q[t->q_out++ & QMASK];
@@ -258,7 +258,7 @@ static void next_octet(struct smdsp_hdlctx *t)
 			t->open_len = 0;
 			t->st.underruns++;
 			send_abort(t);
-			event(t, SMDSP_HDLCTX_UNDERRUN);
+			event(t, SMDSP_HDLC_TX_UNDERRUN);
 			return;
 		}
 		t->e_out++;
@@ -274,10 +274,10 @@ static void next_octet(struct smdsp_hdlctx *t)
 	t->st.frames++;
 	t->st.octets += t->cur_len;
 	load_flag(t);
-	event(t, SMDSP_HDLCTX_SENT);
+	event(t, SMDSP_HDLC_TX_SENT);
 }
 
-int smdsp_hdlctx_get_bit(struct smdsp_hdlctx *t)
+int smdsp_hdlc_tx_get_bit(struct smdsp_hdlc_tx *t)
 {
 	int bit;
 
@@ -295,12 +295,19 @@ int smdsp_hdlctx_get_bit(struct smdsp_hdlctx *t)
 	return bit;
 }
 
-int smdsp_hdlctx_bit_cb(void *user)
+int smdsp_hdlc_tx_bit_cb(void *user)
 {
-	return smdsp_hdlctx_get_bit(user);
+	return smdsp_hdlc_tx_get_bit(user);
 }
 
-void smdsp_hdlctx_get_stats(const struct smdsp_hdlctx *t, struct smdsp_hdlctx_stats *st)
+void smdsp_hdlc_tx_get_stats(const struct smdsp_hdlc_tx *t, struct smdsp_hdlc_tx_stats *st)
 {
 	*st = t->st;
+}
+
+int smdsp_hdlc_tx_print(const struct smdsp_hdlc_tx *t, char *buf, size_t len)
+{
+	return snprintf(buf, len, "hdlc_tx queued=%u frames=%u underruns=%u aborts=%u idle=%d",
+			t->q_in - t->q_out, t->st.frames, t->st.underruns, t->st.aborts,
+			smdsp_hdlc_tx_idle(t));
 }

@@ -10,12 +10,13 @@
  * call), so the engine can run in any kernel context.
  */
 #include <smdsp/modem.h>
-#include <smdsp/tone.h>
-#include <smdsp/dtmf.h>
-#include <smdsp/anstone.h>
-#include <smdsp/ring.h>
-#include <smdsp/fsk.h>
-#include <smdsp/v22bis.h>
+#include <smdsp/private/tone.h>
+#include <smdsp/private/dtmf.h>
+#include <smdsp/private/anstone.h>
+#include <smdsp/private/ring.h>
+#include <smdsp/private/callprog.h>
+#include <smdsp/private/fsk.h>
+#include <smdsp/private/v22bis.h>
 #include <smdsp/async.h>
 #include <smdsp/v42.h>
 #include <smdsp/v8.h>
@@ -108,10 +109,10 @@ struct smdsp_modem {
 	uint32_t dial_t;	/* samples into the pause or the wait */
 
 	struct smdsp_ring ring;
-	struct smdsp_cpt cpt;
+	struct smdsp_callprog cpt;
 	struct smdsp_dtmf_tx dtmf;
 	struct smdsp_anstone_rx ans_rx;
-	struct smdsp_tonegen ans_tx;
+	struct smdsp_tone ans_tx;
 	struct smdsp_fsk_tx fsk_tx;
 	struct smdsp_fsk_rx fsk_rx;
 	uint32_t fsk_carrier_t;
@@ -472,7 +473,7 @@ static void start_v22(struct smdsp_modem *m)
 	c.calling = m->calling;
 	c.max_rate = (m->cfg.modulations & SMDSP_MODEM_V22BIS) ? 2400 : 1200;
 	c.tx_level_dbm0_10 = (int16_t)m->cfg.tx_level_dbm0_10;
-	c.guard = SMDSP_V22_GUARD_NONE;
+	c.guard = SMDSP_V22BIS_GUARD_NONE;
 	c.hold_on_loss = true;
 	c.get_bit = data_get_bit;
 	c.put_bit = data_put_bit;
@@ -533,7 +534,7 @@ static void go_offhook(struct smdsp_modem *m, bool calling)
 	m->v8_sig = -1;
 	smdsp_async_tx_reset(m->atx);
 	smdsp_async_rx_reset(m->arx);
-	smdsp_cpt_init(&m->cpt, m->cfg.tone_plan);
+	smdsp_callprog_init(&m->cpt, m->cfg.tone_plan);
 	smdsp_anstone_rx_init(&m->ans_rx, 2100000);
 }
 
@@ -587,9 +588,9 @@ static void v8_chunk(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsi
 			struct smdsp_tone_desc d;
 
 			smdsp_anstone_desc(&d, SMDSP_ANS_ANSAM_PR, -120, ANSAM_MS);
-			smdsp_tonegen_init(&m->ans_tx, &d);
+			smdsp_tone_init(&m->ans_tx, &d);
 		}
-		smdsp_tonegen_process(&m->ans_tx, tx, n);
+		smdsp_tone_process(&m->ans_tx, tx, n);
 	} else {
 		memset(tx, 0, n * sizeof(*tx));
 	}
@@ -742,7 +743,7 @@ static void dial_advance(struct smdsp_modem *m)
 				m->dial_step = DIAL_PAUSE;
 			} else {
 				/* the dial tone went with the first digit: a new one */
-				smdsp_cpt_init(&m->cpt, m->cfg.tone_plan);
+				smdsp_callprog_init(&m->cpt, m->cfg.tone_plan);
 				m->dial_step = DIAL_WAIT_TONE;
 			}
 			return;
@@ -756,7 +757,7 @@ static void dial_advance(struct smdsp_modem *m)
 
 static void do_offhook(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
 {
-	enum smdsp_cpt_event e;
+	enum smdsp_callprog_event e;
 	bool blind = m->cfg.flags & SMDSP_MODEM_FLAG_BLIND;
 
 	memset(tx, 0, n * sizeof(*tx));
@@ -766,10 +767,10 @@ static void do_offhook(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, un
 		m->t = 0;
 		return;
 	}
-	e = smdsp_cpt_process(&m->cpt, rx, n);
-	if (e != SMDSP_CPT_NONE)
+	e = smdsp_callprog_process(&m->cpt, rx, n);
+	if (e != SMDSP_CALLPROG_NONE)
 		event(m, SMDSP_EV_CALL_PROGRESS, e);
-	if (e == SMDSP_CPT_DIALTONE || (blind && m->t >= MS(m->cfg.blind_wait_ms))) {
+	if (e == SMDSP_CALLPROG_DIALTONE || (blind && m->t >= MS(m->cfg.blind_wait_ms))) {
 		m->dial_pos = 0;
 		set_phase(m, SMDSP_PHASE_DIALING, 0);
 		dial_advance(m);
@@ -793,7 +794,7 @@ static void legacy_caller(struct smdsp_modem *m)
 /* Dialled: call progress, and V.8 or the V.25 start-up. */
 static void dial_done(struct smdsp_modem *m)
 {
-	smdsp_cpt_init(&m->cpt, m->cfg.tone_plan);
+	smdsp_callprog_init(&m->cpt, m->cfg.tone_plan);
 	set_phase(m, SMDSP_PHASE_WAITING, 0);
 	if (!(m->cfg.flags & SMDSP_MODEM_FLAG_V8) || !v8_start(m))
 		legacy_caller(m);
@@ -801,7 +802,7 @@ static void dial_done(struct smdsp_modem *m)
 
 static void do_dialing(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
 {
-	enum smdsp_cpt_event e;
+	enum smdsp_callprog_event e;
 
 	switch (m->dial_step) {
 	case DIAL_TONES:
@@ -816,13 +817,13 @@ static void do_dialing(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, un
 		return;
 	case DIAL_WAIT_TONE:
 		memset(tx, 0, n * sizeof(*tx));
-		e = smdsp_cpt_process(&m->cpt, rx, n);
-		if (e != SMDSP_CPT_NONE)
+		e = smdsp_callprog_process(&m->cpt, rx, n);
+		if (e != SMDSP_CALLPROG_NONE)
 			event(m, SMDSP_EV_CALL_PROGRESS, e);
 		m->dial_t += n;
-		if (e == SMDSP_CPT_BUSY || e == SMDSP_CPT_CONGESTION)
+		if (e == SMDSP_CALLPROG_BUSY || e == SMDSP_CALLPROG_CONGESTION)
 			hangup(m, SMDSP_CAUSE_BUSY);
-		else if (e == SMDSP_CPT_DIALTONE)
+		else if (e == SMDSP_CALLPROG_DIALTONE)
 			dial_advance(m);
 		else if (m->dial_t >= MS(m->cfg.dialtone_wait_ms))
 			hangup(m, SMDSP_CAUSE_NO_DIALTONE);
@@ -849,8 +850,8 @@ static void run_pump(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsi
 /* Calling modem, dialled: call progress, answer tone, then the far modem. */
 static void do_waiting(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
 {
-	enum smdsp_cpt_event e = smdsp_cpt_process(&m->cpt, rx, n);
-	enum smdsp_ans_kind k;
+	enum smdsp_callprog_event e = smdsp_callprog_process(&m->cpt, rx, n);
+	enum smdsp_anstone_kind k;
 
 	smdsp_anstone_rx_process(&m->ans_rx, rx, n);
 	k = smdsp_anstone_rx_kind(&m->ans_rx);
@@ -861,12 +862,12 @@ static void do_waiting(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, un
 		m->tone_done = true;
 		m->tone_end = m->t;
 	}
-	if (e == SMDSP_CPT_BUSY || e == SMDSP_CPT_CONGESTION) {
+	if (e == SMDSP_CALLPROG_BUSY || e == SMDSP_CALLPROG_CONGESTION) {
 		event(m, SMDSP_EV_CALL_PROGRESS, e);
 		hangup(m, SMDSP_CAUSE_BUSY);
 		return;
 	}
-	if (e != SMDSP_CPT_NONE)
+	if (e != SMDSP_CALLPROG_NONE)
 		event(m, SMDSP_EV_CALL_PROGRESS, e);
 	if (m->v8_run == V8_RUNNING) {
 		if (k == SMDSP_ANS_ANSAM || k == SMDSP_ANS_ANSAM_PR) {
@@ -985,11 +986,11 @@ static void do_answer_tone(struct smdsp_modem *m, const int16_t *rx, int16_t *tx
 				return;
 			}
 			smdsp_anstone_desc(&d, SMDSP_ANS_ANS, -120, 3300);
-			smdsp_tonegen_init(&m->ans_tx, &d);
+			smdsp_tone_init(&m->ans_tx, &d);
 		}
 		if (!m->tone_done) {
-			smdsp_tonegen_process(&m->ans_tx, tx, n);
-			if (!smdsp_tonegen_done(&m->ans_tx))
+			smdsp_tone_process(&m->ans_tx, tx, n);
+			if (!smdsp_tone_done(&m->ans_tx))
 				return;
 		}
 		legacy_answer(m);
@@ -1129,7 +1130,7 @@ static bool tx_more(struct smdsp_modem *m, int16_t *tx, unsigned int n)
 			if (m->v8_sig == SMDSP_V8_TX_V21)
 				smdsp_fsk_tx_process(&m->fsk_tx, tx, n);
 			else if (m->v8_sig == SMDSP_V8_TX_ANSAM)
-				smdsp_tonegen_process(&m->ans_tx, tx, n);
+				smdsp_tone_process(&m->ans_tx, tx, n);
 			else
 				return false;
 			return true;
@@ -1137,7 +1138,7 @@ static bool tx_more(struct smdsp_modem *m, int16_t *tx, unsigned int n)
 		if (!m->calling && m->phase == SMDSP_PHASE_ANSWER_TONE) {
 			if (!m->tone_started || m->tone_done)
 				return false;
-			smdsp_tonegen_process(&m->ans_tx, tx, n);
+			smdsp_tone_process(&m->ans_tx, tx, n);
 			return true;
 		}
 		if (m->pump != PUMP_V22)
@@ -1340,4 +1341,10 @@ void smdsp_modem_free(struct smdsp_modem *m)
 	smdsp_v8_free(m->v8);
 	smdsp_v42_free(m->v42);
 	smdsp_free(m);
+}
+
+int smdsp_modem_print(const struct smdsp_modem *m, char *buf, size_t len)
+{
+	return snprintf(buf, len, "modem phase=%d rate=%u calling=%d t=%u",
+			m->phase, m->rate, m->calling, m->t);
 }

@@ -29,7 +29,7 @@ struct smdsp_pump *smdsp_pump_create(const struct smdsp_pump_config *cfg)
 	memset(&mc, 0, sizeof(mc));
 	mc.sample_rate = cfg->sample_rate;
 	mc.flags = cfg->flags;
-	mc.tone_plan = SMDSP_CPT_PLAN_NA;
+	mc.tone_plan = SMDSP_CALLPROG_PLAN_NA;
 	p->modem = smdsp_modem_create(&mc);
 	if (!p->modem) {
 		smdsp_free(p);
@@ -62,4 +62,10 @@ int smdsp_pump_process(struct smdsp_pump *p, const int16_t *rx, int16_t *tx,
 struct smdsp_modem *smdsp_pump_modem(struct smdsp_pump *p)
 {
 	return p ? p->modem : NULL;
+}
+
+int smdsp_pump_print(const struct smdsp_pump *p, char *buf, size_t len)
+{
+	return snprintf(buf, len, "pump rate=%u flags=%#x modem=%s",
+			p->sample_rate, p->flags, p->modem ? "yes" : "none");
 }

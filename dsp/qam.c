@@ -2,7 +2,7 @@
 /*
  * Shared passband PSK/QAM pieces (see qam.h): used by V.27ter, V.29 and V.17.
  */
-#include <smdsp/qam.h>
+#include <smdsp/private/qam.h>
 
 int smdsp_qam_scramble(uint32_t *reg, int bit)
 {
@@ -206,14 +206,14 @@ void smdsp_qam_rx_front_process(struct smdsp_qam_rx_front *f, const int16_t *x, 
 	}
 }
 
-void smdsp_gardner_reset(struct smdsp_gardner *g, int shift, int int_shift)
+void smdsp_qam_gardner_reset(struct smdsp_qam_gardner *g, int shift, int int_shift)
 {
 	memset(g, 0, sizeof(*g));
 	g->shift = shift;
 	g->int_shift = int_shift;
 }
 
-int32_t smdsp_gardner_step(struct smdsp_gardner *g)
+int32_t smdsp_qam_gardner_step(struct smdsp_qam_gardner *g)
 {
 	/* positive when sampling late */
 	int64_t e = (int64_t)(g->t2[2].re - g->t2[0].re) * g->t2[1].re +
@@ -350,7 +350,7 @@ void smdsp_qam_rx_init(struct smdsp_qam_rx *q, int32_t carrier_mhz, unsigned int
 void smdsp_qam_rx_acquire(struct smdsp_qam_rx *q, int ted_shift, int ted_int_shift)
 {
 	q->fe.tpos = q->fe.half_t;
-	smdsp_gardner_reset(&q->ted, ted_shift, ted_int_shift);
+	smdsp_qam_gardner_reset(&q->ted, ted_shift, ted_int_shift);
 	q->half = false;
 	q->car_phase = 0;
 	q->symbols = 0;
@@ -387,7 +387,7 @@ bool smdsp_qam_rx_half(struct smdsp_qam_rx *q, int32_t zr, int32_t zi, bool sett
 	case SMDSP_QAM_SIGNAL:
 		break;
 	}
-	smdsp_gardner_push(&q->ted, zr, zi);
+	smdsp_qam_gardner_push(&q->ted, zr, zi);
 	smdsp_eq_push(&q->eq, (int16_t)zr, (int16_t)zi);
 	q->half = !q->half;
 	return !q->half;
@@ -397,7 +397,7 @@ struct smdsp_cplx smdsp_qam_rx_symbol(struct smdsp_qam_rx *q)
 {
 	struct smdsp_cplx y;
 
-	q->fe.tpos -= smdsp_gardner_step(&q->ted);
+	q->fe.tpos -= smdsp_qam_gardner_step(&q->ted);
 	y = smdsp_eq_output(&q->eq);
 	/* undo the carrier phase: z = y e^{-j phase} */
 	q->c = smdsp_cos(q->car_phase);
@@ -496,4 +496,28 @@ bool smdsp_qam_rx_acq_symbol(struct smdsp_qam_rx *q, struct smdsp_cplx z, const 
 	if (++q->symbols == SMDSP_QAM_ACQ_SKIP + SMDSP_QAM_ACQ_LEN)
 		return acq_done(q, ab, b_ahead);
 	return false;
+}
+
+int smdsp_qam_tx_print_as(const struct smdsp_qam_tx *t, const char *name, unsigned int rate,
+			  uint32_t step, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s rate=%u step=%u baud_len=%u data=%d stopping=%d done=%d",
+			name, rate, step, t->baud_len, t->data, t->stopping, t->done);
+}
+
+int smdsp_qam_tx_print(const struct smdsp_qam_tx *t, char *buf, size_t len)
+{
+	return smdsp_qam_tx_print_as(t, "qam_tx", 0, 0, buf, len);
+}
+
+int smdsp_qam_rx_print_as(const struct smdsp_qam_rx *q, const char *name, unsigned int rate,
+			  char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s rate=%u carrier=%d trained=%d symbols=%u mse=%d agc=%u",
+			name, rate, q->det.carrier, q->trained, q->symbols, q->mse, q->det.agc);
+}
+
+int smdsp_qam_rx_print(const struct smdsp_qam_rx *q, char *buf, size_t len)
+{
+	return smdsp_qam_rx_print_as(q, "qam_rx", 0, buf, len);
 }

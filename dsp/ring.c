@@ -6,7 +6,7 @@
  * and reject speech and modem tones; a 100 ms window must hold half of the
  * energy below 160 Hz at a high level, with 3-14 zero crossings (15-68 Hz).
  */
-#include <smdsp/ring.h>
+#include <smdsp/private/ring.h>
 
 void smdsp_ring_init(struct smdsp_ring *s)
 {
@@ -117,4 +117,15 @@ bool smdsp_ring_process(struct smdsp_ring *s, const int16_t *x, unsigned int n)
 		}
 	}
 	return hit;
+}
+
+void smdsp_ring_reset(struct smdsp_ring *s)
+{
+	smdsp_ring_init(s);
+}
+
+int smdsp_ring_print(const struct smdsp_ring *s, char *buf, size_t len)
+{
+	return snprintf(buf, len, "ring on=%d rings=%u on_ms=%u off_ms=%u",
+			s->on, s->rings, s->on_ms, s->off_ms);
 }

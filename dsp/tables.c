@@ -143,7 +143,7 @@ const uint32_t smdsp_db_frac_tab[10] = {
 };
 
 /* V.22 transmit RRC (beta 0.75), [1/3-sample phase][symbol], Q14 */
-const int16_t smdsp_v22_tx_rrc[SMDSP_V22_TX_PHASES][SMDSP_V22_TX_SYMS] = {
+const int16_t smdsp_v22bis_tx_rrc[SMDSP_V22BIS_TX_PHASES][SMDSP_V22BIS_TX_SYMS] = {
 	{ 0, -24, -1430, 19742, -1430, -24 },
 	{ 6, -5, -1367, 19702, -1461, -42 },
 	{ 7, 17, -1270, 19582, -1463, -57 },
@@ -187,7 +187,7 @@ const int16_t smdsp_v22_tx_rrc[SMDSP_V22_TX_PHASES][SMDSP_V22_TX_SYMS] = {
 };
 
 /* V.22 receive band-pass [carrier 1200/2400][fractional delay][re/im][tap, oldest first], Q14 */
-const int16_t smdsp_v22_rx_bp[2][SMDSP_V22_RX_PHASES][2][SMDSP_V22_RX_TAPS] = {
+const int16_t smdsp_v22bis_rx_bp[2][SMDSP_V22BIS_RX_PHASES][2][SMDSP_V22BIS_RX_TAPS] = {
 	{
 		{
 			{

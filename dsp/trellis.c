@@ -10,7 +10,7 @@
  *   s2' = s0
  * (smdsp_trellis_next(), shared with the Viterbi decoder).
  */
-#include <smdsp/trellis.h>
+#include <smdsp/private/trellis.h>
 
 void smdsp_trellis_enc_init(struct smdsp_trellis_enc *e, unsigned int diff)
 {
@@ -25,4 +25,28 @@ unsigned int smdsp_trellis_encode(struct smdsp_trellis_enc *e, unsigned int q)
 	e->diff = (e->diff + q) & 3;
 	e->conv = (uint8_t)smdsp_trellis_next(e->conv, e->diff);
 	return ((q & ~3U) << 1) | ((unsigned int)e->diff << 1) | y0;
+}
+
+struct smdsp_trellis_enc *smdsp_trellis_enc_create(unsigned int diff)
+{
+	struct smdsp_trellis_enc *e = smdsp_alloc(sizeof(*e));
+
+	if (e)
+		smdsp_trellis_enc_init(e, diff);
+	return e;
+}
+
+void smdsp_trellis_enc_free(struct smdsp_trellis_enc *e)
+{
+	smdsp_free(e);
+}
+
+void smdsp_trellis_enc_reset(struct smdsp_trellis_enc *e, unsigned int diff)
+{
+	smdsp_trellis_enc_init(e, diff);
+}
+
+int smdsp_trellis_enc_print(const struct smdsp_trellis_enc *e, char *buf, size_t len)
+{
+	return snprintf(buf, len, "trellis_enc diff=%u conv=%u", e->diff, e->conv);
 }

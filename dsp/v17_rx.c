@@ -41,8 +41,8 @@
  * a floor after a loss, so that neither the data's low points at -42
  * dBm0 nor noise around -43 dBm0 turn it on and off.
  */
-#include <smdsp/v17.h>
-#include <smdsp/v29.h>
+#include <smdsp/private/v17.h>
+#include <smdsp/private/v29.h>	/* V.29's pulse tables */
 
 #define U SMDSP_V17_UNIT
 #define PNORM (40 * U * U)	/* every constellation's mean square */
@@ -368,7 +368,7 @@ static void half_baud(void *user, int32_t zr, int32_t zi)
 	case SMDSP_QAM_SIGNAL:
 		break;
 	}
-	smdsp_gardner_push(&q->ted, zr, zi);
+	smdsp_qam_gardner_push(&q->ted, zr, zi);
 	smdsp_eq_push(&q->eq, (int16_t)zr, (int16_t)zi);
 	q->half = !q->half;
 	if (!q->half)
@@ -378,4 +378,14 @@ static void half_baud(void *user, int32_t zr, int32_t zi)
 void smdsp_v17_rx_process(struct smdsp_v17_rx *s, const int16_t *x, unsigned int n)
 {
 	smdsp_qam_rx_front_process(&s->q.fe, x, n, half_baud, s);
+}
+
+void smdsp_v17_rx_reset(struct smdsp_v17_rx *s)
+{
+	smdsp_v17_rx_restart(s, s->rate, s->short_train);
+}
+
+int smdsp_v17_rx_print(const struct smdsp_v17_rx *s, char *buf, size_t len)
+{
+	return smdsp_qam_rx_print_as(&s->q, "v17_rx", s->rate, buf, len);
 }

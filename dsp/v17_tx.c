@@ -21,8 +21,8 @@
  * 32 symbols of scrambled ones and 48 of silence. The signal starts at its
  * full level (prefill()).
  */
-#include <smdsp/v17.h>
-#include <smdsp/v29.h>
+#include <smdsp/private/v17.h>
+#include <smdsp/private/v29.h>	/* V.29's pulse tables */
 
 #define TEP_SYMS 480
 #define SEG1_START (TEP_SYMS + 48)
@@ -164,6 +164,8 @@ int smdsp_v17_tx_init(struct smdsp_v17_tx *s, unsigned int rate, int level_dbm0_
 	s->points = smdsp_v17_points(rate, &np);
 	s->bits = rate / 2400;
 	s->short_train = short_train;
+	s->tep = tep;
+	s->level_dbm0_10 = level_dbm0_10;
 	smdsp_trellis_enc_init(&s->enc, short_train ? 0 : 1);
 	s->scr = SMDSP_V17_SCR_INIT;
 	s->step = tep ? 0 : SEG1_START;
@@ -255,4 +257,15 @@ bool smdsp_v17_tx_process(struct smdsp_v17_tx *s, int16_t *out, unsigned int n)
 {
 	smdsp_qam_tx_process(&s->qt, out, n, tx_symbol, s);
 	return !s->qt.done;
+}
+
+void smdsp_v17_tx_reset(struct smdsp_v17_tx *s)
+{
+	smdsp_v17_tx_init(s, s->rate, s->level_dbm0_10, s->tep, s->short_train, s->qt.get_bit, s->qt.status_fn,
+		       s->qt.user);
+}
+
+int smdsp_v17_tx_print(const struct smdsp_v17_tx *s, char *buf, size_t len)
+{
+	return smdsp_qam_tx_print_as(&s->qt, "v17_tx", s->rate, s->step, buf, len);
 }

@@ -18,7 +18,7 @@
  * modem receiving S1 in data mode answers with S1 and both follow the
  * 450/600/200 ms timeline again from a reset equalizer.
  */
-#include <smdsp/v22bis.h>
+#include <smdsp/private/v22bis.h>
 
 #define MS(t) ((uint32_t)(t) * 600 / 1000)	/* symbols */
 
@@ -39,9 +39,9 @@ static void v22_status(struct smdsp_v22bis *m, enum smdsp_status st)
 		m->cfg.status(m->cfg.user, st);
 }
 
-static void v22_schedule(struct smdsp_v22bis *m, uint32_t after, enum smdsp_v22_tx_mode mode)
+static void v22_schedule(struct smdsp_v22bis *m, uint32_t after, enum smdsp_v22bis_tx_mode mode)
 {
-	if (m->nsched < SMDSP_V22_SCHED) {
+	if (m->nsched < SMDSP_V22BIS_SCHED) {
 		m->sched_at[m->nsched] = m->tx_syms + after;
 		m->sched_mode[m->nsched] = (uint8_t)mode;
 		m->nsched++;
@@ -73,10 +73,10 @@ static void tx_sym_hook(void *user)
 	m->tx_syms++;
 	m->train_syms++;
 	while (m->nsched && (int32_t)(m->tx_syms - m->sched_at[0]) >= 0) {
-		enum smdsp_v22_tx_mode mode = m->sched_mode[0];
+		enum smdsp_v22bis_tx_mode mode = m->sched_mode[0];
 
-		smdsp_v22_tx_set_mode(&m->tx, mode);
-		if (mode == SMDSP_V22_TX_DATA_1200 || mode == SMDSP_V22_TX_DATA_2400) {
+		smdsp_v22bis_tx_set_mode(&m->tx, mode);
+		if (mode == SMDSP_V22BIS_TX_DATA_1200 || mode == SMDSP_V22BIS_TX_DATA_2400) {
 			m->tx_ready = true;
 			check_ready(m);
 		}
@@ -87,13 +87,13 @@ static void tx_sym_hook(void *user)
 		m->nsched--;
 	}
 	/* the calling modem's timed silence, then its first signal */
-	if (m->hs == HS_C_SILENT && m->rx_syms >= MS(456) && m->tx.mode == SMDSP_V22_TX_SILENCE) {
+	if (m->hs == HS_C_SILENT && m->rx_syms >= MS(456) && m->tx.mode == SMDSP_V22BIS_TX_SILENCE) {
 		if (m->cfg.max_rate >= 2400) {
-			smdsp_v22_tx_set_mode(&m->tx, SMDSP_V22_TX_S1);
+			smdsp_v22bis_tx_set_mode(&m->tx, SMDSP_V22BIS_TX_S1);
 			m->s1_sent = true;
-			v22_schedule(m, MS(100), SMDSP_V22_TX_SB1);
+			v22_schedule(m, MS(100), SMDSP_V22BIS_TX_SB1);
 		} else {
-			smdsp_v22_tx_set_mode(&m->tx, SMDSP_V22_TX_SB1);
+			smdsp_v22bis_tx_set_mode(&m->tx, SMDSP_V22BIS_TX_SB1);
 		}
 		m->hs = HS_WAIT_S1_OR_SB1;
 		m->rx_syms = 0;
@@ -114,13 +114,13 @@ static void start_2400(struct smdsp_v22bis *m, bool send_s1)
 {
 	m->nsched = 0;
 	if (send_s1) {
-		smdsp_v22_tx_set_mode(&m->tx, SMDSP_V22_TX_S1);
-		v22_schedule(m, MS(100), SMDSP_V22_TX_SB1);
-	} else if (m->tx.mode != SMDSP_V22_TX_SB1) {
-		smdsp_v22_tx_set_mode(&m->tx, SMDSP_V22_TX_SB1);
+		smdsp_v22bis_tx_set_mode(&m->tx, SMDSP_V22BIS_TX_S1);
+		v22_schedule(m, MS(100), SMDSP_V22BIS_TX_SB1);
+	} else if (m->tx.mode != SMDSP_V22BIS_TX_SB1) {
+		smdsp_v22bis_tx_set_mode(&m->tx, SMDSP_V22BIS_TX_SB1);
 	}
-	v22_schedule(m, MS(600), SMDSP_V22_TX_SB1_2400);
-	v22_schedule(m, MS(800), SMDSP_V22_TX_DATA_2400);
+	v22_schedule(m, MS(600), SMDSP_V22BIS_TX_SB1_2400);
+	v22_schedule(m, MS(800), SMDSP_V22BIS_TX_DATA_2400);
 	m->rate = 2400;
 	m->hs = HS_2400;
 	m->rx_syms = 0;
@@ -134,8 +134,8 @@ static void start_2400(struct smdsp_v22bis *m, bool send_s1)
 static void start_1200(struct smdsp_v22bis *m)
 {
 	m->nsched = 0;
-	smdsp_v22_tx_set_mode(&m->tx, SMDSP_V22_TX_SB1);
-	v22_schedule(m, MS(765), SMDSP_V22_TX_DATA_1200);
+	smdsp_v22bis_tx_set_mode(&m->tx, SMDSP_V22BIS_TX_SB1);
+	v22_schedule(m, MS(765), SMDSP_V22BIS_TX_DATA_1200);
 	m->rate = 1200;
 	m->hs = HS_1200_WAIT;
 	m->rx_syms = 0;
@@ -144,7 +144,7 @@ static void start_1200(struct smdsp_v22bis *m)
 	m->rx.eq_adapt = true;
 }
 
-static void put_bits(struct smdsp_v22bis *m, const struct smdsp_v22_sym *sym)
+static void put_bits(struct smdsp_v22bis *m, const struct smdsp_v22bis_sym *sym)
 {
 	int i;
 
@@ -155,7 +155,7 @@ static void put_bits(struct smdsp_v22bis *m, const struct smdsp_v22_sym *sym)
 }
 
 /* Counts S1 (alternating 00 and 11); returns true at the end of a long enough run. */
-static bool s1_ended(struct smdsp_v22bis *m, const struct smdsp_v22_sym *sym, uint32_t need)
+static bool s1_ended(struct smdsp_v22bis *m, const struct smdsp_v22bis_sym *sym, uint32_t need)
 {
 	bool end = false;
 
@@ -168,7 +168,7 @@ static bool s1_ended(struct smdsp_v22bis *m, const struct smdsp_v22_sym *sym, ui
 	return end;
 }
 
-static void rx_sym(void *user, const struct smdsp_v22_sym *sym)
+static void rx_sym(void *user, const struct smdsp_v22bis_sym *sym)
 {
 	struct smdsp_v22bis *m = user;
 	bool all_same = sym->bits == 0 || sym->bits == (1 << sym->nbits) - 1;
@@ -246,7 +246,7 @@ static void rx_sym(void *user, const struct smdsp_v22_sym *sym)
 			v22_status(m, SMDSP_STATUS_RETRAIN);
 			m->state = SMDSP_V22BIS_TRAINING;
 			m->rx.hold = false;
-			smdsp_eq_reset(&m->rx.eq, SMDSP_V22_EQ_LEN / 2);
+			smdsp_eq_reset(&m->rx.eq, SMDSP_V22BIS_EQ_LEN / 2);
 			m->rx.car_p_shift = 2;
 			m->rx.car_i_shift = 7;
 			m->rx.eq.mu_shift = 5;
@@ -286,7 +286,7 @@ static void rx_status(void *user, enum smdsp_status st)
 			 * click, the end of an answer tone): keep waiting.
 			 */
 			if (m->cfg.calling)
-				smdsp_v22bis_restart(m);
+				smdsp_v22bis_reset(m);
 			m->s1_run = 0;
 			m->u_run = 0;
 			m->sb1_run = 0;
@@ -299,18 +299,18 @@ static void rx_status(void *user, enum smdsp_status st)
 			m->nsched = 0;
 			m->tx_ready = false;
 			m->rx_ready = false;
-			smdsp_v22_tx_set_mode(&m->tx, SMDSP_V22_TX_SILENCE);
+			smdsp_v22bis_tx_set_mode(&m->tx, SMDSP_V22BIS_TX_SILENCE);
 		}
 	}
 }
 
-void smdsp_v22bis_restart(struct smdsp_v22bis *m)
+void smdsp_v22bis_reset(struct smdsp_v22bis *m)
 {
 	int level = m->cfg.tx_level_dbm0_10 ? m->cfg.tx_level_dbm0_10 : -130;
 
-	smdsp_v22_tx_init(&m->tx, m->cfg.calling, level, m->cfg.guard, tx_get_bit, m);
+	smdsp_v22bis_tx_init(&m->tx, m->cfg.calling, level, m->cfg.guard, tx_get_bit, m);
 	m->tx.sym_hook = tx_sym_hook;
-	smdsp_v22_rx_init(&m->rx, m->cfg.calling, rx_sym, rx_status, m);
+	smdsp_v22bis_rx_init(&m->rx, m->cfg.calling, rx_sym, rx_status, m);
 	m->state = SMDSP_V22BIS_TRAINING;
 	m->rate = 0;
 	m->tx_syms = 0;
@@ -331,7 +331,7 @@ void smdsp_v22bis_restart(struct smdsp_v22bis *m)
 	} else {
 		/* 75 ms of silence, then unscrambled ones */
 		m->hs = HS_WAIT_S1_OR_SB1;
-		v22_schedule(m, MS(75), SMDSP_V22_TX_USB1);
+		v22_schedule(m, MS(75), SMDSP_V22BIS_TX_USB1);
 	}
 	v22_status(m, SMDSP_STATUS_TRAINING);
 }
@@ -342,7 +342,7 @@ void smdsp_v22bis_init(struct smdsp_v22bis *m, const struct smdsp_v22bis_config 
 	m->cfg = *cfg;
 	if (m->cfg.max_rate != 1200)
 		m->cfg.max_rate = 2400;
-	smdsp_v22bis_restart(m);
+	smdsp_v22bis_reset(m);
 }
 
 struct smdsp_v22bis *smdsp_v22bis_create(const struct smdsp_v22bis_config *cfg)
@@ -361,12 +361,12 @@ void smdsp_v22bis_free(struct smdsp_v22bis *m)
 
 void smdsp_v22bis_rx(struct smdsp_v22bis *m, const int16_t *x, unsigned int n)
 {
-	smdsp_v22_rx_process(&m->rx, x, n);
+	smdsp_v22bis_rx_process(&m->rx, x, n);
 }
 
 void smdsp_v22bis_tx(struct smdsp_v22bis *m, int16_t *out, unsigned int n)
 {
-	smdsp_v22_tx_process(&m->tx, out, n);
+	smdsp_v22bis_tx_process(&m->tx, out, n);
 }
 
 void smdsp_v22bis_process(struct smdsp_v22bis *m, const int16_t *rx, int16_t *tx, unsigned int n)
@@ -374,8 +374,8 @@ void smdsp_v22bis_process(struct smdsp_v22bis *m, const int16_t *rx, int16_t *tx
 	while (n) {
 		unsigned int k = n < 8 ? n : 8;
 
-		smdsp_v22_rx_process(&m->rx, rx, k);
-		smdsp_v22_tx_process(&m->tx, tx, k);
+		smdsp_v22bis_rx_process(&m->rx, rx, k);
+		smdsp_v22bis_tx_process(&m->tx, tx, k);
 		rx += k;
 		tx += k;
 		n -= k;
@@ -392,9 +392,9 @@ int smdsp_v22bis_retrain(struct smdsp_v22bis *m)
 	m->tx_ready = false;
 	m->rx_ready = false;
 	m->nsched = 0;
-	smdsp_v22_tx_set_mode(&m->tx, SMDSP_V22_TX_S1);
-	v22_schedule(m, MS(100), SMDSP_V22_TX_SB1);
-	smdsp_eq_reset(&m->rx.eq, SMDSP_V22_EQ_LEN / 2);
+	smdsp_v22bis_tx_set_mode(&m->tx, SMDSP_V22BIS_TX_S1);
+	v22_schedule(m, MS(100), SMDSP_V22BIS_TX_SB1);
+	smdsp_eq_reset(&m->rx.eq, SMDSP_V22BIS_EQ_LEN / 2);
 	m->rx.sixteen = false;
 	m->rx.car_p_shift = 2;
 	m->rx.car_i_shift = 7;
@@ -418,4 +418,15 @@ bool smdsp_v22bis_handshaking(const struct smdsp_v22bis *m)
 bool smdsp_v22bis_carrier(const struct smdsp_v22bis *m)
 {
 	return m->rx.carrier;
+}
+
+int smdsp_v22bis_print(const struct smdsp_v22bis *m, char *buf, size_t len)
+{
+	return snprintf(buf, len, "v22bis state=%d rate=%u hs=%d carrier=%d retrains=%u",
+			m->state, m->rate, m->hs, smdsp_v22bis_carrier(m), m->retrains);
+}
+
+enum smdsp_v22bis_state smdsp_v22bis_get_state(const struct smdsp_v22bis *m)
+{
+	return m->state;
 }

@@ -16,9 +16,9 @@
  * decision-directed loop, sliced (4 or 16 points), differentially decoded
  * and descrambled.
  */
-#include <smdsp/v22bis.h>
+#include <smdsp/private/v22bis.h>
 
-#define U SMDSP_V22_UNIT
+#define U SMDSP_V22BIS_UNIT
 #define HALF_T 20480		/* T/2 in 1/3072 samples: 20/3 samples */
 #define AGC_TPOINTS 48		/* T/2 samples of AGC acquisition (40 ms) */
 #define TURN_OVER_2PI 683565276LL	/* 2^32 / (2 pi) */
@@ -31,21 +31,21 @@ static inline int32_t rsh(int64_t v, int s)
 	return (int32_t)((v + (1LL << (s - 1))) >> s);
 }
 
-void smdsp_v22_rx_set_thresholds(struct smdsp_v22_rx *s, int on_dbm0_10, int off_dbm0_10)
+void smdsp_v22bis_rx_set_thresholds(struct smdsp_v22bis_rx *s, int on_dbm0_10, int off_dbm0_10)
 {
 	/*
 	 * |y|^2 for a passband signal of mean square P: P G^2 / 2 for a tone at
 	 * the carrier, about 0.81 of that for RRC-shaped data (G = DC gain).
 	 */
-	uint64_t g2 = ((uint64_t)SMDSP_V22_RX_DCGAIN_Q16 * SMDSP_V22_RX_DCGAIN_Q16) >> 16;
+	uint64_t g2 = ((uint64_t)SMDSP_V22BIS_RX_DCGAIN_Q16 * SMDSP_V22BIS_RX_DCGAIN_Q16) >> 16;
 
 	s->on_pwr = (smdsp_dbm0_to_power(on_dbm0_10) * g2 * 22075) >> 32;
 	s->off_pwr = (smdsp_dbm0_to_power(off_dbm0_10) * g2 * 22075) >> 32;
 }
 
-int smdsp_v22_rx_level(const struct smdsp_v22_rx *s)
+int smdsp_v22bis_rx_level(const struct smdsp_v22bis_rx *s)
 {
-	uint64_t g2 = ((uint64_t)SMDSP_V22_RX_DCGAIN_Q16 * SMDSP_V22_RX_DCGAIN_Q16) >> 16;
+	uint64_t g2 = ((uint64_t)SMDSP_V22BIS_RX_DCGAIN_Q16 * SMDSP_V22BIS_RX_DCGAIN_Q16) >> 16;
 
 	if (!g2)
 		return -999;
@@ -53,7 +53,7 @@ int smdsp_v22_rx_level(const struct smdsp_v22_rx *s)
 	return smdsp_power_to_dbm0(smdsp_div_u64(s->pwr << 16, (uint32_t)((g2 * 22075) >> 16)));
 }
 
-void smdsp_v22_rx_restart(struct smdsp_v22_rx *s)
+void smdsp_v22bis_rx_reset(struct smdsp_v22bis_rx *s)
 {
 	s->tpos = HALF_T;
 	s->t_int = 0;
@@ -66,7 +66,7 @@ void smdsp_v22_rx_restart(struct smdsp_v22_rx *s)
 	s->held = false;
 	memset(s->t2, 0, sizeof(s->t2));
 	s->half = false;
-	smdsp_eq_init(&s->eq, SMDSP_V22_EQ_LEN, SMDSP_V22_EQ_LEN / 2, 5);
+	smdsp_eq_init(&s->eq, SMDSP_V22BIS_EQ_LEN, SMDSP_V22BIS_EQ_LEN / 2, 5);
 	s->eq_adapt = false;
 	s->sixteen = false;
 	s->car_phase = 0;
@@ -83,20 +83,20 @@ void smdsp_v22_rx_restart(struct smdsp_v22_rx *s)
 	s->level_locked = false;
 }
 
-void smdsp_v22_rx_init(struct smdsp_v22_rx *s, bool calling, smdsp_v22_sym_fn sym_fn,
+void smdsp_v22bis_rx_init(struct smdsp_v22bis_rx *s, bool calling, smdsp_v22bis_sym_fn sym_fn,
 		       smdsp_status_fn status_fn, void *user)
 {
 	memset(s, 0, sizeof(*s));
-	s->bp = smdsp_v22_rx_bp[calling ? 1 : 0];
+	s->bp = smdsp_v22bis_rx_bp[calling ? 1 : 0];
 	s->lo_rate = smdsp_phase_rate(calling ? 2400000 : 1200000, SMDSP_RATE);
 	s->sym_fn = sym_fn;
 	s->status_fn = status_fn;
 	s->user = user;
-	smdsp_v22_rx_set_thresholds(s, -430, -480);
-	smdsp_v22_rx_restart(s);
+	smdsp_v22bis_rx_set_thresholds(s, -430, -480);
+	smdsp_v22bis_rx_reset(s);
 }
 
-static int descramble(struct smdsp_v22_rx *s, int bit)
+static int descramble(struct smdsp_v22bis_rx *s, int bit)
 {
 	int out = (bit ^ (s->descramble_reg >> 13) ^ (s->descramble_reg >> 16)) & 1;
 
@@ -131,7 +131,7 @@ static unsigned int quadrant_of(int32_t re, int32_t im)
 }
 
 /* Nearest point: quadrant, low bits and the point in units of U. */
-void smdsp_v22_slice(bool sixteen, int32_t zr, int32_t zi, unsigned int *q, unsigned int *low,
+void smdsp_v22bis_slice(bool sixteen, int32_t zr, int32_t zi, unsigned int *q, unsigned int *low,
 		     int32_t *dr, int32_t *di)
 {
 	int32_t x, y, t;
@@ -154,12 +154,12 @@ void smdsp_v22_slice(bool sixteen, int32_t zr, int32_t zi, unsigned int *q, unsi
 		}
 		*low = (x == 3 ? 1 : 0) | (y == 3 ? 2 : 0);
 	}
-	smdsp_v22_map(*q, *low, &px, &py);
+	smdsp_v22bis_map(*q, *low, &px, &py);
 	*dr = px * U;
 	*di = py * U;
 }
 
-static void timing(struct smdsp_v22_rx *s)
+static void timing(struct smdsp_v22bis_rx *s)
 {
 	/* Gardner: positive when sampling late */
 	int64_t e = (int64_t)(s->t2[2].re - s->t2[0].re) * s->t2[1].re +
@@ -191,9 +191,9 @@ static inline int64_t rsh64(int64_t v, int s)
  * error stays within 31 bits. Where the old arithmetic neither overflowed
  * nor truncated, the results are the same.
  */
-static void symbol(struct smdsp_v22_rx *s)
+static void symbol(struct smdsp_v22bis_rx *s)
 {
-	struct smdsp_v22_sym sym;
+	struct smdsp_v22bis_sym sym;
 	struct smdsp_cplx y;
 	int32_t c, sn, zr, zi, dr, di, er, ei;
 	int64_t pe, d2;
@@ -207,7 +207,7 @@ static void symbol(struct smdsp_v22_rx *s)
 	sn = smdsp_sin(s->car_phase);
 	zr = smdsp_sat32(((int64_t)y.re * c + (int64_t)y.im * sn) >> 15);
 	zi = smdsp_sat32(((int64_t)y.im * c - (int64_t)y.re * sn) >> 15);
-	smdsp_v22_slice(s->sixteen, zr, zi, &q, &low, &dr, &di);
+	smdsp_v22bis_slice(s->sixteen, zr, zi, &q, &low, &dr, &di);
 	er = smdsp_sat32((int64_t)dr - zr);
 	ei = smdsp_sat32((int64_t)di - zi);
 	if (s->eq_adapt) {
@@ -244,7 +244,7 @@ static void symbol(struct smdsp_v22_rx *s)
 		s->sym_fn(s->user, &sym);
 }
 
-static void acquire(struct smdsp_v22_rx *s)
+static void acquire(struct smdsp_v22bis_rx *s)
 {
 	/* the loops and the AGC start again on the signal now present */
 	s->agc_count = 0;
@@ -256,7 +256,7 @@ static void acquire(struct smdsp_v22_rx *s)
 	s->car_freq = 0;
 	s->car_p_shift = 2;
 	s->car_i_shift = 7;
-	smdsp_eq_reset(&s->eq, SMDSP_V22_EQ_LEN / 2);
+	smdsp_eq_reset(&s->eq, SMDSP_V22BIS_EQ_LEN / 2);
 	s->symbols = 0;
 }
 
@@ -267,7 +267,7 @@ static uint64_t smooth(uint64_t avg, uint64_t v, int shift)
 	return avg - ((avg - v) >> shift);
 }
 
-static void half_baud(struct smdsp_v22_rx *s, int32_t zr, int32_t zi)
+static void half_baud(struct smdsp_v22bis_rx *s, int32_t zr, int32_t zi)
 {
 	uint64_t p = (uint64_t)((int64_t)zr * zr + (int64_t)zi * zi);
 
@@ -304,7 +304,7 @@ static void half_baud(struct smdsp_v22_rx *s, int32_t zr, int32_t zi)
 			s->held = false;
 			s->off_count = 0;
 		} else {
-			smdsp_v22_rx_restart(s);
+			smdsp_v22bis_rx_reset(s);
 		}
 		s->carrier = true;
 		if (s->status_fn)
@@ -322,7 +322,7 @@ static void half_baud(struct smdsp_v22_rx *s, int32_t zr, int32_t zi)
 				s->held = true;
 				s->off_count = 0;
 			} else {
-				smdsp_v22_rx_restart(s);
+				smdsp_v22bis_rx_reset(s);
 			}
 			if (s->status_fn)
 				s->status_fn(s->user, SMDSP_STATUS_CARRIER_DOWN);
@@ -358,7 +358,7 @@ static void half_baud(struct smdsp_v22_rx *s, int32_t zr, int32_t zi)
 		symbol(s);
 }
 
-void smdsp_v22_rx_process(struct smdsp_v22_rx *s, const int16_t *x, unsigned int n)
+void smdsp_v22bis_rx_process(struct smdsp_v22bis_rx *s, const int16_t *x, unsigned int n)
 {
 	unsigned int i, k;
 
@@ -366,8 +366,8 @@ void smdsp_v22_rx_process(struct smdsp_v22_rx *s, const int16_t *x, unsigned int
 		uint32_t theta = s->lo_phase;
 
 		s->hist[s->hpos] = x[i];
-		s->hist[s->hpos + SMDSP_V22_RX_TAPS] = x[i];
-		if (++s->hpos >= SMDSP_V22_RX_TAPS)
+		s->hist[s->hpos + SMDSP_V22BIS_RX_TAPS] = x[i];
+		if (++s->hpos >= SMDSP_V22BIS_RX_TAPS)
 			s->hpos = 0;
 		s->lo_phase += s->lo_rate;
 		s->tpos -= 3072;
@@ -381,11 +381,11 @@ void smdsp_v22_rx_process(struct smdsp_v22_rx *s, const int16_t *x, unsigned int
 			int64_t yr = 0, yi = 0;
 			int32_t c, sn, zr, zi;
 
-			if (frac > SMDSP_V22_RX_PHASES - 1)
-				frac = SMDSP_V22_RX_PHASES - 1;
+			if (frac > SMDSP_V22BIS_RX_PHASES - 1)
+				frac = SMDSP_V22BIS_RX_PHASES - 1;
 			hr = s->bp[frac][0];
 			hi = s->bp[frac][1];
-			for (k = 0; k < SMDSP_V22_RX_TAPS; k++) {
+			for (k = 0; k < SMDSP_V22BIS_RX_TAPS; k++) {
 				yr += (int32_t)w[k] * hr[k];
 				yi += (int32_t)w[k] * hi[k];
 			}
@@ -400,4 +400,25 @@ void smdsp_v22_rx_process(struct smdsp_v22_rx *s, const int16_t *x, unsigned int
 			half_baud(s, zr, zi);
 		}
 	}
+}
+
+struct smdsp_v22bis_rx *smdsp_v22bis_rx_create(bool calling, smdsp_v22bis_sym_fn sym_fn,
+					     smdsp_status_fn status_fn, void *user)
+{
+	struct smdsp_v22bis_rx *s = smdsp_alloc(sizeof(*s));
+
+	if (s)
+		smdsp_v22bis_rx_init(s, calling, sym_fn, status_fn, user);
+	return s;
+}
+
+void smdsp_v22bis_rx_free(struct smdsp_v22bis_rx *s)
+{
+	smdsp_free(s);
+}
+
+int smdsp_v22bis_rx_print(const struct smdsp_v22bis_rx *s, char *buf, size_t len)
+{
+	return snprintf(buf, len, "v22bis_rx carrier=%d sixteen=%d symbols=%u mse=%d level=%d",
+			s->carrier, s->sixteen, s->symbols, s->mse, smdsp_v22bis_rx_level(s));
 }

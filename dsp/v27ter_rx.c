@@ -21,9 +21,9 @@
  * last TRAIN_CHECK of the two-point symbols lay close to the constellation
  * (noise before the far modem does not), the acquisition starts again.
  */
-#include <smdsp/v27ter.h>
+#include <smdsp/private/v27ter.h>
 
-#define U SMDSP_V27_UNIT
+#define U SMDSP_V27TER_UNIT
 #define U45 1448		/* U / sqrt(2) */
 #define TRAIN_SYMS 500		/* two-point slicing after the carrier came up */
 #define TRAIN_CHECK 256		/* its last symbols, whose mean squared error is checked */
@@ -52,10 +52,10 @@ static bool rate_ok(unsigned int rate)
 
 static void acquire(void *modem)
 {
-	struct smdsp_v27_rx *s = modem;
+	struct smdsp_v27ter_rx *s = modem;
 
 	smdsp_qam_rx_acquire(&s->q, 9, 16);
-	smdsp_eq_init(&s->q.eq, SMDSP_V27_EQ_LEN, SMDSP_V27_EQ_LEN / 2, 4);
+	smdsp_eq_init(&s->q.eq, SMDSP_V27TER_EQ_LEN, SMDSP_V27TER_EQ_LEN / 2, 4);
 	s->q.car_freq = 0;
 	s->state = 0;
 	s->scr.reg = 0;
@@ -64,12 +64,12 @@ static void acquire(void *modem)
 	s->train_err = 0;
 }
 
-int smdsp_v27_rx_restart(struct smdsp_v27_rx *s, unsigned int rate)
+int smdsp_v27ter_rx_restart(struct smdsp_v27ter_rx *s, unsigned int rate)
 {
 	if (!rate_ok(rate))
 		return -EINVAL;
 	s->rate = rate;
-	s->q.fe.mf = rate == 4800 ? smdsp_v27_rx_rrc_4800 : smdsp_v27_rx_rrc_2400;
+	s->q.fe.mf = rate == 4800 ? smdsp_v27ter_rx_rrc_4800 : smdsp_v27ter_rx_rrc_2400;
 	/* T/2: 2.5 samples at 1600 baud, 10/3 at 1200 baud */
 	s->q.fe.half_t = rate == 4800 ? 7680 : 10240;
 	smdsp_qam_det_reset(&s->q.det);
@@ -77,13 +77,13 @@ int smdsp_v27_rx_restart(struct smdsp_v27_rx *s, unsigned int rate)
 	return 0;
 }
 
-int smdsp_v27_rx_init(struct smdsp_v27_rx *s, unsigned int rate, smdsp_put_bit_fn put_bit,
+int smdsp_v27ter_rx_init(struct smdsp_v27ter_rx *s, unsigned int rate, smdsp_put_bit_fn put_bit,
 		      smdsp_status_fn status_fn, void *user)
 {
 	if (!rate_ok(rate))
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
-	smdsp_qam_rx_init(&s->q, 1800000, SMDSP_V27_CAR_PERIOD, put_bit, status_fn, user);
+	smdsp_qam_rx_init(&s->q, 1800000, SMDSP_V27TER_CAR_PERIOD, put_bit, status_fn, user);
 	s->q.pnorm = U * U;
 	/*
 	 * |y|^2 is twice the passband mean square, about 7/8 of that for
@@ -94,34 +94,34 @@ int smdsp_v27_rx_init(struct smdsp_v27_rx *s, unsigned int rate, smdsp_put_bit_f
 	smdsp_qam_det_init(&s->q.det, smdsp_dbm0_to_power(-430) * 7 / 4,
 			   smdsp_dbm0_to_power(-480) * 7 / 4, 2 * AGC_SYMS, 8, 7, U);
 	s->q.det.slow = true;
-	return smdsp_v27_rx_restart(s, rate);
+	return smdsp_v27ter_rx_restart(s, rate);
 }
 
-struct smdsp_v27_rx *smdsp_v27_rx_create(unsigned int rate, smdsp_put_bit_fn put_bit,
+struct smdsp_v27ter_rx *smdsp_v27ter_rx_create(unsigned int rate, smdsp_put_bit_fn put_bit,
 					 smdsp_status_fn status_fn, void *user)
 {
-	struct smdsp_v27_rx *s;
+	struct smdsp_v27ter_rx *s;
 
 	if (!rate_ok(rate))
 		return NULL;
 	s = smdsp_alloc(sizeof(*s));
 	if (s)
-		smdsp_v27_rx_init(s, rate, put_bit, status_fn, user);
+		smdsp_v27ter_rx_init(s, rate, put_bit, status_fn, user);
 	return s;
 }
 
-void smdsp_v27_rx_free(struct smdsp_v27_rx *s)
+void smdsp_v27ter_rx_free(struct smdsp_v27ter_rx *s)
 {
 	smdsp_free(s);
 }
 
-bool smdsp_v27_rx_trained(const struct smdsp_v27_rx *s)
+bool smdsp_v27ter_rx_trained(const struct smdsp_v27ter_rx *s)
 {
 	return s->q.trained;
 }
 
 /* Nearest point of the rate's constellation, 45 degree steps (comparisons, no arctangent). */
-static unsigned int nearest(const struct smdsp_v27_rx *s, int32_t zr, int32_t zi)
+static unsigned int nearest(const struct smdsp_v27ter_rx *s, int32_t zr, int32_t zi)
 {
 	int32_t a, b;
 
@@ -144,14 +144,14 @@ static unsigned int nearest(const struct smdsp_v27_rx *s, int32_t zr, int32_t zi
 }
 
 /* The decision: on the real axis during the first TRAIN_SYMS symbols. */
-static unsigned int decide(const struct smdsp_v27_rx *s, int32_t zr, int32_t zi)
+static unsigned int decide(const struct smdsp_v27ter_rx *s, int32_t zr, int32_t zi)
 {
 	if (s->q.symbols < TRAIN_SYMS)
 		return zr >= 0 ? 0 : 4;
 	return nearest(s, zr, zi);
 }
 
-static void deliver(struct smdsp_v27_rx *s, unsigned int step)
+static void deliver(struct smdsp_v27ter_rx *s, unsigned int step)
 {
 	unsigned int bits, n, i;
 
@@ -163,7 +163,7 @@ static void deliver(struct smdsp_v27_rx *s, unsigned int step)
 		n = 2;
 	}
 	for (i = n; i-- > 0;) {
-		int b = smdsp_v27_descramble(&s->scr, (int)(bits >> i) & 1);
+		int b = smdsp_v27ter_descramble(&s->scr, (int)(bits >> i) & 1);
 
 		if (s->q.trained && !s->ones)
 			smdsp_qam_rx_bit(&s->q, b, false);
@@ -172,7 +172,7 @@ static void deliver(struct smdsp_v27_rx *s, unsigned int step)
 		s->ones--;
 }
 
-static void symbol(struct smdsp_v27_rx *s)
+static void symbol(struct smdsp_v27ter_rx *s)
 {
 	struct smdsp_qam_rx *q = &s->q;
 	struct smdsp_cplx z = smdsp_qam_rx_symbol(q);
@@ -232,7 +232,7 @@ static void symbol(struct smdsp_v27_rx *s)
 
 static void half_baud(void *user, int32_t zr, int32_t zi)
 {
-	struct smdsp_v27_rx *s = user;
+	struct smdsp_v27ter_rx *s = user;
 
 	/*
 	 * A rise in level restarts the acquisition until the training has
@@ -244,7 +244,17 @@ static void half_baud(void *user, int32_t zr, int32_t zi)
 		symbol(s);
 }
 
-void smdsp_v27_rx_process(struct smdsp_v27_rx *s, const int16_t *x, unsigned int n)
+void smdsp_v27ter_rx_process(struct smdsp_v27ter_rx *s, const int16_t *x, unsigned int n)
 {
 	smdsp_qam_rx_front_process(&s->q.fe, x, n, half_baud, s);
+}
+
+void smdsp_v27ter_rx_reset(struct smdsp_v27ter_rx *s)
+{
+	smdsp_v27ter_rx_restart(s, s->rate);
+}
+
+int smdsp_v27ter_rx_print(const struct smdsp_v27ter_rx *s, char *buf, size_t len)
+{
+	return smdsp_qam_rx_print_as(&s->q, "v27ter_rx", s->rate, buf, len);
 }

@@ -22,7 +22,7 @@
  * for the transmitter; the receiver's matched filter at 12 fractional delays
  * of 1/12 sample, 48 taps, DC gain 2 in Q13).
  */
-#include <smdsp/v27ter.h>
+#include <smdsp/private/v27ter.h>
 
 #define TEP_SYMS 320
 #define SEG2_END (TEP_SYMS + 32)
@@ -45,7 +45,7 @@ static const uint8_t steps_4800[8] = { 1, 0, 2, 3, 6, 7, 5, 4 };
 /* dibit (first bit in bit 1) -> phase change in 45 degree steps */
 static const uint8_t steps_2400[4] = { 0, 2, 6, 4 };
 
-const int16_t smdsp_v27_tx_rrc_4800[5][9] = {
+const int16_t smdsp_v27ter_tx_rrc_4800[5][9] = {
 	{
 		-83, 25, 348, -869, 9311, -869, 348, 25, -83,
 	},
@@ -62,7 +62,7 @@ const int16_t smdsp_v27_tx_rrc_4800[5][9] = {
 		125, 187, -1321, 8446, 717, 219, -110, -50, 41,
 	},
 };
-const int16_t smdsp_v27_tx_rrc_2400[20][9] = {
+const int16_t smdsp_v27ter_tx_rrc_2400[20][9] = {
 	{
 		-83, 25, 348, -869, 9311, -869, 348, 25, -83,
 	},
@@ -124,7 +124,7 @@ const int16_t smdsp_v27_tx_rrc_2400[20][9] = {
 		57, 327, -1083, 9255, -582, 349, -10, -82, 7,
 	},
 };
-const int16_t smdsp_v27_rx_rrc_4800[12][48] = {
+const int16_t smdsp_v27ter_rx_rrc_4800[12][48] = {
 	{
 		21, 16, -6, -29, -30, -4, 35, 55, 34,
 		-18, -61, -49, 26, 116, 132, 5, -245, -481,
@@ -222,7 +222,7 @@ const int16_t smdsp_v27_rx_rrc_4800[12][48] = {
 		-27, -4, 18,
 	},
 };
-const int16_t smdsp_v27_rx_rrc_2400[12][48] = {
+const int16_t smdsp_v27ter_rx_rrc_2400[12][48] = {
 	{
 		23, 39, 39, 21, -8, -37, -48, -32, 11,
 		64, 101, 93, 21, -107, -259, -373, -380, -219,
@@ -329,7 +329,7 @@ static bool guard_reset(uint32_t reg, int b)
 	return (((reg >> 7) ^ b) & ((reg >> 8) ^ b) & ((reg >> 11) ^ b) & 1) != 0;
 }
 
-int smdsp_v27_scramble(struct smdsp_v27_scrambler *s, int bit)
+int smdsp_v27ter_scramble(struct smdsp_v27ter_scrambler *s, int bit)
 {
 	int out = (bit ^ (int)(s->reg >> 5) ^ (int)(s->reg >> 6)) & 1;
 
@@ -345,7 +345,7 @@ int smdsp_v27_scramble(struct smdsp_v27_scrambler *s, int bit)
 	return out;
 }
 
-int smdsp_v27_descramble(struct smdsp_v27_scrambler *s, int bit)
+int smdsp_v27ter_descramble(struct smdsp_v27ter_scrambler *s, int bit)
 {
 	int out = (bit ^ (int)(s->reg >> 5) ^ (int)(s->reg >> 6)) & 1;
 
@@ -361,7 +361,7 @@ int smdsp_v27_descramble(struct smdsp_v27_scrambler *s, int bit)
 	return out;
 }
 
-int smdsp_v27_tx_init(struct smdsp_v27_tx *s, unsigned int rate, int level_dbm0_10, bool tep,
+int smdsp_v27ter_tx_init(struct smdsp_v27ter_tx *s, unsigned int rate, int level_dbm0_10, bool tep,
 		      smdsp_get_bit_fn get_bit, smdsp_status_fn status_fn, void *user)
 {
 	if (rate != 2400 && rate != 4800)
@@ -369,51 +369,52 @@ int smdsp_v27_tx_init(struct smdsp_v27_tx *s, unsigned int rate, int level_dbm0_
 	memset(s, 0, sizeof(*s));
 	/* 4800: one table row per sample; 2400: one per 1/3 sample */
 	if (rate == 4800)
-		smdsp_qam_tx_init(&s->qt, 1800000, SMDSP_V27_CAR_PERIOD, 15, 3,
-				  smdsp_v27_tx_rrc_4800[0]);
+		smdsp_qam_tx_init(&s->qt, 1800000, SMDSP_V27TER_CAR_PERIOD, 15, 3,
+				  smdsp_v27ter_tx_rrc_4800[0]);
 	else
-		smdsp_qam_tx_init(&s->qt, 1800000, SMDSP_V27_CAR_PERIOD, 20, 1,
-				  smdsp_v27_tx_rrc_2400[0]);
+		smdsp_qam_tx_init(&s->qt, 1800000, SMDSP_V27TER_CAR_PERIOD, 20, 1,
+				  smdsp_v27ter_tx_rrc_2400[0]);
 	s->rate = rate;
 	s->qt.gain = smdsp_qam_tx_gain(level_dbm0_10, (uint64_t)RADIUS * RADIUS, TX_POWER);
 	s->step = tep ? 0 : TEP_SYMS;
 	s->tep = tep;
+	s->level_dbm0_10 = level_dbm0_10;
 	s->scr.reg = 0x3c;
 	smdsp_qam_tx_calls(&s->qt, get_bit, status_fn, user);
 	return 0;
 }
 
-struct smdsp_v27_tx *smdsp_v27_tx_create(unsigned int rate, int level_dbm0_10, bool tep,
+struct smdsp_v27ter_tx *smdsp_v27ter_tx_create(unsigned int rate, int level_dbm0_10, bool tep,
 					 smdsp_get_bit_fn get_bit, smdsp_status_fn status_fn,
 					 void *user)
 {
-	struct smdsp_v27_tx *s;
+	struct smdsp_v27ter_tx *s;
 
 	if (rate != 2400 && rate != 4800)
 		return NULL;
 	s = smdsp_alloc(sizeof(*s));
 	if (s)
-		smdsp_v27_tx_init(s, rate, level_dbm0_10, tep, get_bit, status_fn, user);
+		smdsp_v27ter_tx_init(s, rate, level_dbm0_10, tep, get_bit, status_fn, user);
 	return s;
 }
 
-void smdsp_v27_tx_free(struct smdsp_v27_tx *s)
+void smdsp_v27ter_tx_free(struct smdsp_v27ter_tx *s)
 {
 	smdsp_free(s);
 }
 
-void smdsp_v27_tx_stop(struct smdsp_v27_tx *s)
+void smdsp_v27ter_tx_stop(struct smdsp_v27ter_tx *s)
 {
 	smdsp_qam_tx_stop(&s->qt, SHUTDOWN_SYMS);
 }
 
-static int next_bit(struct smdsp_v27_tx *s)
+static int next_bit(struct smdsp_v27ter_tx *s)
 {
-	return smdsp_v27_scramble(&s->scr, smdsp_qam_tx_bit(&s->qt));
+	return smdsp_v27ter_scramble(&s->scr, smdsp_qam_tx_bit(&s->qt));
 }
 
 /* The next symbol's phase in 45 degree steps, or -1 for silence. */
-static int next_symbol(struct smdsp_v27_tx *s)
+static int next_symbol(struct smdsp_v27ter_tx *s)
 {
 	unsigned int b;
 
@@ -464,8 +465,19 @@ static void tx_symbol(void *user, int *re, int *im)
 	}
 }
 
-bool smdsp_v27_tx_process(struct smdsp_v27_tx *s, int16_t *out, unsigned int n)
+bool smdsp_v27ter_tx_process(struct smdsp_v27ter_tx *s, int16_t *out, unsigned int n)
 {
 	smdsp_qam_tx_process(&s->qt, out, n, tx_symbol, s);
 	return !s->qt.done;
+}
+
+void smdsp_v27ter_tx_reset(struct smdsp_v27ter_tx *s)
+{
+	smdsp_v27ter_tx_init(s, s->rate, s->level_dbm0_10, s->tep, s->qt.get_bit, s->qt.status_fn,
+		       s->qt.user);
+}
+
+int smdsp_v27ter_tx_print(const struct smdsp_v27ter_tx *s, char *buf, size_t len)
+{
+	return smdsp_qam_tx_print_as(&s->qt, "v27ter_tx", s->rate, s->step, buf, len);
 }

@@ -22,7 +22,7 @@
  * descrambled: enough ones and the receiver is trained, and the data that
  * follows is delivered.
  */
-#include <smdsp/v29.h>
+#include <smdsp/private/v29.h>
 
 #define U SMDSP_V29_UNIT
 #define AGC_SYMS 16		/* symbols of AGC acquisition */
@@ -327,4 +327,14 @@ static void half_baud(void *user, int32_t zr, int32_t zi)
 void smdsp_v29_rx_process(struct smdsp_v29_rx *s, const int16_t *x, unsigned int n)
 {
 	smdsp_qam_rx_front_process(&s->q.fe, x, n, half_baud, s);
+}
+
+void smdsp_v29_rx_reset(struct smdsp_v29_rx *s)
+{
+	smdsp_v29_rx_restart(s, s->rate);
+}
+
+int smdsp_v29_rx_print(const struct smdsp_v29_rx *s, char *buf, size_t len)
+{
+	return smdsp_qam_rx_print_as(&s->q, "v29_rx", s->rate, buf, len);
 }

@@ -18,7 +18,7 @@
  * the data, whose phase changes start from phase 0. A, B, C and D depend
  * on the rate; the lengths are those of the Recommendation and SpanDSP.
  */
-#include <smdsp/v29.h>
+#include <smdsp/private/v29.h>
 
 #define TEP_SYMS 480
 #define SEG1_END (TEP_SYMS + 48)
@@ -213,6 +213,8 @@ int smdsp_v29_tx_init(struct smdsp_v29_tx *s, unsigned int rate, int level_dbm0_
 	s->qt.gain = smdsp_qam_tx_gain(level_dbm0_10,
 				       (uint64_t)TXU * TXU * pow2[rate_idx(rate)] / 2, TX_POWER);
 	s->rate = rate;
+	s->tep = tep;
+	s->level_dbm0_10 = level_dbm0_10;
 	s->step = tep ? 0 : TEP_SYMS;
 	s->train = 0x2a;
 	smdsp_qam_tx_calls(&s->qt, get_bit, status_fn, user);
@@ -289,4 +291,15 @@ bool smdsp_v29_tx_process(struct smdsp_v29_tx *s, int16_t *out, unsigned int n)
 {
 	smdsp_qam_tx_process(&s->qt, out, n, tx_symbol, s);
 	return !s->qt.done;
+}
+
+void smdsp_v29_tx_reset(struct smdsp_v29_tx *s)
+{
+	smdsp_v29_tx_init(s, s->rate, s->level_dbm0_10, s->tep, s->qt.get_bit, s->qt.status_fn,
+		       s->qt.user);
+}
+
+int smdsp_v29_tx_print(const struct smdsp_v29_tx *s, char *buf, size_t len)
+{
+	return smdsp_qam_tx_print_as(&s->qt, "v29_tx", s->rate, s->step, buf, len);
 }

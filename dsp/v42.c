@@ -13,6 +13,7 @@
  * (idle), counted down in bit times.
  */
 #include <smdsp/v42.h>
+#include <smdsp/private/v42_hdlc.h>	/* the framer, embedded by value */
 
 #define SEQ_MOD		128
 #define SEQ(x)		((uint8_t)((x) & (SEQ_MOD - 1)))
@@ -226,8 +227,8 @@ struct smdsp_v42 {
 	unsigned int rxq_head;
 	unsigned int rxq_tail;
 
-	struct smdsp_hdlc_tx htx;
-	struct smdsp_hdlc_rx hrx;
+	struct smdsp_v42_hdlc_tx htx;
+	struct smdsp_v42_hdlc_rx hrx;
 	struct smdsp_v42_stats st;
 };
 
@@ -419,7 +420,7 @@ static int det_get_bit(struct smdsp_v42 *s)
 		} else if (s->odp_seen) {
 			/* all ADPs sent: LAPM, the originator speaks first */
 			start_lapm(s, 1);
-			return smdsp_hdlc_tx_get_bit(&s->htx);
+			return smdsp_v42_hdlc_tx_get_bit(&s->htx);
 		} else {
 			return 1;
 		}
@@ -1449,7 +1450,7 @@ int smdsp_v42_get_bit(struct smdsp_v42 *s)
 	case SMDSP_V42_NO_V42:
 		return 1;
 	default:
-		return smdsp_hdlc_tx_get_bit(&s->htx);
+		return smdsp_v42_hdlc_tx_get_bit(&s->htx);
 	}
 }
 
@@ -1458,7 +1459,7 @@ void smdsp_v42_put_bit(struct smdsp_v42 *s, int bit)
 	bit = bit ? 1 : 0;
 	if (s->status == SMDSP_V42_DETECTING)
 		det_put_bit(s, bit);
-	smdsp_hdlc_rx_put_bit(&s->hrx, bit);
+	smdsp_v42_hdlc_rx_put_bit(&s->hrx, bit);
 	/* missed ADPs, but the answerer already sends flags */
 	if (s->status == SMDSP_V42_DETECTING && s->cfg.calling &&
 	    s->hrx.consec_flags >= (s->drx_hits ? DET_FLAGS : DET_FLAGS_NO_ADP))
@@ -1628,8 +1629,8 @@ static void v42_setup(struct smdsp_v42 *s, const struct smdsp_v42_config *cfg)
 	s->cmd_addr = s->cfg.calling ? ADDR_B : ADDR_A;
 	s->rsp_addr = s->cfg.calling ? ADDR_A : ADDR_B;
 	xid_set(&s->neg, DEF_N401, DEF_K, 0, 0);
-	smdsp_hdlc_tx_init(&s->htx, hdlc_next, s);
-	smdsp_hdlc_rx_init(&s->hrx, hdlc_frame, s);
+	smdsp_v42_hdlc_tx_init(&s->htx, hdlc_next, s);
+	smdsp_v42_hdlc_rx_init(&s->hrx, hdlc_frame, s);
 	s->drx_prev = -1;
 	s->drx_state = DRX_WAIT_MARK;
 
@@ -1689,4 +1690,11 @@ void smdsp_v42_free(struct smdsp_v42 *s)
 	smdsp_free(s->txq);
 	smdsp_free(s->rxq);
 	smdsp_free(s);
+}
+
+int smdsp_v42_print(const struct smdsp_v42 *s, char *buf, size_t len)
+{
+	return snprintf(buf, len, "v42 status=%s frames_tx=%u frames_rx=%u retransmissions=%u",
+			smdsp_v42_status_name(s->status), s->st.frames_tx, s->st.frames_rx,
+			s->st.retransmissions);
 }

@@ -7,7 +7,7 @@
  * boundary, so that the N(R) in a frame is as fresh as possible and no
  * frame queue is needed here.
  */
-#include <smdsp/v42.h>
+#include <smdsp/private/v42_hdlc.h>
 
 #define HDLC_FLAG	0x7e
 #define CRC16_GOOD	0xf0b8
@@ -60,7 +60,7 @@ uint32_t smdsp_crc32(uint32_t crc, const uint8_t *buf, unsigned int len)
 	return crc_buf(crc32_nib, crc, buf, len);
 }
 
-void smdsp_hdlc_tx_init(struct smdsp_hdlc_tx *t, smdsp_hdlc_next_frame_fn next,
+void smdsp_v42_hdlc_tx_init(struct smdsp_v42_hdlc_tx *t, smdsp_v42_hdlc_next_frame_fn next,
 			void *user)
 {
 	memset(t, 0, sizeof(*t));
@@ -71,7 +71,7 @@ void smdsp_hdlc_tx_init(struct smdsp_hdlc_tx *t, smdsp_hdlc_next_frame_fn next,
 	t->min_flags = 1;
 }
 
-static void tx_load_flag(struct smdsp_hdlc_tx *t)
+static void tx_load_flag(struct smdsp_v42_hdlc_tx *t)
 {
 	t->state = TX_FLAGS;
 	t->stuffing = 0;
@@ -80,7 +80,7 @@ static void tx_load_flag(struct smdsp_hdlc_tx *t)
 	t->nbits = 8;
 }
 
-static void tx_next_octet(struct smdsp_hdlc_tx *t)
+static void tx_next_octet(struct smdsp_v42_hdlc_tx *t)
 {
 	unsigned int len;
 
@@ -136,7 +136,7 @@ static void tx_next_octet(struct smdsp_hdlc_tx *t)
 	tx_load_flag(t);
 }
 
-int smdsp_hdlc_tx_get_bit(struct smdsp_hdlc_tx *t)
+int smdsp_v42_hdlc_tx_get_bit(struct smdsp_v42_hdlc_tx *t)
 {
 	int bit;
 
@@ -158,7 +158,7 @@ int smdsp_hdlc_tx_get_bit(struct smdsp_hdlc_tx *t)
 	return bit;
 }
 
-void smdsp_hdlc_rx_init(struct smdsp_hdlc_rx *r, smdsp_hdlc_frame_fn frame,
+void smdsp_v42_hdlc_rx_init(struct smdsp_v42_hdlc_rx *r, smdsp_v42_hdlc_frame_fn frame,
 			void *user)
 {
 	memset(r, 0, sizeof(*r));
@@ -167,7 +167,7 @@ void smdsp_hdlc_rx_init(struct smdsp_hdlc_rx *r, smdsp_hdlc_frame_fn frame,
 	r->accept16 = 1;
 }
 
-static void rx_check_frame(struct smdsp_hdlc_rx *r, unsigned int len)
+static void rx_check_frame(struct smdsp_v42_hdlc_rx *r, unsigned int len)
 {
 	if (r->accept32 && len >= 6 &&
 	    smdsp_crc32(0xffffffffu, r->buf, len) == CRC32_GOOD) {
@@ -189,7 +189,7 @@ static void rx_check_frame(struct smdsp_hdlc_rx *r, unsigned int len)
 		r->st.crc_errors++;
 }
 
-static void rx_flag(struct smdsp_hdlc_rx *r)
+static void rx_flag(struct smdsp_v42_hdlc_rx *r)
 {
 	r->st.flags++;
 	if (r->in_frame && r->len == 0 && r->nbits == 7)
@@ -217,7 +217,7 @@ static void rx_flag(struct smdsp_hdlc_rx *r)
 	r->octet = 0;
 }
 
-static void rx_add_bit(struct smdsp_hdlc_rx *r, unsigned int bit)
+static void rx_add_bit(struct smdsp_v42_hdlc_rx *r, unsigned int bit)
 {
 	r->octet |= bit << r->nbits;
 	if (++r->nbits < 8)
@@ -230,7 +230,7 @@ static void rx_add_bit(struct smdsp_hdlc_rx *r, unsigned int bit)
 	r->nbits = 0;
 }
 
-void smdsp_hdlc_rx_put_bit(struct smdsp_hdlc_rx *r, int bit)
+void smdsp_v42_hdlc_rx_put_bit(struct smdsp_v42_hdlc_rx *r, int bit)
 {
 	if (bit) {
 		if (r->ones >= 6) {
@@ -261,4 +261,16 @@ void smdsp_hdlc_rx_put_bit(struct smdsp_hdlc_rx *r, int bit)
 	r->ones = 0;
 	if (r->in_frame)
 		rx_add_bit(r, 0);
+}
+
+int smdsp_v42_hdlc_tx_print(const struct smdsp_v42_hdlc_tx *t, char *buf, size_t len)
+{
+	return snprintf(buf, len, "v42_hdlc_tx state=%d len=%u pos=%u frames=%u",
+			t->state, t->len, t->pos, t->frames);
+}
+
+int smdsp_v42_hdlc_rx_print(const struct smdsp_v42_hdlc_rx *r, char *buf, size_t len)
+{
+	return snprintf(buf, len, "v42_hdlc_rx in_frame=%d frames=%u crc_errors=%u aborts=%u",
+			r->in_frame, r->st.frames, r->st.crc_errors, r->st.aborts);
 }

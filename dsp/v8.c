@@ -640,3 +640,9 @@ void smdsp_v8_free(struct smdsp_v8 *s)
 {
 	smdsp_free(s);
 }
+
+int smdsp_v8_print(const struct smdsp_v8 *s, char *buf, size_t len)
+{
+	return snprintf(buf, len, "v8 state=%d status=%d timer=%u rx_type=%d",
+			s->state, smdsp_v8_status(s), s->timer, s->rx_type);
+}

@@ -15,7 +15,7 @@
  * in three symbols, so their spread stays below three clamped branch
  * metrics and never wraps.
  */
-#include <smdsp/viterbi.h>
+#include <smdsp/private/viterbi.h>
 
 #define BM_MAX (1U << 22)	/* a branch metric's clamp */
 #define SPAN SMDSP_VITERBI_SPAN
@@ -256,4 +256,27 @@ int smdsp_viterbi_step(struct smdsp_viterbi *v, int32_t re, int32_t im)
 	/* the best survivor's oldest decision, depth - 1 symbols back */
 	col = col + 1 < v->depth ? col + 1 : 0;
 	return dst[b].c[col];
+}
+
+struct smdsp_viterbi *smdsp_viterbi_create(const int8_t *points, unsigned int npoints,
+				     int32_t unit, unsigned int depth, int start_state)
+{
+	struct smdsp_viterbi *v = smdsp_alloc(sizeof(*v));
+
+	if (v && smdsp_viterbi_init(v, points, npoints, unit, depth, start_state)) {
+		smdsp_free(v);
+		v = NULL;
+	}
+	return v;
+}
+
+void smdsp_viterbi_free(struct smdsp_viterbi *v)
+{
+	smdsp_free(v);
+}
+
+int smdsp_viterbi_print(const struct smdsp_viterbi *v, char *buf, size_t len)
+{
+	return snprintf(buf, len, "viterbi npoints=%u depth=%u filled=%u hard=%u dist=%u",
+			v->npoints, v->depth, v->filled, v->hard, v->hard_dist);
 }

@@ -101,7 +101,7 @@ def main():
         tx.append(row)
     txpow /= V22_TX_PHASES
     c.append('/* V.22 transmit RRC (beta 0.75), [1/3-sample phase][symbol], Q14 */')
-    c.append('const int16_t smdsp_v22_tx_rrc[SMDSP_V22_TX_PHASES][SMDSP_V22_TX_SYMS] = {')
+    c.append('const int16_t smdsp_v22bis_tx_rrc[SMDSP_V22BIS_TX_PHASES][SMDSP_V22BIS_TX_SYMS] = {')
     for row in tx:
         c.append('\t{ ' + ', '.join(str(v) for v in row) + ' },')
     c.append('};')
@@ -111,7 +111,7 @@ def main():
     d = (V22_RX_TAPS - 1) / 2.0
     rxhalf = V22_RX_TAPS / 2.0
     c.append('/* V.22 receive band-pass [carrier 1200/2400][fractional delay][re/im][tap, oldest first], Q14 */')
-    c.append('const int16_t smdsp_v22_rx_bp[2][SMDSP_V22_RX_PHASES][2][SMDSP_V22_RX_TAPS] = {')
+    c.append('const int16_t smdsp_v22bis_rx_bp[2][SMDSP_V22BIS_RX_PHASES][2][SMDSP_V22BIS_RX_TAPS] = {')
     dcgain = 0.0
     for ci, fc in enumerate((1200.0, 2400.0)):
         w = 2 * math.pi * fc / FS
@@ -160,21 +160,21 @@ def main():
     h.append('')
     h.append('#define SMDSP_SIN_BITS %d' % SIN_BITS)
     h.append('#define SMDSP_SIN_TAB_LEN %d' % n)
-    h.append('#define SMDSP_V22_TX_PHASES %d' % V22_TX_PHASES)
-    h.append('#define SMDSP_V22_TX_SYMS %d' % V22_TX_SYMS)
-    h.append('#define SMDSP_V22_RX_PHASES %d' % V22_RX_PHASES)
-    h.append('#define SMDSP_V22_RX_TAPS %d' % V22_RX_TAPS)
+    h.append('#define SMDSP_V22BIS_TX_PHASES %d' % V22_TX_PHASES)
+    h.append('#define SMDSP_V22BIS_TX_SYMS %d' % V22_TX_SYMS)
+    h.append('#define SMDSP_V22BIS_RX_PHASES %d' % V22_RX_PHASES)
+    h.append('#define SMDSP_V22BIS_RX_TAPS %d' % V22_RX_TAPS)
     h.append('#define SMDSP_V21_BP_TAPS %d' % V21_BP_TAPS)
     h.append('/* mean sum of squares of a transmit phase set, Q16 */')
-    h.append('#define SMDSP_V22_TX_POWER_Q16 %d' % int(round(txpow * 65536)))
+    h.append('#define SMDSP_V22BIS_TX_POWER_Q16 %d' % int(round(txpow * 65536)))
     h.append('/* DC gain of the receive low-pass prototype, Q16 */')
-    h.append('#define SMDSP_V22_RX_DCGAIN_Q16 %d' % int(round(dcgain * 65536)))
+    h.append('#define SMDSP_V22BIS_RX_DCGAIN_Q16 %d' % int(round(dcgain * 65536)))
     h.append('')
     h.append('extern const int16_t smdsp_sin_tab[SMDSP_SIN_TAB_LEN + 1];')
     h.append('extern const uint32_t smdsp_db_int_tab[121];')
     h.append('extern const uint32_t smdsp_db_frac_tab[10];')
-    h.append('extern const int16_t smdsp_v22_tx_rrc[SMDSP_V22_TX_PHASES][SMDSP_V22_TX_SYMS];')
-    h.append('extern const int16_t smdsp_v22_rx_bp[2][SMDSP_V22_RX_PHASES][2][SMDSP_V22_RX_TAPS];')
+    h.append('extern const int16_t smdsp_v22bis_tx_rrc[SMDSP_V22BIS_TX_PHASES][SMDSP_V22BIS_TX_SYMS];')
+    h.append('extern const int16_t smdsp_v22bis_rx_bp[2][SMDSP_V22BIS_RX_PHASES][2][SMDSP_V22BIS_RX_TAPS];')
     h.append('extern const int16_t smdsp_v21_rx_bp[2][SMDSP_V21_BP_TAPS];')
     h.append('')
     h.append('#endif /* SMDSP_TABLES_H */')

@@ -140,14 +140,15 @@ static double tx_pass(int ours)
 	long i;
 
 	if (ours) {
-		struct smdsp_v22_tx tx;
+		struct smdsp_v22bis_tx *tx = smdsp_v22bis_tx_create(false, -130, SMDSP_V22BIS_GUARD_1800,
+								   one_bit, NULL);
 
-		smdsp_v22_tx_init(&tx, false, -130, SMDSP_V22_GUARD_1800, one_bit, NULL);
-		smdsp_v22_tx_set_mode(&tx, SMDSP_V22_TX_DATA_2400);
+		smdsp_v22bis_tx_set_mode(tx, SMDSP_V22BIS_TX_DATA_2400);
 		t0 = cpu_now();
 		for (i = 0; i + 80 <= NS; i += 80)
-			smdsp_v22_tx_process(&tx, out, 80);
+			smdsp_v22bis_tx_process(tx, out, 80);
 		t = cpu_now() - t0;
+		smdsp_v22bis_tx_free(tx);
 	} else {
 		v22bis_state_t *s = v22bis_init(NULL, 2400, V22BIS_GUARD_TONE_1800HZ, 0, one_bit, NULL, NULL, NULL);
 
@@ -231,12 +232,12 @@ static int prbs_bit(void *user)
 	return prbs & 1;
 }
 
-static void fx_frame(void *user, const uint8_t *buf, unsigned int len, enum smdsp_hdlcrx_status st)
+static void fx_frame(void *user, const uint8_t *buf, unsigned int len, enum smdsp_hdlc_rx_status st)
 {
 	(void)user;
 	(void)buf;
 	(void)len;
-	if (st == SMDSP_HDLCRX_OK)
+	if (st == SMDSP_HDLC_RX_OK)
 		frames_seen++;
 }
 
@@ -266,10 +267,10 @@ static void fx_record(void)
 
 		memset(raw, 0, sizeof(raw));
 		if (k == FX_V27) {
-			struct smdsp_v27_tx *t = smdsp_v27_tx_create(4800, 0, false, prbs_bit, NULL, NULL);
+			struct smdsp_v27ter_tx *t = smdsp_v27ter_tx_create(4800, 0, false, prbs_bit, NULL, NULL);
 
-			smdsp_v27_tx_process(t, raw, NS);
-			smdsp_v27_tx_free(t);
+			smdsp_v27ter_tx_process(t, raw, NS);
+			smdsp_v27ter_tx_free(t);
 		} else if (k == FX_V29) {
 			struct smdsp_v29_tx *t = smdsp_v29_tx_create(9600, 0, false, prbs_bit, NULL, NULL);
 
@@ -310,13 +311,13 @@ static double fx_rx_pass(int k, int ours)
 	bits_seen = 0;
 	frames_seen = 0;
 	if (k == FX_V27 && ours) {
-		struct smdsp_v27_rx *r = smdsp_v27_rx_create(4800, count_bit, NULL, NULL);
+		struct smdsp_v27ter_rx *r = smdsp_v27ter_rx_create(4800, count_bit, NULL, NULL);
 
 		t0 = cpu_now();
 		for (i = 0; i < n; i += 80)
-			smdsp_v27_rx_process(r, x + i, 80);
+			smdsp_v27ter_rx_process(r, x + i, 80);
 		t = cpu_now() - t0;
-		smdsp_v27_rx_free(r);
+		smdsp_v27ter_rx_free(r);
 	} else if (k == FX_V27) {
 		v27ter_rx_state_t *r = v27ter_rx_init(NULL, 4800, count_bit, NULL);
 
@@ -358,16 +359,16 @@ static double fx_rx_pass(int k, int ours)
 		t = cpu_now() - t0;
 		v17_rx_free(r);
 	} else if (ours) {
-		struct smdsp_hdlcrx_config hc = { .sync_flags = 5, .frame = fx_frame };
-		struct smdsp_hdlcrx *h = smdsp_hdlcrx_create(&hc);
-		struct smdsp_fsk_rx *r = smdsp_fsk_rx_create(SMDSP_V21_CH2, smdsp_hdlcrx_bit_cb, NULL, h);
+		struct smdsp_hdlc_rx_config hc = { .sync_flags = 5, .frame = fx_frame };
+		struct smdsp_hdlc_rx *h = smdsp_hdlc_rx_create(&hc);
+		struct smdsp_fsk_rx *r = smdsp_fsk_rx_create(SMDSP_V21_CH2, smdsp_hdlc_rx_bit_cb, NULL, h);
 
 		t0 = cpu_now();
 		for (i = 0; i < n; i += 80)
 			smdsp_fsk_rx_process(r, x + i, 80);
 		t = cpu_now() - t0;
 		smdsp_fsk_rx_free(r);
-		smdsp_hdlcrx_free(h);
+		smdsp_hdlc_rx_free(h);
 	} else {
 		hdlc_rx_state_t *h = hdlc_rx_init(NULL, 0, 0, 5, fx_sp_frame, NULL);
 		fsk_rx_state_t *r = fsk_rx_init(NULL, &preset_fsk_specs[FSK_V21CH2], FSK_FRAME_MODE_SYNC,
@@ -403,13 +404,13 @@ static double fx_tx_pass(int k, int ours)
 	long i;
 
 	if (k == FX_V27 && ours) {
-		struct smdsp_v27_tx *s = smdsp_v27_tx_create(4800, 0, false, prbs_bit, NULL, NULL);
+		struct smdsp_v27ter_tx *s = smdsp_v27ter_tx_create(4800, 0, false, prbs_bit, NULL, NULL);
 
 		t0 = cpu_now();
 		for (i = 0; i + 80 <= NS; i += 80)
-			smdsp_v27_tx_process(s, out, 80);
+			smdsp_v27ter_tx_process(s, out, 80);
 		t = cpu_now() - t0;
-		smdsp_v27_tx_free(s);
+		smdsp_v27ter_tx_free(s);
 	} else if (k == FX_V27) {
 		v27ter_tx_state_t *s = v27ter_tx_init(NULL, 4800, 0, prbs_bit, NULL);
 
@@ -451,21 +452,21 @@ static double fx_tx_pass(int k, int ours)
 		t = cpu_now() - t0;
 		v17_tx_free(s);
 	} else if (ours) {
-		struct smdsp_hdlctx_config hc = { 0 };
-		struct smdsp_hdlctx *h = smdsp_hdlctx_create(&hc);
-		struct smdsp_fsk_tx *s = smdsp_fsk_tx_create(SMDSP_V21_CH2, -120, smdsp_hdlctx_bit_cb, h);
+		struct smdsp_hdlc_tx_config hc = { 0 };
+		struct smdsp_hdlc_tx *h = smdsp_hdlc_tx_create(&hc);
+		struct smdsp_fsk_tx *s = smdsp_fsk_tx_create(SMDSP_V21_CH2, -120, smdsp_hdlc_tx_bit_cb, h);
 
-		smdsp_hdlctx_preamble(h, 38);
+		smdsp_hdlc_tx_preamble(h, 38);
 		t0 = cpu_now();
 		for (i = 0; i + 80 <= NS; i += 80) {
 			/* the queue kept full, as a T.31 DCE's would be */
-			while (smdsp_hdlctx_frame(h, fx_frame_data, sizeof(fx_frame_data)) == 0)
+			while (smdsp_hdlc_tx_frame(h, fx_frame_data, sizeof(fx_frame_data)) == 0)
 				;
 			smdsp_fsk_tx_process(s, out, 80);
 		}
 		t = cpu_now() - t0;
 		smdsp_fsk_tx_free(s);
-		smdsp_hdlctx_free(h);
+		smdsp_hdlc_tx_free(h);
 	} else {
 		hdlc_tx_state_t *h = malloc(sizeof(*h));
 		fsk_tx_state_t *s = fsk_tx_init(NULL, &preset_fsk_specs[FSK_V21CH2], fx_sp_get_bit, h);
@@ -496,35 +497,35 @@ static void fx_memory(size_t mem[NFX][4])
 
 		h0 = heap_used();
 		if (k == FX_V27)
-			a = smdsp_v27_tx_create(4800, 0, false, prbs_bit, NULL, NULL);
+			a = smdsp_v27ter_tx_create(4800, 0, false, prbs_bit, NULL, NULL);
 		else if (k == FX_V29)
 			a = smdsp_v29_tx_create(9600, 0, false, prbs_bit, NULL, NULL);
 		else if (k == FX_V17)
 			a = smdsp_v17_tx_create(14400, 0, false, false, prbs_bit, NULL, NULL);
 		else {
-			struct smdsp_hdlctx_config hc = { 0 };
+			struct smdsp_hdlc_tx_config hc = { 0 };
 
-			a = smdsp_hdlctx_create(&hc);
-			c = smdsp_fsk_tx_create(SMDSP_V21_CH2, -120, smdsp_hdlctx_bit_cb, a);
+			a = smdsp_hdlc_tx_create(&hc);
+			c = smdsp_fsk_tx_create(SMDSP_V21_CH2, -120, smdsp_hdlc_tx_bit_cb, a);
 		}
 		mem[k][0] = heap_used() - h0;
 		h0 = heap_used();
 		if (k == FX_V27)
-			b = smdsp_v27_rx_create(4800, count_bit, NULL, NULL);
+			b = smdsp_v27ter_rx_create(4800, count_bit, NULL, NULL);
 		else if (k == FX_V29)
 			b = smdsp_v29_rx_create(9600, count_bit, NULL, NULL);
 		else if (k == FX_V17)
 			b = smdsp_v17_rx_create(14400, count_bit, NULL, NULL);
 		else {
-			struct smdsp_hdlcrx_config hc = { 0 };
+			struct smdsp_hdlc_rx_config hc = { 0 };
 
-			b = smdsp_hdlcrx_create(&hc);
-			d = smdsp_fsk_rx_create(SMDSP_V21_CH2, smdsp_hdlcrx_bit_cb, NULL, b);
+			b = smdsp_hdlc_rx_create(&hc);
+			d = smdsp_fsk_rx_create(SMDSP_V21_CH2, smdsp_hdlc_rx_bit_cb, NULL, b);
 		}
 		mem[k][1] = heap_used() - h0;
 		if (k == FX_V27) {
-			smdsp_v27_tx_free(a);
-			smdsp_v27_rx_free(b);
+			smdsp_v27ter_tx_free(a);
+			smdsp_v27ter_rx_free(b);
 			mem[k][2] = sizeof(v27ter_tx_state_t);
 			mem[k][3] = sizeof(v27ter_rx_state_t);
 		} else if (k == FX_V29) {
@@ -540,8 +541,8 @@ static void fx_memory(size_t mem[NFX][4])
 		} else {
 			smdsp_fsk_tx_free(c);
 			smdsp_fsk_rx_free(d);
-			smdsp_hdlctx_free(a);
-			smdsp_hdlcrx_free(b);
+			smdsp_hdlc_tx_free(a);
+			smdsp_hdlc_rx_free(b);
 			mem[k][2] = sizeof(hdlc_tx_state_t) + sizeof(fsk_tx_state_t);
 			mem[k][3] = sizeof(hdlc_rx_state_t) + sizeof(fsk_rx_state_t);
 		}

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	cfg.flags = data[1] & (SMDSP_MODEM_FLAG_V8 | SMDSP_MODEM_FLAG_V42 |
 			       SMDSP_MODEM_FLAG_BLIND | SMDSP_MODEM_FLAG_NO_ANS);
-	cfg.tone_plan = (data[0] & 4) ? SMDSP_CPT_PLAN_ETSI : SMDSP_CPT_PLAN_NA;
+	cfg.tone_plan = (data[0] & 4) ? SMDSP_CALLPROG_PLAN_ETSI : SMDSP_CALLPROG_PLAN_NA;
 	cfg.auto_answer_rings = data[0] >> 6;
 	cfg.modulations = (data[0] >> 3) & 7;
 	m = smdsp_modem_create(&cfg);

@@ -8,6 +8,9 @@
 #include <string.h>
 #include <smdsp/v22bis.h>
 #include <smdsp/fsk.h>
+/* white-box: the handshake state is forced (hs, rx.sixteen, state) and both run in place */
+#include <smdsp/private/v22bis.h>
+#include <smdsp/private/fsk.h>
 
 static void sink(void *user, int bit)
 {

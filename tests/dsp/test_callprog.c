@@ -43,16 +43,16 @@ static int gen(double f1, double f2, double level_dbm0, int on_ms, int off_ms, i
 static int first_event[8];
 static int count_event[8];
 
-static void run_cpt(enum smdsp_cpt_plan plan, int n, unsigned int block)
+static void run_cpt(enum smdsp_callprog_plan plan, int n, unsigned int block)
 {
-	struct smdsp_cpt *s = smdsp_cpt_create(plan);
+	struct smdsp_callprog *s = smdsp_callprog_create(plan);
 	int i;
 
 	memset(first_event, -1, sizeof(first_event));
 	memset(count_event, 0, sizeof(count_event));
 	for (i = 0; i < n; i += block) {
 		unsigned int m = (unsigned int)(n - i) < block ? (unsigned int)(n - i) : block;
-		enum smdsp_cpt_event e = smdsp_cpt_process(s, sig + i, m);
+		enum smdsp_callprog_event e = smdsp_callprog_process(s, sig + i, m);
 
 		if (e) {
 			if (first_event[e] < 0)
@@ -60,40 +60,40 @@ static void run_cpt(enum smdsp_cpt_plan plan, int n, unsigned int block)
 			count_event[e]++;
 		}
 	}
-	smdsp_cpt_free(s);
+	smdsp_callprog_free(s);
 }
 
 static const char *ev_name[] = { "none", "dialtone", "ringback", "busy", "congestion" };
 
 struct cpt_case {
 	const char *name;
-	enum smdsp_cpt_plan plan;
+	enum smdsp_callprog_plan plan;
 	double f1, f2, level;
 	int on, off, total;
 	double noise;
-	enum smdsp_cpt_event want;	/* must be reported */
+	enum smdsp_callprog_event want;	/* must be reported */
 };
 
 static void test_cpt(void)
 {
 	static const struct cpt_case cases[] = {
-		{ "NA dial tone", SMDSP_CPT_PLAN_NA, 350, 440, -17, 0, 0, 3000, -200, SMDSP_CPT_DIALTONE },
-		{ "NA dial tone -35 dBm0 + noise", SMDSP_CPT_PLAN_NA, 350, 440, -35, 0, 0, 3000, -45,
-		  SMDSP_CPT_DIALTONE },
-		{ "NA ringback", SMDSP_CPT_PLAN_NA, 440, 480, -19, 2000, 4000, 13000, -200, SMDSP_CPT_RINGBACK },
-		{ "NA busy", SMDSP_CPT_PLAN_NA, 480, 620, -24, 500, 500, 4000, -50, SMDSP_CPT_BUSY },
-		{ "NA reorder", SMDSP_CPT_PLAN_NA, 480, 620, -24, 250, 250, 3000, -50, SMDSP_CPT_CONGESTION },
-		{ "ETSI dial tone", SMDSP_CPT_PLAN_ETSI, 425, 0, -15, 0, 0, 4000, -200, SMDSP_CPT_DIALTONE },
-		{ "ETSI dial tone 450 Hz", SMDSP_CPT_PLAN_ETSI, 450, 0, -15, 0, 0, 4000, -50, SMDSP_CPT_DIALTONE },
-		{ "UK dial tone 350+450", SMDSP_CPT_PLAN_ETSI, 350, 450, -18, 0, 0, 4000, -50, SMDSP_CPT_DIALTONE },
-		{ "ETSI ringback", SMDSP_CPT_PLAN_ETSI, 425, 0, -20, 1000, 4000, 11000, -50, SMDSP_CPT_RINGBACK },
-		{ "ETSI busy", SMDSP_CPT_PLAN_ETSI, 425, 0, -20, 500, 500, 4000, -50, SMDSP_CPT_BUSY },
-		{ "ETSI congestion", SMDSP_CPT_PLAN_ETSI, 425, 0, -20, 250, 250, 3000, -50, SMDSP_CPT_CONGESTION },
-		{ "NA: 2100 Hz answer tone", SMDSP_CPT_PLAN_NA, 2100, 0, -12, 0, 0, 4000, -200, SMDSP_CPT_NONE },
-		{ "ETSI: 1000 Hz tone", SMDSP_CPT_PLAN_ETSI, 1000, 0, -12, 0, 0, 4000, -200, SMDSP_CPT_NONE },
-		{ "NA: noise only", SMDSP_CPT_PLAN_NA, 0, 0, -200, 0, 0, 4000, -20, SMDSP_CPT_NONE },
-		{ "ETSI: noise only", SMDSP_CPT_PLAN_ETSI, 0, 0, -200, 0, 0, 4000, -20, SMDSP_CPT_NONE },
-		{ "NA: busy is not dial", SMDSP_CPT_PLAN_NA, 480, 620, -20, 0, 0, 3000, -200, SMDSP_CPT_NONE },
+		{ "NA dial tone", SMDSP_CALLPROG_PLAN_NA, 350, 440, -17, 0, 0, 3000, -200, SMDSP_CALLPROG_DIALTONE },
+		{ "NA dial tone -35 dBm0 + noise", SMDSP_CALLPROG_PLAN_NA, 350, 440, -35, 0, 0, 3000, -45,
+		  SMDSP_CALLPROG_DIALTONE },
+		{ "NA ringback", SMDSP_CALLPROG_PLAN_NA, 440, 480, -19, 2000, 4000, 13000, -200, SMDSP_CALLPROG_RINGBACK },
+		{ "NA busy", SMDSP_CALLPROG_PLAN_NA, 480, 620, -24, 500, 500, 4000, -50, SMDSP_CALLPROG_BUSY },
+		{ "NA reorder", SMDSP_CALLPROG_PLAN_NA, 480, 620, -24, 250, 250, 3000, -50, SMDSP_CALLPROG_CONGESTION },
+		{ "ETSI dial tone", SMDSP_CALLPROG_PLAN_ETSI, 425, 0, -15, 0, 0, 4000, -200, SMDSP_CALLPROG_DIALTONE },
+		{ "ETSI dial tone 450 Hz", SMDSP_CALLPROG_PLAN_ETSI, 450, 0, -15, 0, 0, 4000, -50, SMDSP_CALLPROG_DIALTONE },
+		{ "UK dial tone 350+450", SMDSP_CALLPROG_PLAN_ETSI, 350, 450, -18, 0, 0, 4000, -50, SMDSP_CALLPROG_DIALTONE },
+		{ "ETSI ringback", SMDSP_CALLPROG_PLAN_ETSI, 425, 0, -20, 1000, 4000, 11000, -50, SMDSP_CALLPROG_RINGBACK },
+		{ "ETSI busy", SMDSP_CALLPROG_PLAN_ETSI, 425, 0, -20, 500, 500, 4000, -50, SMDSP_CALLPROG_BUSY },
+		{ "ETSI congestion", SMDSP_CALLPROG_PLAN_ETSI, 425, 0, -20, 250, 250, 3000, -50, SMDSP_CALLPROG_CONGESTION },
+		{ "NA: 2100 Hz answer tone", SMDSP_CALLPROG_PLAN_NA, 2100, 0, -12, 0, 0, 4000, -200, SMDSP_CALLPROG_NONE },
+		{ "ETSI: 1000 Hz tone", SMDSP_CALLPROG_PLAN_ETSI, 1000, 0, -12, 0, 0, 4000, -200, SMDSP_CALLPROG_NONE },
+		{ "NA: noise only", SMDSP_CALLPROG_PLAN_NA, 0, 0, -200, 0, 0, 4000, -20, SMDSP_CALLPROG_NONE },
+		{ "ETSI: noise only", SMDSP_CALLPROG_PLAN_ETSI, 0, 0, -200, 0, 0, 4000, -20, SMDSP_CALLPROG_NONE },
+		{ "NA: busy is not dial", SMDSP_CALLPROG_PLAN_NA, 480, 620, -20, 0, 0, 3000, -200, SMDSP_CALLPROG_NONE },
 	};
 	unsigned int c;
 	int e;
@@ -117,8 +117,8 @@ static void test_cpt(void)
 	}
 	/* odd block sizes give the same answer */
 	gen(480, 620, -24, 500, 500, 4000, -50, 99);
-	run_cpt(SMDSP_CPT_PLAN_NA, 4000 * 8, 37);
-	CHECK(count_event[SMDSP_CPT_BUSY] == 1, "busy with 37-sample blocks");
+	run_cpt(SMDSP_CALLPROG_PLAN_NA, 4000 * 8, 37);
+	CHECK(count_event[SMDSP_CALLPROG_BUSY] == 1, "busy with 37-sample blocks");
 }
 
 static void ring_gen(double f, double amp, int on_ms, int off_ms, int total_ms, double noise)

@@ -77,7 +77,8 @@ def test_kernel_build():
 
 def _dsp_sources():
     return sorted(glob.glob(os.path.join(TOP, 'dsp', '*.c')) +
-                  glob.glob(os.path.join(TOP, 'dsp', 'include', 'smdsp', '*.h')))
+                  glob.glob(os.path.join(TOP, 'dsp', 'include', 'smdsp', '*.h')) +
+                  glob.glob(os.path.join(TOP, 'dsp', 'include', 'smdsp', 'private', '*.h')))
 
 
 def _strip_comments(text):

@@ -62,7 +62,7 @@ static void ours_init(struct ours *o, int caller, int mod, int v8, int v42, uint
 			mod == MOD_V22 ? SMDSP_MODEM_V22 : SMDSP_MODEM_V22BIS;
 	c.flags = (v8 ? SMDSP_MODEM_FLAG_V8 : 0) | (v42 ? SMDSP_MODEM_FLAG_V42 : 0) |
 		  SMDSP_MODEM_FLAG_BLIND;
-	c.tone_plan = SMDSP_CPT_PLAN_NA;
+	c.tone_plan = SMDSP_CALLPROG_PLAN_NA;
 	o->m = smdsp_modem_create(&c);
 	if (!o->m) {
 		printf("FAIL smdsp_modem_create\n");

@@ -35,7 +35,7 @@ struct evc {
 
 static void events(struct smdsp_faxmodem *f, struct evc *e, long t)
 {
-	struct smdsp_fax_event ev;
+	struct smdsp_faxmodem_event ev;
 
 	while (smdsp_faxmodem_get_event(f, &ev)) {
 		switch (ev.type) {
@@ -248,13 +248,13 @@ static int frh_flow(const int16_t *x, long n, int want, uint8_t (*fr)[SMDSP_FAX_
 		smdsp_faxmodem_process(f, t + BLK <= n ? x + t : sil, tx, BLK);
 		events(f, e, t);
 		if (e->frame > before.frame && got < want) {
-			enum smdsp_hdlcrx_status st;
+			enum smdsp_hdlc_rx_status st;
 
 			frl[got] = (int)smdsp_faxmodem_read_frame(f, fr[got], SMDSP_FAX_FRAME_MAX, &st);
 			frs[got] = st;
 			got++;
 			/* the DTE's next +FRH=3, unless that was the final frame */
-			if (!(st == SMDSP_HDLCRX_OK && frl[got - 1] > 1 && (fr[got - 1][1] & 0x10)))
+			if (!(st == SMDSP_HDLC_RX_OK && frl[got - 1] > 1 && (fr[got - 1][1] & 0x10)))
 				smdsp_faxmodem_rx_hdlc(f);
 		}
 	}
@@ -293,10 +293,10 @@ static void test_frh(void)
 		memcpy(want, fb[i], fl[i]);
 		crc_itu16_append(want, fl[i]);
 		if (i == 1) {
-			CHECK(frs[i] == SMDSP_HDLCRX_BAD_FCS && frl[i] == fl[i] + 2 && !memcmp(fr[i], fb[i], fl[i]),
+			CHECK(frs[i] == SMDSP_HDLC_RX_BAD_FCS && frl[i] == fl[i] + 2 && !memcmp(fr[i], fb[i], fl[i]),
 			      "frame %d: bad FCS reported (status %d, len %d)", i, frs[i], frl[i]);
 		} else {
-			CHECK(frs[i] == SMDSP_HDLCRX_OK && frl[i] == fl[i] + 2 && !memcmp(fr[i], want, fl[i] + 2),
+			CHECK(frs[i] == SMDSP_HDLC_RX_OK && frl[i] == fl[i] + 2 && !memcmp(fr[i], want, fl[i] + 2),
 			      "frame %d with its FCS intact (status %d, len %d)", i, frs[i], frl[i]);
 		}
 	}
@@ -666,7 +666,7 @@ static void test_fcerror(void)
 	struct smdsp_faxmodem *f = smdsp_faxmodem_create(NULL);
 	uint8_t fb[1][64], fr[SMDSP_FAX_FRAME_MAX];
 	int fl[1] = { 20 };
-	enum smdsp_hdlcrx_status st = SMDSP_HDLCRX_ABORT;
+	enum smdsp_hdlc_rx_status st = SMDSP_HDLC_RX_ABORT;
 	struct evc e = { 0 };
 	int16_t tx[BLK];
 	uint64_t seed = 3;
@@ -689,7 +689,7 @@ static void test_fcerror(void)
 			len = (int)smdsp_faxmodem_read_frame(f, fr, sizeof(fr), &st);
 	}
 	CHECK(e.fcerror == 1, "+FRM=96 on V.21 flags: +FCERROR (%d)", e.fcerror);
-	CHECK(e.connect == 1 && len == fl[0] + 2 && st == SMDSP_HDLCRX_OK && !memcmp(fr, fb[0], fl[0]),
+	CHECK(e.connect == 1 && len == fl[0] + 2 && st == SMDSP_HDLC_RX_OK && !memcmp(fr, fb[0], fl[0]),
 	      "then +FRH=3: CONNECT %d, frame of %d, status %d", e.connect, len, st);
 	printf("+FRM=96 on flags: +FCERROR, then +FRH=3 got the frame\n");
 	smdsp_faxmodem_free(f);
@@ -797,7 +797,7 @@ static void test_call(void)
 	CHECK(cng.code == MODEM_CONNECT_TONES_FAX_CNG, "SpanDSP heard CNG (%d at %.2f s)", cng.code, cng.at / 8000.0);
 	CHECK(e.connect == 1 && e.at_connect > answer_at && e.at_connect < answer_at + 8000,
 	      "ATD: CONNECT %.2f s after the flags began", (e.at_connect - answer_at) / 8000.0);
-	CHECK(e.frame == 1 && e.last_frame_status == SMDSP_HDLCRX_OK, "ATD: the first frame (%d)", e.frame);
+	CHECK(e.frame == 1 && e.last_frame_status == SMDSP_HDLC_RX_OK, "ATD: the first frame (%d)", e.frame);
 	printf("ATD: digits '%s', CNG at %.2f s, CONNECT %.2f s after the flags began\n", digits, cng.at / 8000.0,
 	       (e.at_connect - answer_at) / 8000.0);
 	modem_connect_tones_rx_free(cr);

@@ -8,7 +8,7 @@
  *   the frame-length limit (exactly max_len good, one more TOO_LONG); a bad
  *   FCS delivered with its status; a frame
  *   running dry in progressive mode (abort, seen as an abort by both
- *   receivers, then the next frame good); smdsp_hdlctx_abort(); a reset in
+ *   receivers, then the next frame good); smdsp_hdlc_tx_abort(); a reset in
  *   mid-frame; the preamble sync (fewer back-to-back flags: no frame);
  *   octet counts of good and bad frames.
  * - V.21 channel 2 (T.30's control channel: 1 s of flags, frames, a closing
@@ -34,19 +34,19 @@ struct got {
 	int status[64];
 };
 
-static void got_ours(void *user, const uint8_t *buf, unsigned int len, enum smdsp_hdlcrx_status st)
+static void got_ours(void *user, const uint8_t *buf, unsigned int len, enum smdsp_hdlc_rx_status st)
 {
 	struct got *g = user;
 
-	if (st == SMDSP_HDLCRX_FRAMING_OK) {
+	if (st == SMDSP_HDLC_RX_FRAMING_OK) {
 		g->framing++;
 		return;
 	}
-	if (st == SMDSP_HDLCRX_BAD_FCS)
+	if (st == SMDSP_HDLC_RX_BAD_FCS)
 		g->bad++;
-	if (st == SMDSP_HDLCRX_ABORT)
+	if (st == SMDSP_HDLC_RX_ABORT)
 		g->aborts++;
-	if (st == SMDSP_HDLCRX_TOO_LONG)
+	if (st == SMDSP_HDLC_RX_TOO_LONG)
 		g->too_long++;
 	if (g->n < 64) {
 		memcpy(g->data[g->n], buf, len);
@@ -113,15 +113,15 @@ static int check_frames(const struct got *g, int n, const char *what)
 /* ours -> ours, ours -> SpanDSP, SpanDSP -> ours, on one bit stream each */
 static void bits_interop(int crc32, unsigned int inter)
 {
-	struct smdsp_hdlctx_config tc = { .crc32 = crc32, .inter_flags = inter };
-	struct smdsp_hdlcrx_config rc = { .crc32 = crc32, .report_bad = true, .frame = got_ours };
+	struct smdsp_hdlc_tx_config tc = { .crc32 = crc32, .inter_flags = inter };
+	struct smdsp_hdlc_rx_config rc = { .crc32 = crc32, .report_bad = true, .frame = got_ours };
 	static struct got g1, g2, g3;
-	struct smdsp_hdlctx *t = smdsp_hdlctx_create(&tc);
-	struct smdsp_hdlcrx *r;
+	struct smdsp_hdlc_tx *t = smdsp_hdlc_tx_create(&tc);
+	struct smdsp_hdlc_rx *r;
 	hdlc_rx_state_t *sr;
 	hdlc_tx_state_t *st;
-	struct smdsp_hdlcrx_stats rs;
-	struct smdsp_hdlctx_stats ts;
+	struct smdsp_hdlc_rx_stats rs;
+	struct smdsp_hdlc_tx_stats ts;
 	long bits = 0, octets = 0;
 	char what[80];
 	int i, q = 0;
@@ -131,32 +131,32 @@ static void bits_interop(int crc32, unsigned int inter)
 	memset(&g3, 0, sizeof(g3));
 	make_frames(40, SMDSP_HDLC_MAX_LEN, 7 + crc32 + inter);
 	rc.user = &g1;
-	r = smdsp_hdlcrx_create(&rc);
+	r = smdsp_hdlc_rx_create(&rc);
 	sr = hdlc_rx_init(NULL, crc32, 1, 1, got_sp, &g2);
-	smdsp_hdlctx_preamble(t, 5);
+	smdsp_hdlc_tx_preamble(t, 5);
 	/* queue as space allows, from inside the bit loop */
-	while (!(q == 40 && smdsp_hdlctx_idle(t)) && bits < 2000000) {
+	while (!(q == 40 && smdsp_hdlc_tx_idle(t)) && bits < 2000000) {
 		int b;
 
-		while (q < 40 && smdsp_hdlctx_frame(t, frames[q], flen[q]) == 0)
+		while (q < 40 && smdsp_hdlc_tx_frame(t, frames[q], flen[q]) == 0)
 			q++;
-		b = smdsp_hdlctx_get_bit(t);
-		smdsp_hdlcrx_put_bit(r, b);
+		b = smdsp_hdlc_tx_get_bit(t);
+		smdsp_hdlc_rx_put_bit(r, b);
 		hdlc_rx_put_bit(sr, b);
 		bits++;
 	}
 	for (i = 0; i < 16; i++) {
-		int b = smdsp_hdlctx_get_bit(t);
+		int b = smdsp_hdlc_tx_get_bit(t);
 
-		smdsp_hdlcrx_put_bit(r, b);
+		smdsp_hdlc_rx_put_bit(r, b);
 		hdlc_rx_put_bit(sr, b);
 	}
 	snprintf(what, sizeof(what), "bits, CRC-%d, %u flags between: ours -> ours", crc32 ? 32 : 16, inter);
 	check_frames(&g1, 40, what);
 	for (i = 0; i < 40; i++)
 		octets += flen[i];
-	smdsp_hdlcrx_get_stats(r, &rs);
-	smdsp_hdlctx_get_stats(t, &ts);
+	smdsp_hdlc_rx_get_stats(r, &rs);
+	smdsp_hdlc_tx_get_stats(t, &ts);
 	CHECK(rs.good_frames == 40 && rs.good_octets == octets && rs.bad_frames == 0 && rs.aborts == 0 &&
 	      rs.runts == 0, "%s: rx stats good %u/%u octets, bad %u, aborts %u, runts %u", what,
 	      rs.good_frames, rs.good_octets, rs.bad_frames, rs.aborts, rs.runts);
@@ -168,43 +168,43 @@ static void bits_interop(int crc32, unsigned int inter)
 	snprintf(what, sizeof(what), "bits, CRC-%d, %u flags between: ours -> SpanDSP", crc32 ? 32 : 16, inter);
 	check_frames(&g2, 40, what);
 	CHECK(g2.bad == 0, "%s: %d bad", what, g2.bad);
-	smdsp_hdlcrx_free(r);
+	smdsp_hdlc_rx_free(r);
 	hdlc_rx_free(sr);
-	smdsp_hdlctx_free(t);
+	smdsp_hdlc_tx_free(t);
 
 	/* SpanDSP's transmitter into ours */
 	rc.user = &g3;
-	r = smdsp_hdlcrx_create(&rc);
+	r = smdsp_hdlc_rx_create(&rc);
 	st = hdlc_tx_init(NULL, crc32, (int)inter, 0, NULL, NULL);
 	hdlc_tx_flags(st, 5);
 	for (q = 0; q < 40; q++) {
 		hdlc_tx_frame(st, frames[q], flen[q]);
 		for (i = 0; i < (int)(flen[q] + 12) * 10; i++)
-			smdsp_hdlcrx_put_bit(r, hdlc_tx_get_bit(st));
+			smdsp_hdlc_rx_put_bit(r, hdlc_tx_get_bit(st));
 	}
 	snprintf(what, sizeof(what), "bits, CRC-%d, %u flags between: SpanDSP -> ours", crc32 ? 32 : 16, inter);
 	check_frames(&g3, 40, what);
 	CHECK(g3.bad == 0 && g3.aborts == 0, "%s: %d bad, %d aborts", what, g3.bad, g3.aborts);
-	smdsp_hdlcrx_free(r);
+	smdsp_hdlc_rx_free(r);
 	hdlc_tx_free(st);
 }
 
 /* bits of t into both receivers until t is idle (+ 16) */
-static void run_to_idle(struct smdsp_hdlctx *t, struct smdsp_hdlcrx *r, hdlc_rx_state_t *sr, long max)
+static void run_to_idle(struct smdsp_hdlc_tx *t, struct smdsp_hdlc_rx *r, hdlc_rx_state_t *sr, long max)
 {
 	long i;
 
-	for (i = 0; i < max && !smdsp_hdlctx_idle(t); i++) {
-		int b = smdsp_hdlctx_get_bit(t);
+	for (i = 0; i < max && !smdsp_hdlc_tx_idle(t); i++) {
+		int b = smdsp_hdlc_tx_get_bit(t);
 
-		smdsp_hdlcrx_put_bit(r, b);
+		smdsp_hdlc_rx_put_bit(r, b);
 		if (sr)
 			hdlc_rx_put_bit(sr, b);
 	}
 	for (i = 0; i < 16; i++) {
-		int b = smdsp_hdlctx_get_bit(t);
+		int b = smdsp_hdlc_tx_get_bit(t);
 
-		smdsp_hdlcrx_put_bit(r, b);
+		smdsp_hdlc_rx_put_bit(r, b);
 		if (sr)
 			hdlc_rx_put_bit(sr, b);
 	}
@@ -212,7 +212,7 @@ static void run_to_idle(struct smdsp_hdlctx *t, struct smdsp_hdlcrx *r, hdlc_rx_
 
 static int ev_count[4];
 
-static void tx_event(void *user, enum smdsp_hdlctx_event ev)
+static void tx_event(void *user, enum smdsp_hdlc_tx_event ev)
 {
 	(void)user;
 	if (ev > 0 && ev < 4)
@@ -221,14 +221,14 @@ static void tx_event(void *user, enum smdsp_hdlctx_event ev)
 
 static void bits_edges(void)
 {
-	struct smdsp_hdlctx_config tc = { .max_len = 100, .event = tx_event };
-	struct smdsp_hdlcrx_config rc = { .max_len = 100, .report_bad = true, .frame = got_ours };
+	struct smdsp_hdlc_tx_config tc = { .max_len = 100, .event = tx_event };
+	struct smdsp_hdlc_rx_config rc = { .max_len = 100, .report_bad = true, .frame = got_ours };
 	static struct got g, gs;
-	struct smdsp_hdlctx *t;
-	struct smdsp_hdlcrx *r;
+	struct smdsp_hdlc_tx *t;
+	struct smdsp_hdlc_rx *r;
 	hdlc_rx_state_t *sr;
-	struct smdsp_hdlcrx_stats rs;
-	struct smdsp_hdlctx_stats ts;
+	struct smdsp_hdlc_rx_stats rs;
+	struct smdsp_hdlc_tx_stats ts;
 	uint8_t buf[120];
 	long i, n;
 	int k;
@@ -238,88 +238,88 @@ static void bits_edges(void)
 
 	/* the preamble: n flags, then the frame's opening flag */
 	memset(&g, 0, sizeof(g));
-	t = smdsp_hdlctx_create(&tc);
+	t = smdsp_hdlc_tx_create(&tc);
 	rc.user = &g;
-	r = smdsp_hdlcrx_create(&rc);
-	smdsp_hdlctx_preamble(t, 38);
-	CHECK(smdsp_hdlctx_frame(t, buf, 10) == 0, "queue a frame");
+	r = smdsp_hdlc_rx_create(&rc);
+	smdsp_hdlc_tx_preamble(t, 38);
+	CHECK(smdsp_hdlc_tx_frame(t, buf, 10) == 0, "queue a frame");
 	for (n = 0; g.n == 0 && n < 10000; n++)
-		smdsp_hdlcrx_put_bit(r, smdsp_hdlctx_get_bit(t));
+		smdsp_hdlc_rx_put_bit(r, smdsp_hdlc_tx_get_bit(t));
 	/* 39 flags and the frame, FCS and the closing flag's 0111111 0 */
 	/* 39 flags, 12 octets, the closing flag, a few inserted zeros */
 	CHECK(n >= 52 * 8 && n <= 52 * 8 + 6, "preamble of 38: frame complete after %ld bits", n);
-	smdsp_hdlcrx_get_stats(r, &rs);
+	smdsp_hdlc_rx_get_stats(r, &rs);
 	CHECK(rs.flags == 40, "preamble of 38: %u flags seen", rs.flags);
-	CHECK(smdsp_hdlctx_frame(t, buf, 101) == -EMSGSIZE, "a frame over max_len is refused");
-	CHECK(smdsp_hdlctx_put(t, buf, 120) == 100, "put stops at max_len");
-	smdsp_hdlctx_abort(t);
-	CHECK(smdsp_hdlctx_frame(t, buf, 100) == 0, "after abort() a new frame is taken");
+	CHECK(smdsp_hdlc_tx_frame(t, buf, 101) == -EMSGSIZE, "a frame over max_len is refused");
+	CHECK(smdsp_hdlc_tx_put(t, buf, 120) == 100, "put stops at max_len");
+	smdsp_hdlc_tx_abort(t);
+	CHECK(smdsp_hdlc_tx_frame(t, buf, 100) == 0, "after abort() a new frame is taken");
 	run_to_idle(t, r, NULL, 100000);
 	CHECK(g.n == 2 && g.len[1] == 100 && g.status[1] == 0, "max_len frame: %d frames, len %u status %d",
 	      g.n, g.len[1], g.status[1]);
-	smdsp_hdlcrx_free(r);
-	smdsp_hdlctx_free(t);
+	smdsp_hdlc_rx_free(r);
+	smdsp_hdlc_tx_free(t);
 
 	/* max_len + 1 (a transmitter allowing more) -> TOO_LONG, and the next frame is good */
 	memset(&g, 0, sizeof(g));
 	tc.max_len = 0;
-	t = smdsp_hdlctx_create(&tc);
-	r = smdsp_hdlcrx_create(&rc);
-	smdsp_hdlctx_frame(t, buf, 101);
-	smdsp_hdlctx_frame(t, buf, 99);
+	t = smdsp_hdlc_tx_create(&tc);
+	r = smdsp_hdlc_rx_create(&rc);
+	smdsp_hdlc_tx_frame(t, buf, 101);
+	smdsp_hdlc_tx_frame(t, buf, 99);
 	run_to_idle(t, r, NULL, 100000);
-	smdsp_hdlcrx_get_stats(r, &rs);
+	smdsp_hdlc_rx_get_stats(r, &rs);
 	CHECK(g.too_long == 1 && rs.too_long == 1 && g.n == 2 && g.len[0] == 100 && g.status[1] == 0 &&
 	      g.len[1] == 99, "overlong: too_long %d, next frame status %d len %u", g.too_long, g.status[1],
 	      g.len[1]);
-	smdsp_hdlcrx_free(r);
+	smdsp_hdlc_rx_free(r);
 
 	/* a corrupted frame: BAD_FCS with its octets; counts of good and bad octets */
 	memset(&g, 0, sizeof(g));
-	r = smdsp_hdlcrx_create(&rc);
+	r = smdsp_hdlc_rx_create(&rc);
 	memset(buf, 0, 20);	/* a flipped bit cannot make a flag or an abort */
-	smdsp_hdlctx_preamble(t, 2);
-	smdsp_hdlctx_frame(t, buf, 20);
-	smdsp_hdlctx_frame(t, buf, 30);
-	for (i = 0; i < 100000 && !smdsp_hdlctx_idle(t); i++) {
-		int b = smdsp_hdlctx_get_bit(t);
+	smdsp_hdlc_tx_preamble(t, 2);
+	smdsp_hdlc_tx_frame(t, buf, 20);
+	smdsp_hdlc_tx_frame(t, buf, 30);
+	for (i = 0; i < 100000 && !smdsp_hdlc_tx_idle(t); i++) {
+		int b = smdsp_hdlc_tx_get_bit(t);
 
 		/* flip a bit inside the first frame (after the two flags) */
-		smdsp_hdlcrx_put_bit(r, i == 8 * 7 ? !b : b);
+		smdsp_hdlc_rx_put_bit(r, i == 8 * 7 ? !b : b);
 	}
 	for (i = 0; i < 16; i++)
-		smdsp_hdlcrx_put_bit(r, smdsp_hdlctx_get_bit(t));
-	smdsp_hdlcrx_get_stats(r, &rs);
-	CHECK(g.n == 2 && g.status[0] == SMDSP_HDLCRX_BAD_FCS && g.len[0] == 20 && g.status[1] == 0 &&
+		smdsp_hdlc_rx_put_bit(r, smdsp_hdlc_tx_get_bit(t));
+	smdsp_hdlc_rx_get_stats(r, &rs);
+	CHECK(g.n == 2 && g.status[0] == SMDSP_HDLC_RX_BAD_FCS && g.len[0] == 20 && g.status[1] == 0 &&
 	      rs.bad_frames == 1 && rs.bad_octets == 20 && rs.good_frames == 1 && rs.good_octets == 30,
 	      "bad FCS: %d frames, status %d/%d, len %u, bad %u/%u good %u/%u", g.n, g.status[0], g.status[1],
 	      g.len[0], rs.bad_frames, rs.bad_octets, rs.good_frames, rs.good_octets);
-	smdsp_hdlcrx_free(r);
-	smdsp_hdlctx_free(t);
+	smdsp_hdlc_rx_free(r);
+	smdsp_hdlc_tx_free(t);
 
 	/* progressive: a frame that runs dry -> abort at both receivers, the next frame good */
 	memset(&g, 0, sizeof(g));
 	memset(&gs, 0, sizeof(gs));
 	memset(ev_count, 0, sizeof(ev_count));
 	tc.progressive = true;
-	t = smdsp_hdlctx_create(&tc);
-	r = smdsp_hdlcrx_create(&rc);
+	t = smdsp_hdlc_tx_create(&tc);
+	r = smdsp_hdlc_rx_create(&rc);
 	sr = hdlc_rx_init(NULL, 0, 1, 1, got_sp, &gs);
-	smdsp_hdlctx_put(t, buf, 10);
+	smdsp_hdlc_tx_put(t, buf, 10);
 	for (i = 0; i < 8 * 20; i++) {
-		int b = smdsp_hdlctx_get_bit(t);
+		int b = smdsp_hdlc_tx_get_bit(t);
 
-		smdsp_hdlcrx_put_bit(r, b);
+		smdsp_hdlc_rx_put_bit(r, b);
 		hdlc_rx_put_bit(sr, b);
 	}
 	/* the rest of the frame comes too late: dropped; its end too */
-	CHECK(smdsp_hdlctx_put(t, buf + 10, 10) == 10, "late octets taken (and dropped)");
-	smdsp_hdlctx_end_frame(t);
-	smdsp_hdlctx_frame(t, buf, 25);
+	CHECK(smdsp_hdlc_tx_put(t, buf + 10, 10) == 10, "late octets taken (and dropped)");
+	smdsp_hdlc_tx_end_frame(t);
+	smdsp_hdlc_tx_frame(t, buf, 25);
 	run_to_idle(t, r, sr, 100000);
-	smdsp_hdlctx_get_stats(t, &ts);
-	smdsp_hdlcrx_get_stats(r, &rs);
-	CHECK(ts.underruns == 1 && ev_count[SMDSP_HDLCTX_UNDERRUN] == 1 && ts.frames == 1,
+	smdsp_hdlc_tx_get_stats(t, &ts);
+	smdsp_hdlc_rx_get_stats(r, &rs);
+	CHECK(ts.underruns == 1 && ev_count[SMDSP_HDLC_TX_UNDERRUN] == 1 && ts.frames == 1,
 	      "underrun: tx counted %u underruns, %u frames", ts.underruns, ts.frames);
 	CHECK(rs.aborts == 1 && g.aborts == 1 && g.n == 2 && g.len[0] == 10 && g.status[1] == 0 &&
 	      g.len[1] == 25 && rs.bad_frames == 0,
@@ -327,49 +327,49 @@ static void bits_edges(void)
 	      g.n, rs.bad_frames);
 	CHECK(gs.aborts == 1 && gs.n == 1 && gs.len[0] == 25 && gs.bad == 0,
 	      "underrun: SpanDSP saw %d aborts, %d frames, %d bad", gs.aborts, gs.n, gs.bad);
-	CHECK(ev_count[SMDSP_HDLCTX_SENT] == 1 && ev_count[SMDSP_HDLCTX_IDLE] >= 1, "events: sent %d, idle %d",
-	      ev_count[SMDSP_HDLCTX_SENT], ev_count[SMDSP_HDLCTX_IDLE]);
+	CHECK(ev_count[SMDSP_HDLC_TX_SENT] == 1 && ev_count[SMDSP_HDLC_TX_IDLE] >= 1, "events: sent %d, idle %d",
+	      ev_count[SMDSP_HDLC_TX_SENT], ev_count[SMDSP_HDLC_TX_IDLE]);
 
 	/* abort() of a frame on the line, then a reset of the receiver in mid-frame */
 	memset(&g, 0, sizeof(g));
-	smdsp_hdlctx_put(t, buf, 50);
+	smdsp_hdlc_tx_put(t, buf, 50);
 	for (i = 0; i < 8 * 30; i++)
-		smdsp_hdlcrx_put_bit(r, smdsp_hdlctx_get_bit(t));
-	smdsp_hdlctx_abort(t);
-	smdsp_hdlctx_frame(t, buf, 12);
+		smdsp_hdlc_rx_put_bit(r, smdsp_hdlc_tx_get_bit(t));
+	smdsp_hdlc_tx_abort(t);
+	smdsp_hdlc_tx_frame(t, buf, 12);
 	run_to_idle(t, r, NULL, 100000);
-	smdsp_hdlcrx_get_stats(r, &rs);
-	smdsp_hdlctx_get_stats(t, &ts);
+	smdsp_hdlc_rx_get_stats(r, &rs);
+	smdsp_hdlc_tx_get_stats(t, &ts);
 	CHECK(ts.aborts == 1 && g.aborts == 1 && g.n == 2 && g.status[1] == 0 && g.len[1] == 12,
 	      "abort(): tx %u, rx %d aborts, then %d frames (len %u)", ts.aborts, g.aborts, g.n, g.len[1]);
 	memset(&g, 0, sizeof(g));
-	smdsp_hdlctx_frame(t, buf, 40);
+	smdsp_hdlc_tx_frame(t, buf, 40);
 	for (i = 0; i < 8 * 30; i++)
-		smdsp_hdlcrx_put_bit(r, smdsp_hdlctx_get_bit(t));
-	smdsp_hdlcrx_reset(r);
-	CHECK(g.aborts == 1 && !smdsp_hdlcrx_synced(r), "reset in mid-frame: %d aborts reported", g.aborts);
-	smdsp_hdlcrx_free(r);
-	smdsp_hdlctx_free(t);
+		smdsp_hdlc_rx_put_bit(r, smdsp_hdlc_tx_get_bit(t));
+	smdsp_hdlc_rx_reset(r);
+	CHECK(g.aborts == 1 && !smdsp_hdlc_rx_synced(r), "reset in mid-frame: %d aborts reported", g.aborts);
+	smdsp_hdlc_rx_free(r);
+	smdsp_hdlc_tx_free(t);
 	hdlc_rx_free(sr);
 
 	/* preamble sync: with sync_flags 8, a frame after 4 flags is not taken, after 8 it is */
 	for (k = 4; k <= 8; k += 4) {
-		struct smdsp_hdlctx_config tc2 = { 0 };
+		struct smdsp_hdlc_tx_config tc2 = { 0 };
 
 		memset(&g, 0, sizeof(g));
 		rc.sync_flags = 8;
-		t = smdsp_hdlctx_create(&tc2);
-		r = smdsp_hdlcrx_create(&rc);
+		t = smdsp_hdlc_tx_create(&tc2);
+		r = smdsp_hdlc_rx_create(&rc);
 		/* a line idling on ones first */
 		for (i = 0; i < 50; i++)
-			smdsp_hdlcrx_put_bit(r, 1);
-		smdsp_hdlctx_preamble(t, (unsigned int)k - 1);
-		smdsp_hdlctx_frame(t, buf, 15);
+			smdsp_hdlc_rx_put_bit(r, 1);
+		smdsp_hdlc_tx_preamble(t, (unsigned int)k - 1);
+		smdsp_hdlc_tx_frame(t, buf, 15);
 		run_to_idle(t, r, NULL, 100000);
 		CHECK(g.n == (k == 8) && g.framing == (k == 8), "sync_flags 8, %d flags: %d frames, framing ok %d", k,
 		      g.n, g.framing);
-		smdsp_hdlcrx_free(r);
-		smdsp_hdlctx_free(t);
+		smdsp_hdlc_rx_free(r);
+		smdsp_hdlc_tx_free(t);
 	}
 	rc.sync_flags = 0;
 
@@ -377,23 +377,23 @@ static void bits_edges(void)
 	memset(&g, 0, sizeof(g));
 	tc.progressive = false;
 	tc.crc32 = true;
-	t = smdsp_hdlctx_create(&tc);
-	r = smdsp_hdlcrx_create(&rc);
+	t = smdsp_hdlc_tx_create(&tc);
+	r = smdsp_hdlc_rx_create(&rc);
 	for (k = 0; k < 5; k++)
-		smdsp_hdlctx_frame(t, buf, 10 + k);
+		smdsp_hdlc_tx_frame(t, buf, 10 + k);
 	run_to_idle(t, r, NULL, 100000);
-	smdsp_hdlcrx_get_stats(r, &rs);
+	smdsp_hdlc_rx_get_stats(r, &rs);
 	CHECK(rs.good_frames == 0 && rs.bad_frames == 5, "CRC-32 into CRC-16: good %u bad %u", rs.good_frames,
 	      rs.bad_frames);
-	smdsp_hdlcrx_free(r);
-	smdsp_hdlctx_free(t);
+	smdsp_hdlc_rx_free(r);
+	smdsp_hdlc_tx_free(t);
 	/* the queue: 16 frames at most, then -ENOSPC */
 	tc.crc32 = false;
-	t = smdsp_hdlctx_create(&tc);
-	for (k = 0; k < SMDSP_HDLCTX_QFRAMES; k++)
-		smdsp_hdlctx_frame(t, buf, 3);
-	CHECK(smdsp_hdlctx_frame(t, buf, 3) == -ENOSPC, "queue full of frames: -ENOSPC");
-	smdsp_hdlctx_free(t);
+	t = smdsp_hdlc_tx_create(&tc);
+	for (k = 0; k < SMDSP_HDLC_TX_QFRAMES; k++)
+		smdsp_hdlc_tx_frame(t, buf, 3);
+	CHECK(smdsp_hdlc_tx_frame(t, buf, 3) == -ENOSPC, "queue full of frames: -ENOSPC");
+	smdsp_hdlc_tx_free(t);
 }
 
 /* ---- V.21 channel 2 ---- */

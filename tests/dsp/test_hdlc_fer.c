@@ -1,6 +1,6 @@
 /*
  * Frame error rate of T.30-style HDLC frames on V.21 channel 2 in white
- * noise: our receiver (smdsp_fsk_rx + smdsp_hdlcrx) and SpanDSP's (fsk_rx in
+ * noise: our receiver (smdsp_fsk_rx + smdsp_hdlc_rx) and SpanDSP's (fsk_rx in
  * synchronous mode + hdlc_rx) decode the very same samples, sent by our
  * transmitter and by SpanDSP's. Bursts as T.30 sends them: 1 s of flags,
  * three frames of 30 octets, 200 ms of silence (the noise goes on through

@@ -33,12 +33,12 @@ static uint8_t tag_octet(uint8_t tag, unsigned int i)
 	return (uint8_t)(tag * 31 + i * 7 + (i % 5 == 0 ? 0xff : 0));
 }
 
-static void sink_frame(void *user, const uint8_t *buf, unsigned int len, enum smdsp_hdlcrx_status st)
+static void sink_frame(void *user, const uint8_t *buf, unsigned int len, enum smdsp_hdlc_rx_status st)
 {
 	struct sink *s = user;
 	unsigned int i;
 
-	if (st == SMDSP_HDLCRX_FRAMING_OK)
+	if (st == SMDSP_HDLC_RX_FRAMING_OK)
 		return;
 	s->frames++;
 	if (len > s->max_len)
@@ -47,7 +47,7 @@ static void sink_frame(void *user, const uint8_t *buf, unsigned int len, enum sm
 	for (i = 0; i < len; i++)
 		s->wrong += buf[i] == 0x5a && buf[0] == 0xa5 && len == 1000;
 	switch (st) {
-	case SMDSP_HDLCRX_OK:
+	case SMDSP_HDLC_RX_OK:
 		s->good++;
 		if (s->check_tags) {
 			if (len != tag_len(buf[0])) {
@@ -61,13 +61,13 @@ static void sink_frame(void *user, const uint8_t *buf, unsigned int len, enum sm
 				}
 		}
 		break;
-	case SMDSP_HDLCRX_BAD_FCS:
+	case SMDSP_HDLC_RX_BAD_FCS:
 		s->bad++;
 		break;
-	case SMDSP_HDLCRX_ABORT:
+	case SMDSP_HDLC_RX_ABORT:
 		s->aborts++;
 		break;
-	case SMDSP_HDLCRX_TOO_LONG:
+	case SMDSP_HDLC_RX_TOO_LONG:
 		s->too_long++;
 		break;
 	default:
@@ -75,22 +75,22 @@ static void sink_frame(void *user, const uint8_t *buf, unsigned int len, enum sm
 	}
 }
 
-static struct smdsp_hdlcrx *new_rx(struct sink *s, int crc32, unsigned int max_len, unsigned int sync)
+static struct smdsp_hdlc_rx *new_rx(struct sink *s, int crc32, unsigned int max_len, unsigned int sync)
 {
-	struct smdsp_hdlcrx_config rc = { .crc32 = crc32, .report_bad = true, .max_len = max_len,
+	struct smdsp_hdlc_rx_config rc = { .crc32 = crc32, .report_bad = true, .max_len = max_len,
 					  .sync_flags = sync, .frame = sink_frame, .user = s };
 
 	memset(s, 0, sizeof(*s));
 	s->max_len = max_len ? max_len : SMDSP_HDLC_MAX_LEN;
-	return smdsp_hdlcrx_create(&rc);
+	return smdsp_hdlc_rx_create(&rc);
 }
 
-static void put_octet(struct smdsp_hdlcrx *r, unsigned int o, int n)
+static void put_octet(struct smdsp_hdlc_rx *r, unsigned int o, int n)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
-		smdsp_hdlcrx_put_bit(r, (o >> i) & 1);
+		smdsp_hdlc_rx_put_bit(r, (o >> i) & 1);
 }
 
 static void random_bits(void)
@@ -103,8 +103,8 @@ static void random_bits(void)
 		for (l = 0; l < 6; l++)
 			for (sync = 0; sync <= 8; sync += 4) {
 				struct sink s;
-				struct smdsp_hdlcrx *r = new_rx(&s, crc32, lens[l], (unsigned int)sync);
-				struct smdsp_hdlcrx_stats st;
+				struct smdsp_hdlc_rx *r = new_rx(&s, crc32, lens[l], (unsigned int)sync);
+				struct smdsp_hdlc_rx_stats st;
 				long i;
 				int bias;
 
@@ -115,17 +115,17 @@ static void random_bits(void)
 						int bit = bias == 0 ? (int)(v & 1) :
 							  bias == 1 ? (v & 7) != 0 : (v & 7) == 0;
 
-						smdsp_hdlcrx_put_bit(r, bit ? (int)(v >> 8) | 1 : 0);
+						smdsp_hdlc_rx_put_bit(r, bit ? (int)(v >> 8) | 1 : 0);
 					}
-				smdsp_hdlcrx_reset(r);
-				smdsp_hdlcrx_get_stats(r, &st);
+				smdsp_hdlc_rx_reset(r);
+				smdsp_hdlc_rx_get_stats(r, &st);
 				CHECK(s.over_limit == 0 && s.wrong == 0, "random bits, max_len %u: %ld over the limit",
 				      lens[l], s.over_limit);
 				CHECK(s.good == st.good_frames && s.bad == st.bad_frames && s.aborts == st.aborts &&
 				      s.too_long == st.too_long,
 				      "random bits: delivered %ld/%ld/%ld/%ld, counted %u/%u/%u/%u", s.good, s.bad,
 				      s.aborts, s.too_long, st.good_frames, st.bad_frames, st.aborts, st.too_long);
-				smdsp_hdlcrx_free(r);
+				smdsp_hdlc_rx_free(r);
 			}
 	printf("random bits: 36 receivers, 600000 bits each: no fault\n");
 }
@@ -133,14 +133,14 @@ static void random_bits(void)
 /* a good frame's line bits (flag, stuffed data and FCS, flag) */
 static int frame_bits(const uint8_t *data, unsigned int len, int crc32, uint8_t *bits, int max)
 {
-	struct smdsp_hdlctx_config tc = { .crc32 = crc32 };
-	struct smdsp_hdlctx *t = smdsp_hdlctx_create(&tc);
+	struct smdsp_hdlc_tx_config tc = { .crc32 = crc32 };
+	struct smdsp_hdlc_tx *t = smdsp_hdlc_tx_create(&tc);
 	int n = 0;
 
-	smdsp_hdlctx_frame(t, data, len);
-	while (n < max && !smdsp_hdlctx_idle(t))
-		bits[n++] = (uint8_t)smdsp_hdlctx_get_bit(t);
-	smdsp_hdlctx_free(t);
+	smdsp_hdlc_tx_frame(t, data, len);
+	while (n < max && !smdsp_hdlc_tx_idle(t))
+		bits[n++] = (uint8_t)smdsp_hdlc_tx_get_bit(t);
+	smdsp_hdlc_tx_free(t);
 	return n;
 }
 
@@ -148,8 +148,8 @@ static void runs_and_cuts(void)
 {
 	static uint8_t bits[8000];
 	struct sink s;
-	struct smdsp_hdlcrx *r = new_rx(&s, 0, 0, 0);
-	struct smdsp_hdlcrx_stats st;
+	struct smdsp_hdlc_rx *r = new_rx(&s, 0, 0, 0);
+	struct smdsp_hdlc_rx_stats st;
 	uint8_t data[40];
 	int n, k, i, run, how;
 	long want_aborts = 0, want_cut = 0;
@@ -160,30 +160,30 @@ static void runs_and_cuts(void)
 	for (run = 1; run <= 40; run++) {
 		put_octet(r, 0x7e, 8);
 		for (i = 0; i < run; i++)
-			smdsp_hdlcrx_put_bit(r, 1);
+			smdsp_hdlc_rx_put_bit(r, 1);
 		put_octet(r, 0x7e, 8);
 	}
-	smdsp_hdlcrx_get_stats(r, &st);
+	smdsp_hdlc_rx_get_stats(r, &st);
 	CHECK(st.good_frames == 0 && s.over_limit == 0, "runs of ones: %u good frames", st.good_frames);
 	/* a 40-octet frame cut at every bit: by a flag, by seven ones, by a reset */
 	n = frame_bits(data, 40, 0, bits, 8000);
 	for (how = 0; how < 3; how++) {
-		smdsp_hdlcrx_reset(r);
+		smdsp_hdlc_rx_reset(r);
 		memset(&st, 0, sizeof(st));
 		for (k = 9; k < n - 8; k++) {
-			struct smdsp_hdlcrx_stats a, b;
+			struct smdsp_hdlc_rx_stats a, b;
 
-			smdsp_hdlcrx_get_stats(r, &a);
+			smdsp_hdlc_rx_get_stats(r, &a);
 			put_octet(r, 0x7e, 8);
 			for (i = 0; i < k; i++)
-				smdsp_hdlcrx_put_bit(r, bits[i]);
+				smdsp_hdlc_rx_put_bit(r, bits[i]);
 			if (how == 0)
 				put_octet(r, 0x7e, 8);
 			else if (how == 1)
 				put_octet(r, 0xff, 8);
 			else
-				smdsp_hdlcrx_reset(r);
-			smdsp_hdlcrx_get_stats(r, &b);
+				smdsp_hdlc_rx_reset(r);
+			smdsp_hdlc_rx_get_stats(r, &b);
 			/* never good; each cut counted once, as bad, runt, abort (or nothing when only flags came) */
 			CHECK(b.good_frames == a.good_frames, "cut at bit %d (%d): a good frame", k, how);
 			if (how == 0)
@@ -195,7 +195,7 @@ static void runs_and_cuts(void)
 	CHECK(want_cut == n - 17 && want_aborts == 2 * (n - 17), "cuts: %ld of %d counted by a flag, %ld of %d by abort/reset",
 	      want_cut, n - 17, want_aborts, 2 * (n - 17));
 	/* overlong frames: 100 of max_len + 1..50 octets, each counted once, the next frame good */
-	smdsp_hdlcrx_free(r);
+	smdsp_hdlc_rx_free(r);
 	r = new_rx(&s, 0, 64, 0);
 	for (k = 0; k < 100; k++) {
 		uint8_t big[120];
@@ -204,12 +204,12 @@ static void runs_and_cuts(void)
 			big[i] = (uint8_t)(i + k);
 		n = frame_bits(big, 65 + k % 50, 0, bits, 8000);
 		for (i = 0; i < n; i++)
-			smdsp_hdlcrx_put_bit(r, bits[i]);
+			smdsp_hdlc_rx_put_bit(r, bits[i]);
 	}
 	n = frame_bits(data, 40, 0, bits, 8000);
 	for (i = 0; i < n; i++)
-		smdsp_hdlcrx_put_bit(r, bits[i]);
-	smdsp_hdlcrx_get_stats(r, &st);
+		smdsp_hdlc_rx_put_bit(r, bits[i]);
+	smdsp_hdlc_rx_get_stats(r, &st);
 	CHECK(st.too_long == 100 && s.too_long == 100 && st.good_frames == 1 && s.over_limit == 0,
 	      "overlong: %u too long, %u good after", st.too_long, st.good_frames);
 	/* endless data without a flag: one too-long, nothing else */
@@ -217,10 +217,10 @@ static void runs_and_cuts(void)
 	for (k = 0; k < 100000; k++)
 		put_octet(r, 0x55, 8);
 	put_octet(r, 0x7e, 8);
-	smdsp_hdlcrx_get_stats(r, &st);
+	smdsp_hdlc_rx_get_stats(r, &st);
 	CHECK(st.too_long == 101 && s.over_limit == 0, "endless data: %u too long", st.too_long);
 	printf("runs of ones, cuts at every bit (%d bits), 100 overlong frames, 800000 bits without a flag: counted\n", n);
-	smdsp_hdlcrx_free(r);
+	smdsp_hdlc_rx_free(r);
 }
 
 /* random calls on a transmitter; its output into a receiver: good frames are queued frames */
@@ -231,11 +231,11 @@ static void tx_chaos(void)
 
 	for (crc32 = 0; crc32 <= 1; crc32++)
 		for (prog = 0; prog <= 1; prog++) {
-			struct smdsp_hdlctx_config tc = { .crc32 = crc32, .progressive = prog,
+			struct smdsp_hdlc_tx_config tc = { .crc32 = crc32, .progressive = prog,
 							  .inter_flags = 1 + prog };
-			struct smdsp_hdlctx *t = smdsp_hdlctx_create(&tc);
+			struct smdsp_hdlc_tx *t = smdsp_hdlc_tx_create(&tc);
 			struct sink s;
-			struct smdsp_hdlcrx *r = new_rx(&s, crc32, 0, 0);
+			struct smdsp_hdlc_rx *r = new_rx(&s, crc32, 0, 0);
 			long i, bits = 0;
 			int open = -1;
 			long bad_space = 0;
@@ -254,13 +254,13 @@ static void tx_chaos(void)
 					f[k] = tag_octet(tag, k);
 				switch (v % 16) {
 				case 0:
-					smdsp_hdlctx_frame(t, f, len);
+					smdsp_hdlc_tx_frame(t, f, len);
 					break;
 				case 1:
 					/* a frame in two pieces, the rest (and its end) maybe much later */
 					if (open < 0) {
 						k = (unsigned int)(v >> 32) % (len + 1);
-						smdsp_hdlctx_put(t, f, k);
+						smdsp_hdlc_tx_put(t, f, k);
 						open = tag;
 						pos = k;
 					}
@@ -271,14 +271,14 @@ static void tx_chaos(void)
 						len = tag_len((uint8_t)open);
 						for (k = 1; k < len; k++)
 							f[k] = tag_octet((uint8_t)open, k);
-						smdsp_hdlctx_put(t, f + pos, len - pos);
-						smdsp_hdlctx_end_frame(t);
+						smdsp_hdlc_tx_put(t, f + pos, len - pos);
+						smdsp_hdlc_tx_end_frame(t);
 						open = -1;
 					}
 					break;
 				case 3:
 					if ((v & 0xf00) == 0) {
-						smdsp_hdlctx_abort(t);
+						smdsp_hdlc_tx_abort(t);
 						if (open >= 0) {
 							/* the rest of it is not sent: the DTE gave up */
 							open = -1;
@@ -287,20 +287,20 @@ static void tx_chaos(void)
 					break;
 				case 4:
 					if ((v & 0xff00) == 0) {
-						smdsp_hdlctx_reset(t);
+						smdsp_hdlc_tx_reset(t);
 						open = -1;
 					}
 					break;
 				case 5:
-					smdsp_hdlctx_preamble(t, (unsigned int)(v >> 40) % 4);
+					smdsp_hdlc_tx_preamble(t, (unsigned int)(v >> 40) % 4);
 					break;
 				default:
 					for (k = 0; k < (v >> 20) % 200; k++) {
-						smdsp_hdlcrx_put_bit(r, smdsp_hdlctx_get_bit(t));
+						smdsp_hdlc_rx_put_bit(r, smdsp_hdlc_tx_get_bit(t));
 						bits++;
 					}
 				}
-				if (smdsp_hdlctx_space(t) > SMDSP_HDLCTX_QLEN)
+				if (smdsp_hdlc_tx_space(t) > SMDSP_HDLC_TX_QLEN)
 					bad_space++;
 			}
 			printf("tx chaos CRC-%d %s: %ld bits, %ld good frames, %ld bad, %ld aborts, %ld not as queued\n",
@@ -310,8 +310,8 @@ static void tx_chaos(void)
 			CHECK(s.bad == 0, "tx chaos: %ld frames with a bad FCS", s.bad);
 			CHECK(s.good > 1000 && s.over_limit == 0 && s.wrong == 0,
 			      "tx chaos: %ld good frames, %ld not as queued", s.good, s.wrong);
-			smdsp_hdlcrx_free(r);
-			smdsp_hdlctx_free(t);
+			smdsp_hdlc_rx_free(r);
+			smdsp_hdlc_tx_free(t);
 		}
 }
 
@@ -319,8 +319,8 @@ static void tx_chaos(void)
 static void audio(void)
 {
 	struct sink s;
-	struct smdsp_hdlcrx *r = new_rx(&s, 0, 0, 0);
-	struct smdsp_fsk_rx *f = smdsp_fsk_rx_create(SMDSP_V21_CH2, smdsp_hdlcrx_bit_cb, NULL, r);
+	struct smdsp_hdlc_rx *r = new_rx(&s, 0, 0, 0);
+	struct smdsp_fsk_rx *f = smdsp_fsk_rx_create(SMDSP_V21_CH2, smdsp_hdlc_rx_bit_cb, NULL, r);
 	static int16_t x[8000];
 	uint64_t seed = 5;
 	int kind, i, sec;
@@ -339,7 +339,7 @@ static void audio(void)
 	printf("V.21 ch2 + HDLC on 20 s of noise, clipping, DC, silence: %ld frames handed over (%ld good)\n",
 	       s.frames, s.good);
 	smdsp_fsk_rx_free(f);
-	smdsp_hdlcrx_free(r);
+	smdsp_hdlc_rx_free(r);
 }
 
 int main(void)

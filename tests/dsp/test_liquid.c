@@ -19,6 +19,8 @@
 #include "refs.h"
 #include <smdsp/v22bis.h>
 #include <smdsp/eq.h>
+/* white-box: the equalizer's coefficients, compared with liquid-dsp's */
+#include <smdsp/private/eq.h>
 #include "tutil.h"
 
 static double i0(double x)
@@ -50,7 +52,7 @@ static void test_rrc(void)
 			t = j / 3.0 - 40.0;	/* samples from the pulse centre */
 			w = fabs(t) < 40 ? i0(5.0 * sqrt(1 - pow(t / 40.0, 2))) / i0(5.0) : 0;
 			ref = h[j] * w;
-			num += ref * smdsp_v22_tx_rrc[p][k] / 16384.0;
+			num += ref * smdsp_v22bis_tx_rrc[p][k] / 16384.0;
 			den += ref * ref;
 		}
 	}
@@ -63,7 +65,7 @@ static void test_rrc(void)
 			t = j / 3.0 - 40.0;
 			w = fabs(t) < 40 ? i0(5.0 * sqrt(1 - pow(t / 40.0, 2))) / i0(5.0) : 0;
 			ref = h[j] * w * scale;
-			ours = smdsp_v22_tx_rrc[p][k] / 16384.0;
+			ours = smdsp_v22bis_tx_rrc[p][k] / 16384.0;
 			peak = fmax(peak, fabs(ref));
 			maxerr = fmax(maxerr, fabs(ref - ours));
 		}
@@ -86,7 +88,7 @@ static void test_qam(void)
 		modem_modulate(q, sym, &ref[sym]);
 	for (qd = 0; qd < 4; qd++) {
 		for (low = 0; low < 4; low++) {
-			smdsp_v22_map(qd, low, &x, &y);
+			smdsp_v22bis_map(qd, low, &x, &y);
 			for (i = 0; i < 16; i++)
 				if (fabs(crealf(ref[i]) * sqrt(10) - x) < 1e-4 &&
 				    fabs(cimagf(ref[i]) * sqrt(10) - y) < 1e-4)
@@ -108,13 +110,13 @@ static void test_qam(void)
 			skipped++;
 			continue;
 		}
-		smdsp_v22_slice(true, (int32_t)lrint(re * SMDSP_V22_UNIT), (int32_t)lrint(im * SMDSP_V22_UNIT),
+		smdsp_v22bis_slice(true, (int32_t)lrint(re * SMDSP_V22BIS_UNIT), (int32_t)lrint(im * SMDSP_V22BIS_UNIT),
 				&lq, &ll, &dr, &di);
 		r = (float)(re / sqrt(10)) + (float)(im / sqrt(10)) * I;
 		modem_demodulate(q, r, &s);
 		modem_get_demodulator_sample(q, &hat);
-		if (fabs(crealf(hat) * sqrt(10) - dr / (double)SMDSP_V22_UNIT) > 1e-3 ||
-		    fabs(cimagf(hat) * sqrt(10) - di / (double)SMDSP_V22_UNIT) > 1e-3)
+		if (fabs(crealf(hat) * sqrt(10) - dr / (double)SMDSP_V22BIS_UNIT) > 1e-3 ||
+		    fabs(cimagf(hat) * sqrt(10) - di / (double)SMDSP_V22BIS_UNIT) > 1e-3)
 			mism++;
 	}
 	printf("16-QAM: our 16 points = liquid's QAM16 set; slicer disagreements %d of %d (%d skipped near "
@@ -132,7 +134,7 @@ static void test_lms(void)
 	float complex w0[N], wq[N], hist[3] = { 0 };
 	double maxd = 0, mse_o = 0, mse_l = 0;
 	uint64_t seed = 23;
-	const double S = SMDSP_V22_UNIT;
+	const double S = SMDSP_V22BIS_UNIT;
 	int n, k;
 
 	memset(w0, 0, sizeof(w0));

@@ -190,7 +190,7 @@ static int has_sequence(const struct side *s, const int *seq, int n)
 	return k == n;
 }
 
-static struct smdsp_modem *new_modem(unsigned int rings, enum smdsp_cpt_plan plan)
+static struct smdsp_modem *new_modem(unsigned int rings, enum smdsp_callprog_plan plan)
 {
 	struct smdsp_modem_config c = { .sample_rate = 8000, .auto_answer_rings = rings, .tone_plan = plan };
 
@@ -212,8 +212,8 @@ static void ours_to_ours(void)
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	ex_init(&x, 12);
-	a.m = new_modem(0, SMDSP_CPT_PLAN_NA);
-	b.m = new_modem(2, SMDSP_CPT_PLAN_NA);
+	a.m = new_modem(0, SMDSP_CALLPROG_PLAN_NA);
+	b.m = new_modem(2, SMDSP_CALLPROG_PLAN_NA);
 	fill_random(a.out, NB, 1);
 	fill_random(b.out, NB, 2);
 	CHECK(smdsp_modem_dial(a.m, "5551234") == 0, "dial refused");
@@ -270,7 +270,7 @@ static void ours_calls_spandsp(void)
 
 	memset(&a, 0, sizeof(a));
 	ex_init(&x, 10);
-	a.m = new_modem(0, SMDSP_CPT_PLAN_ETSI);
+	a.m = new_modem(0, SMDSP_CALLPROG_PLAN_ETSI);
 	fill_random(a.out, NB, 3);
 	fill_random(sp_out, NB, 4);
 	char_src_init(&src, sp_out, NB, 40);
@@ -330,7 +330,7 @@ static void spandsp_calls_ours(void)
 
 	memset(&b, 0, sizeof(b));
 	ex_init(&x, 10);
-	b.m = new_modem(1, SMDSP_CPT_PLAN_NA);
+	b.m = new_modem(1, SMDSP_CALLPROG_PLAN_NA);
 	fill_random(b.out, NB, 5);
 	fill_random(sp_out, NB, 6);
 	char_src_init(&src, sp_out, NB, 40);
@@ -362,7 +362,7 @@ static void spandsp_calls_ours(void)
 /* Dialling into a busy line, and into silence (no dial tone). */
 static void failures(void)
 {
-	struct smdsp_modem *m = new_modem(0, SMDSP_CPT_PLAN_NA);
+	struct smdsp_modem *m = new_modem(0, SMDSP_CALLPROG_PLAN_NA);
 	int16_t rx[BLK], tx[BLK];
 	struct smdsp_modem_event ev;
 	uint32_t cause = 99;

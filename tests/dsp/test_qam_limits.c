@@ -25,6 +25,11 @@
 #include <smdsp/v29.h>
 #include <smdsp/v27ter.h>
 #include <smdsp/v22bis.h>
+/* white-box: the receivers' loops are driven and read directly (car_freq, mse, eq) */
+#include <smdsp/private/v17.h>
+#include <smdsp/private/v29.h>
+#include <smdsp/private/v27ter.h>
+#include <smdsp/private/v22bis.h>
 #include "tutil.h"
 
 #define I32_MAX 2147483647
@@ -123,8 +128,8 @@ static void rx_open(struct rx *r, uint64_t *bits, int level)
 		r->tx = smdsp_v29_tx_create(r->rate, level, false, ones, NULL, bits);
 		break;
 	default:
-		r->rx = smdsp_v27_rx_create(r->rate, no_bit, NULL, NULL);
-		r->tx = smdsp_v27_tx_create(r->rate, level, false, ones, NULL, bits);
+		r->rx = smdsp_v27ter_rx_create(r->rate, no_bit, NULL, NULL);
+		r->tx = smdsp_v27ter_tx_create(r->rate, level, false, ones, NULL, bits);
 	}
 }
 
@@ -140,8 +145,8 @@ static void rx_close(struct rx *r)
 		smdsp_v29_tx_free(r->tx);
 		break;
 	default:
-		smdsp_v27_rx_free(r->rx);
-		smdsp_v27_tx_free(r->tx);
+		smdsp_v27ter_rx_free(r->rx);
+		smdsp_v27ter_tx_free(r->tx);
 	}
 }
 
@@ -152,7 +157,7 @@ static void tx_block(struct rx *r, int16_t *x, unsigned int n)
 	else if (r->modem == 29)
 		smdsp_v29_tx_process(r->tx, x, n);
 	else
-		smdsp_v27_tx_process(r->tx, x, n);
+		smdsp_v27ter_tx_process(r->tx, x, n);
 }
 
 /* an equalizer that ran away: every tap at the limit, alternating in sign, so that |z| reaches 2^31 */
@@ -173,7 +178,7 @@ static const struct smdsp_qam_rx *rx_block(struct rx *r, const int16_t *x, unsig
 	if (runaway) {
 		struct smdsp_qam_rx *q = r->modem == 17 ? &((struct smdsp_v17_rx *)r->rx)->q :
 					 r->modem == 29 ? &((struct smdsp_v29_rx *)r->rx)->q :
-					 &((struct smdsp_v27_rx *)r->rx)->q;
+					 &((struct smdsp_v27ter_rx *)r->rx)->q;
 
 		run_away(&q->eq);
 	}
@@ -185,8 +190,8 @@ static const struct smdsp_qam_rx *rx_block(struct rx *r, const int16_t *x, unsig
 		smdsp_v29_rx_process(r->rx, x, n);
 		return &((struct smdsp_v29_rx *)r->rx)->q;
 	}
-	smdsp_v27_rx_process(r->rx, x, n);
-	return &((struct smdsp_v27_rx *)r->rx)->q;
+	smdsp_v27ter_rx_process(r->rx, x, n);
+	return &((struct smdsp_v27ter_rx *)r->rx)->q;
 }
 
 /* 4 s of one hostile line into one receiver (with runaway, its equalizer run away at every block) */
@@ -238,7 +243,7 @@ static void hostile(int modem, int rate, int kind, uint64_t seed, bool runaway)
 	rx_close(&r);
 }
 
-static void v22_sym(void *user, const struct smdsp_v22_sym *sym)
+static void v22_sym(void *user, const struct smdsp_v22bis_sym *sym)
 {
 	long *bad = user;
 
@@ -252,13 +257,13 @@ static void v22_sym(void *user, const struct smdsp_v22_sym *sym)
  */
 static void v22_hostile(int kind, int runaway, uint64_t seed)
 {
-	struct smdsp_v22_rx *s = calloc(1, sizeof(*s));
+	struct smdsp_v22bis_rx *s = calloc(1, sizeof(*s));
 	uint64_t ns = seed;
 	long t = 0, bad = 0;
 	int16_t x[160];
 	int i, blk;
 
-	smdsp_v22_rx_init(s, false, v22_sym, NULL, &bad);
+	smdsp_v22bis_rx_init(s, false, v22_sym, NULL, &bad);
 	for (blk = 0; blk < 200; blk++) {
 		for (i = 0; i < 160; i++, t++) {
 			switch (kind) {
@@ -280,7 +285,7 @@ static void v22_hostile(int kind, int runaway, uint64_t seed)
 		s->eq_adapt = true;
 		if (runaway)
 			run_away(&s->eq);
-		smdsp_v22_rx_process(s, x, 160);
+		smdsp_v22bis_rx_process(s, x, 160);
 		bad += s->mse < 0;
 	}
 	CHECK(!bad, "V.22bis rx %s%s (seed %llu): %ld negative squared errors", sig_name[kind],

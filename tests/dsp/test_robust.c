@@ -119,7 +119,7 @@ static void blocks(void)
 		struct smdsp_fsk_rx *f = smdsp_fsk_rx_create(SMDSP_V21_CH1, NULL, NULL, NULL);
 		struct smdsp_anstone_rx *a = smdsp_anstone_rx_create(2100000);
 		struct smdsp_dtmf_rx *d = smdsp_dtmf_rx_create();
-		struct smdsp_cpt *c = smdsp_cpt_create(SMDSP_CPT_PLAN_NA);
+		struct smdsp_callprog *c = smdsp_callprog_create(SMDSP_CALLPROG_PLAN_NA);
 		struct smdsp_ring *r = smdsp_ring_create();
 		long t = 0;
 		int i;
@@ -132,12 +132,12 @@ static void blocks(void)
 			smdsp_fsk_rx_process(f, x, n);
 			smdsp_anstone_rx_process(a, x, n);
 			smdsp_dtmf_rx_process(d, x, n);
-			smdsp_cpt_process(c, x, n);
+			smdsp_callprog_process(c, x, n);
 			smdsp_ring_process(r, x, n);
 			t += n;
 		}
 		printf("blocks + %-20s: v22 carrier %d state %d, fsk carrier %d, answer tone %d, ring %u\n",
-		       sig_name[kind], smdsp_v22bis_carrier(v), v->state, smdsp_fsk_rx_carrier(f),
+		       sig_name[kind], smdsp_v22bis_carrier(v), smdsp_v22bis_get_state(v), smdsp_fsk_rx_carrier(f),
 		       smdsp_anstone_rx_kind(a), smdsp_ring_count(r));
 		/* none of these is an answer tone, a DTMF digit or a call-progress tone */
 		CHECK(smdsp_anstone_rx_kind(a) == SMDSP_ANS_NONE, "answer tone from %s", sig_name[kind]);
@@ -148,7 +148,7 @@ static void blocks(void)
 		smdsp_fsk_rx_free(f);
 		smdsp_anstone_rx_free(a);
 		smdsp_dtmf_rx_free(d);
-		smdsp_cpt_free(c);
+		smdsp_callprog_free(c);
 		smdsp_ring_free(r);
 	}
 }

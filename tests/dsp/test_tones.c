@@ -14,12 +14,12 @@
 
 static void test_nco_vs_liquid(void)
 {
-	struct smdsp_nco o;
+	struct smdsp_tone_nco o;
 	nco_crcf q = nco_crcf_create(LIQUID_VCO);
 	double maxerr = 0, maxexact = 0, maxlq = 0;
 	int i;
 
-	smdsp_nco_init(&o, 1234567);	/* 1234.567 Hz */
+	smdsp_tone_nco_init(&o, 1234567);	/* 1234.567 Hz */
 	nco_crcf_set_frequency(q, 2 * M_PI * 1234.567 / 8000.0);
 	for (i = 0; i < 80000; i++) {
 		int16_t re, im;
@@ -27,7 +27,7 @@ static void test_nco_vs_liquid(void)
 		double ph = 2 * M_PI * fmod(1234.567 * i / 8000.0, 1.0);
 		double e, ex, el;
 
-		smdsp_nco_step_cplx(&o, &re, &im);
+		smdsp_tone_nco_step_cplx(&o, &re, &im);
 		nco_crcf_cexpf(q, &z);
 		nco_crcf_step(q);
 		e = fmax(fabs(re / 32767.0 - crealf(z)), fabs(im / 32767.0 - cimagf(z)));
@@ -75,25 +75,26 @@ static void test_fixmath(void)
 
 static void test_goertzel(void)
 {
-	struct smdsp_goertzel g;
+	struct smdsp_goertzel *g = smdsp_goertzel_create(1000000);
 	int16_t x[205];
 	double e, sumsq = 0, frac;
 	int i;
 
-	smdsp_goertzel_init(&g, 1000000);
 	for (i = 0; i < 205; i++) {
 		x[i] = (int16_t)lrint(10000 * sin(2 * M_PI * 1000 * i / 8000.0 + 0.3));
 		sumsq += (double)x[i] * x[i];
 	}
-	smdsp_goertzel_process(&g, x, 205);
-	e = (double)smdsp_goertzel_result(&g);
+	smdsp_goertzel_process(g, x, 205);
+	e = (double)smdsp_goertzel_result(g);
 	frac = e / (sumsq * 205 / 2);
 	printf("goertzel: in-bin fraction %.4f\n", frac);
 	CHECK(fabs(frac - 1) < 0.01, "fraction %f", frac);
-	smdsp_goertzel_init(&g, 1300000);
-	smdsp_goertzel_process(&g, x, 205);
-	frac = (double)smdsp_goertzel_result(&g) / (sumsq * 205 / 2);
+	smdsp_goertzel_free(g);
+	g = smdsp_goertzel_create(1300000);
+	smdsp_goertzel_process(g, x, 205);
+	frac = (double)smdsp_goertzel_result(g) / (sumsq * 205 / 2);
 	CHECK(frac < 0.01, "300 Hz off: fraction %f", frac);
+	smdsp_goertzel_free(g);
 }
 
 /* ---- DTMF ---- */
@@ -136,7 +137,7 @@ static void test_dtmf(void)
 	dtmf_tx_set_level(stx, -25, 0);
 	dtmf_tx_set_timing(stx, 40, 40);
 	dtmf_tx_put(stx, all, -1);
-	smdsp_dtmf_rx_init(rx);
+	smdsp_dtmf_rx_reset(rx);
 	for (i = 0; i < 200; i++) {
 		int k, m = dtmf_tx(stx, buf, 160);
 
@@ -151,8 +152,8 @@ static void test_dtmf(void)
 	CHECK(!strcmp(got, all), "ours got '%s'", got);
 
 	/* a 20 ms burst must be rejected */
-	smdsp_dtmf_rx_init(rx);
-	tx->on_ms = 20;
+	smdsp_dtmf_rx_reset(rx);
+	smdsp_dtmf_tx_set_timing(tx, 20, 70);
 	smdsp_dtmf_tx_put(tx, "5");
 	for (i = 0; i < 20; i++) {
 		smdsp_dtmf_tx_process(tx, buf, 160);
@@ -162,7 +163,7 @@ static void test_dtmf(void)
 	CHECK(n == 0, "20 ms tone accepted: '%s'", got);
 
 	/* white noise alone: no digits */
-	smdsp_dtmf_rx_init(rx);
+	smdsp_dtmf_rx_reset(rx);
 	for (i = 0; i < 500; i++) {
 		int k;
 
@@ -198,11 +199,11 @@ static const int sp_kind[] = {
 static const char *kind_name[] = { "none", "ANS", "ANS/PR", "ANSam", "ANSam/PR" };
 
 /* Runs our detector over a signal made by gen(); returns the kind seen after 'ms'. */
-static enum smdsp_ans_kind detect_ours(int16_t *sig, int len, double noise_dbm0, int offset_hz_x10)
+static enum smdsp_anstone_kind detect_ours(int16_t *sig, int len, double noise_dbm0, int offset_hz_x10)
 {
 	struct smdsp_anstone_rx *rx = smdsp_anstone_rx_create(2100000);
 	uint64_t seed = 7;
-	enum smdsp_ans_kind k;
+	enum smdsp_anstone_kind k;
 	int i;
 
 	(void)offset_hz_x10;
@@ -227,17 +228,17 @@ static void test_anstone(void)
 
 	for (kind = 1; kind <= 4; kind++) {
 		struct smdsp_tone_desc d;
-		struct smdsp_tonegen *g;
+		struct smdsp_tone *g;
 		modem_connect_tones_rx_state_t *srx;
 		modem_connect_tones_tx_state_t *stx;
-		enum smdsp_ans_kind got;
+		enum smdsp_anstone_kind got;
 		int want_sp = sp_kind[kind];
 
 		/* ours -> SpanDSP */
 		smdsp_anstone_desc(&d, kind, -120, 3000);
-		g = smdsp_tonegen_create(&d);
-		smdsp_tonegen_process(g, sig, len);
-		smdsp_tonegen_free(g);
+		g = smdsp_tone_create(&d);
+		smdsp_tone_process(g, sig, len);
+		smdsp_tone_free(g);
 		sp_tone_seen = 0;
 		srx = modem_connect_tones_rx_init(NULL, kind >= 3 ? MODEM_CONNECT_TONES_ANSAM_PR :
 						  MODEM_CONNECT_TONES_ANS_PR, sp_tone_cb, NULL);
@@ -250,7 +251,7 @@ static void test_anstone(void)
 		       sp_tone_seen >= 2 && sp_tone_seen <= 5 ? kind_name[sp_tone_seen - 1] : "none",
 		       kind_name[got]);
 		CHECK(sp_tone_seen == want_sp, "SpanDSP saw %d for %s", sp_tone_seen, kind_name[kind]);
-		CHECK(got == (enum smdsp_ans_kind)kind, "ours saw %s for %s", kind_name[got], kind_name[kind]);
+		CHECK(got == (enum smdsp_anstone_kind)kind, "ours saw %s for %s", kind_name[got], kind_name[kind]);
 
 		/* SpanDSP -> ours, with noise at -35 dBm0 */
 		stx = modem_connect_tones_tx_init(NULL, want_sp);
@@ -260,7 +261,7 @@ static void test_anstone(void)
 		got = detect_ours(sig, len, -35, 0);
 		printf("answer tone %-8s from SpanDSP + noise -35 dBm0: ours detects %s\n", kind_name[kind],
 		       kind_name[got]);
-		CHECK(got == (enum smdsp_ans_kind)kind, "ours saw %s for SpanDSP %s", kind_name[got],
+		CHECK(got == (enum smdsp_anstone_kind)kind, "ours saw %s for SpanDSP %s", kind_name[got],
 		      kind_name[kind]);
 	}
 	/* frequency tolerance: 2100 +- 15 Hz accepted, 2100 +- 60 Hz and 1800 Hz rejected */
@@ -269,14 +270,14 @@ static void test_anstone(void)
 
 		for (i = 0; i < 6; i++) {
 			struct smdsp_tone_desc d;
-			struct smdsp_tonegen *g;
-			enum smdsp_ans_kind got;
+			struct smdsp_tone *g;
+			enum smdsp_anstone_kind got;
 
 			smdsp_anstone_desc(&d, SMDSP_ANS_ANS_PR, -200, 3000);
 			d.freq_mhz[0] = freqs[i];
-			g = smdsp_tonegen_create(&d);
-			smdsp_tonegen_process(g, sig, len);
-			smdsp_tonegen_free(g);
+			g = smdsp_tone_create(&d);
+			smdsp_tone_process(g, sig, len);
+			smdsp_tone_free(g);
 			got = detect_ours(sig, len, -200, 0);
 			printf("ANS/PR at %7.1f Hz (-20 dBm0): ours detects %s\n", freqs[i] / 1000.0, kind_name[got]);
 			if (i < 2)

@@ -31,6 +31,7 @@ PROGRAMS = {
     'test_hdlc_hostile': ([], CCS),
     'test_liquid': ([], CCS),
     'test_modem': ([], CCS),
+    'test_print': ([], CCS),
     'test_pump': ([], CCS),
     'test_qam_limits': ([], CCS),
     'test_robust': ([], CCS),

@@ -50,9 +50,7 @@ static void ep_init(struct ep *e, int ours, int caller, uint64_t seed)
 		e->tx = smdsp_fsk_tx_create(caller ? SMDSP_V21_CH1 : SMDSP_V21_CH2, -120,
 					    char_src_get_bit, &e->src);
 		e->rx = smdsp_fsk_rx_create(caller ? SMDSP_V21_CH2 : SMDSP_V21_CH1,
-					    char_sink_put_bit, status_cb, &e->sink);
-		e->rx->user = &e->sink;
-		e->rx->status = NULL;
+					    char_sink_put_bit, NULL, &e->sink);
 	} else {
 		e->stx = fsk_tx_init(NULL, &preset_fsk_specs[caller ? FSK_V21CH1 : FSK_V21CH2],
 				     char_src_get_bit, &e->src);
@@ -169,9 +167,9 @@ static void carrier_loss(void)
 	int i;
 
 	ep_init(&e, 1, 1, 5);
-	e.rx->status = status_cb;
-	e.rx->user = &e;
-	e.rx->put_bit = NULL;
+	/* the receiver again, reporting its carrier to status_cb */
+	smdsp_fsk_rx_free(e.rx);
+	e.rx = smdsp_fsk_rx_create(SMDSP_V21_CH2, NULL, status_cb, &e);
 	tx = smdsp_fsk_tx_create(SMDSP_V21_CH2, -200, NULL, NULL);
 	for (i = 0; i < 200; i++) {
 		if (i < 100) {

@@ -79,7 +79,7 @@ static void impaired(const char *name, int a_ours, int b_ours, int rate, const s
 	struct result r;
 
 	v22ep_init(&a, a_ours, 1, rate, 0, 0, 303);
-	v22ep_init(&b, b_ours, 0, rate, SMDSP_V22_GUARD_1800, 0, 404);
+	v22ep_init(&b, b_ours, 0, rate, SMDSP_V22BIS_GUARD_1800, 0, 404);
 	/*
 	 * SpanDSP's receiver drops (and restarts its whole modem) near its default
 	 * -43/-48 dBm0 thresholds: give it the same margin below the 28 dB loss
@@ -110,7 +110,7 @@ static void retrain(int a_ours, int b_ours, int requester_is_a)
 	int req = -1;
 
 	v22ep_init(&a, a_ours, 1, 2400, 0, 1, 505);
-	v22ep_init(&b, b_ours, 0, 2400, SMDSP_V22_GUARD_1800, 1, 606);
+	v22ep_init(&b, b_ours, 0, 2400, SMDSP_V22BIS_GUARD_1800, 1, 606);
 	for (i = 0; i < 50 * 16; i++) {
 		if (i == 50 * 6) {
 			struct v22ep *r = requester_is_a ? &a : &b;
@@ -165,10 +165,10 @@ static void carrier_loss(int b_ours)
 	}
 	line_free(l);
 	printf("V.22bis carrier vanishes at 5.00 s (far end %s): carrier lost reported at %.2f s, "
-	       "state %d, %zu bytes received before\n", v22ep_name(&b), lost_at / 50.0, a.m->state,
+	       "state %d, %zu bytes received before\n", v22ep_name(&b), lost_at / 50.0, smdsp_v22bis_get_state(a.m),
 	       a.sink.len);
 	CHECK(lost_at >= 250 && lost_at <= 255, "carrier loss reported at block %ld", lost_at);
-	CHECK(a.m->state == SMDSP_V22BIS_FAILED && smdsp_v22bis_rate(a.m) == 0, "still in data mode");
+	CHECK(smdsp_v22bis_get_state(a.m) == SMDSP_V22BIS_FAILED && smdsp_v22bis_rate(a.m) == 0, "still in data mode");
 	CHECK(a.sink.len > 500, "little data before the loss");
 	v22ep_free(&a);
 	v22ep_free(&b);
@@ -179,19 +179,19 @@ int main(void)
 	struct line_cfg lc;
 
 	/* V.22bis 2400 */
-	interop(1, 0, 2400, 2400, SMDSP_V22_GUARD_1800, 2400);
-	interop(0, 1, 2400, 2400, SMDSP_V22_GUARD_1800, 2400);
-	interop(1, 1, 2400, 2400, SMDSP_V22_GUARD_1800, 2400);
-	interop(0, 1, 2400, 2400, SMDSP_V22_GUARD_550, 2400);
-	interop(1, 0, 2400, 2400, SMDSP_V22_GUARD_NONE, 2400);
+	interop(1, 0, 2400, 2400, SMDSP_V22BIS_GUARD_1800, 2400);
+	interop(0, 1, 2400, 2400, SMDSP_V22BIS_GUARD_1800, 2400);
+	interop(1, 1, 2400, 2400, SMDSP_V22BIS_GUARD_1800, 2400);
+	interop(0, 1, 2400, 2400, SMDSP_V22BIS_GUARD_550, 2400);
+	interop(1, 0, 2400, 2400, SMDSP_V22BIS_GUARD_NONE, 2400);
 	/* V.22 1200 */
-	interop(1, 0, 1200, 1200, SMDSP_V22_GUARD_NONE, 1200);
-	interop(0, 1, 1200, 1200, SMDSP_V22_GUARD_NONE, 1200);
-	interop(1, 1, 1200, 1200, SMDSP_V22_GUARD_1800, 1200);
+	interop(1, 0, 1200, 1200, SMDSP_V22BIS_GUARD_NONE, 1200);
+	interop(0, 1, 1200, 1200, SMDSP_V22BIS_GUARD_NONE, 1200);
+	interop(1, 1, 1200, 1200, SMDSP_V22BIS_GUARD_1800, 1200);
 	/* rate negotiation: a 2400 modem meets a 1200 one */
-	interop(1, 0, 2400, 1200, SMDSP_V22_GUARD_NONE, 1200);
-	interop(0, 1, 1200, 2400, SMDSP_V22_GUARD_NONE, 1200);
-	interop(1, 1, 2400, 1200, SMDSP_V22_GUARD_NONE, 1200);
+	interop(1, 0, 2400, 1200, SMDSP_V22BIS_GUARD_NONE, 1200);
+	interop(0, 1, 1200, 2400, SMDSP_V22BIS_GUARD_NONE, 1200);
+	interop(1, 1, 2400, 1200, SMDSP_V22BIS_GUARD_NONE, 1200);
 
 	memset(&lc, 0, sizeof(lc));
 	lc.noise_dbm0 = -200;

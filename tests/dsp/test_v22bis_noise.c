@@ -69,7 +69,7 @@ static void run(const struct vrun *c, struct vres *r)
 	v22ep_init(&a, 1, c->ours_caller, 2400, 0, 1, c->seed * 7 + 1);
 	v22ep_init(&b, c->far_ours, !c->ours_caller, 2400, 0, 1, c->seed * 7 + 2);
 	/* what the engine sets (modem.c): a loss in data mode is reported, the call goes on */
-	a.m->cfg.hold_on_loss = true;
+	v22ep_hold_on_loss(&a);
 	if (!c->far_ours)
 		v22bis_rx_signal_cutoff(b.sp, -28 - (c->loss_db > 20 ? 25 : 0));
 	memset(r, 0, sizeof(*r));

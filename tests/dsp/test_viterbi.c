@@ -21,6 +21,8 @@
 #include <spandsp/private/logging.h>
 #include <spandsp/private/v17tx.h>
 #include <smdsp/v17.h>
+/* white-box: the transmitter's pulse-shaper entries and the decoder's search tables */
+#include <smdsp/private/v17.h>
 #include "tutil.h"
 
 #define U 512
@@ -55,16 +57,15 @@ static void run(unsigned int rate, unsigned int depth, int start, double sigma, 
 	static unsigned int sent[400000];
 	unsigned int np, bits = rate / 2400, dv = 1, ds = 1;
 	const int8_t (*p)[2] = smdsp_v17_points(rate, &np);
-	struct smdsp_trellis_enc e;
-	struct smdsp_viterbi v;
+	struct smdsp_trellis_enc *e = smdsp_trellis_enc_create(1);
+	struct smdsp_viterbi *v = smdsp_viterbi_create(p[0], np, U, depth, start);
 	long i, out = 0;
 
-	smdsp_trellis_enc_init(&e, 1);
-	CHECK(smdsp_viterbi_init(&v, p[0], np, U, depth, start) == 0, "viterbi_init");
+	CHECK(e && v, "viterbi_create");
 	*err_vit = *err_slice = *bit_vit = *bit_slice = 0;
 	for (i = 0; i < n; i++) {
 		unsigned int q = (unsigned int)t_rand64(&seed) & ((1U << bits) - 1);
-		unsigned int c = smdsp_trellis_encode(&e, q);
+		unsigned int c = smdsp_trellis_encode(e, q);
 		double re = p[c][0] * U, im = p[c][1] * U, t;
 		int d;
 
@@ -86,7 +87,7 @@ static void run(unsigned int rate, unsigned int depth, int start, double sigma, 
 				*bit_slice += __builtin_popcount(qs ^ q);
 			}
 		}
-		d = smdsp_viterbi_step(&v, (int32_t)lround(re), (int32_t)lround(im));
+		d = smdsp_viterbi_step(v, (int32_t)lround(re), (int32_t)lround(im));
 		if (d >= 0) {
 			unsigned int qd = smdsp_trellis_diff_decode(&dv, (unsigned int)d);
 
@@ -98,6 +99,8 @@ static void run(unsigned int rate, unsigned int depth, int start, double sigma, 
 			out++;
 		}
 	}
+	smdsp_viterbi_free(v);
+	smdsp_trellis_enc_free(e);
 	CHECK(out == n - (long)depth + 1, "%u: %ld decoded of %ld (delay %u)", rate, out, n, depth - 1);
 }
 

@@ -31,6 +31,7 @@ KERNEL_SOURCES = sorted(
      for p in (TOP / d).glob("*.[ch]")] +
     [str(p.relative_to(TOP)) for p in (TOP / "dsp").glob("*.c")] +
     [str(p.relative_to(TOP)) for p in (TOP / "dsp/include/smdsp").glob("*.h")] +
+    [str(p.relative_to(TOP)) for p in (TOP / "dsp/include/smdsp/private").glob("*.h")] +
     # the lab's own modules
     ["tools/netload/netload.c", "tests/module/irqhog/irqhog.c"])
 

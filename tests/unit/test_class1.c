@@ -38,7 +38,7 @@ static int passed, failed;
 
 static struct at_state at;
 static struct smdsp_faxmodem *fm;
-static struct smdsp_faxdte dte;
+static struct smdsp_faxdte *dte;
 static uint8_t got[65536];	/* what the DTE received */
 static unsigned int ngot;
 static uint8_t txq[65536];	/* what the DTE wrote in fax data mode */
@@ -67,13 +67,13 @@ static void act(struct at_out *o)
 
 	o->act = 0;
 	if (a & AT_ACT_HANGUP)
-		smdsp_faxdte_hangup(&dte);
+		smdsp_faxdte_hangup(dte);
 	if (a & AT_ACT_DIAL)
-		smdsp_faxdte_call(&dte, at.callp.number, at.callp.carrier_wait_s * 1000);
+		smdsp_faxdte_call(dte, at.callp.number, at.callp.carrier_wait_s * 1000);
 	if (a & AT_ACT_ANSWER)
-		smdsp_faxdte_command(&dte, SMDSP_FAXDTE_ANSWER, 0);
+		smdsp_faxdte_command(dte, SMDSP_FAXDTE_ANSWER, 0);
 	if (a & AT_ACT_FAX)
-		smdsp_faxdte_command(&dte, op_of[at.fax_op], at.fax_arg);
+		smdsp_faxdte_command(dte, op_of[at.fax_op], at.fax_arg);
 }
 
 static void dte_write(const void *p, unsigned int n)
@@ -113,21 +113,21 @@ static void period(const int16_t *rx, int16_t *tx)
 	static uint8_t obuf[4096];
 	uint8_t b[512];
 	struct at_out o;
-	unsigned int room = smdsp_faxdte_room(&dte), k;
+	unsigned int room = smdsp_faxdte_room(dte), k;
 	enum smdsp_faxdte_rc rc;
 
 	if (room > txq_in - txq_out)
 		room = txq_in - txq_out;
 	if (room) {
-		k = smdsp_faxdte_from_dte(&dte, txq + txq_out, room);
+		k = smdsp_faxdte_from_dte(dte, txq + txq_out, room);
 		txq_out += k;
 	}
 	/* a finished transmission leaves the rest where it was: dropped */
-	if (!smdsp_faxdte_room(&dte) && dte.done)
+	if (!smdsp_faxdte_room(dte) && smdsp_faxdte_done(dte))
 		txq_out = txq_in;
 	smdsp_faxmodem_process(fm, rx, tx, BLK);
 	do {
-		k = smdsp_faxdte_to_dte(&dte, b, sizeof(b), &rc);
+		k = smdsp_faxdte_to_dte(dte, b, sizeof(b), &rc);
 		put_dte(b, k);
 		if (rc != SMDSP_FAXDTE_RC_NONE) {
 			at_out_init(&o, obuf, sizeof(obuf));
@@ -470,7 +470,7 @@ static void test_ftm_frm(void)
 int main(void)
 {
 	fm = smdsp_faxmodem_create(NULL);
-	smdsp_faxdte_init(&dte, fm);
+	dte = smdsp_faxdte_create(fm);
 	at_init(&at);
 	dte_write("ATE0\r", 5);
 	reset_got();
@@ -479,6 +479,7 @@ int main(void)
 	test_fth();
 	test_frh();
 	test_ftm_frm();
+	smdsp_faxdte_free(dte);
 	smdsp_faxmodem_free(fm);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

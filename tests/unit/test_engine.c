@@ -46,8 +46,8 @@ static struct dial_run dial(const struct smdsp_modem_config *cfg,
 			    long rx_from_ms, long limit_ms)
 {
 	struct smdsp_modem *m = smdsp_modem_create(cfg);
-	struct smdsp_dtmf_rx drx;
-	struct smdsp_tonegen line;
+	struct smdsp_dtmf_rx *drx = smdsp_dtmf_rx_create();
+	struct smdsp_tone *line;
 	struct smdsp_tone_desc d;
 	struct smdsp_modem_event ev;
 	struct dial_run r;
@@ -72,14 +72,13 @@ static struct dial_run dial(const struct smdsp_modem_config *cfg,
 	}
 	d.level_dbm0_10[0] = -130;
 	d.level_dbm0_10[1] = -130;
-	smdsp_tonegen_init(&line, &d);
-	smdsp_dtmf_rx_init(&drx);
-	CHECK(m && smdsp_modem_dial(m, str) == 0);
-	if (!m)
-		return r;
+	line = smdsp_tone_create(&d);
+	CHECK(m && drx && line && smdsp_modem_dial(m, str) == 0);
+	if (!m || !drx || !line)
+		goto out;
 	for (t = 0; t < MS(limit_ms); t += PERIOD) {
 		if (rx_kind != RX_SILENCE && t >= MS(rx_from_ms))
-			smdsp_tonegen_process(&line, rx, PERIOD);
+			smdsp_tone_process(line, rx, PERIOD);
 		else
 			memset(rx, 0, sizeof(rx));
 		smdsp_modem_process(m, rx, tx, PERIOD);
@@ -92,8 +91,8 @@ static struct dial_run dial(const struct smdsp_modem_config *cfg,
 				r.onset[r.nbursts++] = t + i;
 			quiet = 0;
 		}
-		smdsp_dtmf_rx_process(&drx, tx, PERIOD);
-		nd += smdsp_dtmf_rx_get(&drx, r.digits + nd,
+		smdsp_dtmf_rx_process(drx, tx, PERIOD);
+		nd += smdsp_dtmf_rx_get(drx, r.digits + nd,
 					(int)sizeof(r.digits) - 1 - nd);
 		while (smdsp_modem_get_event(m, &ev)) {
 			if (ev.type != SMDSP_EV_PHASE)
@@ -109,6 +108,9 @@ static struct dial_run dial(const struct smdsp_modem_config *cfg,
 			break;
 	}
 	r.digits[nd] = '\0';
+out:
+	smdsp_tone_free(line);
+	smdsp_dtmf_rx_free(drx);
 	smdsp_modem_free(m);
 	return r;
 }

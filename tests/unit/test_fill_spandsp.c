@@ -58,7 +58,7 @@ static struct res run(int gap, int every, int fill)
 	memset(&ab, 0, sizeof(ab));
 	memset(&ba, 0, sizeof(ba));
 	v22ep_init(&a, 1, 1, 2400, 0, 0, 11);
-	v22ep_init(&b, 0, 0, 2400, SMDSP_V22_GUARD_1800, 0, 22);
+	v22ep_init(&b, 0, 0, 2400, SMDSP_V22BIS_GUARD_1800, 0, 22);
 	memset(g, 0, sizeof(g));
 	push(&ab, g, 160);
 	push(&ba, g, 160);

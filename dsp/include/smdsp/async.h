@@ -53,6 +53,7 @@ struct smdsp_async_rx_stats {
 };
 
 struct smdsp_async_tx;
+
 struct smdsp_async_rx;
 
 /* NULL on a bad configuration or out of memory. */
@@ -71,6 +72,8 @@ void smdsp_async_tx_get_bits(struct smdsp_async_tx *s, uint8_t *bits,
 void smdsp_async_tx_break(struct smdsp_async_tx *s);
 void smdsp_async_tx_get_stats(const struct smdsp_async_tx *s,
 			      struct smdsp_async_tx_stats *st);
+/* A one-line summary of the state (snprintf: the length the whole line needs). */
+int smdsp_async_tx_print(const struct smdsp_async_tx *s, char *buf, size_t len);
 
 struct smdsp_async_rx *smdsp_async_rx_create(const struct smdsp_async_config *cfg,
 					     smdsp_async_put_byte_fn put_byte,
@@ -83,5 +86,7 @@ void smdsp_async_rx_put_bits(struct smdsp_async_rx *s, const uint8_t *bits,
 			     unsigned int n);
 void smdsp_async_rx_get_stats(const struct smdsp_async_rx *s,
 			      struct smdsp_async_rx_stats *st);
+/* A one-line summary of the state (snprintf: the length the whole line needs). */
+int smdsp_async_rx_print(const struct smdsp_async_rx *s, char *buf, size_t len);
 
 #endif /* SMDSP_ASYNC_H */

@@ -7,46 +7,30 @@
 
 #include <smdsp/goertzel.h>
 
-enum smdsp_cpt_plan {
-	SMDSP_CPT_PLAN_NA = 0,	/* North America: 350+440 dial, 440+480 ringback, 480+620 busy */
-	SMDSP_CPT_PLAN_ETSI,	/* ETSI/ITU E.180: 425 Hz (400-450) for all, by cadence */
+enum smdsp_callprog_plan {
+	SMDSP_CALLPROG_PLAN_NA = 0,	/* North America: 350+440 dial, 440+480 ringback, 480+620 busy */
+	SMDSP_CALLPROG_PLAN_ETSI,	/* ETSI/ITU E.180: 425 Hz (400-450) for all, by cadence */
 };
 
-enum smdsp_cpt_event {
-	SMDSP_CPT_NONE = 0,
-	SMDSP_CPT_DIALTONE,
-	SMDSP_CPT_RINGBACK,
-	SMDSP_CPT_BUSY,
-	SMDSP_CPT_CONGESTION,
+enum smdsp_callprog_event {
+	SMDSP_CALLPROG_NONE = 0,
+	SMDSP_CALLPROG_DIALTONE,
+	SMDSP_CALLPROG_RINGBACK,
+	SMDSP_CALLPROG_BUSY,
+	SMDSP_CALLPROG_CONGESTION,
 };
 
-#define SMDSP_CPT_BLOCK 160	/* 20 ms */
-#define SMDSP_CPT_NFREQ 7
+struct smdsp_callprog;
 
-struct smdsp_cpt {
-	enum smdsp_cpt_plan plan;
-	struct smdsp_goertzel g[SMDSP_CPT_NFREQ];
-	uint64_t energy;
-	unsigned int count;
-	uint64_t min_energy;
-	bool on;
-	uint8_t kind;		/* frequency signature of the current burst */
-	uint32_t seg_ms;	/* length of the current on or off segment */
-	uint32_t last_on_ms;
-	uint8_t last_kind;
-	unsigned int busy_cycles;
-	unsigned int cong_cycles;
-	bool dial_reported;
-	bool ring_reported;
-	enum smdsp_cpt_event last;
-};
-
-void smdsp_cpt_init(struct smdsp_cpt *s, enum smdsp_cpt_plan plan);
-struct smdsp_cpt *smdsp_cpt_create(enum smdsp_cpt_plan plan);
-void smdsp_cpt_free(struct smdsp_cpt *s);
+struct smdsp_callprog *smdsp_callprog_create(enum smdsp_callprog_plan plan);
+void smdsp_callprog_free(struct smdsp_callprog *s);
+/* Back to silence heard, same plan. */
+void smdsp_callprog_reset(struct smdsp_callprog *s);
+/* A one-line summary of the state (snprintf: the length the whole line needs). */
+int smdsp_callprog_print(const struct smdsp_callprog *s, char *buf, size_t len);
 /* Returns the event completed inside this buffer (the last one if several). */
-enum smdsp_cpt_event smdsp_cpt_process(struct smdsp_cpt *s, const int16_t *x, unsigned int n);
+enum smdsp_callprog_event smdsp_callprog_process(struct smdsp_callprog *s, const int16_t *x, unsigned int n);
 /* True while a call-progress tone is sounding. */
-bool smdsp_cpt_tone_on(const struct smdsp_cpt *s);
+bool smdsp_callprog_tone_on(const struct smdsp_callprog *s);
 
 #endif /* SMDSP_CALLPROG_H */

@@ -8,6 +8,7 @@
 
 #ifdef __KERNEL__
 #include <linux/types.h>
+#include <linux/kernel.h>	/* snprintf */
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/errno.h>
@@ -38,6 +39,7 @@ static inline int64_t smdsp_div_s64(int64_t a, int32_t b)
 #include <stdint.h>
 #include <stddef.h>
 #include <stdbool.h>
+#include <stdio.h>	/* snprintf */
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
@@ -67,6 +69,10 @@ static inline int64_t smdsp_div_s64(int64_t a, int32_t b)
 #define smdsp_noinline SMDSP_GCC_ATTR(__noinline__)
 #endif
 
+/*
+ * The blocks' smdsp_*_print(): snprintf() (both sides have it), with its
+ * return value, the length the whole line would have had.
+ */
 #define SMDSP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif /* SMDSP_COMPAT_H */

@@ -40,27 +40,12 @@ enum smdsp_faxdte_rc {
 	SMDSP_FAXDTE_RC_FCERROR,
 };
 
-struct smdsp_faxdte {
-	struct smdsp_faxmodem *fm;
-	enum smdsp_faxdte_op op;
-	bool connected;		/* CONNECT given for the running receive */
-	bool done;		/* the running operation has its final result */
-	/* from the DTE */
-	bool dle;
-	bool ended;		/* DLE ETX of the data or the final frame came */
-	unsigned int flen;	/* octets of the frame being written */
-	uint8_t ctl;		/* its control field */
-	/* to the DTE: encoded octets, then the result after them */
-	uint8_t out[2 * SMDSP_FAX_FRAME_MAX + 2];
-	unsigned int out_len;
-	unsigned int out_pos;
-	enum smdsp_faxdte_rc out_rc;
-	uint8_t frame[SMDSP_FAX_FRAME_MAX];
-};
+struct smdsp_faxdte;
 
-int smdsp_faxdte_init(struct smdsp_faxdte *d, struct smdsp_faxmodem *fm);
 struct smdsp_faxdte *smdsp_faxdte_create(struct smdsp_faxmodem *fm);
 void smdsp_faxdte_free(struct smdsp_faxdte *d);
+/* A one-line summary of the state (snprintf: the length the whole line needs). */
+int smdsp_faxdte_print(const struct smdsp_faxdte *d, char *buf, size_t len);
 /* An operation starts (the one running stops). 0 or -EINVAL. */
 int smdsp_faxdte_command(struct smdsp_faxdte *d, enum smdsp_faxdte_op op, unsigned int arg);
 /* ATD: as smdsp_faxmodem_call(); CONNECT when the answerer's flags come, then as +FRH=3. */
@@ -69,6 +54,8 @@ int smdsp_faxdte_call(struct smdsp_faxdte *d, const char *digits, unsigned int w
 void smdsp_faxdte_hangup(struct smdsp_faxdte *d);
 /* DTE octets after CONNECT of +FTH/+FTM; returns how many were taken. */
 unsigned int smdsp_faxdte_from_dte(struct smdsp_faxdte *d, const uint8_t *buf, unsigned int n);
+/* The running operation has its final result (given or queued for the DTE). */
+bool smdsp_faxdte_done(const struct smdsp_faxdte *d);
 /* How many DTE octets smdsp_faxdte_from_dte() takes at least. */
 unsigned int smdsp_faxdte_room(const struct smdsp_faxdte *d);
 /*

@@ -44,7 +44,7 @@
 #define SMDSP_FAX_EVENTS	16
 
 /* T.31 Table 2's modulation codes: +FTM/+FRM's argument. */
-enum smdsp_fax_mod {
+enum smdsp_faxmodem_mod {
 	SMDSP_FAX_V21 = 3,
 	SMDSP_FAX_V27_2400 = 24,
 	SMDSP_FAX_V27_4800 = 48,
@@ -61,7 +61,7 @@ enum smdsp_fax_mod {
 };
 
 /* What the pump does now (traced by the driver). */
-enum smdsp_fax_phase {
+enum smdsp_faxmodem_phase {
 	SMDSP_FAX_ON_HOOK,
 	SMDSP_FAX_IDLE,		/* off hook, between commands: silence */
 	SMDSP_FAX_DIALING,
@@ -77,14 +77,14 @@ enum smdsp_fax_phase {
 	SMDSP_FAX_RX_SILENCE,
 };
 
-enum smdsp_fax_event_type {
+enum smdsp_faxmodem_event_type {
 	/*
 	 * +FTH (and ATA): ready for a frame (also after each non-final
 	 * frame); +FTM: the transmitter is on; +FRH (and ATD): flags heard;
 	 * +FRM: trained, octets follow
 	 */
 	SMDSP_FAX_EV_CONNECT = 1,
-	SMDSP_FAX_EV_FRAME,	/* +FRH: a frame to read (arg: its status, smdsp_hdlcrx_status) */
+	SMDSP_FAX_EV_FRAME,	/* +FRH: a frame to read (arg: its status, smdsp_hdlc_rx_status) */
 	/* +FTH final frame or +FTM data sent and the carrier off; +FTS, +FRS done: OK */
 	SMDSP_FAX_EV_OK,
 	/* +FRM/+FRH: carrier lost (after CONNECT); ATD/ATA: nothing heard in time */
@@ -93,8 +93,8 @@ enum smdsp_fax_event_type {
 	SMDSP_FAX_EV_ERROR,	/* +FTH: a frame the queue could not take */
 };
 
-struct smdsp_fax_event {
-	enum smdsp_fax_event_type type;
+struct smdsp_faxmodem_event {
+	enum smdsp_faxmodem_event_type type;
 	uint32_t arg;
 };
 
@@ -121,6 +121,8 @@ struct smdsp_faxmodem;
 
 struct smdsp_faxmodem *smdsp_faxmodem_create(const struct smdsp_faxmodem_config *cfg);
 void smdsp_faxmodem_free(struct smdsp_faxmodem *f);
+/* A one-line summary of the state (snprintf: the length the whole line needs). */
+int smdsp_faxmodem_print(const struct smdsp_faxmodem *f, char *buf, size_t len);
 /*
  * One period: n received samples in rx, n to send written to tx (any n).
  * 0, or -EINVAL.
@@ -174,10 +176,10 @@ unsigned int smdsp_faxmodem_read(struct smdsp_faxmodem *f, uint8_t *buf, unsigne
  * length (0: none) and its status. At most len octets are copied.
  */
 unsigned int smdsp_faxmodem_read_frame(struct smdsp_faxmodem *f, uint8_t *buf, unsigned int len,
-				       enum smdsp_hdlcrx_status *status);
-bool smdsp_faxmodem_get_event(struct smdsp_faxmodem *f, struct smdsp_fax_event *ev);
+				       enum smdsp_hdlc_rx_status *status);
+bool smdsp_faxmodem_get_event(struct smdsp_faxmodem *f, struct smdsp_faxmodem_event *ev);
 
-enum smdsp_fax_phase smdsp_faxmodem_phase(const struct smdsp_faxmodem *f);
+enum smdsp_faxmodem_phase smdsp_faxmodem_phase(const struct smdsp_faxmodem *f);
 bool smdsp_faxmodem_offhook(const struct smdsp_faxmodem *f);
 /* The modulation of the running +FTM/+FRM (3 for V.21), 0 if none. */
 unsigned int smdsp_faxmodem_mod(const struct smdsp_faxmodem *f);

@@ -7,23 +7,14 @@
 
 #include <smdsp/fixmath.h>
 
-struct smdsp_goertzel {
-	int32_t coef;		/* 2 cos(w), Q14 */
-	int32_t s1;
-	int32_t s2;
-};
+struct smdsp_goertzel;
 
-void smdsp_goertzel_init(struct smdsp_goertzel *g, int32_t freq_mhz);
 struct smdsp_goertzel *smdsp_goertzel_create(int32_t freq_mhz);
 void smdsp_goertzel_free(struct smdsp_goertzel *g);
-
-static inline void smdsp_goertzel_sample(struct smdsp_goertzel *g, int16_t x)
-{
-	int32_t s = x + (int32_t)(((int64_t)g->coef * g->s1) >> 14) - g->s2;
-
-	g->s2 = g->s1;
-	g->s1 = s;
-}
+/* Clears the block so far (as smdsp_goertzel_result() does). */
+void smdsp_goertzel_reset(struct smdsp_goertzel *g);
+/* A one-line summary of the state (snprintf: the length the whole line needs). */
+int smdsp_goertzel_print(const struct smdsp_goertzel *g, char *buf, size_t len);
 
 void smdsp_goertzel_process(struct smdsp_goertzel *g, const int16_t *x, unsigned int n);
 /*

@@ -36,8 +36,8 @@ enum smdsp_modem_phase {
 enum smdsp_modem_event_type {
 	SMDSP_EV_PHASE = 1,		/* phase changed: phase, arg */
 	SMDSP_EV_RING,			/* arg: rings so far */
-	SMDSP_EV_CALL_PROGRESS,		/* arg: enum smdsp_cpt_event */
-	SMDSP_EV_ANSWER_TONE,		/* arg: enum smdsp_ans_kind heard */
+	SMDSP_EV_CALL_PROGRESS,		/* arg: enum smdsp_callprog_event */
+	SMDSP_EV_ANSWER_TONE,		/* arg: enum smdsp_anstone_kind heard */
 	SMDSP_EV_V42,			/* arg: 1 LAPM up, 0 no LAPM (plain async) */
 	SMDSP_EV_V8,			/* V.8 over, arg: enum smdsp_v8_status */
 };
@@ -78,7 +78,7 @@ struct smdsp_modem_config {
 	uint32_t sample_rate;		/* 8000 */
 	uint32_t modulations;		/* SMDSP_MODEM_*; 0: all */
 	uint32_t flags;			/* SMDSP_MODEM_FLAG_* */
-	enum smdsp_cpt_plan tone_plan;
+	enum smdsp_callprog_plan tone_plan;
 	unsigned int auto_answer_rings;	/* 0: do not answer */
 	int tx_level_dbm0_10;		/* 0: -13 dBm0 */
 	unsigned int wait_answer_ms;	/* 0: 45000 */
@@ -118,6 +118,8 @@ struct smdsp_modem;
 /* Allocates everything the modem will need; NULL on failure. */
 struct smdsp_modem *smdsp_modem_create(const struct smdsp_modem_config *cfg);
 void smdsp_modem_free(struct smdsp_modem *m);
+/* A one-line summary of the state (snprintf: the length the whole line needs). */
+int smdsp_modem_print(const struct smdsp_modem *m, char *buf, size_t len);
 /*
  * A new configuration for the next call (allocates nothing): only on hook,
  * else -EBUSY; -EINVAL for a bad one. sample_rate must stay 8000 (or 0).

@@ -26,6 +26,8 @@ struct smdsp_pump_config {
 /* NULL on failure */
 struct smdsp_pump *smdsp_pump_create(const struct smdsp_pump_config *cfg);
 void smdsp_pump_free(struct smdsp_pump *p);
+/* A one-line summary of the state (snprintf: the length the whole line needs). */
+int smdsp_pump_print(const struct smdsp_pump *p, char *buf, size_t len);
 /* one call per period; rx and tx are n mono samples at sample_rate; returns 0 or -errno */
 int smdsp_pump_process(struct smdsp_pump *p, const int16_t *rx, int16_t *tx,
 		       unsigned int n);

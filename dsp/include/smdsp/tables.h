@@ -7,21 +7,21 @@
 
 #define SMDSP_SIN_BITS 10
 #define SMDSP_SIN_TAB_LEN 1024
-#define SMDSP_V22_TX_PHASES 40
-#define SMDSP_V22_TX_SYMS 6
-#define SMDSP_V22_RX_PHASES 12
-#define SMDSP_V22_RX_TAPS 80
+#define SMDSP_V22BIS_TX_PHASES 40
+#define SMDSP_V22BIS_TX_SYMS 6
+#define SMDSP_V22BIS_RX_PHASES 12
+#define SMDSP_V22BIS_RX_TAPS 80
 #define SMDSP_V21_BP_TAPS 64
 /* mean sum of squares of a transmit phase set, Q16 */
-#define SMDSP_V22_TX_POWER_Q16 63169
+#define SMDSP_V22BIS_TX_POWER_Q16 63169
 /* DC gain of the receive low-pass prototype, Q16 */
-#define SMDSP_V22_RX_DCGAIN_Q16 871667
+#define SMDSP_V22BIS_RX_DCGAIN_Q16 871667
 
 extern const int16_t smdsp_sin_tab[SMDSP_SIN_TAB_LEN + 1];
 extern const uint32_t smdsp_db_int_tab[121];
 extern const uint32_t smdsp_db_frac_tab[10];
-extern const int16_t smdsp_v22_tx_rrc[SMDSP_V22_TX_PHASES][SMDSP_V22_TX_SYMS];
-extern const int16_t smdsp_v22_rx_bp[2][SMDSP_V22_RX_PHASES][2][SMDSP_V22_RX_TAPS];
+extern const int16_t smdsp_v22bis_tx_rrc[SMDSP_V22BIS_TX_PHASES][SMDSP_V22BIS_TX_SYMS];
+extern const int16_t smdsp_v22bis_rx_bp[2][SMDSP_V22BIS_RX_PHASES][2][SMDSP_V22BIS_RX_TAPS];
 extern const int16_t smdsp_v21_rx_bp[2][SMDSP_V21_BP_TAPS];
 
 #endif /* SMDSP_TABLES_H */

@@ -7,19 +7,19 @@
 
 #include <smdsp/fixmath.h>
 
-struct smdsp_nco {
+struct smdsp_tone_nco {
 	uint32_t phase;
 	uint32_t rate;
 };
 
-static inline void smdsp_nco_init(struct smdsp_nco *o, int32_t freq_mhz)
+static inline void smdsp_tone_nco_init(struct smdsp_tone_nco *o, int32_t freq_mhz)
 {
 	o->phase = 0;
 	o->rate = smdsp_phase_rate(freq_mhz, SMDSP_RATE);
 }
 
 /* Returns sin of the current phase (Q15), then advances. */
-static inline int16_t smdsp_nco_step(struct smdsp_nco *o)
+static inline int16_t smdsp_tone_nco_step(struct smdsp_tone_nco *o)
 {
 	int16_t v = smdsp_sin(o->phase);
 
@@ -28,7 +28,7 @@ static inline int16_t smdsp_nco_step(struct smdsp_nco *o)
 }
 
 /* Complex exponential e^{j phase} (Q15 each), then advances. */
-static inline void smdsp_nco_step_cplx(struct smdsp_nco *o, int16_t *re, int16_t *im)
+static inline void smdsp_tone_nco_step_cplx(struct smdsp_tone_nco *o, int16_t *re, int16_t *im)
 {
 	*re = smdsp_cos(o->phase);
 	*im = smdsp_sin(o->phase);
@@ -46,29 +46,20 @@ struct smdsp_tone_desc {
 	uint16_t reversal_ms;		/* phase reversal interval (ANS/PR: 450) */
 };
 
-struct smdsp_tonegen {
-	struct smdsp_tone_desc d;
-	struct smdsp_nco osc[2];
-	struct smdsp_nco am;
-	int32_t amp[2];
-	uint32_t on_samples;
-	uint32_t off_samples;
-	uint32_t rev_samples;
-	uint32_t pos;		/* sample within the current cycle */
-	uint32_t rev_pos;
-	uint32_t cycle;
-	bool done;
-};
+struct smdsp_tone;
 
-void smdsp_tonegen_init(struct smdsp_tonegen *g, const struct smdsp_tone_desc *d);
-struct smdsp_tonegen *smdsp_tonegen_create(const struct smdsp_tone_desc *d);
-void smdsp_tonegen_free(struct smdsp_tonegen *g);
+struct smdsp_tone *smdsp_tone_create(const struct smdsp_tone_desc *d);
+void smdsp_tone_free(struct smdsp_tone *g);
+/* The cadence from its start, same description. */
+void smdsp_tone_reset(struct smdsp_tone *g);
+/* A one-line summary of the state (snprintf: the length the whole line needs). */
+int smdsp_tone_print(const struct smdsp_tone *g, char *buf, size_t len);
 /*
  * Writes n samples (silence once the cadence has finished). Returns the
  * number of samples that carried tone or cadence gaps, i.e. n while active,
  * less when the tone ends inside the buffer.
  */
-unsigned int smdsp_tonegen_process(struct smdsp_tonegen *g, int16_t *out, unsigned int n);
-bool smdsp_tonegen_done(const struct smdsp_tonegen *g);
+unsigned int smdsp_tone_process(struct smdsp_tone *g, int16_t *out, unsigned int n);
+bool smdsp_tone_done(const struct smdsp_tone *g);
 
 #endif /* SMDSP_TONE_H */

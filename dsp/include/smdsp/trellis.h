@@ -15,13 +15,15 @@
 
 #define SMDSP_TRELLIS_STATES 8
 
-struct smdsp_trellis_enc {
-	uint8_t diff;		/* Y2 Y1 of the last symbol */
-	uint8_t conv;		/* the delay cells: bit 0 gives Y0 */
-};
+struct smdsp_trellis_enc;
 
+/* An encoder as smdsp_trellis_enc_reset() leaves it; NULL without memory. */
+struct smdsp_trellis_enc *smdsp_trellis_enc_create(unsigned int diff);
+void smdsp_trellis_enc_free(struct smdsp_trellis_enc *e);
 /* Starts with the differential encoder at diff (Y2 Y1) and the cells at 0. */
-void smdsp_trellis_enc_init(struct smdsp_trellis_enc *e, unsigned int diff);
+void smdsp_trellis_enc_reset(struct smdsp_trellis_enc *e, unsigned int diff);
+/* A one-line summary of the state (snprintf: the length the whole line needs). */
+int smdsp_trellis_enc_print(const struct smdsp_trellis_enc *e, char *buf, size_t len);
 /*
  * One symbol: q holds its data bits, the first (Q1) in bit 0. Returns the
  * point's code (Y0, Y1, Y2, then q's bits 2 and up).

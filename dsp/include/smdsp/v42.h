@@ -25,31 +25,15 @@
 /* ---- HDLC framer (used by the LAPM layer; usable on its own) ---- */
 
 /* Fills buf (max octets, FCS excluded) with the next frame; returns its length or 0 for none. */
-typedef unsigned int (*smdsp_hdlc_next_frame_fn)(void *user, uint8_t *buf,
+typedef unsigned int (*smdsp_v42_hdlc_next_frame_fn)(void *user, uint8_t *buf,
 						 unsigned int max);
 /* A frame whose FCS checked; len excludes the FCS; fcs32 tells which FCS matched. */
-typedef void (*smdsp_hdlc_frame_fn)(void *user, const uint8_t *buf,
+typedef void (*smdsp_v42_hdlc_frame_fn)(void *user, const uint8_t *buf,
 				    unsigned int len, int fcs32);
 
-struct smdsp_hdlc_tx {
-	smdsp_hdlc_next_frame_fn next_frame;
-	void *user;
-	int fcs32;			/* FCS type for the next frame */
-	int cur32;			/* FCS type of the frame being sent */
-	unsigned int min_flags;		/* flags to send before the next frame */
-	int state;
-	uint32_t crc;
-	unsigned int octet;		/* bits of the octet being sent, LSB first */
-	unsigned int nbits;
-	unsigned int ones;
-	int stuffing;
-	unsigned int len;
-	unsigned int pos;
-	uint32_t frames;
-	uint8_t buf[SMDSP_HDLC_MAX_FRAME];
-};
+struct smdsp_v42_hdlc_tx;
 
-struct smdsp_hdlc_rx_stats {
+struct smdsp_v42_hdlc_rx_stats {
 	uint32_t flags;
 	uint32_t frames;		/* good FCS */
 	uint32_t crc_errors;		/* octet-aligned frames failing the FCS */
@@ -59,28 +43,14 @@ struct smdsp_hdlc_rx_stats {
 	uint32_t too_short;
 };
 
-struct smdsp_hdlc_rx {
-	smdsp_hdlc_frame_fn frame;
-	void *user;
-	int accept16;
-	int accept32;
-	int in_frame;			/* a flag has been seen */
-	unsigned int consec_flags;	/* back-to-back flags just seen (idle HDLC) */
-	int overflow;
-	unsigned int ones;
-	unsigned int octet;
-	unsigned int nbits;
-	unsigned int len;
-	struct smdsp_hdlc_rx_stats st;
-	uint8_t buf[SMDSP_HDLC_MAX_FRAME];
-};
+struct smdsp_v42_hdlc_rx;
 
-void smdsp_hdlc_tx_init(struct smdsp_hdlc_tx *t, smdsp_hdlc_next_frame_fn next,
-			void *user);
-int smdsp_hdlc_tx_get_bit(struct smdsp_hdlc_tx *t);
-void smdsp_hdlc_rx_init(struct smdsp_hdlc_rx *r, smdsp_hdlc_frame_fn frame,
-			void *user);
-void smdsp_hdlc_rx_put_bit(struct smdsp_hdlc_rx *r, int bit);
+int smdsp_v42_hdlc_tx_get_bit(struct smdsp_v42_hdlc_tx *t);
+/* A one-line summary of the state (snprintf: the length the whole line needs). */
+int smdsp_v42_hdlc_tx_print(const struct smdsp_v42_hdlc_tx *t, char *buf, size_t len);
+void smdsp_v42_hdlc_rx_put_bit(struct smdsp_v42_hdlc_rx *r, int bit);
+/* A one-line summary of the state (snprintf: the length the whole line needs). */
+int smdsp_v42_hdlc_rx_print(const struct smdsp_v42_hdlc_rx *r, char *buf, size_t len);
 uint16_t smdsp_crc16(uint16_t crc, const uint8_t *buf, unsigned int len);
 uint32_t smdsp_crc32(uint32_t crc, const uint8_t *buf, unsigned int len);
 
@@ -186,6 +156,8 @@ int smdsp_v42_status(const struct smdsp_v42 *s);
 void smdsp_v42_get_stats(const struct smdsp_v42 *s,
 			 struct smdsp_v42_stats *st);
 const char *smdsp_v42_status_name(int status);
+/* A one-line summary of the state (snprintf: the length the whole line needs). */
+int smdsp_v42_print(const struct smdsp_v42 *s, char *buf, size_t len);
 
 /*
  * The LAPM frame handler on its own (frame without FCS), for fuzzing and

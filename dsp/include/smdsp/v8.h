@@ -90,6 +90,8 @@ void smdsp_v8_advance(struct smdsp_v8 *s, unsigned int samples);
 void smdsp_v8_answer_tone(struct smdsp_v8 *s, int tone);
 int smdsp_v8_status(const struct smdsp_v8 *s);
 void smdsp_v8_get_result(const struct smdsp_v8 *s, struct smdsp_v8_result *r);
+/* A one-line summary of the state (snprintf: the length the whole line needs). */
+int smdsp_v8_print(const struct smdsp_v8 *s, char *buf, size_t len);
 /* the preferred mode among mods, 0 if none we know */
 unsigned int smdsp_v8_select(unsigned int mods);
 

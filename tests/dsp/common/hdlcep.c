@@ -48,7 +48,7 @@ static int new_frame(const struct hdlc_sig_cfg *c, struct hdlc_log *log, uint64_
 /* SpanDSP's transmitter: the next frame of the burst from its underflow handler */
 struct sp_src {
 	hdlc_tx_state_t *h;
-	struct smdsp_hdlctx *ot;	/* or ours */
+	struct smdsp_hdlc_tx *ot;	/* or ours */
 	const struct hdlc_log *log;
 	int next, end;		/* frames of this burst still to queue: [next, end) */
 	int done;		/* all queued and the last one finished */
@@ -80,7 +80,7 @@ static int our_get_bit(void *user)
 {
 	struct sp_src *s = user;
 
-	return smdsp_hdlctx_get_bit(s->ot);
+	return smdsp_hdlc_tx_get_bit(s->ot);
 }
 
 int16_t *hdlc_make_signal(const struct hdlc_sig_cfg *c, long *n, struct hdlc_log *log)
@@ -107,18 +107,18 @@ int16_t *hdlc_make_signal(const struct hdlc_sig_cfg *c, long *n, struct hdlc_log
 		s.next = first;
 		s.end = log->n;
 		if (c->ours_tx) {
-			struct smdsp_hdlctx_config hc = { .crc32 = c->crc32 };
-			struct smdsp_hdlctx *t = smdsp_hdlctx_create(&hc);
+			struct smdsp_hdlc_tx_config hc = { .crc32 = c->crc32 };
+			struct smdsp_hdlc_tx *t = smdsp_hdlc_tx_create(&hc);
 			struct smdsp_fsk_tx *f = smdsp_fsk_tx_create(SMDSP_V21_CH2, (int)(level * 10),
 								     our_get_bit, &s);
 
 			s.ot = t;
-			smdsp_hdlctx_preamble(t, preamble);
+			smdsp_hdlc_tx_preamble(t, preamble);
 			for (i = first; i < log->n; i++)
-				if (smdsp_hdlctx_frame(t, log->data[i], log->len[i]))
+				if (smdsp_hdlc_tx_frame(t, log->data[i], log->len[i]))
 					abort();
 			/* until the closing flag is out, then one more flag */
-			while (!smdsp_hdlctx_idle(t) && pos + 8 < cap) {
+			while (!smdsp_hdlc_tx_idle(t) && pos + 8 < cap) {
 				smdsp_fsk_tx_process(f, x + pos, 8);
 				pos += 8;
 			}
@@ -127,7 +127,7 @@ int16_t *hdlc_make_signal(const struct hdlc_sig_cfg *c, long *n, struct hdlc_log
 				pos += 240;
 			}
 			smdsp_fsk_tx_free(f);
-			smdsp_hdlctx_free(t);
+			smdsp_hdlc_tx_free(t);
 		} else {
 			fsk_tx_state_t *f;
 
@@ -154,7 +154,7 @@ struct rx_ctx {
 	const struct hdlc_log *log;
 	struct hdlc_rx_res *r;
 	uint8_t *seen;
-	struct smdsp_hdlcrx *ours;
+	struct smdsp_hdlc_rx *ours;
 };
 
 static void got_frame(struct rx_ctx *c, const uint8_t *buf, int len)
@@ -177,13 +177,13 @@ static void got_frame(struct rx_ctx *c, const uint8_t *buf, int len)
 	}
 }
 
-static void our_frame(void *user, const uint8_t *buf, unsigned int len, enum smdsp_hdlcrx_status st)
+static void our_frame(void *user, const uint8_t *buf, unsigned int len, enum smdsp_hdlc_rx_status st)
 {
 	struct rx_ctx *c = user;
 
-	if (st == SMDSP_HDLCRX_OK)
+	if (st == SMDSP_HDLC_RX_OK)
 		got_frame(c, buf, (int)len);
-	else if (st == SMDSP_HDLCRX_BAD_FCS)
+	else if (st == SMDSP_HDLC_RX_BAD_FCS)
 		c->r->bad++;
 }
 
@@ -192,14 +192,14 @@ static void our_status(void *user, enum smdsp_status st)
 	struct rx_ctx *c = user;
 
 	if (st == SMDSP_STATUS_CARRIER_DOWN)
-		smdsp_hdlcrx_reset(c->ours);
+		smdsp_hdlc_rx_reset(c->ours);
 }
 
 static void our_bit(void *user, int bit)
 {
 	struct rx_ctx *c = user;
 
-	smdsp_hdlcrx_put_bit(c->ours, bit);
+	smdsp_hdlc_rx_put_bit(c->ours, bit);
 }
 
 static void sp_frame(void *user, const uint8_t *buf, int len, int ok)
@@ -229,23 +229,23 @@ void hdlc_receive(const int16_t *x, long n, int ours, int crc32, int sync_flags,
 	memset(r, 0, sizeof(*r));
 	c.seen = calloc(log->n + 1, 1);
 	if (ours) {
-		struct smdsp_hdlcrx_config hc = { .crc32 = crc32, .report_bad = true,
+		struct smdsp_hdlc_rx_config hc = { .crc32 = crc32, .report_bad = true,
 						   .sync_flags = (unsigned int)sync_flags,
 						   .frame = our_frame, .user = &c };
 		struct smdsp_fsk_rx *f;
-		struct smdsp_hdlcrx_stats st;
+		struct smdsp_hdlc_rx_stats st;
 
-		c.ours = smdsp_hdlcrx_create(&hc);
+		c.ours = smdsp_hdlc_rx_create(&hc);
 		f = smdsp_fsk_rx_create(SMDSP_V21_CH2, our_bit, our_status, &c);
 		t0 = cpu_now();
 		for (i = 0; i + 160 <= n; i += 160)
 			smdsp_fsk_rx_process(f, x + i, 160);
 		r->cpu = cpu_now() - t0;
-		smdsp_hdlcrx_get_stats(c.ours, &st);
+		smdsp_hdlc_rx_get_stats(c.ours, &st);
 		r->aborts = st.aborts;
 		r->too_long = st.too_long;
 		smdsp_fsk_rx_free(f);
-		smdsp_hdlcrx_free(c.ours);
+		smdsp_hdlc_rx_free(c.ours);
 	} else {
 		hdlc_rx_state_t *h = hdlc_rx_init(NULL, crc32, 1, sync_flags, sp_frame, &c);
 		fsk_rx_state_t *f = fsk_rx_init(NULL, &preset_fsk_specs[FSK_V21CH2], FSK_FRAME_MODE_SYNC,

@@ -1,8 +1,8 @@
 /*
  * T.30-style HDLC over V.21 channel 2 for the tests: a transmitter (ours:
- * smdsp_hdlctx on smdsp_fsk_tx; SpanDSP's: hdlc_tx on fsk_tx) making
+ * smdsp_hdlc_tx on smdsp_fsk_tx; SpanDSP's: hdlc_tx on fsk_tx) making
  * bursts of carrier (a preamble of flags, numbered frames, a closing flag),
- * and both receivers (ours: smdsp_fsk_rx into smdsp_hdlcrx; SpanDSP's:
+ * and both receivers (ours: smdsp_fsk_rx into smdsp_hdlc_rx; SpanDSP's:
  * fsk_rx in synchronous mode into hdlc_rx) on the very same samples, each
  * frame received matched against the frames sent.
  */

@@ -101,7 +101,7 @@ static void tx_free(struct ends *e)
 {
 	switch (e->modem) {
 	case 27:
-		smdsp_v27_tx_free(e->otx);
+		smdsp_v27ter_tx_free(e->otx);
 		if (e->stx)
 			v27ter_tx_free(e->stx);
 		break;
@@ -127,7 +127,7 @@ static void start(const struct qamrun_cfg *c, struct pn *src, struct ends *e, do
 	if (c->ours_tx) {
 		tx_free(e);
 		if (e->modem == 27)
-			e->otx = smdsp_v27_tx_create(c->rate, lv, c->tep, pn_get, NULL, src);
+			e->otx = smdsp_v27ter_tx_create(c->rate, lv, c->tep, pn_get, NULL, src);
 		else if (e->modem == 29)
 			e->otx = smdsp_v29_tx_create(c->rate, lv, c->tep, pn_get, NULL, src);
 		else
@@ -151,7 +151,7 @@ static void tx_stop(struct ends *e)
 	if (!e->otx)
 		return;
 	if (e->modem == 27)
-		smdsp_v27_tx_stop(e->otx);
+		smdsp_v27ter_tx_stop(e->otx);
 	else if (e->modem == 29)
 		smdsp_v29_tx_stop(e->otx);
 	else
@@ -163,7 +163,7 @@ static int tx_block(struct ends *e, int16_t *tx)
 {
 	switch (e->modem) {
 	case 27:
-		return e->otx ? !smdsp_v27_tx_process(e->otx, tx, 160) : v27ter_tx(e->stx, tx, 160) < 160;
+		return e->otx ? !smdsp_v27ter_tx_process(e->otx, tx, 160) : v27ter_tx(e->stx, tx, 160) < 160;
 	case 29:
 		return e->otx ? !smdsp_v29_tx_process(e->otx, tx, 160) : v29_tx(e->stx, tx, 160) < 160;
 	default:
@@ -175,7 +175,7 @@ static void rx_create(struct ends *e, struct pn *ours, struct pn *sp)
 {
 	switch (e->modem) {
 	case 27:
-		e->orx = smdsp_v27_rx_create(e->rate, our_bit, our_status, ours);
+		e->orx = smdsp_v27ter_rx_create(e->rate, our_bit, our_status, ours);
 		e->srx = v27ter_rx_init(NULL, e->rate, sp_bit, sp);
 		break;
 	case 29:
@@ -204,7 +204,7 @@ static void rx_free(struct ends *e)
 {
 	switch (e->modem) {
 	case 27:
-		smdsp_v27_rx_free(e->orx);
+		smdsp_v27ter_rx_free(e->orx);
 		v27ter_rx_free(e->srx);
 		break;
 	case 29:
@@ -231,7 +231,7 @@ static void rx_block(struct ends *e, const int16_t *rx, struct qamrun_res *r)
 	double t0 = now();
 
 	if (e->modem == 27)
-		smdsp_v27_rx_process(e->orx, rx, 160);
+		smdsp_v27ter_rx_process(e->orx, rx, 160);
 	else if (e->modem == 29)
 		smdsp_v29_rx_process(e->orx, rx, 160);
 	else

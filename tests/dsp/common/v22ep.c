@@ -80,6 +80,25 @@ static void our_status(void *user, enum smdsp_status st)
 	}
 }
 
+static struct smdsp_v22bis *our_create(struct v22ep *e, bool hold_on_loss)
+{
+	struct smdsp_v22bis_config c = {
+		.calling = e->caller, .max_rate = (uint16_t)e->rate,
+		.guard = e->caller ? SMDSP_V22BIS_GUARD_NONE : (enum smdsp_v22bis_guard)e->guard,
+		.hold_on_loss = hold_on_loss,
+		.get_bit = src_bit, .put_bit = sink_bit, .status = our_status, .user = e,
+	};
+
+	return smdsp_v22bis_create(&c);
+}
+
+/* Ours again, before it has run, with config.hold_on_loss (what the engine sets). */
+void v22ep_hold_on_loss(struct v22ep *e)
+{
+	smdsp_v22bis_free(e->m);
+	e->m = our_create(e, true);
+}
+
 void v22ep_init(struct v22ep *e, int ours, int caller, int rate, int guard, int bert, uint64_t seed)
 {
 	memset(e, 0, sizeof(*e));
@@ -94,13 +113,7 @@ void v22ep_init(struct v22ep *e, int ours, int caller, int rate, int guard, int 
 	char_src_init(&e->src, e->data, EP_BYTES, 40);
 	char_sink_init(&e->sink, e->got, sizeof(e->got));
 	if (ours) {
-		struct smdsp_v22bis_config c = {
-			.calling = caller, .max_rate = (uint16_t)rate,
-			.guard = caller ? SMDSP_V22_GUARD_NONE : (enum smdsp_v22_guard)guard,
-			.get_bit = src_bit, .put_bit = sink_bit, .status = our_status, .user = e,
-		};
-
-		e->m = smdsp_v22bis_create(&c);
+		e->m = our_create(e, false);
 	} else {
 		e->sp = v22bis_init(NULL, rate, caller ? 0 : guard, caller, src_bit, e, sink_bit, e);
 		v22bis_set_modem_status_handler(e->sp, sp_status, e);

@@ -35,6 +35,7 @@ struct v22ep {
 };
 
 void v22ep_init(struct v22ep *e, int ours, int caller, int rate, int guard, int bert, uint64_t seed);
+void v22ep_hold_on_loss(struct v22ep *e);
 void v22ep_free(struct v22ep *e);
 void v22ep_tx(struct v22ep *e, int16_t *buf, int n);
 void v22ep_rx(struct v22ep *e, const int16_t *buf, int n);

@@ -41,7 +41,7 @@ help:
 	'' \
 	'The two commands (fresh Debian 12, as root; both install their packages):' \
 	'  demo              a call from the guest to smline, the contexts compared -> out/demo/report.md' \
-	'  check             everything built, check-fast then every guest test (CI runs this; ~45 min)' \
+	'  check             everything built, check-fast then every guest test (CI runs this; ~22 min)' \
 	'' \
 	'Build:' \
 	'  all, module       build/$$(KVER)/smodem.ko against installed headers (default: 6.1 generic)' \

@@ -48,7 +48,7 @@ import time
 from pathlib import Path
 
 import smtrace
-from smlab import cli, resume, runner
+from smlab import cli, contexts, resume, runner
 from smlab.guest import FileLines
 from smlab.payload import payload
 
@@ -619,12 +619,7 @@ def run_piece(piece):
 
 
 def _contexts(text):
-    ctxs = [] if text.split() == ["none"] else text.split()
-    bad = [c for c in ctxs if c not in CONTEXTS]
-    if bad:
-        raise argparse.ArgumentTypeError("unknown context(s) %s (choose from %s, or none)"
-                                         % (" ".join(bad), " ".join(CONTEXTS)))
-    return ctxs
+    return contexts.parse(text, allowed=CONTEXTS, none_ok=True)
 
 
 def main(argv=None):

@@ -61,7 +61,7 @@ from pathlib import Path
 import bench_modem as bm
 import resmap
 import smtrace
-from smlab import cli, resume, runner
+from smlab import cli, contexts, resume, runner
 from smlab import compare as cmp
 
 TOP = Path(__file__).resolve().parents[1]
@@ -94,7 +94,7 @@ VERSIONS = [("INT", "int", ()), ("DPC", "dpc", ()), ("THR", "thr", ("prio=50",))
             _res(2, 16), _res(3, 16), _res(1, 8), _res(2, 8), _res(1, 4),
             ("IRQT", "irqt", ()), ("BHW", "bhw", ())]
 QUICK_VERSIONS = ["INT", "THR", "THR-8", "RES 1/8", "RES 2/8", "BHW"]
-CMP_CONTEXTS = ["int", "dpc", "thr", "res", "oth", "irqt", "bhw", "usr"]
+CMP_CONTEXTS = list(contexts.ALL)
 QUICK_CELLS = "1/16 4/17"
 PARTS = ["compare", "phase", "transfer", "resmap"]
 # the quick grid compares the study's four and the two new kernel contexts
@@ -814,9 +814,10 @@ def main(argv=None):
     if not a.parts or any(x not in PARTS for x in a.parts):
         ap.error("--parts: choose from %s" % " ".join(PARTS))
     a.contexts = (a.contexts or " ".join(QUICK_CONTEXTS if q else CMP_CONTEXTS)).split()
-    unknown = [c for c in a.contexts if c not in CMP_CONTEXTS]
-    if unknown:
-        ap.error("unknown context(s) %s (have: %s)" % (" ".join(unknown), " ".join(CMP_CONTEXTS)))
+    try:
+        contexts.parse(" ".join(a.contexts))
+    except contexts.UnknownContext as e:
+        ap.error(str(e))
     names = [v[0] for v in VERSIONS]
     a.versions = ([v.strip() for v in a.versions.split(",") if v.strip()] if a.versions
                   else (QUICK_VERSIONS if q else names))

@@ -36,7 +36,7 @@ TOP = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 import loadbound as lb  # noqa: E402
 
-from smlab import runner  # noqa: E402
+from smlab import contexts, runner  # noqa: E402
 from smlab.guest import available_kernels  # noqa: E402
 from smlab.resume import file_digest  # noqa: E402
 
@@ -197,28 +197,29 @@ def main(argv=None):
     p.add_argument("--out", default=env_default("LB_OUT", "out/loadbound"), help="[LB_OUT]")
     a = p.parse_args(argv)
     kernels = a.kernels.split()
-    contexts = ["control"] + [c for c in a.contexts.split() if c != "control"]
-    # any context= the module has (int dpc thr res, oth where it exists)
-    bad = [c for c in contexts if not re.fullmatch(r"[a-z]+", c)]
+    try:
+        ctxs = ["control"] + [c for c in contexts.parse(a.contexts, extra=("control",))
+                              if c != "control"]
+    except contexts.UnknownContext as e:
+        p.error(str(e))
     try:
         loads = [int(x) for x in a.load_us.split()]
     except ValueError:
         loads = []
-    if bad or not kernels or not loads or a.duration < 1.1 or a.jobs < 1:
-        p.error("bad contexts %s / no kernels / bad --load-us / duration below 1.1 s / jobs < 1"
-                % bad)
+    if not kernels or not loads or a.duration < 1.1 or a.jobs < 1:
+        p.error("no kernels / bad --load-us / duration below 1.1 s / jobs < 1")
     for k in kernels:
         if k not in available_kernels():
             p.error("kernel %s not installed (have %s)" % (k, " ".join(available_kernels())))
     missing = [str(ko) for ko in (TOP / "build" / k / "smodem.ko" for k in kernels)
-               if len(contexts) > 1 and not ko.is_file()]
+               if len(ctxs) > 1 and not ko.is_file()]
     if missing:
         p.error("%s missing: make modules" % " ".join(missing))
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     probe = build_probe(out / "bin")
     t0 = time.monotonic()
-    pieces = plan(a, kernels, contexts, loads, probe)
+    pieces = plan(a, kernels, ctxs, loads, probe)
     log("%d guest runs, %s, %.1f s of probe each: %s" % (
         len(pieces), a.scheduler or "%d at a time" % a.jobs, a.duration,
         " ".join(x.key for x in pieces)))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import smtrace
 
-from . import cli
+from . import cli, contexts
 from .guest import available_kernels, default_kernel, run_guest, module_path, ROOT
 from .image import DYN_TOOLS, kernel_file, ldd
 from .resume import file_digest
@@ -23,7 +23,7 @@ from .resume import file_digest
 # drivers use today; the module refuses bhw before 6.9 and irqt without
 # hw=ac97, and the run says so)
 CONTEXTS = ("int", "dpc", "thr", "res", "usr")
-ALL_CONTEXTS = CONTEXTS + ("oth", "irqt", "bhw")
+ALL_CONTEXTS = contexts.ALL
 # context=usr's daemon, static for the guest (make smodemd)
 SMODEMD = "build/smodemd/smodemd-static"
 INTERVAL_US = 1000
@@ -468,12 +468,7 @@ def _hist(vals):
 
 # -- the run ------------------------------------------------------------------------
 def _contexts(text):
-    ctxs = text.split()
-    bad = [c for c in ctxs if c not in ALL_CONTEXTS]
-    if bad:
-        raise argparse.ArgumentTypeError(
-            "unknown context(s) %s (choose from %s)" % (" ".join(bad), " ".join(ALL_CONTEXTS)))
-    return ctxs
+    return contexts.parse(text)
 
 
 def add_arguments(ap, env=os.environ, out="out/compare"):

@@ -72,8 +72,7 @@ CONTEXTS = ["int", "dpc", "thr", "res", "usr"]
 SMODEMD = TOP / "build" / "smodemd" / "smodemd-static"
 
 
-def log(msg):
-    print("bench-modem: " + msg, flush=True)
+log = cli.logger("bench-modem")
 
 
 def route(nbytes, words=""):

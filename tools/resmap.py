@@ -46,8 +46,7 @@ STUDY = {(1, 7): 10, (1, 8): 0, (2, 13): 10, (2, 14): 2, (2, 15): 0, (3, 15): 10
          (3, 16): 9, (3, 17): 0, (4, 16): 10, (4, 17): 0, (7, 20): 0, (8, 20): 10}
 
 
-def log(msg):
-    print("resmap: %s" % msg, flush=True)
+log = cli.logger("resmap")
 
 
 def model_works(x, y, load_us=LOAD_US, period_ms=PERIOD_MS):

@@ -81,8 +81,7 @@ DISK_MB = 64
 STUDY_DEVICES = {"ide-pio": 49.0, "ide": 1.0}
 
 
-def log(msg):
-    print("stolen: %s" % msg, flush=True)
+log = cli.logger("stolen")
 
 
 def parse_points(text):

@@ -102,8 +102,7 @@ PARTS = ["compare", "phase", "transfer", "resmap"]
 QUICK_CONTEXTS = ["int", "dpc", "thr", "res", "irqt", "bhw"]
 
 
-def log(msg):
-    print("study: %s" % msg, flush=True)
+log = cli.logger("study")
 
 
 def has_bh_wq(kver):

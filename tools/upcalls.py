@@ -58,8 +58,7 @@ SCRIPT = "upcalls_checks.sh"
 STUDY = {"first_miss_utilisation": 0.80, "ctx_switch_cut": 0.35, "useful_gain": 0.12}
 
 
-def log(msg):
-    print("upcalls: %s" % msg, flush=True)
+log = cli.logger("upcalls")
 
 
 def admitted(n, cost_us, period_us=T_US):

@@ -36,16 +36,14 @@ TOP = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 import loadbound as lb  # noqa: E402
 
-from smlab import contexts, runner  # noqa: E402
+from smlab import cli, contexts, runner  # noqa: E402
 from smlab.guest import available_kernels  # noqa: E402
 from smlab.resume import file_digest  # noqa: E402
 
 PERIOD_NS = 12_500_000
-T0 = time.monotonic()
 
 
-def log(m):
-    print("[loadbound %4.0f s] %s" % (time.monotonic() - T0, m), flush=True)
+log = cli.logger("loadbound", elapsed=True)
 
 
 def env_default(var, default):

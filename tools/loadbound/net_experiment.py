@@ -53,15 +53,13 @@ import loadbound as lb  # noqa: E402
 from experiment import env_default  # noqa: E402
 
 from smlab.guest import FileLines, available_kernels  # noqa: E402
-from smlab import netload, runner  # noqa: E402
+from smlab import cli, netload, runner  # noqa: E402
 from smlab.compare import kernel_tracers  # noqa: E402
 from smlab.resume import file_digest  # noqa: E402
 
-T0 = time.monotonic()
 
 
-def log(m):
-    print("[loadbound-net %4.0f s] %s" % (time.monotonic() - T0, m), flush=True)
+log = cli.logger("loadbound-net", elapsed=True)
 
 EXP2_MODES = ("none", "flood", "flood-noreply", "sink")
 # measured: on 6.1 PREEMPT_RT the in-guest sender alone (its hrtimer wake-up

@@ -12,6 +12,7 @@ variable, is an argparse error naming both.
 
 import argparse
 import os
+import time
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter,
@@ -74,3 +75,17 @@ def env_option(ap, flag, var, default, type=str, help="", choices=None, env=None
     help = "%s [%s]" % (help.replace("%", "%%"), var) if help else "[%s]" % var
     return (group or ap).add_argument(flag, default=default, type=type, choices=choices,
                                       help=help, **kw)
+
+
+def logger(name, elapsed=False):
+    """The lab tools' one progress line: log = logger("study"); log("...")
+    prints "study: ..." (elapsed: "study [  12 s]: ...", seconds since
+    this call) to stdout, flushed, so that a run's lines interleave in
+    order with its workers' and a log file is current."""
+    t0 = time.monotonic()
+
+    def log(msg):
+        head = "%s [%4.0f s]" % (name, time.monotonic() - t0) if elapsed else name
+        print("%s: %s" % (head, msg), flush=True)
+    return log
+

@@ -18,11 +18,11 @@ DSP_CFLAGS    := -O2 -g -Wall -Wextra -Werror -fstack-usage -fcallgraph-info=su 
 # Test programs may use floating point, libc, SpanDSP and liquid-dsp; the library may not.
 # The in-memory line (tests/dsp/common/line.c) crosses clocks with smline's
 # converter (tools/line/resample.c): one resampler for both lines.
-DSP_TCFLAGS   := -O2 -g -Wall -Wextra -Werror -Wno-deprecated-declarations -Idsp/include -Itests/dsp/common \
+DSP_TCFLAGS   := -O2 -g -Wall -Wextra -Werror -Wno-deprecated-declarations -Idsp/include -Itests/dsp/common -Itests/common \
                  -Itools/line
 DSP_TLIBS     := -lspandsp -lliquid -lm
-DSP_TCOMMON   := $(wildcard tests/dsp/common/*.c) tools/line/resample.c
-DSP_TCOMMON_H := $(wildcard tests/dsp/common/*.h) tools/line/resample.h
+DSP_TCOMMON   := $(wildcard tests/dsp/common/*.c) tests/common/check.c tools/line/resample.c
+DSP_TCOMMON_H := $(wildcard tests/dsp/common/*.h) tests/common/check.h tools/line/resample.h
 DSP_TESTS     := $(patsubst tests/dsp/%.c,$(DSP_BUILD)/tests/%,$(wildcard tests/dsp/test_*.c))
 DSP_BENCH     := $(DSP_BUILD)/tests/bench_dsp
 DSP_FUZZ      := $(patsubst tests/dsp/%.c,$(DSP_BUILD)/fuzz/%,$(wildcard tests/dsp/fuzz_*.c))
@@ -69,7 +69,7 @@ $$(DSP_BUILD)/ubsan-$(1)/libsmdsp.a: $$(patsubst dsp/%.c,$$(DSP_BUILD)/ubsan-$(1
 
 $$(DSP_BUILD)/ubsan-$(1)/tests/%: tests/dsp/%.c $$(DSP_TCOMMON) $$(DSP_TCOMMON_H) $$(DSP_BUILD)/ubsan-$(1)/libsmdsp.a
 	@mkdir -p $$(dir $$@)
-	$$(call dsp_ub_cc,$(1)) $$(DSP_UB_CFLAGS) -Itests/dsp/common -Itools/line $$< $$(DSP_TCOMMON) \
+	$$(call dsp_ub_cc,$(1)) $$(DSP_UB_CFLAGS) -Itests/dsp/common -Itests/common -Itools/line $$< $$(DSP_TCOMMON) \
 		$$(DSP_BUILD)/ubsan-$(1)/libsmdsp.a $$(DSP_TLIBS) -o $$@
 
 $$(DSP_BUILD)/ubsan-$(1)/fuzz/%: tests/dsp/%.c $$(DSP_UB_FUZZDRV) $$(DSP_BUILD)/ubsan-$(1)/libsmdsp.a

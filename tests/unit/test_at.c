@@ -8,13 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "at.h"
-
-static int passed, failed;
-
-#define CHECK(cond) do { \
-	if (cond) { passed++; } else { failed++; \
-		printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); } \
-} while (0)
+#include "check.h"
 
 #define MS 1000000ULL
 #define SEC (1000 * MS)
@@ -45,11 +39,12 @@ static void escape(const char *s, char *dst, size_t size)
 
 #define CHECK_STR(got, want) do { \
 	const char *g_ = (got), *w_ = (want); \
-	if (!strcmp(g_, w_)) { passed++; } else { \
-		static char eg_[4096], ew_[4096]; \
+	static char eg_[4096], ew_[4096]; \
+	int same_ = !strcmp(g_, w_); \
+	if (!same_) { \
 		escape(g_, eg_, sizeof(eg_)); escape(w_, ew_, sizeof(ew_)); \
-		failed++; printf("FAIL %s:%d: got \"%s\" want \"%s\"\n", \
-				 __FILE__, __LINE__, eg_, ew_); } \
+	} \
+	CHECK(same_, "got \"%s\" want \"%s\"", eg_, ew_); \
 } while (0)
 
 /*
@@ -68,8 +63,7 @@ static const char *feed_n(const u8 *s, size_t n, unsigned int outsize)
 
 		at_out_init(&out, obuf, outsize);
 		k = at_input(&at, s + p, (unsigned int)(n - p), now, &out);
-		if (out.len > outsize)
-			printf("FAIL overrun %u > %u\n", out.len, outsize), failed++;
+		CHECK(out.len <= outsize, "overrun %u > %u", out.len, outsize);
 		if (rl + out.len < sizeof(res) - 1) {
 			memcpy(res + rl, obuf, out.len);
 			rl += out.len;
@@ -230,12 +224,7 @@ static void try_set(int reg, long v, bool ok)
 		feed("ATS5=8\r");
 		return;
 	}
-	if (strcmp(feed(q), want)) {
-		failed++;
-		printf("FAIL S%d=%ld: want %s\n", reg, v, ok ? "OK" : "ERROR");
-	} else {
-		passed++;
-	}
+	CHECK(!strcmp(feed(q), want), "S%d=%ld: want %s", reg, v, ok ? "OK" : "ERROR");
 }
 
 static void test_sregs(void)
@@ -1444,22 +1433,12 @@ static void test_programs(void)
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		fresh();
 		snprintf(line, sizeof(line), "%s\r", ok[i]);
-		if (!ends_with(feed(line), "OK")) {
-			failed++;
-			printf("FAIL %s: not OK: %s\n", ok[i], res);
-		} else {
-			passed++;
-		}
+		CHECK(ends_with(feed(line), "OK"), "%s: not OK: %s", ok[i], res);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		fresh();
 		snprintf(line, sizeof(line), "%s\r", bad[i]);
-		if (!ends_with(feed(line), "ERROR")) {
-			failed++;
-			printf("FAIL %s: not ERROR: %s\n", bad[i], res);
-		} else {
-			passed++;
-		}
+		CHECK(ends_with(feed(line), "ERROR"), "%s: not ERROR: %s", bad[i], res);
 	}
 	/* agetty's manual page's init string: Q1, so nothing comes back */
 	fresh();
@@ -1606,6 +1585,5 @@ int main(int argc, char **argv)
 	test_profiles();
 	test_class1();
 	fuzz(lines, seed);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return t_report("test_at");
 }

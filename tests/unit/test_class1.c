@@ -24,15 +24,8 @@
 #include <spandsp.h>
 #undef at_init
 #include <smdsp/faxdte.h>
+#include "check.h"
 #include "at.h"
-
-static int passed, failed;
-
-#define CHECK(cond, ...) do { \
-	if (cond) { passed++; } else { failed++; \
-		printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		printf(__VA_ARGS__); printf("\n"); } \
-} while (0)
 
 #define BLK 100		/* 12.5 ms periods, as the driver's */
 
@@ -481,6 +474,5 @@ int main(void)
 	test_ftm_frm();
 	smdsp_faxdte_free(dte);
 	smdsp_faxmodem_free(fm);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return t_report("test_class1");
 }

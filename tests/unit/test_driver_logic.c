@@ -9,17 +9,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "check.h"
 #include "smodem_params.h"
 #include "smodem_ring.h"
 #include "smodem_call.h"
 #include "smodem_usr.h"
-
-static int passed, failed;
-
-#define CHECK(cond) do { \
-	if (cond) { passed++; } else { failed++; \
-		printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); } \
-} while (0)
 
 static struct smodem_params defaults(void)
 {
@@ -539,6 +533,5 @@ int main(void)
 	test_gap_fill();
 	test_engine_config();
 	test_usr_stalled();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return t_report("test_driver_logic");
 }

@@ -12,13 +12,7 @@
 #include <smdsp/modem.h>
 #include <smdsp/dtmf.h>
 #include <smdsp/tone.h>
-
-static int passed, failed;
-
-#define CHECK(cond) do { \
-	if (cond) { passed++; } else { failed++; \
-		printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); } \
-} while (0)
+#include "check.h"
 
 #define RATE	8000
 #define PERIOD	100
@@ -559,6 +553,5 @@ int main(void)
 	test_fill_basic();
 	test_fill_link();
 	test_odp_echo();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return t_report("test_engine");
 }

@@ -10,13 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "v22ep.h"
-
-static int passed, failed;
-
-#define EXPECT(cond) do { \
-	if (cond) { passed++; } else { failed++; \
-		printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); } \
-} while (0)
+#include "check.h"
 
 #define BLK	100
 #define FIFO	(1 << 17)
@@ -107,10 +101,9 @@ int main(void)
 		       "intact (junk %zu, %d carrier drops, %d growths)\n",
 		       gaps[k], f.intact, EP_BYTES, f.junk, f.downs, f.gaps,
 		       z.intact, EP_BYTES, z.junk, z.downs, z.gaps);
-		EXPECT(f.gaps >= 5 && z.gaps >= 5);
-		EXPECT(f.intact == EP_BYTES && f.junk == 0 && f.downs == 0);
-		EXPECT(z.intact < EP_BYTES || z.downs > 0);
+		CHECK(f.gaps >= 5 && z.gaps >= 5);
+		CHECK(f.intact == EP_BYTES && f.junk == 0 && f.downs == 0);
+		CHECK(z.intact < EP_BYTES || z.downs > 0);
 	}
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return t_report("test_fill_spandsp");
 }

@@ -10,13 +10,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include "smodem_overrun.h"
-
-static int passed, failed;
-
-#define CHECK(cond) do { \
-	if (cond) { passed++; } else { failed++; \
-		printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); } \
-} while (0)
+#include "check.h"
 
 #define ROUNDS	200000
 
@@ -88,6 +82,5 @@ int main(void)
 {
 	test_rules();
 	test_two_cpus();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return t_report("test_overrun");
 }

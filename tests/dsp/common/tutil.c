@@ -1,22 +1,6 @@
 #include <math.h>
 #include "tutil.h"
 
-int t_failures, t_checks;
-
-int t_report(const char *name)
-{
-	if (t_failures) {
-		printf("%s: FAIL (%d of %d checks failed)\n", name, t_failures, t_checks);
-		return 1;
-	}
-	if (!t_checks) {
-		printf("%s: FAIL (no checks ran)\n", name);
-		return 1;
-	}
-	printf("%s: all %d checks passed\n", name, t_checks);
-	return 0;
-}
-
 uint64_t t_rand64(uint64_t *s)
 {
 	uint64_t x = *s;

@@ -4,21 +4,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
-extern int t_failures, t_checks;
-
-/* every check counts: a program whose checks never ran must not pass (t_report) */
-#define CHECK(cond, ...) do { \
-	t_checks++; \
-	if (!(cond)) { \
-		t_failures++; \
-		printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-	} \
-} while (0)
-
-/* the exit status: 1 if a check failed or none ran */
-int t_report(const char *name);
+#include "check.h"
 
 /* deterministic PRNG for test data (xorshift64*) */
 uint64_t t_rand64(uint64_t *s);

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * HDLC transmitter for the fax modems: a queue of frames (whole or growing),
- * the flag preamble, zero-bit insertion, the 16- or 32-bit FCS (low-order
+ * HDLC transmitter for the fax modems and V.42: a queue of frames (whole or
+ * growing) or frames pulled from the user at a flag boundary, the flag preamble, zero-bit insertion, the 16- or 32-bit FCS (low-order
  * octet first), flags between frames and while idle, an abort when a frame
  * runs dry on the line. One bit per smdsp_hdlc_tx_get_bit() call.
  */
 #include <smdsp/private/hdlc.h>
-#include <smdsp/v42.h>
 
 #define HDLC_FLAG	0x7e
 #define QMASK		(SMDSP_HDLC_TX_QLEN - 1)
@@ -75,6 +74,11 @@ void smdsp_hdlc_tx_preamble(struct smdsp_hdlc_tx *t, unsigned int n)
 {
 	t->preamble += n;
 	t->idle = false;
+}
+
+void smdsp_hdlc_tx_set_crc32(struct smdsp_hdlc_tx *t, bool crc32)
+{
+	t->cfg.crc32 = crc32;
 }
 
 unsigned int smdsp_hdlc_tx_space(const struct smdsp_hdlc_tx *t)
@@ -187,6 +191,24 @@ static bool frame_ready(const struct smdsp_hdlc_tx *t)
 	return t->cfg.progressive && t->q_in != t->q_out && !t->discard;
 }
 
+/* pull mode: the user's next frame, straight into the (empty) queue */
+static bool pull_frame(struct smdsp_hdlc_tx *t)
+{
+	unsigned int len;
+
+	if (!t->cfg.pull || t->open_len || t->discard || t->q_in != t->q_out)
+		return false;
+	t->q_in = 0;
+	t->q_out = 0;
+	len = t->cfg.pull(t->cfg.user, t->q, t->cfg.max_len);
+	if (!len || len > t->cfg.max_len)
+		return false;
+	t->q_in = len;
+	t->ends[t->e_in % SMDSP_HDLC_TX_QFRAMES] = len;
+	t->e_in++;
+	return true;
+}
+
 static void start_fcs(struct smdsp_hdlc_tx *t)
 {
 	uint32_t c = ~t->crc;
@@ -195,7 +217,7 @@ static void start_fcs(struct smdsp_hdlc_tx *t)
 	t->fcs[1] = (uint8_t)(c >> 8);
 	t->fcs[2] = (uint8_t)(c >> 16);
 	t->fcs[3] = (uint8_t)(c >> 24);
-	t->fcs_len = t->cfg.crc32 ? 4 : 2;
+	t->fcs_len = t->cur32 ? 4 : 2;
 	t->fcs_pos = 0;
 	t->state = TX_FCS;
 }
@@ -226,7 +248,7 @@ static void next_octet(struct smdsp_hdlc_tx *t)
 			load_flag(t);
 			return;
 		}
-		if (!frame_ready(t)) {
+		if (!frame_ready(t) && !pull_frame(t)) {
 			load_flag(t);
 			if (!t->idle) {
 				t->idle = true;
@@ -236,7 +258,8 @@ static void next_octet(struct smdsp_hdlc_tx *t)
 		}
 		t->idle = false;
 		t->state = TX_DATA;
-		t->crc = t->cfg.crc32 ? 0xffffffffu : 0xffffu;
+		t->cur32 = t->cfg.crc32;
+		t->crc = t->cur32 ? 0xffffffffu : 0xffffu;
 		t->cur_len = 0;
 	}
 	if (t->state == TX_DATA) {
@@ -246,7 +269,7 @@ static void next_octet(struct smdsp_hdlc_tx *t)
 		if (t->q_out != end) {
 			uint8_t b = t->q[t->q_out++ & QMASK];
 
-			t->crc = t->cfg.crc32 ? smdsp_crc32(t->crc, &b, 1) :
+			t->crc = t->cur32 ? smdsp_crc32(t->crc, &b, 1) :
 						smdsp_crc16((uint16_t)t->crc, &b, 1);
 			t->cur_len++;
 			load(t, b, true);

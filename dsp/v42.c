@@ -13,7 +13,7 @@
  * (idle), counted down in bit times.
  */
 #include <smdsp/v42.h>
-#include <smdsp/private/v42_hdlc.h>	/* the framer, embedded by value */
+#include <smdsp/private/hdlc.h>	/* the framer, embedded by value */
 
 #define SEQ_MOD		128
 #define SEQ(x)		((uint8_t)((x) & (SEQ_MOD - 1)))
@@ -227,8 +227,8 @@ struct smdsp_v42 {
 	unsigned int rxq_head;
 	unsigned int rxq_tail;
 
-	struct smdsp_v42_hdlc_tx htx;
-	struct smdsp_v42_hdlc_rx hrx;
+	struct smdsp_hdlc_tx htx;
+	struct smdsp_hdlc_rx hrx;
 	struct smdsp_v42_stats st;
 };
 
@@ -380,7 +380,8 @@ static void start_lapm(struct smdsp_v42 *s, unsigned int lead_flags)
 {
 	timer_start(s, TMR_NONE);
 	s->adp_left = 0;
-	s->htx.min_flags = lead_flags ? lead_flags : 1;
+	/* the framer has sent nothing yet: its opening flag is still owed */
+	smdsp_hdlc_tx_preamble(&s->htx, lead_flags ? lead_flags - 1 : 0);
 	set_status(s, SMDSP_V42_ESTABLISHING);
 	if (s->cfg.calling) {
 		s->awaiting = AW_XID;
@@ -420,7 +421,7 @@ static int det_get_bit(struct smdsp_v42 *s)
 		} else if (s->odp_seen) {
 			/* all ADPs sent: LAPM, the originator speaks first */
 			start_lapm(s, 1);
-			return smdsp_v42_hdlc_tx_get_bit(&s->htx);
+			return smdsp_hdlc_tx_get_bit(&s->htx);
 		} else {
 			return 1;
 		}
@@ -693,7 +694,7 @@ static void xid_take(struct smdsp_v42 *s, const uint8_t *f, unsigned int len)
 	xid_agree(s, &x);
 	xid_mirror(s, &x, &s->neg);
 	if (s->neg.fcs32)
-		s->hrx.accept32 = 1;
+		smdsp_hdlc_rx_set_fcs(&s->hrx, true, true);
 }
 
 /* ---- acknowledgment processing ---- */
@@ -1081,7 +1082,7 @@ static void lapm_rx(struct smdsp_v42 *s, const uint8_t *f, unsigned int len,
 	if (fcs32 && s->neg.fcs32) {
 		/* the peer has switched: so do we, and stop accepting the old FCS */
 		s->fcs32_tx = 1;
-		s->hrx.accept16 = 0;
+		smdsp_hdlc_rx_set_fcs(&s->hrx, false, true);
 	}
 	/* the peer's commands carry our response address */
 	cmd = f[0] == s->rsp_addr;
@@ -1099,9 +1100,12 @@ static void lapm_rx(struct smdsp_v42 *s, const uint8_t *f, unsigned int len,
 }
 
 static void hdlc_frame(void *user, const uint8_t *buf, unsigned int len,
-		       int fcs32)
+		       enum smdsp_hdlc_rx_status status)
 {
-	lapm_rx(user, buf, len, fcs32);
+	struct smdsp_v42 *s = user;
+
+	if (status == SMDSP_HDLC_RX_OK)
+		lapm_rx(s, buf, len, smdsp_hdlc_rx_fcs_len(&s->hrx) == 4);
 }
 
 void smdsp_v42_rx_frame(struct smdsp_v42 *s, const uint8_t *buf,
@@ -1302,7 +1306,7 @@ static unsigned int hdlc_next(void *user, uint8_t *buf, unsigned int max)
 
 	if (max < SMDSP_HDLC_MAX_FRAME - 4)
 		return 0;
-	s->htx.fcs32 = s->fcs32_tx;
+	smdsp_hdlc_tx_set_crc32(&s->htx, s->fcs32_tx);
 	len = next_frame(s, buf);
 	if (len)
 		s->st.frames_tx++;
@@ -1450,7 +1454,7 @@ int smdsp_v42_get_bit(struct smdsp_v42 *s)
 	case SMDSP_V42_NO_V42:
 		return 1;
 	default:
-		return smdsp_v42_hdlc_tx_get_bit(&s->htx);
+		return smdsp_hdlc_tx_get_bit(&s->htx);
 	}
 }
 
@@ -1459,10 +1463,10 @@ void smdsp_v42_put_bit(struct smdsp_v42 *s, int bit)
 	bit = bit ? 1 : 0;
 	if (s->status == SMDSP_V42_DETECTING)
 		det_put_bit(s, bit);
-	smdsp_v42_hdlc_rx_put_bit(&s->hrx, bit);
+	smdsp_hdlc_rx_put_bit(&s->hrx, bit);
 	/* missed ADPs, but the answerer already sends flags */
 	if (s->status == SMDSP_V42_DETECTING && s->cfg.calling &&
-	    s->hrx.consec_flags >= (s->drx_hits ? DET_FLAGS : DET_FLAGS_NO_ADP))
+	    smdsp_hdlc_rx_flags_in_row(&s->hrx) >= (s->drx_hits ? DET_FLAGS : DET_FLAGS_NO_ADP))
 		start_lapm(s, DET_FLAGS);
 }
 
@@ -1565,10 +1569,10 @@ void smdsp_v42_get_stats(const struct smdsp_v42 *s,
 			 struct smdsp_v42_stats *st)
 {
 	*st = s->st;
-	st->crc_errors = s->hrx.st.crc_errors;
+	st->crc_errors = s->hrx.st.bad_frames - s->hrx.st.misaligned;
 	st->aborts = s->hrx.st.aborts;
 	st->bad_frames += s->hrx.st.misaligned + s->hrx.st.too_long +
-			  s->hrx.st.too_short;
+			  s->hrx.st.runts;
 	st->n401_tx = s->neg.n401[DIR_TX];
 	st->n401_rx = s->neg.n401[DIR_RX];
 	st->k_tx = s->neg.k[DIR_TX];
@@ -1584,6 +1588,29 @@ static unsigned int roundup_pow2(unsigned int v)
 	while (r < v && r < (1u << 24))
 		r <<= 1;
 	return r;
+}
+
+/* the HDLC framer (its configs on this frame only, off the deeper paths of v42_setup) */
+static smdsp_noinline void framer_setup(struct smdsp_v42 *s)
+{
+	const struct smdsp_hdlc_tx_config tc = {
+		/* frames are pulled: the FCS is set per frame */
+		.max_len = SMDSP_HDLC_MAX_FRAME - 4,
+		.pull = hdlc_next,
+		.user = s,
+	};
+	const struct smdsp_hdlc_rx_config rc = {
+		/* room for the longest frame with either FCS; the FCS per frame */
+		.max_len = SMDSP_HDLC_MAX_FRAME - 2,
+		.min_len = 2,
+		/* a flag's last zero turned into a one on an idle line is no frame */
+		.abort_bits = 2,
+		.frame = hdlc_frame,
+		.user = s,
+	};
+
+	smdsp_hdlc_tx_init(&s->htx, &tc);
+	smdsp_hdlc_rx_init(&s->hrx, &rc);
 }
 
 /* everything but the buffers, which smdsp_v42_create() allocated */
@@ -1629,8 +1656,7 @@ static void v42_setup(struct smdsp_v42 *s, const struct smdsp_v42_config *cfg)
 	s->cmd_addr = s->cfg.calling ? ADDR_B : ADDR_A;
 	s->rsp_addr = s->cfg.calling ? ADDR_A : ADDR_B;
 	xid_set(&s->neg, DEF_N401, DEF_K, 0, 0);
-	smdsp_v42_hdlc_tx_init(&s->htx, hdlc_next, s);
-	smdsp_v42_hdlc_rx_init(&s->hrx, hdlc_frame, s);
+	framer_setup(s);
 	s->drx_prev = -1;
 	s->drx_state = DRX_WAIT_MARK;
 

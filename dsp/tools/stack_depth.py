@@ -27,7 +27,8 @@ INDIRECT = {
     'fsk.c': ['modem.c:data_get_bit', 'modem.c:data_put_bit', 'modem.c:v8_get_bit',
               'modem.c:v8_put_bit'],
     'async.c': ['modem.c:atx_get_byte', 'modem.c:arx_put_byte'],
-    'v42_hdlc.c': ['v42.c:hdlc_next', 'v42.c:hdlc_frame'],
+    'hdlc_tx.c': ['v42.c:hdlc_next'],
+    'hdlc_rx.c': ['v42.c:hdlc_frame'],
 }
 
 

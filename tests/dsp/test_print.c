@@ -33,7 +33,6 @@
 #include <smdsp/pump.h>
 /* white-box: the pieces only embedded by value (qam.c's, V.42's framer) have no create */
 #include <smdsp/private/v27ter.h>
-#include <smdsp/private/v42_hdlc.h>
 #include "tutil.h"
 
 #define SHORT 8		/* the truncated buffer's len */
@@ -197,29 +196,19 @@ static void framing(void)
 	struct smdsp_v42_config v42c = { .calling = 1, .bit_rate = 2400 };
 	struct smdsp_hdlc_tx *ht = smdsp_hdlc_tx_create(&htc);
 	struct smdsp_hdlc_rx *hr = smdsp_hdlc_rx_create(&hrc);
-	struct smdsp_v42_hdlc_tx *vt = calloc(1, sizeof(*vt));
-	struct smdsp_v42_hdlc_rx *vr = calloc(1, sizeof(*vr));
 	struct smdsp_async_tx *at = smdsp_async_tx_create(&ac, get_byte, NULL);
 	struct smdsp_async_rx *ar = smdsp_async_rx_create(&ac, put_byte, NULL);
 	struct smdsp_v8 *v8 = smdsp_v8_create(&v8c);
 	struct smdsp_v42 *v42 = smdsp_v42_create(&v42c);
 
-	if (vt && vr) {
-		smdsp_v42_hdlc_tx_init(vt, NULL, NULL);
-		smdsp_v42_hdlc_rx_init(vr, NULL, NULL);
-	}
 	PRINT_CHECK("hdlc_tx", smdsp_hdlc_tx_print, ht);
 	PRINT_CHECK("hdlc_rx", smdsp_hdlc_rx_print, hr);
-	PRINT_CHECK("v42_hdlc_tx", smdsp_v42_hdlc_tx_print, vt);
-	PRINT_CHECK("v42_hdlc_rx", smdsp_v42_hdlc_rx_print, vr);
 	PRINT_CHECK("async_tx", smdsp_async_tx_print, at);
 	PRINT_CHECK("async_rx", smdsp_async_rx_print, ar);
 	PRINT_CHECK("v8", smdsp_v8_print, v8);
 	PRINT_CHECK("v42", smdsp_v42_print, v42);
 	smdsp_hdlc_tx_free(ht);
 	smdsp_hdlc_rx_free(hr);
-	free(vt);
-	free(vr);
 	smdsp_async_tx_free(at);
 	smdsp_async_rx_free(ar);
 	smdsp_v8_free(v8);

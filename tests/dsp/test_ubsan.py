@@ -10,6 +10,7 @@ import glob
 import math
 import os
 import random
+import re
 import struct
 import subprocess
 import sys
@@ -219,4 +220,8 @@ def test_libfuzzer_hostile_seeds(target, tmp_path):
                         '-artifact_prefix=%s/' % tmp_path, str(tmp_path / 'corpus')], cwd=TOP, capture_output=True,
                        text=True, timeout=600, env=ENV)
     _check_run(r, '%s (libFuzzer, hostile seeds)' % target)
-    assert 'Done %d runs' % FUZZ_RUNS in r.stderr, r.stderr[-3000:]
+    # every mutation asked for ran (on a busy machine libFuzzer counts a few more: 153 and 157
+    # of 150 were seen, e.g. inputs it runs again to look for a leak when a run's mallocs and
+    # frees, the RSS watcher thread's included, do not balance)
+    done = re.search(r'^Done (\d+) runs', r.stderr, re.M)
+    assert done and int(done.group(1)) >= FUZZ_RUNS, r.stderr[-3000:]

@@ -19,8 +19,11 @@
  *
  * Bits go one at a time, in line order (each octet least significant bit
  * first), so that either block sits on any modulator's get_bit/put_bit.
- * The V.42 LAPM framer in v42_hdlc.c is a separate, simpler one (only good
- * frames, one frame at a time); the CRCs are shared (smdsp_crc16/32).
+ * V.42 LAPM (v42.c) runs on the same two blocks: its transmitter pulls
+ * each frame at a flag boundary (config.pull, so that the N(R) in it is as
+ * fresh as possible) and picks the FCS per frame (smdsp_hdlc_tx_set_crc32());
+ * its receiver may take either FCS (smdsp_hdlc_rx_set_fcs()) and counts
+ * back-to-back flags (smdsp_hdlc_rx_flags_in_row(), for V.42 detection).
  *
  * No allocation after *_create(); an instance has no lock: its users
  * serialize all calls on it.
@@ -47,12 +50,20 @@ enum smdsp_hdlc_tx_event {
 /* Called from smdsp_hdlc_tx_get_bit(); may queue the next frame. */
 typedef void (*smdsp_hdlc_tx_event_fn)(void *user, enum smdsp_hdlc_tx_event ev);
 
+/*
+ * Called from smdsp_hdlc_tx_get_bit() at a flag boundary when nothing is
+ * queued: fills buf (max octets, FCS excluded) with the next frame and
+ * returns its length, or 0 for none (another flag).
+ */
+typedef unsigned int (*smdsp_hdlc_tx_pull_fn)(void *user, uint8_t *buf, unsigned int max);
+
 struct smdsp_hdlc_tx_config {
 	bool crc32;			/* 32-bit FCS instead of the 16-bit one */
 	bool progressive;		/* start a frame before it is complete */
 	unsigned int max_len;		/* longest frame accepted, FCS excluded (0: SMDSP_HDLC_MAX_LEN) */
 	unsigned int inter_flags;	/* flags between frames (0: 1, the closing flag) */
 	smdsp_hdlc_tx_event_fn event;	/* optional */
+	smdsp_hdlc_tx_pull_fn pull;	/* optional: frames pulled instead of queued */
 	void *user;
 };
 
@@ -85,6 +96,8 @@ int smdsp_hdlc_tx_end_frame(struct smdsp_hdlc_tx *t);
 int smdsp_hdlc_tx_frame(struct smdsp_hdlc_tx *t, const uint8_t *buf, unsigned int len);
 /* Drops the frame being queued; if it is on the line already, an abort ends it there. */
 void smdsp_hdlc_tx_abort(struct smdsp_hdlc_tx *t);
+/* The FCS of the frames started from now on: 32-bit (true) or 16-bit. */
+void smdsp_hdlc_tx_set_crc32(struct smdsp_hdlc_tx *t, bool crc32);
 /* Queue space in octets. */
 unsigned int smdsp_hdlc_tx_space(const struct smdsp_hdlc_tx *t);
 /* Nothing queued or on the line but flags (the last closing flag is out). */
@@ -118,6 +131,8 @@ struct smdsp_hdlc_rx_config {
 	bool crc32;			/* 32-bit FCS instead of the 16-bit one */
 	bool report_bad;		/* hand over bad, aborted and overlong frames too */
 	unsigned int max_len;		/* longest frame accepted, FCS excluded (0: SMDSP_HDLC_MAX_LEN) */
+	unsigned int min_len;		/* shorter frames (FCS excluded) are runts (0: 1) */
+	unsigned int abort_bits;	/* data bits before an abort for it to count (0: 1) */
 	unsigned int sync_flags;	/* back-to-back flags before the first frame (0: 1) */
 	smdsp_hdlc_rx_frame_fn frame;
 	void *user;
@@ -151,6 +166,21 @@ void smdsp_hdlc_rx_put_bit(struct smdsp_hdlc_rx *r, int bit);
 /* The same as an smdsp_put_bit_fn, user = the receiver. */
 void smdsp_hdlc_rx_bit_cb(void *user, int bit);
 bool smdsp_hdlc_rx_synced(const struct smdsp_hdlc_rx *r);
+/*
+ * Which FCS a frame may carry from the next frame on (at least one): with
+ * both, the 32-bit one is tried first. The frame length limit stays the one
+ * set up by config.crc32.
+ */
+void smdsp_hdlc_rx_set_fcs(struct smdsp_hdlc_rx *r, bool crc16, bool crc32);
+/* The FCS octets (2 or 4) of the good frame just handed over. */
+unsigned int smdsp_hdlc_rx_fcs_len(const struct smdsp_hdlc_rx *r);
+/* Flags just seen back to back (no zero shared between them); 0 after seven ones. */
+unsigned int smdsp_hdlc_rx_flags_in_row(const struct smdsp_hdlc_rx *r);
 void smdsp_hdlc_rx_get_stats(const struct smdsp_hdlc_rx *r, struct smdsp_hdlc_rx_stats *st);
+
+/* ---- the FCS (reflected; start with all ones, send the complement low-order octet first) ---- */
+
+uint16_t smdsp_crc16(uint16_t crc, const uint8_t *buf, unsigned int len);
+uint32_t smdsp_crc32(uint32_t crc, const uint8_t *buf, unsigned int len);
 
 #endif /* SMDSP_HDLC_H */

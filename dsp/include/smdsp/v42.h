@@ -22,38 +22,6 @@
 /* largest frame: address, two control octets, information, 32-bit FCS */
 #define SMDSP_HDLC_MAX_FRAME	(3 + SMDSP_V42_MAX_N401 + 4)
 
-/* ---- HDLC framer (used by the LAPM layer; usable on its own) ---- */
-
-/* Fills buf (max octets, FCS excluded) with the next frame; returns its length or 0 for none. */
-typedef unsigned int (*smdsp_v42_hdlc_next_frame_fn)(void *user, uint8_t *buf,
-						 unsigned int max);
-/* A frame whose FCS checked; len excludes the FCS; fcs32 tells which FCS matched. */
-typedef void (*smdsp_v42_hdlc_frame_fn)(void *user, const uint8_t *buf,
-				    unsigned int len, int fcs32);
-
-struct smdsp_v42_hdlc_tx;
-
-struct smdsp_v42_hdlc_rx_stats {
-	uint32_t flags;
-	uint32_t frames;		/* good FCS */
-	uint32_t crc_errors;		/* octet-aligned frames failing the FCS */
-	uint32_t aborts;		/* seven or more ones inside a frame */
-	uint32_t misaligned;		/* closing flag not on an octet boundary */
-	uint32_t too_long;
-	uint32_t too_short;
-};
-
-struct smdsp_v42_hdlc_rx;
-
-int smdsp_v42_hdlc_tx_get_bit(struct smdsp_v42_hdlc_tx *t);
-/* A one-line summary of the state (snprintf: the length the whole line needs). */
-int smdsp_v42_hdlc_tx_print(const struct smdsp_v42_hdlc_tx *t, char *buf, size_t len);
-void smdsp_v42_hdlc_rx_put_bit(struct smdsp_v42_hdlc_rx *r, int bit);
-/* A one-line summary of the state (snprintf: the length the whole line needs). */
-int smdsp_v42_hdlc_rx_print(const struct smdsp_v42_hdlc_rx *r, char *buf, size_t len);
-uint16_t smdsp_crc16(uint16_t crc, const uint8_t *buf, unsigned int len);
-uint32_t smdsp_crc32(uint32_t crc, const uint8_t *buf, unsigned int len);
-
 /* ---- V.42 ---- */
 
 enum smdsp_v42_status {

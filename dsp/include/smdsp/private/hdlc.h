@@ -25,6 +25,7 @@ struct smdsp_hdlc_tx {
 	unsigned int preamble;		/* flags still to send before the next frame */
 	unsigned int gap;		/* flags owed between frames */
 	bool abort_now;
+	bool cur32;			/* the FCS of the frame on the line */
 	bool idle;			/* SMDSP_HDLC_TX_IDLE reported */
 	uint32_t crc;
 	uint8_t fcs[4];
@@ -41,7 +42,10 @@ struct smdsp_hdlc_tx {
 
 struct smdsp_hdlc_rx {
 	struct smdsp_hdlc_rx_config cfg;
-	unsigned int fcs_len;
+	unsigned int fcs_len;		/* of the frame length limit (config.crc32) */
+	int mode;			/* FCS accepted: 16-bit, 32-bit, either */
+	unsigned int last_fcs;		/* FCS octets of the last good frame */
+	unsigned int in_row;		/* back-to-back flags */
 	unsigned int cap;		/* octets stored at most: max_len + FCS */
 	unsigned int flags_seen;	/* back-to-back, towards sync_flags */
 	bool synced;

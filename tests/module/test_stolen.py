@@ -104,17 +104,18 @@ def _stats(name):
 def test_module_accounting_agrees_with_the_trace(mode):
     """The module's probes and tools/analysis/stolen.py, on the same
     activations: what interrupts and softirqs took within 1 % (and 50 us);
-    what other threads took within 20 % (the module counts from the
-    thread's switch-out to its switch-in, the trace tool by the threads
-    it sees run in between)."""
+    the time away (the module counts from the thread's switch-out to its
+    switch-in) within 1 % of the trace's, which splits the same window
+    between the threads and the interrupts it sees run in it (under the
+    flood the NIC's interrupts in that window are 15-20 % of it)."""
     s = summary(mode)
     k = _kernel(mode)
     assert len(k) == s["activations"], (len(k), s["activations"])
     kirq = sum(e.fields["irq_ns"] + e.fields["softirq_ns"] for e in k)
     assert abs(kirq - s["stolen_ns"]) <= max(0.01 * s["stolen_ns"], 50_000), (kirq, s)
-    threads = sum(v for t, v in s["takers_ns"].items() if t.startswith("thread:"))
+    away = s["wall_ns"] - s["charged_ns"]
     other = sum(e.fields["other_ns"] for e in k)
-    assert abs(other - threads) <= max(0.2 * threads, 50_000), (other, threads)
+    assert abs(other - away) <= max(0.01 * away, 50_000), (other, away)
     for e in k:
         f = e.fields
         assert f["ran_ns"] + f["irq_ns"] + f["softirq_ns"] + f["other_ns"] == f["wall_ns"], f

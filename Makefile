@@ -63,6 +63,9 @@ help:
 	'  debug-kernel      build the debug kernel once (cached in DEBUG_CACHE)' \
 	'  debug-module      smodem.ko against the debug kernel' \
 	'  check-dsp         the data pump tests (tests/dsp)' \
+	'  check-recordings  the V.32bis and V.34 INFO receivers over real modems (RECORDINGS=dir; not in check)' \
+	'  check-recordings-v32bis  only the V.32bis receiver over the V.32bis recordings (RECORDINGS=dir)' \
+	'  check-recordings-v34     only the V.34 INFO receiver over the V.34 recordings (RECORDINGS=dir)' \
 	'  check-line        the line tests (tests/line)' \
 	'  fuzz              the libFuzzer targets, FUZZ_SECONDS each' \
 	'' \
@@ -80,7 +83,7 @@ help:
 	'  stolen            the augmented-reservation study (stolen time, catchup, feedback, reclaim)' \
 	'  upcalls           the real-time upcall study: 1..8 modems in one smodemd' \
 	'  loadbound         the load-bound study: loadbound-modem, then loadbound-net' \
-	'  lab-worker        join a study'"'"'s Dask scheduler (SCHEDULER=tcp://host:8786 JOBS=cores)' \
+	'  lab-worker        join a study'"'"'s Dask scheduler (SCHEDULER=tcp://host:8786 JOBS=cores [SHARED_FS=0])' \
 	'  loadbound-modem   its experiment 1: the modem per kernel and context' \
 	'  loadbound-net     its experiments 2 and 3: network receive processing' \
 	'  bench-module      the module: ISR cost, interrupt-to-processing latency, trace overhead' \

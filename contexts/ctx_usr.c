@@ -302,7 +302,7 @@ static void usr_report(struct usr *u, const struct smodem_usr_report *r)
 
 	switch (r->type) {
 	case SMODEM_USR_CONNECTED:
-		smodem_link_connected(sd, r->id, r->a, r->b != 0);
+		smodem_link_connected(sd, r->id, r->a, r->b);
 		break;
 	case SMODEM_USR_RESULT:
 		if (!result_ok(r->a)) {

@@ -2,7 +2,9 @@
 /*
  * AT command interpreter.  The dialect is the Hayes one that chat, pppd and
  * minicom scripts expect, with the V.250 +MS/+ES for modulation and error
- * control.  Everything here is bounded: the line editor stores at most
+ * control, and the Rockwell commands (\N, \Q, \V, %C, &K) that V.32bis
+ * and V.34 modems' init strings carry.  Fax Class 1 is at_class1.c's.
+ * Everything here is bounded: the line editor stores at most
  * AT_LINE_MAX characters and swallows the rest of an overlong line, numbers
  * saturate instead of wrapping, and output is truncated at the buffer end.
  */
@@ -11,13 +13,12 @@
 #include <linux/build_bug.h>
 #include <linux/array_size.h>
 #include "at.h"
+#include "at_class1.h"
 #include "smodem_version.h"
 
 #define NS_PER_MS	1000000ULL
 /* S1 starts again when rings are further apart than this. */
 #define RING_GAP_NS	(8000ULL * NS_PER_MS)
-/* Room kept at the end of the output for the final result code. */
-#define RESULT_RESERVE	24
 
 enum { IN_IDLE, IN_A, IN_LINE };
 
@@ -55,7 +56,7 @@ static const u16 mod_max_rate[AT_MOD_COUNT] = {
 };
 
 /* ATI0..ATI9; NULL: OK alone (ATI2 is the self test, the rest unused). */
-static const char * const info_text[10] = {
+const char *const at_info_text[10] = {
 	"smodem",
 	"V.21 V.22 V.22bis V.42 V.8",
 	NULL,
@@ -63,31 +64,29 @@ static const char * const info_text[10] = {
 };
 
 /*
- * The V.250 commands that only store numbers: each subparameter's range
- * and factory value, and what "=?" answers.
+ * The V.250 commands that only store numbers (ext_cmds[] names them):
+ * each subparameter's range and factory value.
  */
-struct ext_def {
-	const char *name;
+struct ext_val {
 	u8 n;
 	u16 min[AT_X_VALS], max[AT_X_VALS], def[AT_X_VALS];
-	const char *range;
 };
 
-static const struct ext_def ext_defs[AT_X_COUNT] = {
-	[AT_X_ICF] = { "ICF", 2, { 0, 0 }, { 6, 3 }, { 3, 3 },
-		       "(0-6),(0-3)" },
-	[AT_X_IFC] = { "IFC", 2, { 0, 0 }, { 3, 2 }, { 2, 2 },
-		       "(0-3),(0-2)" },
-	[AT_X_ILRR] = { "ILRR", 1, { 0 }, { 1 }, { 0 }, "(0,1)" },
-	[AT_X_DR] = { "DR", 1, { 0 }, { 1 }, { 0 }, "(0,1)" },
-	[AT_X_ER] = { "ER", 1, { 0 }, { 1 }, { 0 }, "(0,1)" },
-	[AT_X_MR] = { "MR", 1, { 0 }, { 2 }, { 0 }, "(0-2)" },
-	/* No V.42bis: compression in neither direction is all it takes. */
-	[AT_X_DS] = { "DS", 4, { 0, 0, 512, 6 }, { 0, 1, 2048, 250 },
-		      { 0, 0, 2048, 32 }, "(0),(0,1),(512-2048),(6-250)" },
-	[AT_X_FCLASS] = { "FCLASS", 1, { 0 }, { 1 }, { 0 }, "0,1" },
-	[AT_X_ETBM] = { "ETBM", 3, { 0, 0, 0 }, { 2, 2, 30 }, { 1, 1, 20 },
-			"(0-2),(0-2),(0-30)" },
+static const struct ext_val ext_vals[AT_X_COUNT] = {
+	[AT_X_ICF] = { 2, { 0, 0 }, { 6, 3 }, { 3, 3 } },
+	[AT_X_IFC] = { 2, { 0, 0 }, { 3, 2 }, { 2, 2 } },
+	[AT_X_ILRR] = { 1, { 0 }, { 1 }, { 0 } },
+	[AT_X_DR] = { 1, { 0 }, { 1 }, { 0 } },
+	[AT_X_ER] = { 1, { 0 }, { 1 }, { 0 } },
+	[AT_X_MR] = { 1, { 0 }, { 2 }, { 0 } },
+	/*
+	 * V.42bis: off by default, as %C0 is; AT%C2 or AT+DS=3 turns it on
+	 * (P1 up to what the engine allocates, SMDSP_MODEM_V42BIS_MAX_P1).
+	 */
+	[AT_X_DS] = { 4, { 0, 0, 512, 6 }, { 3, 1, 4096, 250 },
+		      { 0, 0, 2048, 32 } },
+	[AT_X_FCLASS] = { 1, { 0 }, { 1 }, { 0 } },
+	[AT_X_ETBM] = { 3, { 0, 0, 0 }, { 2, 2, 30 }, { 1, 1, 20 } },
 };
 
 /* +IPR: the rates a DTE may fix; 0 follows the DTE (autobaud). */
@@ -101,7 +100,8 @@ static const u32 ipr_rates[] = {
  * 3 V.42 without and with detection), <orig_fbk> (0 and 1 error control
  * optional, 2 required, 3 LAPM required), <ans_fbk> (0 direct, 1 buffered,
  * 2 and 3 optional, 4 required, 5 LAPM required).  What V.250 adds for an
- * "alternative protocol" (MNP) is refused: there is none.
+ * "alternative protocol" (MNP) is refused: there is none, and \N5's MNP
+ * required is error control required.
  */
 static const u8 ec_es[AT_EC_COUNT][3] = {
 	[AT_EC_NORMAL] = { 1, 0, 1 },
@@ -109,6 +109,7 @@ static const u8 ec_es[AT_EC_COUNT][3] = {
 	[AT_EC_RELIABLE] = { 3, 2, 4 },
 	[AT_EC_AUTO] = { 3, 0, 2 },
 	[AT_EC_LAPM] = { 3, 3, 5 },
+	[AT_EC_MNP] = { 3, 2, 4 },
 };
 
 static u64 elapsed(u64 now, u64 then)
@@ -132,7 +133,7 @@ static void put_raw(struct at_out *o, const char *s, unsigned int n,
 		o->buf[o->len++] = (u8)*s++;
 }
 
-static void put_ch(struct at_out *o, char c, unsigned int reserve)
+void at_put_ch(struct at_out *o, char c, unsigned int reserve)
 {
 	put_raw(o, &c, 1, reserve);
 }
@@ -142,8 +143,8 @@ static void put_str(struct at_out *o, const char *s, unsigned int reserve)
 	put_raw(o, s, strlen(s), reserve);
 }
 
-static void put_uint(struct at_out *o, u32 v, unsigned int width,
-		     unsigned int reserve)
+void at_put_uint(struct at_out *o, u32 v, unsigned int width,
+		 unsigned int reserve)
 {
 	char d[10];
 	unsigned int n = 0;
@@ -155,41 +156,41 @@ static void put_uint(struct at_out *o, u32 v, unsigned int width,
 	while (n < width && n < sizeof(d))
 		d[n++] = '0';
 	while (n)
-		put_ch(o, d[--n], reserve);
+		at_put_ch(o, d[--n], reserve);
 }
 
 static void put_hex2(struct at_out *o, u32 v, unsigned int reserve)
 {
 	static const char hex[] = "0123456789ABCDEF";
 
-	put_ch(o, hex[(v >> 4) & 0xf], reserve);
-	put_ch(o, hex[v & 0xf], reserve);
+	at_put_ch(o, hex[(v >> 4) & 0xf], reserve);
+	at_put_ch(o, hex[v & 0xf], reserve);
 }
 
 static void put_crlf(const struct at_state *at, struct at_out *o,
 		     unsigned int reserve)
 {
-	put_ch(o, (char)at->cfg.s[3], reserve);
-	put_ch(o, (char)at->cfg.s[4], reserve);
+	at_put_ch(o, (char)at->cfg.s[3], reserve);
+	at_put_ch(o, (char)at->cfg.s[4], reserve);
 }
 
 /* Information text: "<CR><LF>text<CR><LF>" verbose, "text<CR><LF>" not. */
-static void info_begin(const struct at_state *at, struct at_out *o)
+void at_info_begin(const struct at_state *at, struct at_out *o)
 {
 	if (at->cfg.verbose)
-		put_crlf(at, o, RESULT_RESERVE);
+		put_crlf(at, o, AT_RESULT_RESERVE);
 }
 
-static void info_end(const struct at_state *at, struct at_out *o)
+void at_info_end(const struct at_state *at, struct at_out *o)
 {
-	put_crlf(at, o, RESULT_RESERVE);
+	put_crlf(at, o, AT_RESULT_RESERVE);
 }
 
-static void info(const struct at_state *at, struct at_out *o, const char *s)
+void at_info(const struct at_state *at, struct at_out *o, const char *s)
 {
-	info_begin(at, o);
-	put_str(o, s, RESULT_RESERVE);
-	info_end(at, o);
+	at_info_begin(at, o);
+	put_str(o, s, AT_RESULT_RESERVE);
+	at_info_end(at, o);
 }
 
 const char *at_result_name(enum at_result rc)
@@ -258,8 +259,8 @@ static u32 connect_code(u32 rate)
 }
 
 /* A result code; rate is only used by CONNECT (0: none). */
-static void result(const struct at_state *at, struct at_out *o,
-		   enum at_result rc, u32 rate)
+void at_result(const struct at_state *at, struct at_out *o,
+	       enum at_result rc, u32 rate)
 {
 	const char *name;
 
@@ -275,16 +276,16 @@ static void result(const struct at_state *at, struct at_out *o,
 		if (rc == AT_RC_FCERROR)
 			put_str(o, "+F4", 0);
 		else
-			put_uint(o, rc == AT_RC_CONNECT && rate ?
-				 connect_code(rate) : rc, 0, 0);
-		put_ch(o, (char)at->cfg.s[3], 0);
+			at_put_uint(o, rc == AT_RC_CONNECT && rate ?
+				    connect_code(rate) : rc, 0, 0);
+		at_put_ch(o, (char)at->cfg.s[3], 0);
 		return;
 	}
 	put_crlf(at, o, 0);
 	put_str(o, name, 0);
 	if (rc == AT_RC_CONNECT && rate) {
-		put_ch(o, ' ', 0);
-		put_uint(o, rate, 0, 0);
+		at_put_ch(o, ' ', 0);
+		at_put_uint(o, rate, 0, 0);
 	}
 	put_crlf(at, o, 0);
 }
@@ -330,7 +331,7 @@ static void factory(struct at_state *at)
 	for (i = 0; i < AT_NREGS; i++)
 		at->cfg.s[i] = sregs[i].def;
 	for (i = 0; i < AT_X_COUNT; i++)
-		memcpy(at->cfg.ext[i], ext_defs[i].def, sizeof(at->cfg.ext[i]));
+		memcpy(at->cfg.ext[i], ext_vals[i].def, sizeof(at->cfg.ext[i]));
 	at->cfg.echo = true;
 	at->cfg.verbose = true;
 	at->cfg.quiet = false;
@@ -339,6 +340,7 @@ static void factory(struct at_state *at)
 	at->cfg.amp_c = 1;
 	at->cfg.amp_d = 2;
 	at->cfg.amp_k = 3;
+	at->cfg.bs_q = 3;
 	at->cfg.speaker = 1;
 	at->cfg.volume = 1;
 	at->cfg.mod = AT_MOD_V22B;
@@ -363,7 +365,7 @@ static void load_profile(struct at_state *at, unsigned int n)
 	at->sreg_sel = 0;
 }
 
-static void editor_reset(struct at_state *at)
+void at_editor_reset(struct at_state *at)
 {
 	at->in_state = IN_IDLE;
 	at->len = 0;
@@ -380,7 +382,7 @@ void at_reset_session(struct at_state *at)
 	at->rate = 0;
 	at->plus = 0;
 	at->cfg.s[1] = 0;
-	editor_reset(at);
+	at_editor_reset(at);
 }
 
 void at_init(struct at_state *at)
@@ -391,6 +393,18 @@ void at_init(struct at_state *at)
 	at->profile[1] = at->cfg;
 	at->dtr = true;
 	at_reset_session(at);
+}
+
+/* %C: MNP 5 does not exist here, so %C1 compresses nothing (see set_ds) */
+static void set_pct_c(struct at_state *at, enum at_comp v)
+{
+	u16 *ds = at->cfg.ext[AT_X_DS];
+
+	at->cfg.pct_c = v;
+	if (v == AT_COMP_V42BIS || v == AT_COMP_BOTH)
+		ds[0] = ds[0] ? ds[0] : 3;
+	else
+		ds[0] = 0;
 }
 
 static void fill_call(struct at_state *at, bool answering)
@@ -406,6 +420,11 @@ static void fill_call(struct at_state *at, bool answering)
 	c->max_rate = at->cfg.max_rate;
 	c->ec = answering ? ans_ec(at->cfg.es) : orig_ec(at->cfg.es);
 	c->v8 = answering ? at->cfg.a8e[1] != 0 : at->cfg.a8e[0] != 0;
+	c->compression = at->cfg.pct_c;
+	c->v42bis_dirs = at->cfg.ext[AT_X_DS][0];
+	c->v42bis_required = at->cfg.ext[AT_X_DS][1] != 0;
+	c->v42bis_p1 = at->cfg.ext[AT_X_DS][2];
+	c->v42bis_p2 = at->cfg.ext[AT_X_DS][3];
 	c->dialtone_wait_s = at->cfg.s[6];
 	c->carrier_wait_s = at->cfg.s[7];
 	c->comma_s = at->cfg.s[8];
@@ -416,17 +435,12 @@ static void fill_call(struct at_state *at, bool answering)
 
 /* -- command line parsing --------------------------------------------------- */
 
-struct cur {
-	const char *s;
-	unsigned int n, p;
-};
-
-static bool more(const struct cur *c)
+static bool more(const struct at_cur *c)
 {
 	return c->p < c->n;
 }
 
-static char peek(const struct cur *c)
+static char peek(const struct at_cur *c)
 {
 	return more(c) ? c->s[c->p] : '\0';
 }
@@ -444,7 +458,7 @@ static int hex_val(char ch)
 }
 
 /* A decimal number, 0 when absent (Hayes); false above max. */
-static bool number(struct cur *c, u32 max, u32 *v)
+bool at_number(struct at_cur *c, u32 max, u32 *v)
 {
 	u32 x = 0;
 	bool big = false;
@@ -461,15 +475,15 @@ static bool number(struct cur *c, u32 max, u32 *v)
 }
 
 /* A subparameter: an empty one leaves *v as it was. */
-static bool opt_number(struct cur *c, u32 max, u32 *v)
+static bool opt_number(struct at_cur *c, u32 max, u32 *v)
 {
 	if (!is_digit(peek(c)))
 		return true;
-	return number(c, max, v);
+	return at_number(c, max, v);
 }
 
 /* A hexadecimal subparameter (V.250 5.4.2.1), empty: unchanged. */
-static bool opt_hex(struct cur *c, u32 max, u32 *v)
+static bool opt_hex(struct at_cur *c, u32 max, u32 *v)
 {
 	u32 x = 0;
 	bool any = false, big = false;
@@ -489,7 +503,7 @@ static bool opt_hex(struct cur *c, u32 max, u32 *v)
 	return !big && x <= max;
 }
 
-static bool accept(struct cur *c, char ch)
+bool at_accept(struct at_cur *c, char ch)
 {
 	if (peek(c) != ch)
 		return false;
@@ -498,7 +512,7 @@ static bool accept(struct cur *c, char ch)
 }
 
 /* The extended-syntax name after '+', up to '=', '?', ';' or the end. */
-static bool ext_name(struct cur *c, const char *name)
+bool at_ext_name(struct at_cur *c, const char *name)
 {
 	unsigned int len = strlen(name);
 
@@ -517,18 +531,18 @@ static bool ext_name(struct cur *c, const char *name)
 }
 
 /* End of an extended command: ';' or the end of the line. */
-static bool ext_end(struct cur *c)
+bool at_ext_end(struct at_cur *c)
 {
-	return accept(c, ';') || !more(c);
+	return at_accept(c, ';') || !more(c);
 }
 
-static int sreg_set(struct at_state *at, u32 reg, struct cur *c)
+static int sreg_set(struct at_state *at, u32 reg, struct at_cur *c)
 {
 	u32 v;
 
 	if (reg >= AT_NSTORED || (reg < AT_NREGS && sregs[reg].ro))
 		return -1;
-	if (!number(c, 255, &v))
+	if (!at_number(c, 255, &v))
 		return -1;
 	if (reg < AT_NREGS && (v < sregs[reg].min || v > sregs[reg].max))
 		return -1;
@@ -538,21 +552,21 @@ static int sreg_set(struct at_state *at, u32 reg, struct cur *c)
 
 static void sreg_show(struct at_state *at, u32 reg, struct at_out *o)
 {
-	info_begin(at, o);
-	put_uint(o, at->cfg.s[reg], 3, RESULT_RESERVE);
-	info_end(at, o);
+	at_info_begin(at, o);
+	at_put_uint(o, at->cfg.s[reg], 3, AT_RESULT_RESERVE);
+	at_info_end(at, o);
 }
 
 /* ATS<n>=<v>, ATS<n>?, ATS<n> (select) */
-static int cmd_s(struct at_state *at, struct cur *c, struct at_out *o)
+static int cmd_s(struct at_state *at, struct at_cur *c, struct at_out *o)
 {
 	u32 reg;
 
-	if (!number(c, AT_NSTORED - 1, &reg))
+	if (!at_number(c, AT_NSTORED - 1, &reg))
 		return -1;
-	if (accept(c, '='))
+	if (at_accept(c, '='))
 		return sreg_set(at, reg, c);
-	if (accept(c, '?')) {
+	if (at_accept(c, '?')) {
 		sreg_show(at, reg, o);
 		return 0;
 	}
@@ -560,88 +574,89 @@ static int cmd_s(struct at_state *at, struct cur *c, struct at_out *o)
 	return 0;
 }
 
-/* The +MS settings: <mod>,<automode>,<min_rate>,<max_rate>. */
-static void put_ms(struct at_state *at, struct at_out *o, unsigned int r)
+/* A setting as &V shows it: its command, then its value. */
+static void put_setting(struct at_out *o, const char *cmd, u32 v)
 {
-	put_str(o, mod_names[at->cfg.mod], r);
-	put_ch(o, ',', r);
-	put_uint(o, at->cfg.automode, 0, r);
-	put_ch(o, ',', r);
-	put_uint(o, at->cfg.min_rate, 0, r);
-	put_ch(o, ',', r);
-	put_uint(o, at->cfg.max_rate, 0, r);
+	put_str(o, cmd, AT_RESULT_RESERVE);
+	at_put_uint(o, v, 0, AT_RESULT_RESERVE);
 }
 
-/* The +ES settings: <orig_rqst>,<orig_fbk>,<ans_fbk>. */
-static void put_es(struct at_state *at, struct at_out *o, unsigned int r)
+/* The values of an extended command, as its read form ("?") answers. */
+static void put_ms(const struct at_state *at, struct at_out *o)
+{
+	put_str(o, mod_names[at->cfg.mod], AT_RESULT_RESERVE);
+	put_setting(o, ",", at->cfg.automode);
+	put_setting(o, ",", at->cfg.min_rate);
+	put_setting(o, ",", at->cfg.max_rate);
+}
+
+static void put_list(struct at_out *o, const u16 *v, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < 3; i++) {
-		if (i)
-			put_ch(o, ',', r);
-		put_uint(o, at->cfg.es[i], 0, r);
-	}
+	for (i = 0; i < n; i++)
+		put_setting(o, i ? "," : "", v[i]);
 }
 
-/* The +A8E settings: <v8o>,<v8a>,<v8cf>. */
-static void put_a8e(struct at_state *at, struct at_out *o, unsigned int r)
+static void put_es(const struct at_state *at, struct at_out *o)
 {
-	put_uint(o, at->cfg.a8e[0], 0, r);
-	put_ch(o, ',', r);
-	put_uint(o, at->cfg.a8e[1], 0, r);
-	put_ch(o, ',', r);
-	put_hex2(o, at->cfg.a8e[2], r);
+	const u16 v[3] = { at->cfg.es[0], at->cfg.es[1], at->cfg.es[2] };
+
+	put_list(o, v, ARRAY_SIZE(v));
+}
+
+static void put_a8e(const struct at_state *at, struct at_out *o)
+{
+	put_setting(o, "", at->cfg.a8e[0]);
+	put_setting(o, ",", at->cfg.a8e[1]);
+	at_put_ch(o, ',', AT_RESULT_RESERVE);
+	put_hex2(o, at->cfg.a8e[2], AT_RESULT_RESERVE);
+}
+
+static void put_ipr(const struct at_state *at, struct at_out *o)
+{
+	put_setting(o, "", at->cfg.ipr);
 }
 
 static void show_config(struct at_state *at, struct at_out *o)
 {
-	const unsigned int r = RESULT_RESERVE;
+	const struct at_settings *s = &at->cfg;
+	const unsigned int r = AT_RESULT_RESERVE;
 	unsigned int i;
 
-	info(at, o, "ACTIVE PROFILE:");
-	put_str(o, "E", r);
-	put_uint(o, at->cfg.echo, 0, r);
-	put_str(o, " L", r);
-	put_uint(o, at->cfg.volume, 0, r);
-	put_str(o, " M", r);
-	put_uint(o, at->cfg.speaker, 0, r);
-	put_str(o, " Q", r);
-	put_uint(o, at->cfg.quiet, 0, r);
-	put_str(o, " V", r);
-	put_uint(o, at->cfg.verbose, 0, r);
-	put_str(o, " X", r);
-	put_uint(o, at->cfg.xlevel, 0, r);
-	put_str(o, " B", r);
-	put_uint(o, at->cfg.bell, 0, r);
-	put_str(o, " &C", r);
-	put_uint(o, at->cfg.amp_c, 0, r);
-	put_str(o, " &D", r);
-	put_uint(o, at->cfg.amp_d, 0, r);
-	put_str(o, " &K", r);
-	put_uint(o, at->cfg.amp_k, 0, r);
-	put_str(o, " &S", r);
-	put_uint(o, at->cfg.amp_s, 0, r);
-	put_str(o, " W", r);
-	put_uint(o, at->cfg.w, 0, r);
-	put_str(o, " \\N", r);
-	put_uint(o, at->cfg.ec, 0, r);
+	at_info(at, o, "ACTIVE PROFILE:");
+	put_setting(o, "E", s->echo);
+	put_setting(o, " L", s->volume);
+	put_setting(o, " M", s->speaker);
+	put_setting(o, " Q", s->quiet);
+	put_setting(o, " V", s->verbose);
+	put_setting(o, " X", s->xlevel);
+	put_setting(o, " B", s->bell);
+	put_setting(o, " &C", s->amp_c);
+	put_setting(o, " &D", s->amp_d);
+	put_setting(o, " &K", s->amp_k);
+	put_setting(o, " &S", s->amp_s);
+	put_setting(o, " W", s->w);
+	put_setting(o, " \\Q", s->bs_q);
+	put_setting(o, " \\V", s->bs_v);
+	put_setting(o, " %C", s->pct_c);
+	put_setting(o, " \\N", s->ec);
 	put_str(o, " +MS=", r);
-	put_ms(at, o, r);
+	put_ms(at, o);
 	put_str(o, " +ES=", r);
-	put_es(at, o, r);
+	put_es(at, o);
 	put_str(o, " +A8E=", r);
-	put_a8e(at, o, r);
+	put_a8e(at, o);
 	put_crlf(at, o, r);
 	for (i = 0; i < AT_NREGS; i++) {
-		put_ch(o, 'S', r);
-		put_uint(o, i, 2, r);
-		put_ch(o, ':', r);
-		put_uint(o, at->cfg.s[i], 3, r);
+		at_put_ch(o, 'S', r);
+		at_put_uint(o, i, 2, r);
+		at_put_ch(o, ':', r);
+		at_put_uint(o, s->s[i], 3, r);
 		if (i == 6 || i == AT_NREGS - 1)
 			put_crlf(at, o, r);
 		else
-			put_ch(o, ' ', r);
+			at_put_ch(o, ' ', r);
 	}
 }
 
@@ -652,25 +667,16 @@ static bool rate_ok(enum at_mod mod, u32 rate)
 	return rate <= mod_max_rate[mod];
 }
 
+/*
+ * The set forms, after '=': the values up to the end of the command, or
+ * -1 and nothing changed.
+ */
+
 /* AT+MS=<mod>[,<automode>[,<min_rate>[,<max_rate>]]] */
-static int cmd_ms(struct at_state *at, struct cur *c, struct at_out *o)
+static int set_ms(struct at_state *at, struct at_cur *c)
 {
-	const unsigned int r = RESULT_RESERVE;
 	u32 mod, automode = at->cfg.automode, lo = 0, hi = 0;
 
-	if (accept(c, '?')) {
-		info_begin(at, o);
-		put_str(o, "+MS: ", r);
-		put_ms(at, o, r);
-		info_end(at, o);
-		return ext_end(c) ? 0 : -1;
-	}
-	if (!accept(c, '='))
-		return -1;
-	if (accept(c, '?')) {
-		info(at, o, "+MS: (V21,V22,V22B),(0,1),(0-2400),(0-2400)");
-		return ext_end(c) ? 0 : -1;
-	}
 	/* The longest name first: V22 is a prefix of V22B. */
 	for (mod = AT_MOD_COUNT; mod-- > 0;) {
 		unsigned int len = strlen(mod_names[mod]);
@@ -681,13 +687,13 @@ static int cmd_ms(struct at_state *at, struct cur *c, struct at_out *o)
 	if (mod >= AT_MOD_COUNT)
 		return -1;
 	c->p += strlen(mod_names[mod]);
-	if (accept(c, ',') && !opt_number(c, 1, &automode))
+	if (at_accept(c, ',') && !opt_number(c, 1, &automode))
 		return -1;
-	if (accept(c, ',') && !opt_number(c, 65535, &lo))
+	if (at_accept(c, ',') && !opt_number(c, 65535, &lo))
 		return -1;
-	if (accept(c, ',') && !opt_number(c, 65535, &hi))
+	if (at_accept(c, ',') && !opt_number(c, 65535, &hi))
 		return -1;
-	if (!ext_end(c))
+	if (!at_ext_end(c))
 		return -1;
 	if (!rate_ok(mod, lo) || !rate_ok(mod, hi) || (hi && lo > hi))
 		return -1;
@@ -699,33 +705,19 @@ static int cmd_ms(struct at_state *at, struct cur *c, struct at_out *o)
 }
 
 /* AT+ES=<orig_rqst>[,<orig_fbk>[,<ans_fbk>]]; see ec_es[]. */
-static int cmd_es(struct at_state *at, struct cur *c, struct at_out *o)
+static int set_es(struct at_state *at, struct at_cur *c)
 {
 	static const u32 max[3] = { 3, 3, 5 };
-	const unsigned int r = RESULT_RESERVE;
 	u32 v[3] = { at->cfg.es[0], at->cfg.es[1], at->cfg.es[2] };
 	unsigned int i;
 
-	if (accept(c, '?')) {
-		info_begin(at, o);
-		put_str(o, "+ES: ", r);
-		put_es(at, o, r);
-		info_end(at, o);
-		return ext_end(c) ? 0 : -1;
-	}
-	if (!accept(c, '='))
-		return -1;
-	if (accept(c, '?')) {
-		info(at, o, "+ES: (0-3),(0-3),(0-5)");
-		return ext_end(c) ? 0 : -1;
-	}
 	for (i = 0; i < 3; i++) {
-		if (i && !accept(c, ','))
+		if (i && !at_accept(c, ','))
 			break;
 		if (!opt_number(c, max[i], &v[i]))
 			return -1;
 	}
-	if (!ext_end(c))
+	if (!at_ext_end(c))
 		return -1;
 	for (i = 0; i < 3; i++)
 		at->cfg.es[i] = (u8)v[i];
@@ -740,31 +732,17 @@ static int cmd_es(struct at_state *at, struct cur *c, struct at_out *o)
  * need +A8x indications and commands); 6 and 5 are taken as 1, without
  * the indications.  The call function is V-series data, nothing else.
  */
-static int cmd_a8e(struct at_state *at, struct cur *c, struct at_out *o)
+static int set_a8e(struct at_state *at, struct at_cur *c)
 {
-	const unsigned int r = RESULT_RESERVE;
 	u32 v[3] = { at->cfg.a8e[0], at->cfg.a8e[1], at->cfg.a8e[2] };
 
-	if (accept(c, '?')) {
-		info_begin(at, o);
-		put_str(o, "+A8E: ", r);
-		put_a8e(at, o, r);
-		info_end(at, o);
-		return ext_end(c) ? 0 : -1;
-	}
-	if (!accept(c, '='))
-		return -1;
-	if (accept(c, '?')) {
-		info(at, o, "+A8E: (0,1,6),(0,1,5),(C1)");
-		return ext_end(c) ? 0 : -1;
-	}
 	if (!opt_number(c, AT_V8O_IND, &v[0]))
 		return -1;
-	if (accept(c, ',') && !opt_number(c, AT_V8A_IND, &v[1]))
+	if (at_accept(c, ',') && !opt_number(c, AT_V8A_IND, &v[1]))
 		return -1;
-	if (accept(c, ',') && !opt_hex(c, 0xff, &v[2]))
+	if (at_accept(c, ',') && !opt_hex(c, 0xff, &v[2]))
 		return -1;
-	if (!ext_end(c))
+	if (!at_ext_end(c))
 		return -1;
 	if ((v[0] != 0 && v[0] != AT_V8O_ON && v[0] != AT_V8O_IND) ||
 	    (v[1] != 0 && v[1] != AT_V8A_ON && v[1] != AT_V8A_IND) ||
@@ -776,96 +754,12 @@ static int cmd_a8e(struct at_state *at, struct cur *c, struct at_out *o)
 	return 0;
 }
 
-static void put_ext(struct at_state *at, struct at_out *o, unsigned int x)
+static int set_ipr(struct at_state *at, struct at_cur *c)
 {
-	const unsigned int r = RESULT_RESERVE;
-	unsigned int i;
-
-	put_ch(o, '+', r);
-	put_str(o, ext_defs[x].name, r);
-	put_str(o, ": ", r);
-	for (i = 0; i < ext_defs[x].n; i++) {
-		if (i)
-			put_ch(o, ',', r);
-		put_uint(o, at->cfg.ext[x][i], 0, r);
-	}
-}
-
-/* +X?, +X=?, +X=<v>[,<v>...] (an empty subparameter keeps its value). */
-static int cmd_ext_vals(struct at_state *at, unsigned int x, struct cur *c,
-			struct at_out *o)
-{
-	const struct ext_def *d = &ext_defs[x];
-	u32 v[AT_X_VALS];
-	unsigned int i;
-
-	/* T.31 and the fax programs: +FCLASS answers with the bare values */
-	bool bare = x == AT_X_FCLASS;
-
-	if (accept(c, '?')) {
-		info_begin(at, o);
-		if (bare)
-			put_uint(o, at->cfg.ext[x][0], 0, RESULT_RESERVE);
-		else
-			put_ext(at, o, x);
-		info_end(at, o);
-		return ext_end(c) ? 0 : -1;
-	}
-	if (!accept(c, '='))
-		return -1;
-	if (accept(c, '?')) {
-		info_begin(at, o);
-		if (!bare) {
-			put_ch(o, '+', RESULT_RESERVE);
-			put_str(o, d->name, RESULT_RESERVE);
-			put_str(o, ": ", RESULT_RESERVE);
-		}
-		put_str(o, d->range, RESULT_RESERVE);
-		info_end(at, o);
-		return ext_end(c) ? 0 : -1;
-	}
-	for (i = 0; i < d->n; i++) {
-		v[i] = at->cfg.ext[x][i];
-		if (i && !accept(c, ','))
-			break;
-		if (!opt_number(c, d->max[i], &v[i]) || v[i] < d->min[i])
-			return -1;
-	}
-	if (!ext_end(c))
-		return -1;
-	for (i = 0; i < d->n; i++)
-		at->cfg.ext[x][i] = (u16)v[i];
-	return 0;
-}
-
-static int cmd_ipr(struct at_state *at, struct cur *c, struct at_out *o)
-{
-	const unsigned int r = RESULT_RESERVE;
 	unsigned int i;
 	u32 v;
 
-	if (accept(c, '?')) {
-		info_begin(at, o);
-		put_str(o, "+IPR: ", r);
-		put_uint(o, at->cfg.ipr, 0, r);
-		info_end(at, o);
-		return ext_end(c) ? 0 : -1;
-	}
-	if (!accept(c, '='))
-		return -1;
-	if (accept(c, '?')) {
-		info_begin(at, o);
-		put_str(o, "+IPR: (", r);
-		for (i = 0; i < ARRAY_SIZE(ipr_rates); i++) {
-			if (i)
-				put_ch(o, ',', r);
-			put_uint(o, ipr_rates[i], 0, r);
-		}
-		put_str(o, "),()", r);
-		info_end(at, o);
-		return ext_end(c) ? 0 : -1;
-	}
-	if (!number(c, 1000000, &v) || !ext_end(c))
+	if (!at_number(c, 1000000, &v) || !at_ext_end(c))
 		return -1;
 	for (i = 0; i < ARRAY_SIZE(ipr_rates); i++) {
 		if (ipr_rates[i] == v) {
@@ -876,146 +770,174 @@ static int cmd_ipr(struct at_state *at, struct cur *c, struct at_out *o)
 	return -1;
 }
 
-/* +GMI and the like: information text, no parameters. */
-static int ext_info(struct at_state *at, struct cur *c, struct at_out *o,
-		    const char *text)
+/* <v>[,<v>...]: an empty subparameter keeps its value. */
+static int set_vals(struct at_state *at, struct at_cur *c, unsigned int x)
 {
-	if (accept(c, '=')) {
-		/* "=?": the test form of an action command, nothing to list. */
-		if (!accept(c, '?'))
+	const struct ext_val *d = &ext_vals[x];
+	u32 v[AT_X_VALS];
+	unsigned int i;
+
+	for (i = 0; i < d->n; i++) {
+		v[i] = at->cfg.ext[x][i];
+		if (i && !at_accept(c, ','))
+			break;
+		if (!opt_number(c, d->max[i], &v[i]) || v[i] < d->min[i])
 			return -1;
-	} else {
-		info(at, o, text);
 	}
-	return ext_end(c) ? 0 : -1;
-}
-
-/* -- Class 1 (T.31) -------------------------------------------------------- */
-
-/* cmd_ext()'s return for a command that stops the line: an operation runs */
-#define EXT_STOP	1
-
-static const u8 fax_mods[] = { 24, 48, 72, 73, 74, 96, 97, 98, 121, 122, 145,
-			       146 };
-
-bool at_fax_mod_ok(u32 mod)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(fax_mods); i++)
-		if (fax_mods[i] == mod)
-			return true;
-	return false;
-}
-
-static void fax_list(struct at_state *at, struct at_out *o, bool hdlc)
-{
-	const unsigned int r = RESULT_RESERVE;
-	unsigned int i;
-
-	info_begin(at, o);
-	if (hdlc) {
-		put_ch(o, '3', r);
-	} else {
-		for (i = 0; i < ARRAY_SIZE(fax_mods); i++) {
-			if (i)
-				put_ch(o, ',', r);
-			put_uint(o, fax_mods[i], 0, r);
-		}
-	}
-	info_end(at, o);
+	if (!at_ext_end(c))
+		return -1;
+	for (i = 0; i < d->n; i++)
+		at->cfg.ext[x][i] = (u16)v[i];
+	return 0;
 }
 
 /*
- * +FTH, +FRH, +FTM, +FRM, +FTS, +FRS: "=?" lists, "=<n>" starts the
- * operation (the rest of the line waits for its OK).  Class 1 only.
+ * The extended commands with settings: "+NAME?" reads them, "+NAME=?"
+ * lists their ranges, "+NAME=<values>" sets them.
  */
-static int cmd_fax(struct at_state *at, enum at_fax_op op, struct cur *c,
-		   struct at_out *o)
-{
-	bool hdlc = op == AT_FAX_TH || op == AT_FAX_RH;
-	bool silence = op == AT_FAX_TS || op == AT_FAX_RS;
-	u32 v;
+struct ext_cmd {
+	const char *name;
+	const char *range;	/* what "=?" answers after "+NAME: " */
+	/* NULL: a stored-values command, x its AT_X_* */
+	void (*show)(const struct at_state *at, struct at_out *o);
+	int (*set)(struct at_state *at, struct at_cur *c);
+	u8 x;
+	bool bare;		/* T.31's form: the answers without "+NAME: " */
+};
 
-	if (at->cfg.ext[AT_X_FCLASS][0] != 1 || !accept(c, '='))
+/*
+ * +DS and %C say the same thing twice (V.250's and Rockwell's way): +DS's
+ * direction turns %C to V.42bis or off, and %C turns the direction to both
+ * or none, so AT&V never shows the two disagreeing.
+ */
+static int set_ds(struct at_state *at, struct at_cur *c)
+{
+	int err = set_vals(at, c, AT_X_DS);
+
+	if (!err)
+		at->cfg.pct_c = at->cfg.ext[AT_X_DS][0] ?
+				(at->cfg.pct_c == AT_COMP_BOTH ? AT_COMP_BOTH :
+				 AT_COMP_V42BIS) : AT_COMP_NONE;
+	return err;
+}
+
+/* A stored-values command: its name, its ranges, its AT_X_* */
+#define EXT_VALS(n, r, i)	{ .name = n, .range = r, .x = i }
+
+static const struct ext_cmd ext_cmds[] = {
+	EXT_VALS("ICF", "(0-6),(0-3)", AT_X_ICF),
+	EXT_VALS("IFC", "(0-3),(0-2)", AT_X_IFC),
+	EXT_VALS("ILRR", "(0,1)", AT_X_ILRR),
+	EXT_VALS("DR", "(0,1)", AT_X_DR),
+	EXT_VALS("ER", "(0,1)", AT_X_ER),
+	EXT_VALS("MR", "(0-2)", AT_X_MR),
+	{ .name = "DS", .range = "(0-3),(0,1),(512-4096),(6-250)",
+	  .x = AT_X_DS, .set = set_ds },
+	/* mgetty, efax and HylaFAX read the classes bare, as T.31 has it */
+	{ .name = "FCLASS", .range = "0,1", .x = AT_X_FCLASS, .bare = true },
+	EXT_VALS("ETBM", "(0-2),(0-2),(0-30)", AT_X_ETBM),
+	/* the rates of ipr_rates[] */
+	{ .name = "IPR",
+	  .range = "(0,300,1200,2400,4800,9600,19200,38400,57600,115200,230400,460800),()",
+	  .show = put_ipr, .set = set_ipr },
+	{ .name = "MS", .range = "(V21,V22,V22B),(0,1),(0-2400),(0-2400)",
+	  .show = put_ms, .set = set_ms },
+	{ .name = "ES", .range = "(0-3),(0-3),(0-5)", .show = put_es,
+	  .set = set_es },
+	{ .name = "A8E", .range = "(0,1,6),(0,1,5),(C1)", .show = put_a8e,
+	  .set = set_a8e },
+};
+
+static int cmd_ext_set(struct at_state *at, const struct ext_cmd *e,
+		       struct at_cur *c, struct at_out *o)
+{
+	const unsigned int r = AT_RESULT_RESERVE;
+	bool read = at_accept(c, '?');
+
+	if (!read && !at_accept(c, '='))
 		return -1;
-	if (accept(c, '?')) {
-		if (silence)
-			info(at, o, "0-255");
-		else
-			fax_list(at, o, hdlc);
-		return ext_end(c) ? 0 : -1;
+	if (!read && !at_accept(c, '?'))
+		return e->set ? e->set(at, c) : set_vals(at, c, e->x);
+	at_info_begin(at, o);
+	if (!e->bare) {
+		at_put_ch(o, '+', r);
+		put_str(o, e->name, r);
+		put_str(o, ": ", r);
 	}
-	if (!number(c, 255, &v) || !ext_end(c))
-		return -1;
-	if ((hdlc && v != 3) || (!hdlc && !silence && !at_fax_mod_ok(v)))
-		return -1;
-	at->fax_op = op;
-	at->fax_arg = (u16)v;
-	at->fax_abort = false;
-	/* the rest of the line runs after the operation's OK */
-	at->pend_len = (u8)(c->n - c->p);
-	memcpy(at->pend, c->s + c->p, at->pend_len);
-	at->mode = AT_MODE_FAX_WAIT;
-	o->act |= AT_ACT_FAX;
-	return EXT_STOP;
+	if (read && e->show)
+		e->show(at, o);
+	else if (read)
+		put_list(o, at->cfg.ext[e->x], ext_vals[e->x].n);
+	else
+		put_str(o, e->range, r);
+	at_info_end(at, o);
+	return at_ext_end(c) ? 0 : -1;
 }
 
-/* +FMI, +FMM, +FMR: as +GMI..., "?" allowed */
-static int fax_ident(struct at_state *at, struct cur *c, struct at_out *o,
-		     const char *text)
+int at_ext_info(struct at_state *at, struct at_cur *c, struct at_out *o,
+		const char *text)
 {
-	accept(c, '?');
-	return ext_info(at, c, o, text);
+	if (at_accept(c, '=')) {
+		/* "=?": the test form of an action command, nothing to list. */
+		if (!at_accept(c, '?'))
+			return -1;
+	} else {
+		at_info(at, o, text);
+	}
+	return at_ext_end(c) ? 0 : -1;
 }
 
-static int cmd_ext(struct at_state *at, struct cur *c, struct at_out *o)
+static int cmd_ext(struct at_state *at, struct at_cur *c, struct at_out *o)
 {
-	unsigned int x;
+	unsigned int i;
+	int err = at_class1_ext(at, c, o);
 
-	if (ext_name(c, "FTH"))
-		return cmd_fax(at, AT_FAX_TH, c, o);
-	if (ext_name(c, "FRH"))
-		return cmd_fax(at, AT_FAX_RH, c, o);
-	if (ext_name(c, "FTM"))
-		return cmd_fax(at, AT_FAX_TM, c, o);
-	if (ext_name(c, "FRM"))
-		return cmd_fax(at, AT_FAX_RM, c, o);
-	if (ext_name(c, "FTS"))
-		return cmd_fax(at, AT_FAX_TS, c, o);
-	if (ext_name(c, "FRS"))
-		return cmd_fax(at, AT_FAX_RS, c, o);
-
-	for (x = 0; x < AT_X_COUNT; x++)
-		if (ext_name(c, ext_defs[x].name))
-			return cmd_ext_vals(at, x, c, o);
-	if (ext_name(c, "IPR"))
-		return cmd_ipr(at, c, o);
-	if (ext_name(c, "MS"))
-		return cmd_ms(at, c, o);
-	if (ext_name(c, "ES"))
-		return cmd_es(at, c, o);
-	if (ext_name(c, "A8E"))
-		return cmd_a8e(at, c, o);
-	if (ext_name(c, "GMI"))
-		return ext_info(at, c, o, info_text[0]);
-	if (ext_name(c, "GMM"))
-		return ext_info(at, c, o, info_text[1]);
-	if (ext_name(c, "GMR"))
-		return ext_info(at, c, o, SMODEM_VERSION);
-	if (ext_name(c, "GSN"))
-		return ext_info(at, c, o, "0");
-	if (ext_name(c, "GCAP"))
-		return ext_info(at, c, o, "+GCAP: +FCLASS,+MS,+ES,+DS");
-	/* T.31's identification, also in its read form (efax: +FMI?) */
-	if (ext_name(c, "FMI"))
-		return fax_ident(at, c, o, info_text[0]);
-	if (ext_name(c, "FMM"))
-		return fax_ident(at, c, o, info_text[1]);
-	if (ext_name(c, "FMR"))
-		return fax_ident(at, c, o, SMODEM_VERSION);
+	if (err != AT_EXT_UNKNOWN)
+		return err;
+	for (i = 0; i < ARRAY_SIZE(ext_cmds); i++)
+		if (at_ext_name(c, ext_cmds[i].name))
+			return cmd_ext_set(at, &ext_cmds[i], c, o);
+	if (at_ext_name(c, "GMI"))
+		return at_ext_info(at, c, o, at_info_text[0]);
+	if (at_ext_name(c, "GMM"))
+		return at_ext_info(at, c, o, at_info_text[1]);
+	if (at_ext_name(c, "GMR"))
+		return at_ext_info(at, c, o, SMODEM_VERSION);
+	if (at_ext_name(c, "GSN"))
+		return at_ext_info(at, c, o, "0");
+	if (at_ext_name(c, "GCAP"))
+		return at_ext_info(at, c, o, "+GCAP: +FCLASS,+MS,+ES,+DS");
 	return -1;
 }
+
+static int set_bool(struct at_cur *c, bool *dst)
+{
+	u32 v;
+
+	if (!at_number(c, 1, &v))
+		return -1;
+	*dst = v;
+	return 0;
+}
+
+static int set_u8(struct at_cur *c, u32 max, u8 *dst)
+{
+	u32 v;
+
+	if (!at_number(c, max, &v))
+		return -1;
+	*dst = (u8)v;
+	return 0;
+}
+
+/*
+ * Flow control: &K's value for each \Q, and \Q's for each &K (NO_FLOW:
+ * &K1 and &K2, reserved).  \Q2 (CTS only) is the half of &K3 that the
+ * modem drives.
+ */
+#define NO_FLOW	0xff
+static const u8 q_to_k[4] = { 0, 4, 3, 3 };
+static const u8 k_to_q[7] = { 0, NO_FLOW, NO_FLOW, 3, 1, 1, 3 };
 
 /*
  * Hayes &-commands for things a soft modem on a tty does not have (guard
@@ -1023,7 +945,7 @@ static int cmd_ext(struct at_state *at, struct cur *c, struct at_out *o)
  * value that describes it is accepted, as the chips that ignore them do,
  * so that init strings written for those work; another value is an error.
  */
-static int amp_compat(char sub, struct cur *c)
+static int amp_compat(char sub, struct at_cur *c)
 {
 	static const struct {
 		char cmd;
@@ -1045,14 +967,14 @@ static int amp_compat(char sub, struct cur *c)
 	for (i = 0; i < ARRAY_SIZE(ok); i++) {
 		if (ok[i].cmd != sub)
 			continue;
-		if (!number(c, ok[i].max, &v))
+		if (!at_number(c, ok[i].max, &v))
 			return -1;
 		return 0;
 	}
 	return -1;
 }
 
-static int cmd_amp(struct at_state *at, struct cur *c, struct at_out *o)
+static int cmd_amp(struct at_state *at, struct at_cur *c, struct at_out *o)
 {
 	char sub;
 	u32 v;
@@ -1062,29 +984,25 @@ static int cmd_amp(struct at_state *at, struct cur *c, struct at_out *o)
 	sub = c->s[c->p++];
 	switch (sub) {
 	case 'C':
-		if (!number(c, 1, &v))
-			return -1;
-		at->cfg.amp_c = (u8)v;
-		return 0;
+		return set_u8(c, 1, &at->cfg.amp_c);
 	case 'D':
-		if (!number(c, 3, &v))
-			return -1;
-		at->cfg.amp_d = (u8)v;
-		return 0;
+		return set_u8(c, 3, &at->cfg.amp_d);
 	case 'F':
-		if (!number(c, 0, &v))
+		if (!at_number(c, 0, &v))
 			return -1;
 		factory(at);
 		return 0;
 	case 'K':
-		/* Flow control: the tty always does RTS/CTS; kept for &V. */
-		if (!number(c, 4, &v) || v == 1 || v == 2)
+		/* 0 none, 3 RTS/CTS, 4 XON/XOFF, 5 transparent XON/XOFF, 6 both */
+		if (!at_number(c, ARRAY_SIZE(k_to_q) - 1, &v) ||
+		    k_to_q[v] == NO_FLOW)
 			return -1;
 		at->cfg.amp_k = (u8)v;
+		at->cfg.bs_q = k_to_q[v];
 		return 0;
 	case 'Q':
 		/* Hayes' names for \N1 (&Q0), \N3 (&Q5) and \N0 (&Q6). */
-		if (!number(c, 6, &v))
+		if (!at_number(c, 6, &v))
 			return -1;
 		if (v == 0)
 			set_ec(at, AT_EC_DIRECT);
@@ -1097,33 +1015,53 @@ static int cmd_amp(struct at_state *at, struct cur *c, struct at_out *o)
 		return 0;
 	case 'S':
 		/* DSR: 0 always on, 1 on while a connection is up. */
-		if (!number(c, 1, &v))
-			return -1;
-		at->cfg.amp_s = (u8)v;
-		return 0;
+		return set_u8(c, 1, &at->cfg.amp_s);
 	case 'V':
-		if (!number(c, 0, &v))
+		if (!at_number(c, 0, &v))
 			return -1;
 		show_config(at, o);
 		return 0;
 	case 'W':
-		if (!number(c, 1, &v))
+		if (!at_number(c, 1, &v))
 			return -1;
 		at->profile[v] = at->cfg;
 		at->profile[v].s[1] = 0;
 		return 0;
 	case 'Y':
-		if (!number(c, 1, &v))
-			return -1;
-		at->power_on = (u8)v;
-		return 0;
+		return set_u8(c, 1, &at->power_on);
 	default:
 		return amp_compat(sub, c);
 	}
 }
 
+/* Rockwell's: \N error control, \Q flow control, \V CONNECT's form. */
+static int cmd_bs(struct at_state *at, struct at_cur *c)
+{
+	u32 v;
+
+	if (!more(c))
+		return -1;
+	switch (c->s[c->p++]) {
+	case 'N':
+		if (!at_number(c, AT_EC_COUNT - 1, &v))
+			return -1;
+		set_ec(at, (enum at_ec)v);
+		return 0;
+	case 'Q':
+		if (!at_number(c, ARRAY_SIZE(q_to_k) - 1, &v))
+			return -1;
+		at->cfg.bs_q = (u8)v;
+		at->cfg.amp_k = q_to_k[v];
+		return 0;
+	case 'V':
+		return set_u8(c, 1, &at->cfg.bs_v);
+	default:
+		return -1;
+	}
+}
+
 /* The rest of the line is the dial string. */
-static int cmd_d(struct at_state *at, struct cur *c)
+static int cmd_d(struct at_state *at, struct at_cur *c)
 {
 	struct at_call *call = &at->callp;
 	unsigned int n = 0;
@@ -1131,7 +1069,7 @@ static int cmd_d(struct at_state *at, struct cur *c)
 
 	if (at->call != AT_CALL_IDLE)
 		return -1;
-	if (accept(c, 'L')) {
+	if (at_accept(c, 'L')) {
 		n = strlen(at->last_number);
 		memcpy(call->number, at->last_number, n);
 	}
@@ -1179,26 +1117,6 @@ static int cmd_d(struct at_state *at, struct cur *c)
 	return 0;
 }
 
-static int set_bool(struct cur *c, bool *dst)
-{
-	u32 v;
-
-	if (!number(c, 1, &v))
-		return -1;
-	*dst = v;
-	return 0;
-}
-
-static int set_u8(struct cur *c, u32 max, u8 *dst)
-{
-	u32 v;
-
-	if (!number(c, max, &v))
-		return -1;
-	*dst = (u8)v;
-	return 0;
-}
-
 static void answer(struct at_state *at, struct at_out *o)
 {
 	memset(at->callp.number, 0, sizeof(at->callp.number));
@@ -1206,15 +1124,15 @@ static void answer(struct at_state *at, struct at_out *o)
 	at->callp.stay_command = false;
 	fill_call(at, true);
 	at->call = AT_CALL_ANSWERING;
-	editor_reset(at);
+	at_editor_reset(at);
 	o->act |= AT_ACT_ANSWER;
 }
 
 /* 1: stop without a final result (an action or a new mode reports). */
-static int run(struct at_state *at, const char *line, unsigned int n,
-	       u64 now, struct at_out *o)
+int at_run(struct at_state *at, const char *line, unsigned int n,
+	   u64 now, struct at_out *o)
 {
-	struct cur c = { line, n, 0 };
+	struct at_cur c = { line, n, 0 };
 	u32 v;
 	int err = 0;
 
@@ -1244,10 +1162,10 @@ static int run(struct at_state *at, const char *line, unsigned int n,
 			err = set_u8(&c, 3, &at->cfg.volume);
 			break;
 		case 'I':
-			if (!number(&c, ARRAY_SIZE(info_text) - 1, &v))
+			if (!at_number(&c, ARRAY_SIZE(at_info_text) - 1, &v))
 				err = -1;
-			else if (info_text[v])
-				info(at, o, info_text[v]);
+			else if (at_info_text[v])
+				at_info(at, o, at_info_text[v]);
 			break;
 		case 'N':
 			/* Rockwell's automode switch: +MS <automode> */
@@ -1263,15 +1181,18 @@ static int run(struct at_state *at, const char *line, unsigned int n,
 			break;
 		case 'Y':
 			/* Long space disconnect: not sent, not honoured. */
-			err = number(&c, 0, &v) ? 0 : -1;
+			err = at_number(&c, 0, &v) ? 0 : -1;
 			break;
 		case '%':
-			/* %C0: no MNP5/V.42bis compression, the only kind. */
-			if (!accept(&c, 'C') || !number(&c, 0, &v))
+			/* %C: compression, for the modem (enum at_comp) */
+			if (!at_accept(&c, 'C') ||
+			    !at_number(&c, AT_COMP_COUNT - 1, &v))
 				err = -1;
+			else
+				set_pct_c(at, (enum at_comp)v);
 			break;
 		case 'H':
-			if (!number(&c, 0, &v)) {
+			if (!at_number(&c, 0, &v)) {
 				err = -1;
 				break;
 			}
@@ -1283,7 +1204,7 @@ static int run(struct at_state *at, const char *line, unsigned int n,
 			at->rate = 0;
 			break;
 		case 'Z':
-			if (!number(&c, 1, &v)) {
+			if (!at_number(&c, 1, &v)) {
 				err = -1;
 				break;
 			}
@@ -1305,14 +1226,11 @@ static int run(struct at_state *at, const char *line, unsigned int n,
 			err = cmd_amp(at, &c, o);
 			break;
 		case '\\':
-			if (!accept(&c, 'N') || !number(&c, AT_EC_COUNT - 1, &v))
-				err = -1;
-			else
-				set_ec(at, (enum at_ec)v);
+			err = cmd_bs(at, &c);
 			break;
 		case '+':
 			err = cmd_ext(at, &c, o);
-			if (err == EXT_STOP)
+			if (err == AT_EXT_STOP)
 				return 1;
 			break;
 		case 'D':
@@ -1329,18 +1247,18 @@ static int run(struct at_state *at, const char *line, unsigned int n,
 			answer(at, o);
 			return 1;
 		case 'O':
-			if (!number(&c, 1, &v)) {
+			if (!at_number(&c, 1, &v)) {
 				err = -1;
 				break;
 			}
 			if (at->call != AT_CALL_ONLINE) {
-				result(at, o, AT_RC_NO_CARRIER, 0);
+				at_result(at, o, AT_RC_NO_CARRIER, 0);
 				return 1;
 			}
 			at->mode = AT_MODE_DATA;
 			at->plus = 0;
 			at->last_data_ns = now;
-			result(at, o, AT_RC_CONNECT, at->rate);
+			at_result(at, o, AT_RC_CONNECT, at->rate);
 			return 1;
 		default:
 			err = -1;
@@ -1348,7 +1266,7 @@ static int run(struct at_state *at, const char *line, unsigned int n,
 		}
 	}
 	if (err) {
-		result(at, o, AT_RC_ERROR, 0);
+		at_result(at, o, AT_RC_ERROR, 0);
 		return 1;
 	}
 	return 0;
@@ -1357,8 +1275,8 @@ static int run(struct at_state *at, const char *line, unsigned int n,
 static void execute(struct at_state *at, const char *line, unsigned int n,
 		    u64 now, struct at_out *o)
 {
-	if (!run(at, line, n, now, o))
-		result(at, o, AT_RC_OK, 0);
+	if (!at_run(at, line, n, now, o))
+		at_result(at, o, AT_RC_OK, 0);
 }
 
 static char upper(char ch)
@@ -1375,16 +1293,7 @@ unsigned int at_input(struct at_state *at, const u8 *buf, unsigned int n,
 		char ch = (char)buf[i];
 
 		if (at->mode == AT_MODE_FAX_WAIT || at->mode == AT_MODE_FAX_RX) {
-			/*
-			 * T.31: a character from the DTE stops a receive (the
-			 * modem's OK follows); a transmit takes none here.
-			 */
-			if ((at->fax_op == AT_FAX_RH || at->fax_op == AT_FAX_RM ||
-			     at->fax_op == AT_FAX_RS) && !at->fax_abort) {
-				at->fax_abort = true;
-				at->fax_op = AT_FAX_ABORT;
-				out->act |= AT_ACT_FAX;
-			}
+			at_class1_dte_char(at, out);
 			continue;
 		}
 		if (at->mode != AT_MODE_COMMAND)
@@ -1396,12 +1305,12 @@ unsigned int at_input(struct at_state *at, const u8 *buf, unsigned int n,
 				continue;
 			at->call = AT_CALL_IDLE;
 			out->act |= AT_ACT_HANGUP;
-			result(at, out, AT_RC_NO_CARRIER, 0);
-			editor_reset(at);
+			at_result(at, out, AT_RC_NO_CARRIER, 0);
+			at_editor_reset(at);
 			return i + 1;
 		}
 		if (at->cfg.echo)
-			put_ch(out, ch, RESULT_RESERVE);
+			at_put_ch(out, ch, AT_RESULT_RESERVE);
 		switch (at->in_state) {
 		case IN_IDLE:
 			if (upper(ch) == 'A')
@@ -1424,7 +1333,7 @@ unsigned int at_input(struct at_state *at, const u8 *buf, unsigned int n,
 			if (buf[i] == at->cfg.s[3]) {
 				at->in_state = IN_IDLE;
 				if (at->overflow) {
-					result(at, out, AT_RC_ERROR, 0);
+					at_result(at, out, AT_RC_ERROR, 0);
 					return i + 1;
 				}
 				memcpy(at->last, at->line, at->len);
@@ -1465,29 +1374,31 @@ static const char *carrier_name(u32 rate)
 static void report(const struct at_state *at, struct at_out *o,
 		   const char *name, const char *text, u32 v)
 {
-	const unsigned int r = RESULT_RESERVE;
+	const unsigned int r = AT_RESULT_RESERVE;
 
-	info_begin(at, o);
+	at_info_begin(at, o);
 	put_str(o, name, r);
 	if (text)
 		put_str(o, text, r);
 	else
-		put_uint(o, v, 0, r);
-	info_end(at, o);
+		at_put_uint(o, v, 0, r);
+	at_info_end(at, o);
 }
 
 /* V.250's intermediate reports, in its order, and Hayes' ATW1 lines. */
 static void connect_reports(const struct at_state *at, const struct at_conn *c,
 			    struct at_out *o)
 {
+	static const char *const dr[] = { "NONE", "V42B TD", "V42B RD", "V42B" };
 	const char *ec = c->lapm ? "LAPM" : "NONE";
+	const char *comp = dr[c->v42bis & (AT_V42BIS_TX | AT_V42BIS_RX)];
 
 	if (at->cfg.quiet)
 		return;
 	if (at->cfg.w == 1) {
 		report(at, o, "CARRIER ", NULL, c->rate);
 		report(at, o, "PROTOCOL: ", c->lapm ? "LAP-M" : "NONE", 0);
-		report(at, o, "COMPRESSION: ", "NONE", 0);
+		report(at, o, "COMPRESSION: ", c->v42bis ? "V.42BIS" : "NONE", 0);
 	}
 	if (at->cfg.ext[AT_X_MR][0]) {
 		report(at, o, "+MCR: ", carrier_name(c->rate), 0);
@@ -1496,7 +1407,7 @@ static void connect_reports(const struct at_state *at, const struct at_conn *c,
 	if (at->cfg.ext[AT_X_ER][0])
 		report(at, o, "+ER: ", ec, 0);
 	if (at->cfg.ext[AT_X_DR][0])
-		report(at, o, "+DR: ", "NONE", 0);
+		report(at, o, "+DR: ", comp, 0);
 	if (at->cfg.ext[AT_X_ILRR][0])
 		report(at, o, "+ILRR: ", NULL, at->cfg.ipr ? at->cfg.ipr :
 		       at->dte_rate);
@@ -1516,70 +1427,8 @@ void at_connected(struct at_state *at, const struct at_conn *conn,
 	at->plus = 0;
 	at->last_data_ns = now_ns;
 	at->cfg.s[1] = 0;
-	editor_reset(at);
-	result(at, out, AT_RC_CONNECT, rate);
-}
-
-void at_fax_result(struct at_state *at, enum at_fax_rc rc, u64 now_ns,
-		   struct at_out *out)
-{
-	bool dialing = at->call == AT_CALL_DIALING;
-
-	if (rc == AT_FAXRC_CONNECT) {
-		/* ATD: as +FRH=3; ATA: as +FTH=3 */
-		if (dialing || at->call == AT_CALL_ANSWERING) {
-			at->call = AT_CALL_ONLINE;
-			at->fax_op = dialing ? AT_FAX_RH : AT_FAX_TH;
-			at->fax_abort = false;
-			at->pend_len = 0;
-			at->cfg.s[1] = 0;
-		}
-		if (at->mode != AT_MODE_FAX_WAIT && at->mode != AT_MODE_FAX_TX &&
-		    at->mode != AT_MODE_COMMAND)
-			return;
-		if (at->fax_op == AT_FAX_TH || at->fax_op == AT_FAX_TM)
-			at->mode = AT_MODE_FAX_TX;
-		else if (at->fax_op == AT_FAX_RH || at->fax_op == AT_FAX_RM)
-			at->mode = AT_MODE_FAX_RX;
-		else
-			return;
-		editor_reset(at);
-		result(at, out, AT_RC_CONNECT, 0);
-		return;
-	}
-	if (at->mode != AT_MODE_FAX_WAIT && at->mode != AT_MODE_FAX_TX &&
-	    at->mode != AT_MODE_FAX_RX)
-		return;
-	at->mode = AT_MODE_COMMAND;
-	at->fax_op = AT_FAX_NONE;
-	editor_reset(at);
-	if (rc == AT_FAXRC_OK && !at->fax_abort && at->pend_len) {
-		char line[AT_LINE_MAX + 1];
-		unsigned int n = at->pend_len;
-
-		/* run() may keep a new rest in pend */
-		memcpy(line, at->pend, n);
-		at->pend_len = 0;
-		if (!run(at, line, n, now_ns, out))
-			result(at, out, AT_RC_OK, 0);
-		return;
-	}
-	at->pend_len = 0;
-	at->fax_abort = false;
-	switch (rc) {
-	case AT_FAXRC_OK:
-		result(at, out, AT_RC_OK, 0);
-		break;
-	case AT_FAXRC_NO_CARRIER:
-		result(at, out, AT_RC_NO_CARRIER, 0);
-		break;
-	case AT_FAXRC_FCERROR:
-		result(at, out, AT_RC_FCERROR, 0);
-		break;
-	default:
-		result(at, out, AT_RC_ERROR, 0);
-		break;
-	}
+	at_editor_reset(at);
+	at_result(at, out, AT_RC_CONNECT, rate);
 }
 
 void at_call_end(struct at_state *at, enum at_result rc, struct at_out *out)
@@ -1593,8 +1442,8 @@ void at_call_end(struct at_state *at, enum at_result rc, struct at_out *out)
 	at->rate = 0;
 	at->plus = 0;
 	at->cfg.s[1] = 0;
-	editor_reset(at);
-	result(at, out, rc, 0);
+	at_editor_reset(at);
+	at_result(at, out, rc, 0);
 }
 
 void at_ring(struct at_state *at, u64 now_ns, struct at_out *out)
@@ -1604,7 +1453,7 @@ void at_ring(struct at_state *at, u64 now_ns, struct at_out *out)
 	at->ring_ns = now_ns;
 	if (at->cfg.s[1] < 255)
 		at->cfg.s[1]++;
-	result(at, out, AT_RC_RING, 0);
+	at_result(at, out, AT_RC_RING, 0);
 	/* &D2/&D3: no answering while the DTE says it is not ready. */
 	if (at->cfg.s[0] && at->cfg.s[1] >= at->cfg.s[0] && at->call == AT_CALL_IDLE &&
 	    at->mode == AT_MODE_COMMAND && (at->dtr || at->cfg.amp_d < 2))
@@ -1653,8 +1502,8 @@ bool at_escape_poll(struct at_state *at, u64 now_ns, struct at_out *out)
 		return false;
 	at->plus = 0;
 	at->mode = AT_MODE_COMMAND;
-	editor_reset(at);
-	result(at, out, AT_RC_OK, 0);
+	at_editor_reset(at);
+	at_result(at, out, AT_RC_OK, 0);
 	return true;
 }
 
@@ -1670,8 +1519,8 @@ void at_dtr(struct at_state *at, bool on, struct at_out *out)
 		if (at->mode == AT_MODE_DATA) {
 			at->mode = AT_MODE_COMMAND;
 			at->plus = 0;
-			editor_reset(at);
-			result(at, out, AT_RC_OK, 0);
+			at_editor_reset(at);
+			at_result(at, out, AT_RC_OK, 0);
 		}
 		break;
 	case 2:

@@ -101,7 +101,8 @@ enum at_mod {
 
 /*
  * Error control, as AT\N sets it.  LAPM is the only protocol there is, so
- * "reliable" and "LAPM only" differ in what +ES reports, not on the line.
+ * "reliable", "LAPM only" and "MNP only" differ in what +ES and &V report,
+ * not on the line: each is an error-corrected link or no call.
  */
 enum at_ec {
 	AT_EC_NORMAL,		/* \N0: buffered, no error control */
@@ -109,7 +110,21 @@ enum at_ec {
 	AT_EC_RELIABLE,		/* \N2: V.42 required, hang up without it */
 	AT_EC_AUTO,		/* \N3: V.42 if the peer has it, else normal */
 	AT_EC_LAPM,		/* \N4: LAPM required, hang up without it */
+	AT_EC_MNP,		/* \N5: MNP required (Rockwell's): as \N2 */
 	AT_EC_COUNT
+};
+
+/*
+ * Data compression, as AT%C sets it.  Stored and carried to the modem
+ * (at_call.compression); nothing compresses yet, so +DR and ATW1 report
+ * none.
+ */
+enum at_comp {
+	AT_COMP_NONE,		/* %C0 */
+	AT_COMP_MNP5,		/* %C1 */
+	AT_COMP_V42BIS,		/* %C2 */
+	AT_COMP_BOTH,		/* %C3: MNP 5 and V.42bis */
+	AT_COMP_COUNT
 };
 
 /* +A8E <v8o> and <v8a> values that enable V.8 (DCE-controlled). */
@@ -146,6 +161,12 @@ struct at_call {
 	u8 carrier_loss_ds;	/* S10, tenths of a second */
 	u8 dtmf_ms;		/* S11 */
 	u8 fclass;		/* +FCLASS: 0 data, 1 fax Class 1 (T.31) */
+	u8 compression;		/* enum at_comp (%C), for the modem to use */
+	/* V.42bis as +DS (and %C) ask: directions 0-3 (0: none), P1, P2 */
+	u8 v42bis_dirs;
+	u8 v42bis_p2;
+	u16 v42bis_p1;
+	bool v42bis_required;	/* +DS <compression_negotiation> 1 */
 };
 
 /* V.250 settings that are stored values only: a list of numbers each. */
@@ -173,6 +194,16 @@ struct at_settings {
 	u8 s[AT_NSTORED];
 	bool echo, verbose, quiet, bell;
 	u8 xlevel, amp_c, amp_d, amp_k, amp_s, speaker, volume;
+	/*
+	 * Flow control, by Hayes' &K (amp_k) and Rockwell's \Q (bs_q), each
+	 * setting the other.  Stored for &V: the tty's own flow control
+	 * always works (CTS falls while its buffer toward the line is full,
+	 * RTS holds the line's data under CRTSCTS, XON/XOFF is the line
+	 * discipline's).
+	 */
+	u8 bs_q;
+	u8 bs_v;		/* \V1: single-line CONNECT (stored only) */
+	enum at_comp pct_c;	/* %C */
 	u8 w;			/* ATW1: CARRIER/PROTOCOL/COMPRESSION lines */
 	bool pulse;		/* ATP: dial pulse unless the string says T */
 	enum at_mod mod;
@@ -189,7 +220,12 @@ struct at_settings {
 struct at_conn {
 	u32 rate;		/* bit/s */
 	bool lapm;		/* V.42 error control */
+	u8 v42bis;		/* V.42bis agreed: AT_V42BIS_TX | AT_V42BIS_RX */
 };
+
+/* at_conn.v42bis, seen from this modem: what it compresses, decompresses */
+#define AT_V42BIS_TX	0x1
+#define AT_V42BIS_RX	0x2
 
 struct at_state {
 	struct at_settings cfg;

@@ -29,10 +29,10 @@ static inline u32 smodem_call_modulations(const struct at_call *c)
 	}
 }
 
-/* \N2 and \N4: a peer without LAPM is no connection. */
+/* \N2, \N4 and \N5: a peer without LAPM is no connection. */
 static inline bool smodem_call_ec_required(enum at_ec ec)
 {
-	return ec == AT_EC_RELIABLE || ec == AT_EC_LAPM;
+	return ec == AT_EC_RELIABLE || ec == AT_EC_LAPM || ec == AT_EC_MNP;
 }
 
 /*
@@ -55,6 +55,12 @@ static inline void smodem_call_config(const struct at_call *c, bool answer,
 		cfg->flags |= SMDSP_MODEM_FLAG_V42;
 	if (c->v8)
 		cfg->flags |= SMDSP_MODEM_FLAG_V8;
+	/* +DS and %C: V.42bis offered in V.42's XID; nothing without V.42 */
+	if (cfg->flags & SMDSP_MODEM_FLAG_V42) {
+		cfg->v42bis_dirs = c->v42bis_dirs;
+		cfg->v42bis_p1 = c->v42bis_p1;
+		cfg->v42bis_p2 = c->v42bis_p2;
+	}
 	cfg->blind_wait_ms = s6_ms;
 	cfg->dialtone_wait_ms = s6_ms > SMODEM_DIALTONE_MS ? s6_ms :
 				SMODEM_DIALTONE_MS;

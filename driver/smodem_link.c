@@ -86,10 +86,11 @@ static unsigned int post(struct smodem_tty *st, struct link_op *op)
 	return 0;
 }
 
-void smodem_link_connected(struct smodem_dev *sd, u32 id, u32 rate, bool lapm)
+void smodem_link_connected(struct smodem_dev *sd, u32 id, u32 rate, u32 conn)
 {
 	struct link_op op = { .fn = post, .sd = sd, .type = EV_CONNECTED,
-			      .arg = rate, .code = lapm, .id = id };
+			      .arg = rate, .code = conn & SMODEM_CONN_MASK,
+			      .id = id };
 
 	with_port(&op);
 }

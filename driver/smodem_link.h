@@ -55,10 +55,14 @@ struct smodem_cmd {
 void smodem_link_take(struct smodem_dev *sd, struct smodem_cmd *cmd);
 
 /*
- * The handshake finished at rate bit/s, with V.42 if lapm: CONNECT <rate>
- * (and the reports asked for before it), DCD on (AT&C1).
+ * The handshake finished at rate bit/s, with what conn says (SMODEM_CONN_*):
+ * CONNECT <rate> (and the reports asked for before it), DCD on (AT&C1).
  */
-void smodem_link_connected(struct smodem_dev *sd, u32 id, u32 rate, bool lapm);
+#define SMODEM_CONN_LAPM	0x1	/* V.42 error control */
+#define SMODEM_CONN_V42BIS_TX	0x2	/* V.42bis on what this modem sends */
+#define SMODEM_CONN_V42BIS_RX	0x4	/* and on what it receives */
+#define SMODEM_CONN_MASK	0x7
+void smodem_link_connected(struct smodem_dev *sd, u32 id, u32 rate, u32 conn);
 /*
  * The call ended.  Connected: AT_RC_NO_CARRIER, DCD off, SIGHUP.  While
  * setting up: AT_RC_BUSY, AT_RC_NO_DIALTONE, AT_RC_NO_ANSWER,

@@ -25,22 +25,12 @@
  * The same source runs in smodemd for context=usr (tools/smodemd), with
  * the link's functions and the phase event carried to the kernel in the
  * shared area (driver/smodem_usr.h): one call control for every context.
+ * What differs between the two is smodem_compat.h's.
  */
-#include <linux/kernel.h>
-#include <linux/slab.h>
-#include <linux/spinlock.h>
-#include <linux/string.h>
-#include <linux/seq_file.h>
 #include <smdsp/pump.h>
 #include <smdsp/modem.h>
 #include <smdsp/faxdte.h>
-#ifdef __KERNEL__
-#include "smodem.h"
-#include "smodem_trace.h"
-#else
-/* smodemd (context=usr): its struct smodem_dev, the phase as a report */
-#include "smodemd_dev.h"
-#endif
+#include "smodem_compat.h"
 #include "smodem_call.h"
 #include "smodem_link.h"
 #include "smodem_modem.h"
@@ -67,6 +57,7 @@ struct call_stats {
 	u32 flags;			/* SMDSP_MODEM_FLAG_* configured */
 	u32 modulations;		/* SMDSP_MODEM_V* configured */
 	bool ec_required;		/* \N2, \N4: no LAPM, no call */
+	bool v42bis_required;		/* +DS=,1: no V.42bis, no call */
 	u32 rate;			/* bit/s when it connected, 0: never */
 	u32 retrains;
 	u64 tx_bytes;			/* DTE bytes given to the modem */
@@ -209,6 +200,7 @@ static void start_call(struct call_modem *cm)
 	cm->cur.flags = cfg.flags;
 	cm->cur.modulations = cfg.modulations;
 	cm->cur.ec_required = smodem_call_ec_required(c->ec);
+	cm->cur.v42bis_required = c->v42bis_required && c->v42bis_dirs;
 	cm->cur.rate = 0;
 	cm->cur.retrains = 0;
 	cm->cur.tx_bytes = 0;
@@ -292,19 +284,34 @@ static void fax_command(struct call_modem *cm)
 	smdsp_faxdte_command(cm->fdte, op, cm->cmd.fax_arg);
 }
 
+/* The DTE's next bytes, up to room of them, from the link into buf. */
+static unsigned int dte_bytes(struct call_modem *cm, unsigned int room)
+{
+	return smodem_link_tx_get(cm->sd, cm->buf,
+				  min_t(unsigned int, room, sizeof(cm->buf)));
+}
+
+/* How many of the line's bytes the DTE has room for, in buf. */
+static unsigned int dte_room(struct call_modem *cm)
+{
+	return min_t(unsigned int, smodem_link_rx_room(cm->sd),
+		     sizeof(cm->buf));
+}
+
+/* The first k bytes of buf, for the DTE. */
+static void to_dte(struct call_modem *cm, unsigned int k)
+{
+	cm->cur.rx_bytes += k;
+	smodem_link_rx(cm->sd, cm->buf, k);
+}
+
 /* The DTE's bytes after CONNECT of +FTH/+FTM, as far as the pump has room. */
 static void fax_bytes_to_line(struct call_modem *cm)
 {
-	unsigned int room = smdsp_faxdte_room(cm->fdte), n, k;
+	unsigned int room = smdsp_faxdte_room(cm->fdte), n;
 
-	while (room) {
-		n = smodem_link_tx_get(cm->sd, cm->buf,
-				       min_t(unsigned int, room,
-					     sizeof(cm->buf)));
-		if (!n)
-			break;
-		k = smdsp_faxdte_from_dte(cm->fdte, cm->buf, n);
-		cm->cur.tx_bytes += k;
+	while (room && (n = dte_bytes(cm, room)) != 0) {
+		cm->cur.tx_bytes += smdsp_faxdte_from_dte(cm->fdte, cm->buf, n);
 		room = smdsp_faxdte_room(cm->fdte);
 	}
 }
@@ -332,14 +339,9 @@ static void fax_bytes_from_line(struct call_modem *cm)
 	unsigned int k;
 
 	do {
-		k = smdsp_faxdte_to_dte(cm->fdte, cm->buf,
-					min_t(unsigned int,
-					      smodem_link_rx_room(cm->sd),
-					      sizeof(cm->buf)), &rc);
-		if (k) {
-			cm->cur.rx_bytes += k;
-			smodem_link_rx(cm->sd, cm->buf, k);
-		}
+		k = smdsp_faxdte_to_dte(cm->fdte, cm->buf, dte_room(cm), &rc);
+		if (k)
+			to_dte(cm, k);
 		if (rc != SMDSP_FAXDTE_RC_NONE)
 			fax_report(cm, rc);
 	} while (cm->fax_on && (k || rc != SMDSP_FAXDTE_RC_NONE));
@@ -387,12 +389,7 @@ static void bytes_to_line(struct call_modem *cm)
 	if (smdsp_modem_phase(cm->m) != SMDSP_PHASE_CONNECTED)
 		return;
 	room = smdsp_modem_write_space(cm->m);
-	while (room) {
-		n = smodem_link_tx_get(cm->sd, cm->buf,
-				       min_t(unsigned int, room,
-					     sizeof(cm->buf)));
-		if (!n)
-			break;
+	while (room && (n = dte_bytes(cm, room)) != 0) {
 		k = smdsp_modem_write(cm->m, cm->buf, n);
 		cm->cur.tx_bytes += k;
 		room -= k;
@@ -406,14 +403,11 @@ static void bytes_from_line(struct call_modem *cm)
 {
 	unsigned int room, k;
 
-	while ((room = smodem_link_rx_room(cm->sd)) != 0) {
-		k = smdsp_modem_read(cm->m, cm->buf,
-				     min_t(unsigned int, room,
-					   sizeof(cm->buf)));
+	while ((room = dte_room(cm)) != 0) {
+		k = smdsp_modem_read(cm->m, cm->buf, room);
 		if (!k)
 			break;
-		cm->cur.rx_bytes += k;
-		smodem_link_rx(cm->sd, cm->buf, k);
+		to_dte(cm, k);
 	}
 }
 
@@ -477,7 +471,7 @@ static void phase_event(struct call_modem *cm,
 			cm->ec_wait = true;
 		} else {
 			cm->connected = true;
-			smodem_link_connected(cm->sd, cm->id, ev->arg, false);
+			smodem_link_connected(cm->sd, cm->id, ev->arg, 0);
 		}
 		break;
 	case SMDSP_PHASE_RETRAIN:
@@ -492,6 +486,21 @@ static void phase_event(struct call_modem *cm,
 	}
 }
 
+/* What CONNECT reports: V.42, and V.42bis as XID agreed (our view) */
+static u32 conn_flags(const struct call_modem *cm)
+{
+	u32 f = 0;
+
+	if (cm->cur.dsp.link == SMDSP_LINK_V42) {
+		f |= SMODEM_CONN_LAPM;
+		if (cm->cur.dsp.v42.v42bis_dirs & SMDSP_V42BIS_DIR_TX)
+			f |= SMODEM_CONN_V42BIS_TX;
+		if (cm->cur.dsp.v42.v42bis_dirs & SMDSP_V42BIS_DIR_RX)
+			f |= SMODEM_CONN_V42BIS_RX;
+	}
+	return f;
+}
+
 /* CONNECT, held while V.42 negotiates, or NO CARRIER. */
 static void ec_settle(struct call_modem *cm)
 {
@@ -504,6 +513,9 @@ static void ec_settle(struct call_modem *cm)
 	if (v == SMODEM_EC_WAIT)
 		return;
 	cm->ec_wait = false;
+	if (cm->cur.v42bis_required &&
+	    !(conn_flags(cm) & (SMODEM_CONN_V42BIS_TX | SMODEM_CONN_V42BIS_RX)))
+		v = SMODEM_EC_REFUSE;
 	if (v == SMODEM_EC_REFUSE) {
 		/* LOCAL: the pump reports nothing, the tty hears it here. */
 		smdsp_modem_hangup(cm->m);
@@ -511,8 +523,7 @@ static void ec_settle(struct call_modem *cm)
 		return;
 	}
 	cm->connected = true;
-	smodem_link_connected(cm->sd, cm->id, cm->cur.rate,
-			      cm->cur.dsp.link == SMDSP_LINK_V42);
+	smodem_link_connected(cm->sd, cm->id, cm->cur.rate, conn_flags(cm));
 }
 
 /* Events of this period; true if any. */
@@ -702,6 +713,7 @@ static void call_show(struct smodem_modem *base, struct seq_file *sf)
 	seq_printf(sf, "engine_cfg_v42 %d\n",
 		   !!(cs.flags & SMDSP_MODEM_FLAG_V42));
 	seq_printf(sf, "engine_cfg_v42_required %d\n", cs.ec_required);
+	seq_printf(sf, "engine_cfg_v42bis_required %d\n", cs.v42bis_required);
 	seq_printf(sf, "engine_cfg_blind %d\n",
 		   !!(cs.flags & SMDSP_MODEM_FLAG_BLIND));
 	seq_printf(sf, "engine_rate %u\n", cs.rate);
@@ -737,6 +749,15 @@ static void call_show(struct smodem_modem *base, struct seq_file *sf)
 	seq_printf(sf, "engine_v42_t401_expiries %u\n", v42->t401_expiries);
 	seq_printf(sf, "engine_v42_bytes_tx %u\n", v42->bytes_tx);
 	seq_printf(sf, "engine_v42_bytes_rx %u\n", v42->bytes_rx);
+	/* V.42bis as XID agreed it (our view); bytes before and after */
+	seq_printf(sf, "engine_v42bis_dirs %u\n", v42->v42bis_dirs);
+	seq_printf(sf, "engine_v42bis_p1 %u\n", v42->v42bis_p1);
+	seq_printf(sf, "engine_v42bis_p2 %u\n", v42->v42bis_p2);
+	seq_printf(sf, "engine_v42bis_tx_in %u\n", v42->v42bis_tx_in);
+	seq_printf(sf, "engine_v42bis_tx_out %u\n", v42->v42bis_tx_out);
+	seq_printf(sf, "engine_v42bis_rx_in %u\n", v42->v42bis_rx_in);
+	seq_printf(sf, "engine_v42bis_rx_out %u\n", v42->v42bis_rx_out);
+	seq_printf(sf, "engine_v42bis_errors %u\n", v42->v42bis_errors);
 	seq_printf(sf, "engine_tx_gaps %llu\n", cs.tx_gaps);
 	seq_printf(sf, "engine_tx_gap_filled %llu\n", cs.tx_gap_filled);
 	seq_printf(sf, "engine_tx_gap_late %llu\n", cs.tx_gap_late);

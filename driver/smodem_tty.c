@@ -251,7 +251,12 @@ static bool handle_event(struct smodem_tty *st, const struct smodem_ev *e,
 
 	switch (e->type) {
 	case EV_CONNECTED: {
-		struct at_conn conn = { .rate = e->arg, .lapm = e->code };
+		struct at_conn conn = {
+			.rate = e->arg,
+			.lapm = e->code & SMODEM_CONN_LAPM,
+			.v42bis = (e->code & (SMODEM_CONN_V42BIS_TX |
+					      SMODEM_CONN_V42BIS_RX)) >> 1,
+		};
 
 		if (!current_call)
 			break;

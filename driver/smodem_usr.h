@@ -48,7 +48,7 @@
 
 /* struct smodem_usr_report.type: the smodem_link_* call it stands for */
 enum smodem_usr_report_type {
-	SMODEM_USR_CONNECTED = 1,	/* id, a: rate, b: lapm */
+	SMODEM_USR_CONNECTED = 1,	/* id, a: rate, b: SMODEM_CONN_* */
 	SMODEM_USR_RESULT,		/* id, a: enum at_result */
 	SMODEM_USR_RING,		/* a: on */
 	SMODEM_USR_PHASE,		/* a: phase, b: arg (the trace event) */

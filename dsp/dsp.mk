@@ -5,6 +5,8 @@
 #   make check-dsp   build and run the C tests in tests/dsp/ through pytest (plus a short fuzz run)
 #   make bench-dsp   CPU time, memory and stack figures -> out/bench-dsp.json
 #   make fuzz        libFuzzer targets tests/dsp/fuzz_*.c, FUZZ_SECONDS each (default 60)
+#   make check-recordings RECORDINGS=dir
+#                    the V.32bis receiver and the V.34 INFO receiver over real modems' recordings (not in any check)
 
 DSP_CC        ?= gcc
 DSP_CLANG     ?= clang
@@ -17,12 +19,14 @@ DSP_LIB       := $(DSP_BUILD)/libsmdsp.a
 DSP_CFLAGS    := -O2 -g -Wall -Wextra -Werror -fstack-usage -fcallgraph-info=su -Idsp/include
 # Test programs may use floating point, libc, SpanDSP and liquid-dsp; the library may not.
 # The in-memory line (tests/dsp/common/line.c) crosses clocks with smline's
-# converter (tools/line/resample.c): one resampler for both lines.
+# converter (tools/line/resample.c) and has its echo paths (tools/line/echopath.c):
+# one resampler and one set of echo paths for both lines.
 DSP_TCFLAGS   := -O2 -g -Wall -Wextra -Werror -Wno-deprecated-declarations -Idsp/include -Itests/dsp/common -Itests/common \
                  -Itools/line
 DSP_TLIBS     := -lspandsp -lliquid -lm
-DSP_TCOMMON   := $(wildcard tests/dsp/common/*.c) tests/common/check.c tools/line/resample.c
-DSP_TCOMMON_H := $(wildcard tests/dsp/common/*.h) tests/common/check.h tools/line/resample.h
+DSP_TCOMMON   := $(wildcard tests/dsp/common/*.c) tests/common/check.c tools/line/resample.c tools/line/echopath.c
+DSP_TCOMMON_H := $(wildcard tests/dsp/common/*.h) tests/common/check.h tools/line/resample.h \
+                 tools/line/echopath.h
 DSP_TESTS     := $(patsubst tests/dsp/%.c,$(DSP_BUILD)/tests/%,$(wildcard tests/dsp/test_*.c))
 DSP_BENCH     := $(DSP_BUILD)/tests/bench_dsp
 DSP_FUZZ      := $(patsubst tests/dsp/%.c,$(DSP_BUILD)/fuzz/%,$(wildcard tests/dsp/fuzz_*.c))
@@ -100,6 +104,24 @@ bench-dsp: $(DSP_BENCH) $(DSP_LIB) $(DSP_BUILD)/tests/test_v22bis_ber
 		json.dump(b, open("out/bench-dsp.json", "w"), indent=1)'
 	@echo "wrote out/bench-dsp.json"
 
+# The optional check on real modems' recordings (never part of check-dsp: the files stay outside the
+# repository): our V.32bis receiver follows each direction of the V.32bis calls in RECORDINGS
+# (raw 8 kHz s16le, *V32bis*_L_caller.raw and *V32bis*_R_answerer.raw; see the recordings' README).
+RECORDINGS    ?=
+DSP_FOLLOW    := $(DSP_BUILD)/tools/v32bis_follow
+
+$(DSP_FOLLOW): tests/dsp/v32bis_follow.c $(DSP_LIB)
+	@mkdir -p $(dir $@)
+	$(DSP_CC) $(DSP_TCFLAGS) $< $(DSP_LIB) -lm -o $@
+
+check-recordings-v32bis: $(DSP_FOLLOW)
+	@test -n "$(RECORDINGS)" || { echo "usage: make check-recordings RECORDINGS=/path/to/recordings"; exit 2; }
+	@set -e; n=0; for f in $(RECORDINGS)/*V32bis*_L_caller.raw; do test -f "$$f" || continue; \
+		echo "== $$f (the caller's signal)"; $(DSP_FOLLOW) --caller "$$f"; n=$$((n + 1)); done; \
+	for f in $(RECORDINGS)/*V32bis*_R_answerer.raw; do test -f "$$f" || continue; \
+		echo "== $$f (the answerer's signal)"; $(DSP_FOLLOW) --answerer "$$f"; n=$$((n + 1)); done; \
+	test $$n -gt 0 || { echo "no *V32bis*_{L_caller,R_answerer}.raw in $(RECORDINGS)"; exit 1; }
+
 # Fuzz builds: the library is rebuilt with clang and ASan/UBSan so that the fuzzer sees into it.
 DSP_FCFLAGS   := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
                  -Idsp/include -Itests/dsp/common
@@ -123,3 +145,24 @@ fuzz: $(DSP_FUZZ)
 			-artifact_prefix=$(DSP_BUILD)/corpus/$$(basename $$f)- \
 			$(DSP_BUILD)/corpus/$$(basename $$f); \
 	done
+
+# Real modems' V.34 calls (RECORDINGS: a directory of *_L_caller.raw and *_R_answerer.raw, raw
+# 8 kHz s16le; never copied into the tree): tests/dsp/v34_recordings prints every INFO sequence
+# our receiver decodes in each file and fails if a V.34 call's file (a name without "V32")
+# gave no INFO0 with a good CRC. Optional: the files are not in the repository.
+RECORDINGS    ?=
+DSP_V34REC    := $(DSP_BUILD)/tests/v34_recordings
+.PHONY: check-recordings check-recordings-v32bis check-recordings-v34
+# both receivers over the recordings; each half says what it followed
+check-recordings: check-recordings-v32bis check-recordings-v34
+
+$(DSP_V34REC): tests/dsp/v34_recordings.c $(DSP_LIB)
+	@mkdir -p $(dir $@)
+	$(DSP_CC) $(DSP_TCFLAGS) $< $(DSP_LIB) -o $@
+
+check-recordings-v34: $(DSP_V34REC)
+	@test -n "$(RECORDINGS)" || { echo "usage: make check-recordings RECORDINGS=dir"; exit 2; }
+	@set -e; files=$$(ls $(RECORDINGS)/*_L_caller.raw $(RECORDINGS)/*_R_answerer.raw 2>/dev/null \
+		| grep -iv v32 || true); \
+	test -n "$$files" || { echo "no V.34 *_L_caller.raw / *_R_answerer.raw in $(RECORDINGS)"; exit 2; }; \
+	$(DSP_V34REC) --require-info0 $$files

@@ -338,6 +338,10 @@ static void link_start(struct smdsp_modem *m)
 	c.detect = !m->v8_lapm;
 	c.bit_rate = m->rate;
 	c.srej = 1;
+	c.v42bis = m->cfg.v42bis_dirs != 0;
+	c.v42bis_dirs = m->cfg.v42bis_dirs;
+	c.v42bis_p1 = m->cfg.v42bis_p1;
+	c.v42bis_p2 = m->cfg.v42bis_p2;
 	c.t400_ms = m->rate <= 300 ? T400_V21_MS : T400_CALLER_MS;
 	if (!m->calling)
 		c.t400_ms += T400_ANSWER_MS;
@@ -1272,6 +1276,12 @@ static int check_config(struct smdsp_modem_config *c)
 		c->dialtone_wait_ms = 5000;
 	if (!c->comma_ms)
 		c->comma_ms = 2000;
+	if (c->v42bis_dirs > SMDSP_V42BIS_DIR_BOTH ||
+	    (c->v42bis_p1 && (c->v42bis_p1 < SMDSP_V42BIS_MIN_P1 ||
+			      c->v42bis_p1 > SMDSP_MODEM_V42BIS_MAX_P1)) ||
+	    (c->v42bis_p2 && (c->v42bis_p2 < SMDSP_V42BIS_MIN_P2 ||
+			      c->v42bis_p2 > SMDSP_V42BIS_MAX_P2)))
+		return -EINVAL;
 	/* keeps MS() within 32 bits */
 	if (c->wait_answer_ms > 255000 || c->carrier_loss_ms > 255000 ||
 	    c->blind_wait_ms > 255000 || c->dialtone_wait_ms > 255000 || c->comma_ms > 255000)
@@ -1303,6 +1313,8 @@ struct smdsp_modem *smdsp_modem_create(const struct smdsp_modem_config *cfg)
 	struct smdsp_v8_config v8c = { .modulations = SMDSP_V8_MOD_V22 };
 	struct smdsp_v42_config v42c = {
 		.bit_rate = 2400, .tx_buf = V42_TXQ, .rx_buf = V42_RXQ,
+		/* V.42bis's dictionaries, whether a call will offer it or not */
+		.v42bis = 1, .v42bis_p1 = SMDSP_MODEM_V42BIS_MAX_P1,
 	};
 	struct smdsp_modem *m;
 

@@ -11,8 +11,17 @@
  * sequence number (V(S) < V(N) after a go-back), V(R) next expected.
  * One timer slot holds T400 (detection), T401 (acknowledgment) or T403
  * (idle), counted down in bit times.
+ *
+ * V.42bis sits between the user's queues and the I frames: a new I frame is
+ * filled from the encoder (which takes the user's bytes) and ends with a
+ * flush when the user has no more, so the peer can decode all it holds; an
+ * I frame taken in sequence goes to the decoder, which fills the receive
+ * queue as room allows (one frame waits at most: the next is refused as
+ * busy meanwhile). A decoder protocol error releases the link (DISC), as
+ * V.42bis asks. The dictionaries start afresh whenever the link is set up.
  */
 #include <smdsp/v42.h>
+#include <smdsp/v42bis.h>
 #include <smdsp/private/hdlc.h>	/* the framer, embedded by value */
 
 #define SEQ_MOD		128
@@ -48,6 +57,12 @@
 #define XID_PI_N401_RX	0x06
 #define XID_PI_K_TX	0x07
 #define XID_PI_K_RX	0x08
+/* V.42bis's parameters: the private group, set "V42" (V.42 table 11b) */
+#define XID_GI_PRIVATE	0xf0
+#define XID_PI_SET	0x00
+#define XID_PI_P0	0x01
+#define XID_PI_P1	0x02
+#define XID_PI_P2	0x03
 /* optional functions: bits 2, 4, 8, 9, 12, 16 always set by the sender */
 #define OPT_SREJ_BIT	3
 #define OPT_FCS32_BIT	17
@@ -128,6 +143,11 @@ struct v42_xid {
 	unsigned int k[2];		/* window */
 	int srej;
 	int fcs32;
+	/* V.42bis group present; P0 bit 0: initiator to responder, bit 1 back */
+	int bis;
+	unsigned int p0;
+	unsigned int p1;
+	unsigned int p2;
 };
 
 struct smdsp_v42 {
@@ -226,6 +246,16 @@ struct smdsp_v42 {
 	unsigned int txq_tail;
 	unsigned int rxq_head;
 	unsigned int rxq_tail;
+
+	/* V.42bis (NULL unless offered at create) and the frame it decodes */
+	struct smdsp_v42bis *bis;
+	unsigned int bis_tx;		/* compressing our I frames */
+	unsigned int bis_rx;		/* decompressing the peer's */
+	uint32_t bis_errors;
+	uint8_t dec_in[SMDSP_V42_MAX_N401];
+	unsigned int dec_pos;
+	unsigned int dec_len;
+	uint8_t dec_out[SMDSP_V42BIS_DEC_MAX_OUT];
 
 	struct smdsp_hdlc_tx htx;
 	struct smdsp_hdlc_rx hrx;
@@ -367,8 +397,33 @@ static void reset_sequence(struct smdsp_v42 *s)
 	memset(s->resend, 0, sizeof(s->resend));
 }
 
+/* C-INIT: V.42bis starts afresh with what XID agreed, on every link set-up */
+static void bis_start(struct smdsp_v42 *s)
+{
+	struct smdsp_v42bis_config c = { 0 };
+	unsigned int p0 = s->neg.bis ? s->neg.p0 : 0;
+
+	s->bis_tx = 0;
+	s->bis_rx = 0;
+	s->dec_pos = 0;
+	s->dec_len = 0;
+	if (!s->bis || !p0)
+		return;
+	/* the originator initiated XID: bit 0 is its direction */
+	s->bis_tx = p0 & (s->cfg.calling ? 1 : 2);
+	s->bis_rx = p0 & (s->cfg.calling ? 2 : 1);
+	c.dirs = (s->bis_tx ? SMDSP_V42BIS_DIR_TX : 0) | (s->bis_rx ? SMDSP_V42BIS_DIR_RX : 0);
+	c.p1 = s->neg.p1;
+	c.p2 = s->neg.p2;
+	if (smdsp_v42bis_reset(s->bis, &c)) {
+		s->bis_tx = 0;
+		s->bis_rx = 0;
+	}
+}
+
 static void enter_connected(struct smdsp_v42 *s)
 {
+	bis_start(s);
 	s->awaiting = AW_NONE;
 	s->retry = 0;
 	set_status(s, SMDSP_V42_CONNECTED);
@@ -523,6 +578,24 @@ static void xid_set(struct v42_xid *x, unsigned int n401, unsigned int k,
 	x->k[DIR_RX] = k;
 	x->srej = srej;
 	x->fcs32 = fcs32;
+	x->bis = 0;
+	x->p0 = 0;
+	x->p1 = 0;
+	x->p2 = 0;
+}
+
+/* what we offer, with P0 from the initiator's side (the originator's) */
+static void xid_set_bis(const struct smdsp_v42 *s, struct v42_xid *x)
+{
+	unsigned int d = s->cfg.v42bis_dirs, tx = d & SMDSP_V42BIS_DIR_TX ? 1 : 0;
+	unsigned int rx = d & SMDSP_V42BIS_DIR_RX ? 1 : 0;
+
+	if (!s->bis || !s->cfg.v42bis)
+		return;
+	x->bis = 1;
+	x->p0 = s->cfg.calling ? tx | rx << 1 : rx | tx << 1;
+	x->p1 = s->cfg.v42bis_p1;
+	x->p2 = s->cfg.v42bis_p2;
 }
 
 static unsigned int xid_build(const struct smdsp_v42 *s, uint8_t *f,
@@ -561,6 +634,27 @@ static unsigned int xid_build(const struct smdsp_v42 *s, uint8_t *f,
 		f[n++] = 1;
 		f[n++] = (uint8_t)x->k[d];
 	}
+	if (x->bis) {
+		gl = (2 + 3) + (2 + 1) + (2 + 2) + (2 + 1);
+		f[n++] = XID_GI_PRIVATE;
+		f[n++] = (uint8_t)(gl >> 8);
+		f[n++] = (uint8_t)gl;
+		f[n++] = XID_PI_SET;
+		f[n++] = 3;
+		f[n++] = 'V';
+		f[n++] = '4';
+		f[n++] = '2';
+		f[n++] = XID_PI_P0;
+		f[n++] = 1;
+		f[n++] = (uint8_t)x->p0;
+		f[n++] = XID_PI_P1;
+		f[n++] = 2;
+		f[n++] = (uint8_t)(x->p1 >> 8);
+		f[n++] = (uint8_t)x->p1;
+		f[n++] = XID_PI_P2;
+		f[n++] = 1;
+		f[n++] = (uint8_t)x->p2;
+	}
 	(void)s;
 	return n;
 }
@@ -586,6 +680,43 @@ static int opt_bit(const uint8_t *p, unsigned int len, unsigned int bit)
 	return (p[i] >> ((bit - 1) % 8)) & 1;
 }
 
+/* V.42bis's group: P0, P1 and P2 (the set identifier, when there, says "V42") */
+static void xid_parse_bis(const uint8_t *f, unsigned int q, unsigned int end,
+			  struct v42_xid *x)
+{
+	int ok = 1, p0 = 0;
+
+	while (q + 2 <= end) {
+		unsigned int pi = f[q], pl = f[q + 1];
+		const uint8_t *v = &f[q + 2];
+		uint32_t val;
+
+		q += 2;
+		if (pl > end - q)
+			return;
+		q += pl;
+		val = xid_value(v, pl);
+		switch (pi) {
+		case XID_PI_SET:
+			ok = pl == 3 && v[0] == 'V' && v[1] == '4' && v[2] == '2';
+			break;
+		case XID_PI_P0:
+			x->p0 = val & 3;
+			p0 = pl > 0;
+			break;
+		case XID_PI_P1:
+			x->p1 = val;
+			break;
+		case XID_PI_P2:
+			x->p2 = val;
+			break;
+		default:
+			break;
+		}
+	}
+	x->bis = ok && p0;
+}
+
 /* Parameters as the initiator of the exchange states them (its own view). */
 static void xid_parse(const uint8_t *f, unsigned int len, struct v42_xid *x)
 {
@@ -605,6 +736,10 @@ static void xid_parse(const uint8_t *f, unsigned int len, struct v42_xid *x)
 		end = p + gl;
 		q = p;
 		p = end;
+		if (gi == XID_GI_PRIVATE) {
+			xid_parse_bis(f, q, end, x);
+			continue;
+		}
 		if (gi != XID_GI_PARAM)
 			continue;
 		while (q + 2 <= end) {
@@ -664,6 +799,21 @@ static void xid_agree(const struct smdsp_v42 *s, struct v42_xid *x)
 	}
 	x->srej = x->srej && s->cfg.srej;
 	x->fcs32 = x->fcs32 && s->cfg.fcs32;
+	if (x->bis) {
+		struct v42_xid ours;
+
+		xid_set(&ours, 0, 0, 0, 0);
+		xid_set_bis(s, &ours);
+		/* without an offer of ours the group is not answered at all */
+		x->bis = ours.bis;
+		x->p0 &= ours.p0;
+		if (x->p1 > ours.p1)
+			x->p1 = ours.p1;
+		if (x->p2 > ours.p2)
+			x->p2 = ours.p2;
+		if (x->p1 < SMDSP_V42BIS_MIN_P1 || x->p2 < SMDSP_V42BIS_MIN_P2)
+			x->p0 = 0;
+	}
 }
 
 /*
@@ -683,6 +833,11 @@ static void xid_mirror(const struct smdsp_v42 *s, const struct v42_xid *in,
 	}
 	out->srej = in->srej;
 	out->fcs32 = in->fcs32;
+	/* P0 is the initiator's view either way */
+	out->bis = in->bis;
+	out->p0 = in->p0;
+	out->p1 = in->p1;
+	out->p2 = in->p2;
 }
 
 /* an XID command or response: what both ends can do is in force from now */
@@ -755,6 +910,51 @@ static void end_recovery(struct smdsp_v42 *s, uint8_t nr)
 
 /* ---- receive queue, local busy ---- */
 
+/* the received frame into the receive queue, as far as room allows */
+static void bis_drain(struct smdsp_v42 *s)
+{
+	while (s->dec_pos < s->dec_len && !smdsp_v42bis_failed(s->bis)) {
+		unsigned int used, room = rxq_free(s);
+		int n;
+
+		if (room > sizeof(s->dec_out))
+			room = sizeof(s->dec_out);
+		n = smdsp_v42bis_decode(s->bis, s->dec_in + s->dec_pos, s->dec_len - s->dec_pos,
+					s->dec_out, room, &used);
+		if (n > 0)
+			rxq_put(s, s->dec_out, (unsigned int)n);
+		s->dec_pos += used;
+		if (!used)
+			break;
+	}
+	if (smdsp_v42bis_failed(s->bis) && s->status == SMDSP_V42_CONNECTED) {
+		/* V.42bis: a protocol error releases the error-corrected link */
+		s->bis_errors++;
+		s->dec_pos = s->dec_len;
+		smdsp_v42_disconnect(s);
+	}
+}
+
+/* an in-sequence information field fits (without V.42bis: as it is) */
+static int rx_room(const struct smdsp_v42 *s, unsigned int len)
+{
+	if (s->bis_rx)
+		return s->dec_pos == s->dec_len;
+	return rxq_free(s) >= len;
+}
+
+static void deliver(struct smdsp_v42 *s, const uint8_t *info, unsigned int len)
+{
+	if (!s->bis_rx) {
+		rxq_put(s, info, len);
+		return;
+	}
+	memcpy(s->dec_in, info, len);
+	s->dec_pos = 0;
+	s->dec_len = len;
+	bis_drain(s);
+}
+
 static void drain_reorder(struct smdsp_v42 *s)
 {
 	while (s->reord_valid & (1u << (s->vr % NSLOTS))) {
@@ -763,9 +963,9 @@ static void drain_reorder(struct smdsp_v42 *s)
 
 		if (s->reord_seq[i] != s->vr)
 			break;
-		if (rxq_free(s) < r->len)
+		if (!rx_room(s, r->len))
 			break;
-		rxq_put(s, r->data, r->len);
+		deliver(s, r->data, r->len);
 		s->st.bytes_rx += r->len;
 		s->st.iframes_rx++;
 		s->reord_valid &= ~(1u << i);
@@ -779,8 +979,10 @@ static void check_local_busy(struct smdsp_v42 *s)
 {
 	if (s->status != SMDSP_V42_CONNECTED)
 		return;
+	if (s->bis_rx)
+		bis_drain(s);
 	drain_reorder(s);
-	if (!s->local_busy || rxq_free(s) < s->neg.n401[DIR_RX])
+	if (!s->local_busy || !rx_room(s, s->neg.n401[DIR_RX]))
 		return;
 	s->local_busy = 0;
 	if (s->busy_discarded) {
@@ -837,7 +1039,7 @@ static void rx_iframe(struct smdsp_v42 *s, const uint8_t *f, unsigned int len,
 		return;
 	s->peer_spoke = 1;
 	if (ns == s->vr) {
-		if (s->local_busy || rxq_free(s) < ilen) {
+		if (s->local_busy || !rx_room(s, ilen)) {
 			s->st.busy_discards++;
 			if (!s->local_busy)
 				s->busy_change = 1;
@@ -849,12 +1051,12 @@ static void rx_iframe(struct smdsp_v42 *s, const uint8_t *f, unsigned int len,
 				s->ack_needed = 1;
 			return;
 		}
-		rxq_put(s, info, ilen);
 		s->st.bytes_rx += ilen;
 		s->st.iframes_rx++;
 		bit_clr(s->srej_asked, s->vr);
 		s->vr = SEQ(s->vr + 1);
 		s->rej_exception = 0;
+		deliver(s, info, ilen);
 		drain_reorder(s);
 		if (p)
 			s->rsp_f = 1;
@@ -1168,6 +1370,43 @@ static int find_resend(const struct smdsp_v42 *s, uint8_t *ns)
 	return 0;
 }
 
+/*
+ * A new I frame from the encoder: as much as fits, and when the user's
+ * bytes run out, a flush, so that the peer can decode everything it got.
+ * Returns the information field's length (0: nothing to send).
+ */
+static unsigned int bis_fill(struct smdsp_v42 *s, struct v42_slot *sl)
+{
+	unsigned int cap = s->neg.n401[DIR_TX], len = 0;
+	int flushed = 0;
+
+	if (!txq_used(s) && smdsp_v42bis_idle(s->bis))
+		return 0;
+	for (;;) {
+		unsigned int used = txq_used(s), off, run, took;
+
+		len += smdsp_v42bis_read(s->bis, sl->data + len, cap - len);
+		if (len == cap)
+			break;
+		if (!used) {
+			if (flushed)
+				break;
+			smdsp_v42bis_flush(s->bis);
+			flushed = 1;
+			continue;
+		}
+		/* the queue's bytes up to its end, then from its start */
+		off = s->txq_tail & s->txq_mask;
+		run = s->txq_mask + 1 - off;
+		if (run > used)
+			run = used;
+		took = smdsp_v42bis_encode(s->bis, s->txq + off, run);
+		s->txq_tail += took;
+	}
+	sl->len = (uint16_t)len;
+	return len;
+}
+
 static unsigned int next_iframe(struct smdsp_v42 *s, uint8_t *f)
 {
 	struct v42_slot *sl;
@@ -1187,16 +1426,23 @@ static unsigned int next_iframe(struct smdsp_v42 *s, uint8_t *f)
 		s->st.retransmissions++;
 		return build_i(s, f, ns);
 	}
-	if (seq_diff(s->vn, s->va) >= s->neg.k[DIR_TX] || txq_used(s) == 0)
+	if (seq_diff(s->vn, s->va) >= s->neg.k[DIR_TX])
 		return 0;
-	n = txq_used(s);
-	if (n > s->neg.n401[DIR_TX])
-		n = s->neg.n401[DIR_TX];
 	sl = &s->slots[s->vn % NSLOTS];
-	for (i = 0; i < n; i++)
-		sl->data[i] = s->txq[(s->txq_tail + i) & s->txq_mask];
-	s->txq_tail += n;
-	sl->len = (uint16_t)n;
+	if (s->bis_tx) {
+		if (!bis_fill(s, sl))
+			return 0;
+	} else {
+		if (txq_used(s) == 0)
+			return 0;
+		n = txq_used(s);
+		if (n > s->neg.n401[DIR_TX])
+			n = s->neg.n401[DIR_TX];
+		for (i = 0; i < n; i++)
+			sl->data[i] = s->txq[(s->txq_tail + i) & s->txq_mask];
+		s->txq_tail += n;
+		sl->len = (uint16_t)n;
+	}
 	ns = s->vn;
 	s->vn = SEQ(s->vn + 1);
 	s->vs = s->vn;
@@ -1225,6 +1471,7 @@ static unsigned int next_frame(struct smdsp_v42 *s, uint8_t *f)
 	if (s->pend & P_XID_CMD) {
 		s->pend &= ~P_XID_CMD;
 		xid_set(&x, s->cfg.n401, s->cfg.k, s->cfg.srej, s->cfg.fcs32);
+		xid_set_bis(s, &x);
 		timer_start(s, TMR_T401);
 		return xid_build(s, f, s->cmd_addr, U_XID | U_PF, &x);
 	}
@@ -1530,6 +1777,8 @@ unsigned int smdsp_v42_tx_pending(const struct smdsp_v42 *s)
 
 	for (i = s->va; i != s->vn; i = SEQ(i + 1))
 		n += s->slots[i % NSLOTS].len;
+	if (s->bis_tx && !smdsp_v42bis_idle(s->bis))
+		n += smdsp_v42bis_pending(s->bis) + 1;
 	return n;
 }
 
@@ -1579,6 +1828,20 @@ void smdsp_v42_get_stats(const struct smdsp_v42 *s,
 	st->k_rx = s->neg.k[DIR_RX];
 	st->srej = s->neg.srej;
 	st->fcs32 = s->neg.fcs32;
+	st->v42bis_errors = s->bis_errors;
+	if (s->bis && (s->bis_tx || s->bis_rx)) {
+		struct smdsp_v42bis_stats b;
+
+		smdsp_v42bis_get_stats(s->bis, &b);
+		st->v42bis_dirs = (s->bis_tx ? SMDSP_V42BIS_DIR_TX : 0) |
+				  (s->bis_rx ? SMDSP_V42BIS_DIR_RX : 0);
+		st->v42bis_p1 = s->neg.p1;
+		st->v42bis_p2 = s->neg.p2;
+		st->v42bis_tx_in = b.enc_in;
+		st->v42bis_tx_out = b.enc_out;
+		st->v42bis_rx_in = b.dec_in;
+		st->v42bis_rx_out = b.dec_out;
+	}
 }
 
 static unsigned int roundup_pow2(unsigned int v)
@@ -1613,16 +1876,30 @@ static smdsp_noinline void framer_setup(struct smdsp_v42 *s)
 	smdsp_hdlc_rx_init(&s->hrx, &rc);
 }
 
+static void v42bis_defaults(struct smdsp_v42_config *c)
+{
+	if (!c->v42bis_dirs || c->v42bis_dirs > SMDSP_V42BIS_DIR_BOTH)
+		c->v42bis_dirs = SMDSP_V42BIS_DIR_BOTH;
+	if (!c->v42bis_p1)
+		c->v42bis_p1 = SMDSP_V42BIS_DEF_P1;
+	if (!c->v42bis_p2)
+		c->v42bis_p2 = SMDSP_V42BIS_DEF_P2;
+	c->v42bis_p1 = clampu(c->v42bis_p1, SMDSP_V42BIS_MIN_P1, SMDSP_V42BIS_MAX_P1);
+	c->v42bis_p2 = clampu(c->v42bis_p2, SMDSP_V42BIS_MIN_P2, SMDSP_V42BIS_MAX_P2);
+}
+
 /* everything but the buffers, which smdsp_v42_create() allocated */
 static void v42_setup(struct smdsp_v42 *s, const struct smdsp_v42_config *cfg)
 {
 	struct v42_slot *slots = s->slots, *reord = s->reord;
+	struct smdsp_v42bis *bis = s->bis;
 	uint8_t *txq = s->txq, *rxq = s->rxq;
 	unsigned int txq_mask = s->txq_mask, rxq_mask = s->rxq_mask;
 
 	memset(s, 0, sizeof(*s));
 	s->slots = slots;
 	s->reord = reord;
+	s->bis = bis;
 	s->txq = txq;
 	s->rxq = rxq;
 	s->txq_mask = txq_mask;
@@ -1644,6 +1921,12 @@ static void v42_setup(struct smdsp_v42 *s, const struct smdsp_v42_config *cfg)
 	s->cfg.k = clampu(s->cfg.k ? s->cfg.k : DEF_K, 1, MAX_K);
 	s->cfg.tx_buf = txq_mask + 1;
 	s->cfg.rx_buf = rxq_mask + 1;
+	v42bis_defaults(&s->cfg);
+	if (s->bis) {
+		/* no more codewords than create allocated */
+		if (s->cfg.v42bis_p1 > smdsp_v42bis_max_p1(s->bis))
+			s->cfg.v42bis_p1 = smdsp_v42bis_max_p1(s->bis);
+	}
 
 	s->t400_bits = ms_to_bits(s, s->cfg.t400_ms);
 	s->t401_bits = ms_to_bits(s, s->cfg.t401_ms);
@@ -1697,6 +1980,19 @@ struct smdsp_v42 *smdsp_v42_create(const struct smdsp_v42_config *cfg)
 	s->reord = smdsp_alloc(NSLOTS * sizeof(*s->reord));
 	s->txq = smdsp_alloc(txn);
 	s->rxq = smdsp_alloc(rxn);
+	if (cfg->v42bis) {
+		struct smdsp_v42_config c = *cfg;
+		struct smdsp_v42bis_config bc = { 0 };
+
+		v42bis_defaults(&c);
+		bc.p1 = c.v42bis_p1;
+		bc.p2 = c.v42bis_p2;
+		s->bis = smdsp_v42bis_create(&bc);
+		if (!s->bis) {
+			smdsp_v42_free(s);
+			return NULL;
+		}
+	}
 	if (!s->slots || !s->reord || !s->txq || !s->rxq) {
 		smdsp_v42_free(s);
 		return NULL;
@@ -1715,12 +2011,15 @@ void smdsp_v42_free(struct smdsp_v42 *s)
 	smdsp_free(s->reord);
 	smdsp_free(s->txq);
 	smdsp_free(s->rxq);
+	smdsp_v42bis_free(s->bis);
 	smdsp_free(s);
 }
 
 int smdsp_v42_print(const struct smdsp_v42 *s, char *buf, size_t len)
 {
-	return snprintf(buf, len, "v42 status=%s frames_tx=%u frames_rx=%u retransmissions=%u",
+	return snprintf(buf, len,
+			"v42 status=%s frames_tx=%u frames_rx=%u retransmissions=%u v42bis=%s%s p1=%u p2=%u errors=%u",
 			smdsp_v42_status_name(s->status), s->st.frames_tx, s->st.frames_rx,
-			s->st.retransmissions);
+			s->st.retransmissions, s->bis_tx ? "tx" : "", s->bis_rx ? "rx" : "",
+			s->neg.bis ? s->neg.p1 : 0, s->neg.bis ? s->neg.p2 : 0, s->bis_errors);
 }

@@ -9,6 +9,10 @@
  * transmitter's signal after a line (6 dB loss, noise at -45 dBm0), ours
  * and SpanDSP's on the same samples; each transmitter making 30 s of signal
  * (PRBS data; back-to-back 64-octet frames for HDLC).
+ *
+ * V.42bis (P1 2048, P2 32): the compression ratio and the encoder's and
+ * decoder's speed in MB/s, ours and SpanDSP's on the same bytes: English
+ * text (the project's README, docs and dsp sources) and random bytes.
  */
 /* for sizeof(v22bis_state_t): SpanDSP's allocation does not show in mallinfo2() */
 #define SPANDSP_EXPOSE_INTERNAL_STRUCTURES
@@ -17,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include "v22ep.h"
 #include "hdlcep.h"
 #include "line.h"
@@ -26,8 +32,12 @@
 #include <smdsp/v27ter.h>
 #include <smdsp/v29.h>
 #include <smdsp/v17.h>
+#include <smdsp/v32bis.h>
 #include <smdsp/fsk.h>
 #include <smdsp/hdlc.h>
+#include <smdsp/v42bis.h>
+#include <dirent.h>
+#include <smdsp/echo.h>
 
 #define SECONDS 30
 #define NS (8000 * SECONDS)
@@ -384,6 +394,68 @@ static double fx_rx_pass(int k, int ours)
 	return t;
 }
 
+/* ---- V.32bis 14400: one direction, S to the data, after the line ---- */
+
+static int16_t v32_sig[NS];
+
+static void v32_queue(struct smdsp_v32bis_tx *t)
+{
+	smdsp_v32bis_tx_queue(t, SMDSP_V32BIS_S, 256, 0);
+	smdsp_v32bis_tx_queue(t, SMDSP_V32BIS_SBAR, 16, 0);
+	smdsp_v32bis_tx_queue(t, SMDSP_V32BIS_TRN, 1280, 0);
+	smdsp_v32bis_tx_queue(t, SMDSP_V32BIS_R, 64, smdsp_v32bis_rword(SMDSP_V32BIS_ALL, false));
+	smdsp_v32bis_tx_queue(t, SMDSP_V32BIS_E, 8, smdsp_v32bis_rword(SMDSP_V32BIS_14400, true));
+	smdsp_v32bis_tx_queue(t, SMDSP_V32BIS_B1, 128, 14400);
+	smdsp_v32bis_tx_queue(t, SMDSP_V32BIS_DATA, 0, 0);
+}
+
+static void v32_record(void)
+{
+	static int16_t raw[NS], zero[80], junk[80];
+	struct line_cfg lc = { .loss_db = 6, .noise_dbm0 = -45, .echo_db = -200, .delay = 40 };
+	struct smdsp_v32bis_tx *t = smdsp_v32bis_tx_create(true, 0, prbs_bit, NULL, NULL);
+	struct line *l = line_create(&lc);
+	long i;
+
+	v32_queue(t);
+	smdsp_v32bis_tx_process(t, raw, NS);
+	smdsp_v32bis_tx_free(t);
+	for (i = 0; i + 80 <= NS; i += 80)
+		line_process(l, raw + i, junk, zero, v32_sig + i, 80);
+	line_free(l);
+}
+
+static double v32_rx_pass(void)
+{
+	struct smdsp_v32bis_rx *r = smdsp_v32bis_rx_create(false, count_bit, NULL, NULL);
+	double t0, t;
+	long i;
+
+	bits_seen = 0;
+	t0 = cpu_now();
+	for (i = 0; i + 80 <= NS; i += 80)
+		smdsp_v32bis_rx_process(r, v32_sig + i, 80);
+	t = cpu_now() - t0;
+	smdsp_v32bis_rx_free(r);
+	return t;
+}
+
+static double v32_tx_pass(void)
+{
+	static int16_t out[80];
+	struct smdsp_v32bis_tx *s = smdsp_v32bis_tx_create(true, 0, prbs_bit, NULL, NULL);
+	double t0, t;
+	long i;
+
+	v32_queue(s);
+	t0 = cpu_now();
+	for (i = 0; i + 80 <= NS; i += 80)
+		smdsp_v32bis_tx_process(s, out, 80);
+	t = cpu_now() - t0;
+	smdsp_v32bis_tx_free(s);
+	return t;
+}
+
 static uint8_t fx_frame_data[64];
 
 static void fx_sp_underflow(void *user)
@@ -549,6 +621,237 @@ static void fx_memory(size_t mem[NFX][4])
 	}
 }
 
+/* ---- V.42bis ---- */
+
+#define BIS_MAX	(1 << 20)
+enum { BIS_TEXT, BIS_RANDOM, NBIS };
+static const char *const bis_key[NBIS] = { "text", "random" };
+static uint8_t bis_in[NBIS][BIS_MAX], bis_line[BIS_MAX + BIS_MAX / 8], bis_out[BIS_MAX + 256];
+static size_t bis_len[NBIS], bis_line_len, bis_out_len;
+
+struct bis_res {
+	double ratio[2];		/* [0] SpanDSP, [1] ours */
+	double enc_mbps[2];
+	double dec_mbps[2];
+	int exact[2];
+};
+
+static void bis_add_file(const char *path)
+{
+	FILE *fp = fopen(path, "rb");
+
+	if (!fp)
+		return;
+	bis_len[BIS_TEXT] += fread(bis_in[BIS_TEXT] + bis_len[BIS_TEXT], 1,
+				   BIS_MAX - bis_len[BIS_TEXT], fp);
+	fclose(fp);
+}
+
+static void bis_add_dir(const char *dir, const char *suffix)
+{
+	struct dirent **list;
+	char path[512];
+	int n, i;
+
+	n = scandir(dir, &list, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(list[i]->d_name), sl = strlen(suffix);
+
+		if (l > sl && !strcmp(list[i]->d_name + l - sl, suffix)) {
+			snprintf(path, sizeof(path), "%s/%s", dir, list[i]->d_name);
+			bis_add_file(path);
+		}
+		free(list[i]);
+	}
+	if (n >= 0)
+		free(list);
+}
+
+static void bis_span_line(void *user, const uint8_t *buf, int len)
+{
+	(void)user;
+	if (len > 0 && bis_line_len + (size_t)len <= sizeof(bis_line)) {
+		memcpy(bis_line + bis_line_len, buf, (size_t)len);
+		bis_line_len += (size_t)len;
+	}
+}
+
+static void bis_span_out(void *user, const uint8_t *buf, int len)
+{
+	(void)user;
+	if (len > 0 && bis_out_len + (size_t)len <= sizeof(bis_out)) {
+		memcpy(bis_out + bis_out_len, buf, (size_t)len);
+		bis_out_len += (size_t)len;
+	}
+}
+
+/* one encode and one decode pass of d (ours or SpanDSP's); CPU seconds of each */
+static void bis_pass(int k, int ours, double *enc, double *dec)
+{
+	const uint8_t *in = bis_in[k];
+	size_t len = bis_len[k], pos = 0;
+	double t0;
+
+	bis_line_len = 0;
+	bis_out_len = 0;
+	if (ours) {
+		struct smdsp_v42bis_config c = { .dirs = SMDSP_V42BIS_DIR_BOTH };
+		struct smdsp_v42bis *e = smdsp_v42bis_create(&c), *d = smdsp_v42bis_create(&c);
+
+		t0 = cpu_now();
+		while (pos < len) {
+			pos += smdsp_v42bis_encode(e, in + pos, (unsigned int)(len - pos));
+			bis_line_len += smdsp_v42bis_read(e, bis_line + bis_line_len, 64);
+		}
+		smdsp_v42bis_flush(e);
+		bis_line_len += smdsp_v42bis_read(e, bis_line + bis_line_len, 64);
+		*enc = cpu_now() - t0;
+		t0 = cpu_now();
+		for (pos = 0; pos < bis_line_len;) {
+			unsigned int used;
+			int n = smdsp_v42bis_decode(d, bis_line + pos, (unsigned int)(bis_line_len - pos),
+						    bis_out + bis_out_len,
+						    (unsigned int)(sizeof(bis_out) - bis_out_len), &used);
+
+			if (n < 0 || !used)
+				break;
+			bis_out_len += (size_t)n;
+			pos += used;
+		}
+		*dec = cpu_now() - t0;
+		smdsp_v42bis_free(e);
+		smdsp_v42bis_free(d);
+	} else {
+		v42bis_state_t *s = v42bis_init(NULL, V42BIS_P0_BOTH_DIRECTIONS, 2048, 32, bis_span_line,
+						NULL, 1024, bis_span_out, NULL, 1024);
+
+		t0 = cpu_now();
+		v42bis_compress(s, in, (int)len);
+		v42bis_compress_flush(s);
+		*enc = cpu_now() - t0;
+		t0 = cpu_now();
+		v42bis_decompress(s, bis_line, (int)bis_line_len);
+		v42bis_decompress_flush(s);
+		*dec = cpu_now() - t0;
+		v42bis_free(s);
+	}
+}
+
+static void bench_v42bis(struct bis_res res[NBIS])
+{
+	uint64_t seed = 7;
+	int k, o, r;
+	size_t i;
+
+	bis_add_file("README.md");
+	bis_add_dir("doc", ".md");
+	bis_add_dir("dsp", ".c");
+	for (i = 0; i < BIS_MAX; i++)
+		bis_in[BIS_RANDOM][i] = (uint8_t)t_rand64(&seed);
+	bis_len[BIS_RANDOM] = BIS_MAX;
+	for (k = 0; k < NBIS; k++) {
+		for (o = 0; o < 2; o++) {
+			double be = 1e9, bd = 1e9, e, d;
+
+			for (r = 0; r < REPS; r++) {
+				bis_pass(k, o, &e, &d);
+				be = e < be ? e : be;
+				bd = d < bd ? d : bd;
+			}
+			res[k].ratio[o] = bis_line_len ? (double)bis_len[k] / bis_line_len : 0;
+			res[k].enc_mbps[o] = bis_len[k] / be / 1e6;
+			res[k].dec_mbps[o] = bis_len[k] / bd / 1e6;
+			res[k].exact[o] = bis_out_len == bis_len[k] &&
+					  !memcmp(bis_out, bis_in[k], bis_len[k]);
+		}
+	}
+/*
+ * The echo canceller: ours with a near FIR of 128 taps and a far FIR of 128
+ * taps (600 ms bulk delay), in TRAIN and in TRACK (data), beside SpanDSP's
+ * echo_can_update() (adaption on, 0.0.6) and modem_echo_can_update() at 128
+ * and at 256 taps (the same number of taps in all), on 10 s of white tx and
+ * rx: ns per sample. Debian's 0.0.6 echo_can_update() prints a debug line
+ * about every sample: its stdout goes to /dev/null while it runs (the
+ * formatting stays in its time).
+ */
+#define EC_N (8000 * 10)
+
+static double ec_pass(int which, int taps, int16_t *tx, int16_t *rx, int16_t *out)
+{
+	double t0, t = 0;
+	int i;
+
+	if (which < 2) {
+		struct smdsp_echo_config c = { 128, 128, 4800 };
+		struct smdsp_echo *ec = smdsp_echo_create(&c);
+
+		smdsp_echo_set_far_delay(ec, 4000);
+		smdsp_echo_set_adapt(ec, which ? SMDSP_ECHO_TRACK : SMDSP_ECHO_TRAIN);
+		t0 = cpu_now();
+		smdsp_echo_process_block(ec, tx, rx, out, EC_N);
+		t = cpu_now() - t0;
+		smdsp_echo_free(ec);
+	} else if (which == 2) {
+		int save, fd = open("/dev/null", O_WRONLY);
+		echo_can_state_t *ec = echo_can_init(taps, ECHO_CAN_USE_ADAPTION);
+
+		fflush(stdout);
+		save = dup(1);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			close(fd);
+		}
+		t0 = cpu_now();
+		for (i = 0; i < EC_N; i++)
+			out[i] = echo_can_update(ec, tx[i], rx[i]);
+		t = cpu_now() - t0;
+		fflush(stdout);
+		if (save >= 0) {
+			dup2(save, 1);
+			close(save);
+		}
+		echo_can_free(ec);
+	} else {
+		modem_echo_can_state_t *ec = modem_echo_can_init(taps);
+
+		modem_echo_can_adaption_mode(ec, 1);
+		t0 = cpu_now();
+		for (i = 0; i < EC_N; i++)
+			out[i] = modem_echo_can_update(ec, tx[i], rx[i]);
+		t = cpu_now() - t0;
+		modem_echo_can_free(ec);
+	}
+	return t / EC_N * 1e9;
+}
+
+/* ours TRAIN, TRACK; SpanDSP echo_can 128, 256; modem_echo_can 128, 256 */
+#define EC_ROWS 6
+
+static void ec_bench(double ns[EC_ROWS])
+{
+	static const int which[EC_ROWS] = { 0, 1, 2, 2, 3, 3 }, taps[EC_ROWS] = { 0, 0, 128, 256, 128, 256 };
+	int16_t *tx = calloc(EC_N, sizeof(int16_t)), *rx = calloc(EC_N, sizeof(int16_t));
+	int16_t *out = calloc(EC_N, sizeof(int16_t));
+	uint64_t s = 99;
+	int i, k, r;
+
+	for (i = 0; i < EC_N; i++) {
+		tx[i] = t_sat16(3000 * t_gauss(&s));
+		rx[i] = t_sat16(tx[i > 20 ? i - 20 : 0] * 0.3 + 300 * t_gauss(&s));
+	}
+	for (k = 0; k < EC_ROWS; k++) {
+		ns[k] = 1e9;
+		for (r = 0; r < REPS; r++) {
+			double t = ec_pass(which[k], taps[k], tx, rx, out);
+
+			ns[k] = t < ns[k] ? t : ns[k];
+		}
+	}
+	free(tx);
+	free(rx);
+	free(out);
+}
+
 int main(int argc, char **argv)
 {
 	const char *json = argc > 2 && !strcmp(argv[1], "--json") ? argv[2] : NULL;
@@ -565,10 +868,16 @@ int main(int argc, char **argv)
 	double fx_rx[NFX][2], fx_tx[NFX][2];
 	long fx_out[NFX][2];
 	size_t fx_mem[NFX][4];
+	struct bis_res bis[NBIS];
+	double ec_ns[EC_ROWS];
+	double v32_rx = 1e9, v32_tx = 1e9;
+	long v32_bits = 0;
+	size_t v32_mem[2];
 	int k, o;
 
 	record();
 	fx_record();
+	v32_record();
 	cc = clock_cost() * blocks;
 	for (r = 0; r < REPS; r++) {
 		double t;
@@ -623,7 +932,28 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	for (r = 0; r < REPS; r++) {
+		double t = v32_rx_pass();
+
+		v32_bits = bits_seen;
+		v32_rx = t < v32_rx ? t : v32_rx;
+		t = v32_tx_pass();
+		v32_tx = t < v32_tx ? t : v32_tx;
+	}
+	{
+		size_t h0 = heap_used();
+		struct smdsp_v32bis_rx *vr = smdsp_v32bis_rx_create(false, NULL, NULL, NULL);
+		struct smdsp_v32bis_tx *vt;
+
+		v32_mem[1] = heap_used() - h0;
+		h0 = heap_used();
+		vt = smdsp_v32bis_tx_create(true, 0, NULL, NULL, NULL);
+		v32_mem[0] = heap_used() - h0;
+		smdsp_v32bis_rx_free(vr);
+		smdsp_v32bis_tx_free(vt);
+	}
 	fx_memory(fx_mem);
+	bench_v42bis(bis);
 	{
 		size_t h0 = heap_used();
 		struct smdsp_v22bis_config c = { .calling = 1 };
@@ -685,10 +1015,44 @@ int main(int argc, char **argv)
 		snprintf(row, sizeof(row), "%s receiver instance", fx_name[k]);
 		printf("%-34s %9zu B  %9zu B\n", row, fx_mem[k][1], fx_mem[k][3]);
 	}
+	printf("\nV.42bis, P1 2048, P2 32, one flush at the end, best of %d runs (CPU time)\n", REPS);
+	printf("%-34s %12s %12s\n", "", "ours", "SpanDSP");
+	for (k = 0; k < NBIS; k++) {
+		char row[64];
+
+		snprintf(row, sizeof(row), "%s (%zu bytes): ratio", bis_key[k], bis_len[k]);
+		printf("%-34s %12.3f %12.3f%s\n", row, bis[k].ratio[1], bis[k].ratio[0],
+		       bis[k].exact[0] && bis[k].exact[1] ? "" : "  (NOT decoded back exactly)");
+		snprintf(row, sizeof(row), "%s: encoder", bis_key[k]);
+		printf("%-34s %7.2f MB/s %7.2f MB/s\n", row, bis[k].enc_mbps[1], bis[k].enc_mbps[0]);
+		snprintf(row, sizeof(row), "%s: decoder", bis_key[k]);
+		printf("%-34s %7.2f MB/s %7.2f MB/s\n", row, bis[k].dec_mbps[1], bis[k].dec_mbps[0]);
+	}
 	printf("delivered over the run: V.27ter bits ours %ld, SpanDSP %ld; V.29 bits ours %ld, SpanDSP %ld; "
 	       "V.17 bits ours %ld, SpanDSP %ld; HDLC frames ours %ld, SpanDSP %ld\n", fx_out[FX_V27][1],
 	       fx_out[FX_V27][0], fx_out[FX_V29][1], fx_out[FX_V29][0], fx_out[FX_V17][1], fx_out[FX_V17][0],
 	       fx_out[FX_V21H][1], fx_out[FX_V21H][0]);
+	ec_bench(ec_ns);
+	printf("\nEcho canceller, 10 s of white tx and rx, best of %d runs (CPU time per sample)\n", REPS);
+	{
+		static const char *const rows[EC_ROWS] = {
+			"ours, near 128 + far 128 taps, TRAIN", "ours, near 128 + far 128 taps, TRACK",
+			"SpanDSP echo_can_update, 128 taps", "SpanDSP echo_can_update, 256 taps",
+			"SpanDSP modem_echo_can_update, 128 taps", "SpanDSP modem_echo_can_update, 256 taps",
+		};
+
+		for (k = 0; k < EC_ROWS; k++)
+			printf("%-44s %9.0f ns  (%.2f us per 10 ms)\n", rows[k], ec_ns[k], ec_ns[k] * 80 / 1000);
+	}
+	printf("\nV.32bis 14400 (one direction: S, S-bar, TRN, R, E, B1, data; our transmitter's signal after the\n"
+	       "line), %d s, 10 ms blocks, best of %d runs (CPU time), beside the V.17 14400 receivers above\n",
+	       SECONDS, REPS);
+	printf("%-34s %9.2f us   (V.17: ours %.2f us, SpanDSP %.2f us)\n", "V.32bis 14400 receiver per 10 ms",
+	       v32_rx / blocks * 1e6, fx_rx[FX_V17][1] / (fx_n[FX_V17] / 80.0) * 1e6,
+	       fx_rx[FX_V17][0] / (fx_n[FX_V17] / 80.0) * 1e6);
+	printf("%-34s %9.2f us\n", "V.32bis 14400 transmitter per 10 ms", v32_tx / blocks * 1e6);
+	printf("%-34s %9zu B  (receiver %zu B)\n", "V.32bis transmitter instance", v32_mem[0], v32_mem[1]);
+	printf("V.32bis bits delivered over the run: %ld\n", v32_bits);
 	if (json) {
 		f = fopen(json, "w");
 		if (!f)
@@ -697,6 +1061,9 @@ int main(int argc, char **argv)
 			REPS);
 		fprintf(f, " \"v22bis_rx_us_per_10ms\": {\"ours\": %.3f, \"spandsp\": %.3f},\n",
 			rx_o / blocks * 1e6, rx_s / blocks * 1e6);
+		fprintf(f, " \"echo_ns_per_sample\": {\"ours_train_128_128\": %.1f, \"ours_track_128_128\": %.1f, "
+			"\"spandsp_echo_can_128\": %.1f, \"spandsp_echo_can_256\": %.1f, \"spandsp_modem_echo_can_128\": %.1f, "
+			"\"spandsp_modem_echo_can_256\": %.1f},\n", ec_ns[0], ec_ns[1], ec_ns[2], ec_ns[3], ec_ns[4], ec_ns[5]);
 		fprintf(f, " \"v22bis_tx_us_per_10ms\": {\"ours\": %.3f, \"spandsp\": %.3f},\n",
 			tx_o / blocks * 1e6, tx_s / blocks * 1e6);
 		fprintf(f, " \"engine_us_per_10ms\": %.3f,\n", eng / blocks * 1e6);
@@ -715,6 +1082,18 @@ int main(int argc, char **argv)
 			fprintf(f, " \"%s_rx_delivered\": {\"ours\": %ld, \"spandsp\": %ld},\n", fx_key[k],
 				fx_out[k][1], fx_out[k][0]);
 		}
+		for (k = 0; k < NBIS; k++)
+			fprintf(f, " \"v42bis_%s\": {\"bytes\": %zu, \"ratio\": {\"ours\": %.4f, \"spandsp\": %.4f}, "
+				"\"encode_mb_per_s\": {\"ours\": %.3f, \"spandsp\": %.3f}, "
+				"\"decode_mb_per_s\": {\"ours\": %.3f, \"spandsp\": %.3f}, \"exact\": %d},\n",
+				bis_key[k], bis_len[k], bis[k].ratio[1], bis[k].ratio[0], bis[k].enc_mbps[1],
+				bis[k].enc_mbps[0], bis[k].dec_mbps[1], bis[k].dec_mbps[0],
+				bis[k].exact[0] && bis[k].exact[1]);
+		fprintf(f, " \"v32bis_14400_rx_us_per_10ms\": {\"ours\": %.3f},\n", v32_rx / blocks * 1e6);
+		fprintf(f, " \"v32bis_14400_tx_us_per_10ms\": {\"ours\": %.3f},\n", v32_tx / blocks * 1e6);
+		fprintf(f, " \"v32bis_memory_bytes\": {\"tx_ours\": %zu, \"rx_ours\": %zu},\n", v32_mem[0],
+			v32_mem[1]);
+		fprintf(f, " \"v32bis_14400_rx_delivered\": {\"ours\": %ld},\n", v32_bits);
 		fprintf(f, " \"rx_bits\": {\"ours\": %ld, \"spandsp\": %ld}\n}\n", bits_o, bits_s);
 		fclose(f);
 	}

@@ -2,7 +2,8 @@
  * libFuzzer target for the V.42 receive side: the LAPM frame parser
  * (smdsp_v42_rx_frame), the HDLC deframer and the detection phase
  * (smdsp_v42_put_bit), with a second, well-behaved instance on the other
- * end so that the state machines get past link set-up.
+ * end so that the state machines get past link set-up; with V.42bis
+ * negotiated when the configuration byte's top bit says so.
  *
  * Input: one configuration byte, then records of [op, len, len bytes].
  */
@@ -43,6 +44,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ca.n401 = (data[0] & 0x10) ? 32 : 0;
 	ca.k = (data[0] & 0x20) ? 3 : 0;
 	ca.rx_buf = (data[0] & 0x40) ? 300 : 0;
+	/* V.42bis both ways, small dictionaries: hostile frames reach its decoder */
+	ca.v42bis = (data[0] >> 7) & 1;
+	ca.v42bis_p1 = 512;
+	ca.v42bis_p2 = 6 + data[0] % 8;
 	cb = ca;
 	cb.calling = !ca.calling;
 	a = smdsp_v42_create(&ca);

@@ -51,6 +51,22 @@ struct ours {
 	struct smdsp_modem_stats st;
 };
 
+/* V.42bis offered by both engines (SMDSP_V42BIS_DIR_*), and text to send instead of noise */
+static unsigned int bis_dirs;
+static int text_data;
+
+static void fill_text(uint8_t *out, size_t n, size_t skip)
+{
+	FILE *f = fopen("README.md", "rb");
+	size_t got = 0;
+
+	if (f && !fseek(f, (long)skip, SEEK_SET))
+		got = fread(out, 1, n, f);
+	if (f)
+		fclose(f);
+	CHECK(got == n, "README.md: %zu bytes of text", got);
+}
+
 static void ours_init(struct ours *o, int caller, int mod, int v8, int v42, uint64_t seed)
 {
 	struct smdsp_modem_config c;
@@ -63,6 +79,7 @@ static void ours_init(struct ours *o, int caller, int mod, int v8, int v42, uint
 	c.flags = (v8 ? SMDSP_MODEM_FLAG_V8 : 0) | (v42 ? SMDSP_MODEM_FLAG_V42 : 0) |
 		  SMDSP_MODEM_FLAG_BLIND;
 	c.tone_plan = SMDSP_CALLPROG_PLAN_NA;
+	c.v42bis_dirs = bis_dirs;
 	o->m = smdsp_modem_create(&c);
 	if (!o->m) {
 		printf("FAIL smdsp_modem_create\n");
@@ -73,6 +90,8 @@ static void ours_init(struct ours *o, int caller, int mod, int v8, int v42, uint
 	o->v8_ev = -1;
 	o->connected_at = -1;
 	fill_random(o->out, NB, seed);
+	if (text_data)
+		fill_text(o->out, NB, caller ? 0 : NB);
 	/* straight to the line: no exchange in these tests */
 	if (caller)
 		CHECK(smdsp_modem_dial(o->m, "") == 0, "dial");
@@ -538,8 +557,9 @@ static void ours_ours(int mod, int v8, int v42, int starve)
 	int starves = 0, ok;
 	size_t junk, last_a = 0, last_b = 0;
 
-	snprintf(name, sizeof(name), "ours_ours_%s%s%s%s", v8 ? "v8_" : "", mod_name[mod],
-		 v42 ? "_v42" : "", starve ? "_starved" : "");
+	snprintf(name, sizeof(name), "ours_ours_%s%s%s%s%s%s", v8 ? "v8_" : "", mod_name[mod],
+		 v42 ? "_v42" : "", bis_dirs ? "bis" : "", text_data ? "_text" : "",
+		 starve ? "_starved" : "");
 	if (starve)
 		snprintf(name + strlen(name), sizeof(name) - strlen(name), "_%dms", starve * 20);
 	if (!selected(name))
@@ -621,6 +641,14 @@ static void ours_ours(int mod, int v8, int v42, int starve)
 		      "%s: no V.8 phase", name);
 		CHECK(a.v8_ev == 1 && b.v8_ev == 1, "%s: V.8 %d/%d", name, a.v8_ev, b.v8_ev);
 		CHECK(a.st.v8.lapm == v42 && b.st.v8.lapm == v42, "%s: V.8 LAPM", name);
+	}
+	if (bis_dirs) {
+		CHECK(a.st.v42.v42bis_dirs == bis_dirs && b.st.v42.v42bis_dirs == bis_dirs &&
+		      a.st.v42.v42bis_p1 == 2048 && a.st.v42.v42bis_p2 == 32,
+		      "%s: V.42bis agreed %u/%u, %u, %u", name, a.st.v42.v42bis_dirs,
+		      b.st.v42.v42bis_dirs, a.st.v42.v42bis_p1, a.st.v42.v42bis_p2);
+		printf("  V.42bis: A %u -> %u bytes, B %u -> %u bytes\n", a.st.v42.v42bis_tx_in,
+		       a.st.v42.v42bis_tx_out, b.st.v42.v42bis_tx_in, b.st.v42.v42bis_tx_out);
 	}
 	if (starve) {
 		CHECK(b.st.carrier_losses >= 2, "%s: B saw %u carrier losses", name,
@@ -943,6 +971,13 @@ int main(int argc, char **argv)
 	ours_ours(MOD_V22BIS, 0, 0, 15);
 	ours_span("v42_", 1, MOD_V22BIS, 0, 1, 0, 1, 1);
 	ours_span("v42_", 0, MOD_V22BIS, 0, 1, 0, 1, 1);
+	/* text through V.42, then through V.42 and V.42bis both ways */
+	text_data = 1;
+	ours_ours(MOD_V22BIS, 0, 1, 0);
+	bis_dirs = SMDSP_V42BIS_DIR_BOTH;
+	ours_ours(MOD_V22BIS, 0, 1, 0);
+	bis_dirs = 0;
+	text_data = 0;
 	peer_vanishes();
 	two_calls();
 	return t_report("test_engine");

@@ -108,6 +108,18 @@ def test_v42_is_faster_than_async(res):
             float(res['ours_ours_%s' % mod]['secs'])
 
 
+def test_v42bis_through_the_engine(res):
+    # README text both ways: V.42 alone, then with V.42bis (AT%C1 / AT+DS=3): intact, and the
+    # transfer after the connection takes a good deal less line time
+    plain, bis = res['ours_ours_v22bis_v42_text'], res['ours_ours_v22bis_v42bis_text']
+    for r in (plain, bis):
+        assert r['ok'] == '1' and _pair(r['got']) == [NB, NB] and _pair(r['junk']) == [0, 0]
+        assert r['link'] == 'v42/v42' and int(r['retx']) == 0
+    data_plain = float(plain['secs']) - _pair(plain['connect'])[0]
+    data_bis = float(bis['secs']) - _pair(bis['connect'])[0]
+    assert data_bis < 0.75 * data_plain, (data_bis, data_plain)
+
+
 @pytest.mark.parametrize('name', ['ours_calls_span_v42_nopeer_v22bis',
                                   'span_calls_ours_v42_nopeer_v22bis'])
 def test_v42_falls_back_to_async(res, name):

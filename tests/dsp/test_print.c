@@ -10,6 +10,7 @@
 #include <string.h>
 #include <ctype.h>
 #include <smdsp/goertzel.h>
+#include <smdsp/echo.h>
 #include <smdsp/eq.h>
 #include <smdsp/ring.h>
 #include <smdsp/tone.h>
@@ -23,14 +24,18 @@
 #include <smdsp/v27ter.h>
 #include <smdsp/v29.h>
 #include <smdsp/v17.h>
+#include <smdsp/v32bis.h>
 #include <smdsp/hdlc.h>
 #include <smdsp/async.h>
 #include <smdsp/v8.h>
 #include <smdsp/v42.h>
+#include <smdsp/v42bis.h>
 #include <smdsp/modem.h>
 #include <smdsp/faxmodem.h>
 #include <smdsp/faxdte.h>
 #include <smdsp/pump.h>
+#include <smdsp/v34_info.h>
+#include <smdsp/v34_shell.h>
 /* white-box: the pieces only embedded by value (qam.c's, V.42's framer) have no create */
 #include <smdsp/private/v27ter.h>
 #include "tutil.h"
@@ -121,6 +126,8 @@ static void detection(void)
 	const int8_t (*p)[2] = smdsp_v17_points(14400, &np);
 	struct smdsp_trellis_enc *te = smdsp_trellis_enc_create(1);
 	struct smdsp_viterbi *vi = smdsp_viterbi_create(p[0], np, SMDSP_V17_UNIT, SMDSP_VITERBI_DEPTH, -1);
+	struct smdsp_echo_config ecc = { 128, 128, 4800 };
+	struct smdsp_echo *ec = smdsp_echo_create(&ecc);
 
 	PRINT_CHECK("goertzel", smdsp_goertzel_print, g);
 	PRINT_CHECK("eq", smdsp_eq_print, e);
@@ -134,6 +141,8 @@ static void detection(void)
 	PRINT_CHECK("fsk_rx", smdsp_fsk_rx_print, fr);
 	PRINT_CHECK("trellis_enc", smdsp_trellis_enc_print, te);
 	PRINT_CHECK("viterbi", smdsp_viterbi_print, vi);
+	PRINT_CHECK("echo", smdsp_echo_print, ec);
+	smdsp_echo_free(ec);
 	smdsp_goertzel_free(g);
 	smdsp_eq_free(e);
 	smdsp_ring_free(r);
@@ -162,6 +171,10 @@ static void modulations(void)
 	struct smdsp_v29_rx *v29r = smdsp_v29_rx_create(9600, put_any, NULL, NULL);
 	struct smdsp_v17_tx *v17t = smdsp_v17_tx_create(14400, -100, false, false, get_one, NULL, NULL);
 	struct smdsp_v17_rx *v17r = smdsp_v17_rx_create(14400, put_any, NULL, NULL);
+	struct smdsp_v32bis_tx *v32t = smdsp_v32bis_tx_create(true, -100, get_one, NULL, NULL);
+	struct smdsp_v32bis_rx *v32r = smdsp_v32bis_rx_create(false, put_any, NULL, NULL);
+	struct smdsp_v32bis_config v32c = { .caller = true };
+	struct smdsp_v32bis *v32 = smdsp_v32bis_create(&v32c);
 
 	PRINT_CHECK("v22bis_tx", smdsp_v22bis_tx_print, v22t);
 	PRINT_CHECK("v22bis_rx", smdsp_v22bis_rx_print, v22r);
@@ -176,6 +189,12 @@ static void modulations(void)
 	PRINT_CHECK("v29_rx", smdsp_v29_rx_print, v29r);
 	PRINT_CHECK("v17_tx", smdsp_v17_tx_print, v17t);
 	PRINT_CHECK("v17_rx", smdsp_v17_rx_print, v17r);
+	PRINT_CHECK("v32bis_tx", smdsp_v32bis_tx_print, v32t);
+	PRINT_CHECK("v32bis_rx", smdsp_v32bis_rx_print, v32r);
+	PRINT_CHECK("v32bis", smdsp_v32bis_print, v32);
+	smdsp_v32bis_free(v32);
+	smdsp_v32bis_tx_free(v32t);
+	smdsp_v32bis_rx_free(v32r);
 	smdsp_v22bis_tx_free(v22t);
 	smdsp_v22bis_rx_free(v22r);
 	smdsp_v22bis_free(v22);
@@ -200,6 +219,8 @@ static void framing(void)
 	struct smdsp_async_rx *ar = smdsp_async_rx_create(&ac, put_byte, NULL);
 	struct smdsp_v8 *v8 = smdsp_v8_create(&v8c);
 	struct smdsp_v42 *v42 = smdsp_v42_create(&v42c);
+	struct smdsp_v42bis_config bc = { .dirs = SMDSP_V42BIS_DIR_BOTH };
+	struct smdsp_v42bis *bis = smdsp_v42bis_create(&bc);
 
 	PRINT_CHECK("hdlc_tx", smdsp_hdlc_tx_print, ht);
 	PRINT_CHECK("hdlc_rx", smdsp_hdlc_rx_print, hr);
@@ -207,12 +228,14 @@ static void framing(void)
 	PRINT_CHECK("async_rx", smdsp_async_rx_print, ar);
 	PRINT_CHECK("v8", smdsp_v8_print, v8);
 	PRINT_CHECK("v42", smdsp_v42_print, v42);
+	PRINT_CHECK("v42bis", smdsp_v42bis_print, bis);
 	smdsp_hdlc_tx_free(ht);
 	smdsp_hdlc_rx_free(hr);
 	smdsp_async_tx_free(at);
 	smdsp_async_rx_free(ar);
 	smdsp_v8_free(v8);
 	smdsp_v42_free(v42);
+	smdsp_v42bis_free(bis);
 }
 
 static void engines(void)
@@ -234,11 +257,26 @@ static void engines(void)
 	smdsp_pump_free(p);
 }
 
+static void v34(void)
+{
+	struct smdsp_v34_info_tx *it = smdsp_v34_info_tx_create(true, -100);
+	struct smdsp_v34_info_rx *ir = smdsp_v34_info_rx_create(false, 0);
+	struct smdsp_v34_shell *sh = smdsp_v34_shell_create(12, 28);
+
+	PRINT_CHECK("v34_info_tx", smdsp_v34_info_tx_print, it);
+	PRINT_CHECK("v34_info_rx", smdsp_v34_info_rx_print, ir);
+	PRINT_CHECK("v34_shell", smdsp_v34_shell_print, sh);
+	smdsp_v34_info_tx_free(it);
+	smdsp_v34_info_rx_free(ir);
+	smdsp_v34_shell_free(sh);
+}
+
 int main(void)
 {
 	detection();
 	modulations();
 	framing();
 	engines();
+	v34();
 	return t_report("test_print");
 }

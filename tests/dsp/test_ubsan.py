@@ -32,6 +32,7 @@ ENV = dict(os.environ, UBSAN_OPTIONS='print_stacktrace=1:halt_on_error=1')
 PROGRAMS = {
     'test_async': ([], CCS),
     'test_callprog': ([], CCS),
+    'test_echo': (['--quick'], CCS),
     'test_faxmodem': (['--quick'], CCS),
     'test_hdlc_hostile': ([], CCS),
     'test_liquid': ([], CCS),
@@ -43,10 +44,15 @@ PROGRAMS = {
     'test_tones': ([], CCS),
     'test_v27ter': ([], CCS),
     'test_v42': ([], CCS),
+    'test_v42bis': ([], CCS),
     'test_v8': ([], CCS),
     'test_v17_noise': ([], CCS),
     'test_v22bis_noise': ([], CCS),
+    'test_v34_info': ([], CCS),
+    'test_v34_shell': ([], CCS),
     'test_v17': (['--quick'], ('gcc',)),
+    'test_v32bis': (['--quick'], ('clang',)),
+    'test_v32bis_call': ([], ('gcc',)),
     'test_engine': ([], ('gcc',)),
     'test_v29': ([], ('gcc',)),
     'test_viterbi': ([], ('clang',)),
@@ -55,7 +61,7 @@ PROGRAMS = {
     'test_v22bis': ([], ('clang',)),
 }
 # (dsp/dsp.mk's DSP_UB_SKIP: not built either)
-NOT_RUN = {'test_v17_ber', 'test_v22bis_ber', 'test_v27ter_ber', 'test_v29_ber', 'test_hdlc_fer'}
+NOT_RUN = {'test_v17_ber', 'test_v32bis_ber', 'test_v22bis_ber', 'test_v27ter_ber', 'test_v29_ber', 'test_hdlc_fer'}
 
 
 def _sources(kind):
@@ -170,11 +176,25 @@ def _corpus(target, seed):
         elif target == 'fuzz_v22bis':
             for cfg in (0x00, 0xe1, 0x7f, 0xa2):
                 out['%s-%02x' % (name, cfg)] = bytes([cfg]) + _pcm(x)
+        elif target == 'fuzz_v34_info':
+            # byte 0: the role (bit 0), the frame kinds looked for (bits 1-3); then the line
+            for cfg in (0x00, 0x01, 0x0e, 0x0f):
+                out['%s-%02x' % (name, cfg)] = bytes([cfg]) + _pcm(x)
         elif target == 'fuzz_faxmodem':
             # AT+FRM at V.17 14400, 12000 (short), V.29 9600, V.27ter 4800, and AT+FRH (V.21): then the line
             for op, mod in ((3, 11), (3, 10), (3, 7), (3, 2), (1, 0)):
                 out['%s-%d-%d' % (name, op, mod)] = _records(b'', x, lambda k, m, op=op, mod=mod:
                                                              bytes([op if k == 0 else 15, mod, m]))
+    if target == 'fuzz_v42bis':
+        # P1, P2, flags, then: text, a compressed-looking stream (ESC ECM and codewords), runs, noise
+        text = open(os.path.join(TOP, 'dsp', 'README.md'), 'rb').read()[:6000]
+        heads = [bytes([0x80, 0x00, 0, 0]), bytes([0x07, 0xff, 26, 1]), bytes([0x0f, 0xff, 244, 0x7e]),
+                 bytes([0x81, 0x20, 0, 2])]
+        for k, h in enumerate(heads):
+            out['text-%d' % k] = h + text
+            out['ecm-%d' % k] = h + b'\x00\x00' + bytes(rng.getrandbits(8) for _ in range(2048))
+            out['runs-%d' % k] = h + b'\x00' * 3000 + b'A' * 3000
+            out['noise-%d' % k] = h + bytes(rng.getrandbits(8) for _ in range(rng.randrange(64, 4096)))
     if target == 'fuzz_v42':
         # no samples: garbage records, all ones, all zeros, flags
         for k in range(6):
@@ -182,6 +202,11 @@ def _corpus(target, seed):
         out['ones'] = b'\x01' + b'\xff' * 1024
         out['zeros'] = b'\x00' * 1024
         out['flags'] = b'\x03' + b'\x7e' * 1024
+        # V.42bis negotiated (the top bit), some text across, then a frame its decoder cannot take
+        talk = (b'\x02\xff' + b'\x00' * 255) * 20
+        text = open(os.path.join(TOP, 'README.md'), 'rb').read()[:200]
+        out['v42bis'] = (b'\x81' + talk + b'\x03\xc8' + text + talk[:2560] +
+                         b'\x00\x05\x03\x00\x00\x00\x07' + talk[:2560])
     return out
 
 

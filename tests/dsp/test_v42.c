@@ -2,7 +2,11 @@
  * V.42 LAPM: ours against SpanDSP 0.0.6 (both roles) and against ours, over
  * an in-memory bit pipe, clean and lossy (bit errors, bursts of marks or
  * noise that kill frames, bit slips), plus local busy, idle polling (T403),
- * N400 failure, DISC and garbage input.
+ * N400 failure, DISC and garbage input; and V.42bis over it: negotiated in
+ * XID (the lower offer, each direction), text and random data both ways,
+ * against an end without V.42bis, and against SpanDSP's V.42 (whose XID
+ * offers V.42bis but whose data path has none: the test puts SpanDSP's own
+ * V.42bis between it and its user, as agreed).
  *
  * Every run prints one "RESULT" line (parsed by tests/dsp/test_v42_v8.py).
  */
@@ -17,6 +21,7 @@
 #include "tutil.h"
 
 #define DATA_LEN	4096
+#define DATA_MAX	24576
 #define MAX_BITS	20000000L
 
 enum { EP_OURS, EP_SPAN };
@@ -26,7 +31,7 @@ struct ep {
 	int kind;
 	struct smdsp_v42 *o;
 	v42_state_t *sp;
-	uint8_t src[DATA_LEN];
+	uint8_t src[DATA_MAX];
 	size_t src_len;
 	size_t src_pos;
 	const uint8_t *exp;		/* what the peer sends */
@@ -39,6 +44,13 @@ struct ep {
 	unsigned int read_every;
 	unsigned int read_chunk;
 	long disconnected_at;
+	/* SpanDSP's V.42bis between its V.42 and the user (the test's glue) */
+	v42bis_state_t *spbis;
+	int spbis_tx;
+	int spbis_rx;
+	uint8_t cq[4096];		/* compressed, not yet taken by its V.42 */
+	size_t cq_len;
+	size_t cq_pos;
 };
 
 struct impair {
@@ -75,10 +87,46 @@ struct run {
 
 /* ---- SpanDSP endpoint callbacks ---- */
 
+static void spbis_out(void *user, const uint8_t *buf, int len)
+{
+	struct ep *e = user;
+
+	if (len > 0 && e->cq_len + (size_t)len <= sizeof(e->cq)) {
+		memcpy(e->cq + e->cq_len, buf, (size_t)len);
+		e->cq_len += (size_t)len;
+	}
+}
+
+static void ep_check(struct ep *e, const uint8_t *buf, size_t len);
+
+static void spbis_in(void *user, const uint8_t *buf, int len)
+{
+	if (len > 0)
+		ep_check(user, buf, (size_t)len);
+}
+
 static int span_get(void *user, uint8_t *buf, int max)
 {
 	struct ep *e = user;
 	size_t n = e->src_len - e->src_pos;
+
+	if (e->spbis_tx) {
+		/* a frame's worth compressed and flushed at a time, as a V.42bis DCE does */
+		if (e->cq_pos == e->cq_len && n) {
+			e->cq_pos = e->cq_len = 0;
+			if (n > 100)
+				n = 100;
+			v42bis_compress(e->spbis, e->src + e->src_pos, (int)n);
+			v42bis_compress_flush(e->spbis);
+			e->src_pos += n;
+		}
+		n = e->cq_len - e->cq_pos;
+		if (n > (size_t)max)
+			n = (size_t)max;
+		memcpy(buf, e->cq + e->cq_pos, n);
+		e->cq_pos += n;
+		return (int)n;
+	}
 
 	if (n > (size_t)max)
 		n = (size_t)max;
@@ -108,6 +156,11 @@ static void span_put(void *user, const uint8_t *buf, int len)
 
 	if (!buf || len < 0) {
 		e->span_status = len;
+		return;
+	}
+	if (e->spbis_rx) {
+		v42bis_decompress(e->spbis, buf, len);
+		v42bis_decompress_flush(e->spbis);
 		return;
 	}
 	ep_check(e, buf, (size_t)len);
@@ -170,6 +223,8 @@ static void ep_free(struct ep *e)
 		smdsp_v42_free(e->o);
 	if (e->sp)
 		v42_free(e->sp);
+	if (e->spbis)
+		v42bis_free(e->spbis);
 }
 
 static int ep_tx(struct ep *e)
@@ -289,6 +344,10 @@ static void pipe_bit(struct impair *im, struct ep *dst, int bit)
 
 static int done(struct ep *a, struct ep *b)
 {
+	if (a->kind == EP_SPAN && a->cq_pos != a->cq_len)
+		return 0;
+	if (b->kind == EP_SPAN && b->cq_pos != b->cq_len)
+		return 0;
 	int a_ok = a->rx_pos >= a->exp_len;
 	int b_ok = b->rx_pos >= b->exp_len;
 
@@ -819,6 +878,224 @@ static void t_garbage(void)
 	printf("RESULT name=garbage ok=1 delivered_from_random=%lu\n", delivered);
 }
 
+/* ---- V.42bis ---- */
+
+static uint8_t text[DATA_MAX * 2];
+static size_t text_len;
+
+static void load_text(void)
+{
+	static const char *const files[] = {
+		"README.md", "doc/testing.md", "doc/lab.md", "doc/studies.md", "dsp/README.md",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]) && text_len < sizeof(text); i++) {
+		FILE *f = fopen(files[i], "rb");
+
+		if (!f)
+			continue;
+		text_len += fread(text + text_len, 1, sizeof(text) - text_len, f);
+		fclose(f);
+	}
+}
+
+static void ep_data(struct ep *e, const uint8_t *d, size_t len)
+{
+	memcpy(e->src, d, len);
+	e->src_len = len;
+}
+
+static struct smdsp_v42_config bis_cfg(int calling, unsigned int dirs, unsigned int p1,
+				       unsigned int p2)
+{
+	struct smdsp_v42_config c = our_cfg(calling, 1);
+
+	c.v42bis = 1;
+	c.v42bis_dirs = dirs;
+	c.v42bis_p1 = p1;
+	c.v42bis_p2 = p2;
+	return c;
+}
+
+/*
+ * Two of ours: what XID agreed (directions, P1, P2) at each end, the data
+ * both ways byte exact; returns the line bits it took (0 on failure).
+ */
+static long bis_pair(const char *name, struct smdsp_v42_config ca, struct smdsp_v42_config cb,
+		     const uint8_t *da, const uint8_t *db, size_t len, int lossy_line,
+		     unsigned int want_a, unsigned int want_b, unsigned int want_p1,
+		     unsigned int want_p2, struct run *r)
+{
+	struct ep a, b;
+	struct impair ab, ba;
+
+	ep_ours(&a, "ours1", &ca, 31);
+	ep_ours(&b, "ours2", &cb, 32);
+	ep_data(&a, da, len);
+	ep_data(&b, db, len);
+	if (lossy_line) {
+		lossy(&ab, 41, 2e-4, 1.0 / 6000, 1 | 2 | 4 | 8);
+		lossy(&ba, 42, 2e-4, 1.0 / 6000, 1 | 2 | 4 | 8);
+	} else {
+		lossy(&ab, 41, 0, 0, 0);
+		lossy(&ba, 42, 0, 0, 0);
+	}
+	transfer(name, &a, &b, &ab, &ba, r);
+	CHECK(r->a_st.v42bis_dirs == want_a && r->b_st.v42bis_dirs == want_b,
+	      "%s: V.42bis directions %u/%u, want %u/%u", name, r->a_st.v42bis_dirs,
+	      r->b_st.v42bis_dirs, want_a, want_b);
+	if (want_a)
+		CHECK(r->a_st.v42bis_p1 == want_p1 && r->a_st.v42bis_p2 == want_p2 &&
+		      r->b_st.v42bis_p1 == want_p1 && r->b_st.v42bis_p2 == want_p2,
+		      "%s: P1/P2 %u/%u and %u/%u, want %u/%u", name, r->a_st.v42bis_p1,
+		      r->a_st.v42bis_p2, r->b_st.v42bis_p1, r->b_st.v42bis_p2, want_p1, want_p2);
+	printf("  %s: V.42bis %u/%u p1 %u p2 %u; ours1 %u -> %u bytes, ours2 %u -> %u bytes\n", name,
+	       r->a_st.v42bis_dirs, r->b_st.v42bis_dirs, r->a_st.v42bis_p1, r->a_st.v42bis_p2,
+	       r->a_st.v42bis_tx_in, r->a_st.v42bis_tx_out, r->b_st.v42bis_tx_in,
+	       r->b_st.v42bis_tx_out);
+	ep_free(&a);
+	ep_free(&b);
+	return r->ok ? r->bits : 0;
+}
+
+static void t_bis(void)
+{
+	static uint8_t rnd[DATA_MAX], rnd2[DATA_MAX];
+	uint64_t seed = 5;
+	struct run r;
+	size_t len, i;
+	long plain, bis;
+	double ra, rb;
+
+	load_text();
+	CHECK(text_len >= 2 * DATA_MAX, "text corpus: %zu bytes", text_len);
+	len = DATA_MAX;
+	for (i = 0; i < len; i++) {
+		rnd[i] = (uint8_t)t_rand64(&seed);
+		rnd2[i] = (uint8_t)t_rand64(&seed);
+	}
+	/* text both ways: plain V.42, then with V.42bis both ways (the defaults) */
+	plain = bis_pair("bis_text_plain", our_cfg(1, 1), our_cfg(0, 1), text, text + DATA_MAX,
+			 len, 0, 0, 0, 0, 0, &r);
+	bis = bis_pair("bis_text", bis_cfg(1, 0, 0, 0), bis_cfg(0, 0, 0, 0), text, text + DATA_MAX,
+		       len, 0, 3, 3, 2048, 32, &r);
+	ra = r.a_st.v42bis_tx_out ? (double)r.a_st.v42bis_tx_in / r.a_st.v42bis_tx_out : 0;
+	rb = r.b_st.v42bis_tx_out ? (double)r.b_st.v42bis_tx_in / r.b_st.v42bis_tx_out : 0;
+	CHECK(r.a_st.v42bis_tx_in == len && r.b_st.v42bis_rx_out == len, "bis_text: byte counts");
+	CHECK(ra > 1.5 && rb > 1.5, "bis_text: ratios %.3f and %.3f", ra, rb);
+	CHECK(bis && plain && (double)plain / bis > 1.4, "bis_text: %ld bits against %ld plain",
+	      bis, plain);
+	printf("RESULT name=bis_text_ratio ok=%d ratio=%.3f/%.3f bits=%ld plain_bits=%ld speedup=%.3f\n",
+	       ra > 1.5 && rb > 1.5, ra, rb, bis, plain, bis ? (double)plain / bis : 0.0);
+
+	/* random data: transparent mode, an escape per 256 bytes at most */
+	plain = bis_pair("bis_random_plain", our_cfg(1, 1), our_cfg(0, 1), rnd, rnd2, len, 0, 0, 0,
+			 0, 0, &r);
+	bis = bis_pair("bis_random", bis_cfg(1, 0, 0, 0), bis_cfg(0, 0, 0, 0), rnd, rnd2, len, 0, 3,
+		       3, 2048, 32, &r);
+	ra = (double)r.a_st.v42bis_tx_out / r.a_st.v42bis_tx_in;
+	rb = (double)r.b_st.v42bis_tx_out / r.b_st.v42bis_tx_in;
+	CHECK(ra < 1.006 && rb < 1.006, "bis_random: expanded by %.4f and %.4f", ra, rb);
+	CHECK(bis && (double)bis / plain < 1.01, "bis_random: %ld bits against %ld plain", bis,
+	      plain);
+	printf("RESULT name=bis_random_expansion ok=%d expansion=%.4f/%.4f bits=%ld plain_bits=%ld\n",
+	       ra < 1.006 && rb < 1.006, ra, rb, bis, plain);
+
+	/* one end without V.42bis: plain V.42, both roles */
+	bis_pair("bis_caller_only", bis_cfg(1, 0, 0, 0), our_cfg(0, 1), text, rnd, 8192, 0, 0, 0, 0,
+		 0, &r);
+	bis_pair("bis_answerer_only", our_cfg(1, 1), bis_cfg(0, 0, 0, 0), rnd, text, 8192, 0, 0, 0,
+		 0, 0, &r);
+	/* directions and sizes: the lower of each offer */
+	bis_pair("bis_dirs_tx_only", bis_cfg(1, SMDSP_V42BIS_DIR_TX, 4096, 250),
+		 bis_cfg(0, 0, 1024, 16), text, text + 8192, 8192, 0, SMDSP_V42BIS_DIR_TX,
+		 SMDSP_V42BIS_DIR_RX, 1024, 16, &r);
+	bis_pair("bis_dirs_answerer_rx", bis_cfg(1, 0, 512, 6), bis_cfg(0, SMDSP_V42BIS_DIR_RX, 0, 0),
+		 text, text + 8192, 8192, 0, SMDSP_V42BIS_DIR_TX, SMDSP_V42BIS_DIR_RX, 512, 6, &r);
+	/* a lossy line: retransmitted compressed frames */
+	bis_pair("bis_text_lossy", bis_cfg(1, 0, 0, 0), bis_cfg(0, 0, 0, 0), text, text + DATA_MAX,
+		 len, 1, 3, 3, 2048, 32, &r);
+	CHECK(r.a_st.retransmissions + r.b_st.retransmissions > 0, "bis lossy: no retransmission");
+}
+
+/* a frame the decoder cannot take: a protocol error, and the link is released */
+static void t_bis_protocol_error(void)
+{
+	struct smdsp_v42_config ca = bis_cfg(1, 0, 0, 0), cb = bis_cfg(0, 0, 0, 0);
+	struct smdsp_v42 *a = smdsp_v42_create(&ca), *b = smdsp_v42_create(&cb);
+	/* command from the originator, N(S) 0, N(R) 0: ESC (0), then no command */
+	static const uint8_t bad[] = { 0x03, 0x00, 0x00, 0x00, 0x07 };
+	struct smdsp_v42_stats sa, sb;
+	long t;
+
+	for (t = 0; t < 40000; t++) {
+		int x = smdsp_v42_get_bit(a), y = smdsp_v42_get_bit(b);
+
+		smdsp_v42_put_bit(b, x);
+		smdsp_v42_put_bit(a, y);
+	}
+	smdsp_v42_get_stats(b, &sb);
+	CHECK(smdsp_v42_status(b) == SMDSP_V42_CONNECTED && sb.v42bis_dirs == 3,
+	      "protocol error: set-up %s, V.42bis %u", smdsp_v42_status_name(smdsp_v42_status(b)),
+	      sb.v42bis_dirs);
+	smdsp_v42_rx_frame(b, bad, sizeof(bad));
+	for (t = 0; t < 40000; t++) {
+		int x = smdsp_v42_get_bit(a), y = smdsp_v42_get_bit(b);
+
+		smdsp_v42_put_bit(b, x);
+		smdsp_v42_put_bit(a, y);
+	}
+	smdsp_v42_get_stats(a, &sa);
+	smdsp_v42_get_stats(b, &sb);
+	CHECK(sb.v42bis_errors == 1 && sa.v42bis_errors == 0, "protocol error: counted %u/%u",
+	      sa.v42bis_errors, sb.v42bis_errors);
+	CHECK(smdsp_v42_status(a) == SMDSP_V42_DISCONNECTED &&
+	      smdsp_v42_status(b) == SMDSP_V42_DISCONNECTED, "protocol error: link %s/%s",
+	      smdsp_v42_status_name(smdsp_v42_status(a)), smdsp_v42_status_name(smdsp_v42_status(b)));
+	printf("RESULT name=bis_protocol_error ok=%d errors=%u status=%s/%s\n",
+	       sb.v42bis_errors == 1 && smdsp_v42_status(b) == SMDSP_V42_DISCONNECTED,
+	       sb.v42bis_errors, smdsp_v42_status_name(smdsp_v42_status(a)),
+	       smdsp_v42_status_name(smdsp_v42_status(b)));
+	smdsp_v42_free(a);
+	smdsp_v42_free(b);
+}
+
+/*
+ * Against SpanDSP's V.42: its XID offers P0 1 (initiator to responder), P1
+ * 512, P2 6 and answers with the same, so one direction is compressed: ours
+ * into SpanDSP's V.42bis when we call, SpanDSP's into ours when it calls.
+ */
+static void t_bis_span(int ours_calling, const char *name)
+{
+	struct smdsp_v42_config c = bis_cfg(ours_calling, 0, 0, 0);
+	struct ep o, sp;
+	struct impair i1, i2;
+	struct run r;
+	const struct smdsp_v42_stats *st;
+
+	ep_ours(&o, "ours", &c, 3);
+	ep_span(&sp, "span", !ours_calling, 1, 4);
+	ep_data(&o, text, 16384);
+	ep_data(&sp, text + 20000, 16384);
+	sp.spbis = v42bis_init(NULL, V42BIS_P0_BOTH_DIRECTIONS, 512, 6, spbis_out, &sp, 1024,
+			       spbis_in, &sp, 1024);
+	sp.spbis_rx = ours_calling;
+	sp.spbis_tx = !ours_calling;
+	lossy(&i1, 21, 0, 0, 0);
+	lossy(&i2, 22, 0, 0, 0);
+	transfer(name, ours_calling ? &o : &sp, ours_calling ? &sp : &o, &i1, &i2, &r);
+	st = ours_calling ? &r.a_st : &r.b_st;
+	CHECK(st->v42bis_dirs == (ours_calling ? SMDSP_V42BIS_DIR_TX : SMDSP_V42BIS_DIR_RX) &&
+	      st->v42bis_p1 == 512 && st->v42bis_p2 == 6,
+	      "%s: agreed %u, %u, %u", name, st->v42bis_dirs, st->v42bis_p1, st->v42bis_p2);
+	printf("RESULT name=%s_agreed ok=%d dirs=%u p1=%u p2=%u tx=%u->%u rx=%u->%u\n", name, r.ok,
+	       st->v42bis_dirs, st->v42bis_p1, st->v42bis_p2, st->v42bis_tx_in, st->v42bis_tx_out,
+	       st->v42bis_rx_in, st->v42bis_rx_out);
+	ep_free(&o);
+	ep_free(&sp);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 2 && !strcmp(argv[1], "--stress")) {
@@ -850,5 +1127,9 @@ int main(int argc, char **argv)
 	t_line_cut();
 	t_no_peer();
 	t_garbage();
+	t_bis();
+	t_bis_protocol_error();
+	t_bis_span(1, "bis_ours_orig_span_ans");
+	t_bis_span(0, "bis_span_orig_ours_ans");
 	return t_report("test_v42");
 }

@@ -78,6 +78,43 @@ def test_v42_4k_each_way_intact(v42, name):
     assert _num(r['lost']) == 0
 
 
+V42BIS_TRANSFERS = ['bis_text_plain', 'bis_text', 'bis_random_plain', 'bis_random', 'bis_caller_only',
+                    'bis_answerer_only', 'bis_dirs_tx_only', 'bis_dirs_answerer_rx', 'bis_text_lossy',
+                    'bis_ours_orig_span_ans', 'bis_span_orig_ours_ans']
+
+
+@pytest.mark.parametrize('name', V42BIS_TRANSFERS)
+def test_v42bis_transfers_intact(v42, name):
+    """Every V.42bis case moved all its bytes both ways, byte exact."""
+    r = v42[name]
+    assert r['ok'] == '1' and r['mismatch'] == '0'
+    assert _num(r['ab']) >= 8192 and _num(r['ab']) == _num(r['ba'])
+
+
+def test_v42bis_ratio_and_expansion(v42):
+    """Text compresses by more than 1.5 each way and the line time falls with it; random data
+    grows by no more than transparent mode's escapes."""
+    t = v42['bis_text_ratio']
+    assert t['ok'] == '1'
+    assert all(float(x) > 1.5 for x in t['ratio'].split('/'))
+    assert float(t['speedup']) > 1.4
+    r = v42['bis_random_expansion']
+    assert r['ok'] == '1'
+    assert all(float(x) < 1.006 for x in r['expansion'].split('/'))
+
+
+def test_v42bis_protocol_error_releases_the_link(v42):
+    r = v42['bis_protocol_error']
+    assert r['ok'] == '1' and r['errors'] == '1' and r['status'] == 'disconnected/disconnected'
+
+
+@pytest.mark.parametrize('name,dirs', [('bis_ours_orig_span_ans_agreed', 1), ('bis_span_orig_ours_ans_agreed', 2)])
+def test_v42bis_with_spandsp(v42, name, dirs):
+    """SpanDSP's XID offers P0 1, P1 512, P2 6: one direction compressed, the originator's."""
+    r = v42[name]
+    assert r['ok'] == '1' and _num(r['dirs']) == dirs and r['p1'] == '512' and r['p2'] == '6'
+
+
 @pytest.mark.parametrize('name', ['ours_ours_clean', 'ours_ours_srej_fcs32_clean',
                                   'ours_orig_span_ans_clean', 'span_orig_ours_ans_clean'])
 def test_v42_clean_line_no_recovery(v42, name):

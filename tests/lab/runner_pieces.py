@@ -28,4 +28,11 @@ def run_piece(piece):
         return {"timed_out": True}
     if fail == "error":
         return {"error": "guest said no"}
-    return dict(figures(piece), host={"hostname": os.uname().nodename})
+    out = figures(piece)
+    if piece.get("read"):
+        # a file the coordinator named: here, the copy the piece was given
+        out["read"] = Path(piece.get("read")).read_text()
+    # where this code and the piece's files were: a worker without the
+    # coordinator's files runs it from a bundle (smlab/bundle.py)
+    return dict(out, host={"hostname": os.uname().nodename, "code": __file__, "dir": str(d),
+                           "cwd": os.getcwd(), "read": piece.get("read")})

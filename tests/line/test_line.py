@@ -340,6 +340,38 @@ def test_impairments():
     assert w["ppm"] == -200 and w["delay_ms"] == 40 and w["echo_db"] == -15
 
 
+def test_echo_paths():
+    """The hybrid's near echo (a G.168 model) and a far echo behind 300 ms, 5 Hz off: V.22bis splits
+    the band, so the data still pass, and the record says what the wire did."""
+    wire = ["--hybrid", "m4", "--hybrid-erl", "8", "--far-echo", "12", "--far-echo-ms", "300",
+            "--far-echo-hz", "5", "--far-hybrid", "m6", "--atten", "3"]
+    c = call(wire + ["--route", answer_route(n=2048)], modem_args(n=2048))
+    assert_transfer(c, n=2048)
+    w = c.rec["wire"]
+    assert w["hybrid"] == 4 and w["hybrid_erl_db"] == 8, w
+    assert (w["far_echo_db"], w["far_echo_ms"], w["far_echo_hz"], w["far_hybrid"]) == (12, 300, 5, 6), w
+
+
+def test_echo_paths_off_by_default():
+    c = call(["--route", answer_route(n=256)], modem_args(n=256))
+    assert c.rec["wire"]["hybrid"] is None and c.rec["wire"]["far_echo_db"] is None
+
+
+@pytest.mark.parametrize("bad", [["--hybrid", "m9"], ["--hybrid", "x"], ["--far-hybrid", "none"],
+                                 ["--far-echo", "-3"], ["--far-echo-ms", "2500"], ["--far-echo-hz", "200"],
+                                 ["--hybrid-erl", "-1"]], ids=lambda a: "".join(a))
+def test_echo_options_rejected(bad):
+    r = subprocess.run([SMLINE, "--transport", "file:/dev/null,/dev/null"] + bad, capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode != 0 and "smline: --" in r.stderr, r.stderr
+
+
+def test_help_lists_echo_options():
+    r = subprocess.run([SMLINE, "--help"], capture_output=True, text=True, timeout=30)
+    for opt in ("--hybrid", "--hybrid-erl", "--far-echo", "--far-echo-ms", "--far-echo-hz", "--far-hybrid"):
+        assert opt in r.stdout, opt
+
+
 def test_heavy_noise_degrades():
     """At -22 dBm0 of noise and 10 dB loss (SNR < 10 dB) the call must not
     claim a clean transfer: it fails, or V.42 reports errors and resends."""

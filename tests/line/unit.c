@@ -14,6 +14,7 @@
 #include "hook.h"
 #include "resample.h"
 #include "sml.h"
+#include "echopath.h"
 #include "wire.h"
 
 static int checks, failures;
@@ -331,6 +332,105 @@ static void test_wire(void)
 	want = 16000 * pow(10, -12 / 20.0);
 	check(peak == 1000 + 200 && fabs(am[peak] - want) < 2, "wire echo",
 	      "at %+d samples (want +200), %d (want %.0f)", peak - 1000, am[peak], want);
+
+	/*
+	 * The hybrid (near echo): an impulse from the modem comes back as the
+	 * G.168 model's impulse response, from the same sample on, its energy
+	 * hybrid_erl_db below the impulse's, for every model.
+	 */
+	{
+		int m;
+
+		for (m = 1; m <= SML_HYBRID_MODELS; m++) {
+			double h[128], e = 0, ref = 0;
+			int nh = sml_hybrid_taps(m, 9, h, 128), first = -1, ok = 1;
+
+			sml_wire_cfg_default(&c);
+			c.hybrid = m;
+			c.hybrid_erl_db = 9;
+			memset(mt, 0, n * 2);
+			memset(ft, 0, (n + 400) * 2);
+			mt[1000] = 16000;
+			run_wire(&c, mt, ft, n, af, &nf, am);
+			for (i = 0; i < n; i++) {
+				e += (double)am[i] * am[i];
+				if (am[i] && first < 0)
+					first = i;
+			}
+			for (i = 0; i < nh; i++) {
+				ref += h[i] * h[i];
+				ok &= abs(am[1000 + i] - (int)lrint(16000 * h[i])) <= 1;
+			}
+			lvl = 10 * log10(e / (16000.0 * 16000.0));
+			check(ok && first >= 1000 && fabs(lvl + 9) < 0.05 && fabs(10 * log10(ref) + 9) < 1e-6,
+			      "wire hybrid", "m%d: %d taps from %+d, %.2f dB (want -9.00)", m, nh, first - 1000, lvl);
+		}
+		check(sml_hybrid_parse("m3") == 3 && sml_hybrid_parse("8") == 8 && sml_hybrid_parse("none") == 0 &&
+		      sml_hybrid_parse("m9") < 0 && sml_hybrid_parse("x") < 0, "hybrid names", "m1..m8, none");
+	}
+
+	/*
+	 * The far echo: an impulse comes back far_echo_ms later through the far
+	 * hybrid, far_echo_db down; with a frequency offset a 1000 Hz tone comes
+	 * back at 1000 + offset Hz (its power in 1 Hz bins over 4 s), as
+	 * strong as the path's gain at 1000 Hz makes it.
+	 */
+	{
+		double e = 0, p_in, p_sh, p_un;
+		int first = -1;
+
+		sml_wire_cfg_default(&c);
+		c.far_echo_db = 14;
+		c.far_echo_ms = 300;
+		c.far_hybrid = 2;
+		memset(mt, 0, n * 2);
+		memset(ft, 0, (n + 400) * 2);
+		mt[1000] = 16000;
+		run_wire(&c, mt, ft, n, af, &nf, am);
+		for (i = 0; i < n; i++) {
+			e += (double)am[i] * am[i];
+			if (am[i] && first < 0)
+				first = i;
+		}
+		lvl = 10 * log10(e / (16000.0 * 16000.0));
+		check(first == 1000 + 2400 && fabs(lvl + 14) < 0.05, "wire far echo",
+		      "at %+d samples (want +2400), %.2f dB (want -14.00)", first - 1000, lvl);
+
+		c.far_echo_hz = 5;
+		c.far_echo_db = 6;
+		for (i = 0; i < n; i++)
+			mt[i] = (int16_t)lrint(8000 * sin(2 * M_PI * 1000.0 * i / 8000));
+		run_wire(&c, mt, ft, n, af, &nf, am);
+		/* the last 4 s, past the delay and the Hilbert filter's start */
+		{
+			double re[3] = { 0 }, im[3] = { 0 }, f[3] = { 1000, 1005, 995 };
+			int k, from = n - 32000;
+
+			for (i = from; i < n; i++)
+				for (k = 0; k < 3; k++) {
+					re[k] += am[i] * cos(2 * M_PI * f[k] * i / 8000);
+					im[k] += am[i] * sin(2 * M_PI * f[k] * i / 8000);
+				}
+			p_un = (re[0] * re[0] + im[0] * im[0]) / (16000.0 * 16000);
+			p_sh = (re[1] * re[1] + im[1] * im[1]) / (16000.0 * 16000);
+			p_in = (re[2] * re[2] + im[2] * im[2]) / (16000.0 * 16000);
+			/* a tone of amplitude A |H(1000 Hz)| over N samples: (A |H| N / 2)^2 */
+			{
+				double h[128], hr = 0, hi = 0, g;
+				int nh = sml_hybrid_taps(2, 6, h, 128);
+
+				for (k = 0; k < nh; k++) {
+					hr += h[k] * cos(2 * M_PI * 1000.0 * k / 8000);
+					hi -= h[k] * sin(2 * M_PI * 1000.0 * k / 8000);
+				}
+				g = sqrt(hr * hr + hi * hi);
+				lvl = 10 * log10(p_sh / pow(8000 * g * 32000 / 2 / 16000, 2));
+			}
+			check(fabs(lvl) < 0.3 && p_sh > 1e4 * p_un && p_sh > 1e4 * p_in, "wire far echo shift",
+			      "1005 Hz at %+.2f dB of the path's gain, 1000 Hz %.1f dB and 995 Hz %.1f dB below", lvl,
+			      10 * log10(p_sh / (p_un + 1e-30)), 10 * log10(p_sh / (p_in + 1e-30)));
+		}
+	}
 
 	/* one-way delay: an impulse from the far end arrives delay_ms later */
 	sml_wire_cfg_default(&c);

@@ -10,11 +10,15 @@ the same figures, and a second run of the quick grid runs nothing.  The
 record (smlab.runner's, record.jsonl): a sorted line per piece, its figures
 apart from the host's wall times and paths; a piece whose line is lost runs
 alone; --report-only draws the figures as recorded, under whatever digests.
+The small grid through a Dask scheduler whose two workers share no paths
+with this checkout runs from a bundle and gives the quick grid's figures.
 
-Cost: 17 guests (the quick grid's 14, the small grid's 2, one piece run again
-from the record), 3.9-5.0 min of wall time (3.0 min of QEMU's CPU) alone on
-the 2-core lab machine (2026-11-29); 16 guests took 7.6 min (4.9 min of
-QEMU's CPU) in make check (2026-11-28).
+Cost: 19 guests (the quick grid's 14, the small grid's 2 at JOBS=1 and 2
+through the scheduler, one piece run again from the record), 3.9-5.0 min of
+wall time (3.0 min of QEMU's CPU) alone on the 2-core lab machine without
+the scheduler's (2026-11-29), 7.9 min (3.4 min of QEMU's CPU) with them in a
+busier session, of which the scheduler's two guests 49 s; 16 guests took 7.6
+min (4.9 min of QEMU's CPU) in make check (2026-11-28).
 """
 import json
 import subprocess
@@ -301,3 +305,30 @@ def test_finished_pieces_are_not_run_again(quick):
     assert next(x for x in lines if x["key"] == lost)["digest"] == old[lost]["digest"]
     again = json.loads((out / "report.json").read_text())
     assert study.figures_only(again["kernels"]) == study.figures_only(rep["kernels"])
+
+
+def test_a_scheduler_s_workers_without_this_checkout_give_the_local_pool_s_figures(
+        quick, tmp_path):
+    """SCHEDULER= with a scheduler and two lab workers on 127.0.0.1 that
+    share no paths with this checkout (SHARED_FS=0, tests/common/apart.py):
+    the small grid's two pieces run from the kernel's bundle (received once,
+    by one worker process), each stored once, with the local pool's
+    figures and settings digests (the quick grid's lines of those pieces)."""
+    sys.path.insert(0, str(TOP / "tests/common"))
+    from apart import workers
+    out, k, _, _, _ = quick
+    mine = {x["key"]: x for x in map(json.loads, (out / "record.jsonl").read_text().splitlines())}
+    with workers(tmp_path / "apart") as (addr, _, cache):
+        r = run("--quick", "1", "--kernels", k, "--parts", "compare", "--contexts", "int",
+                "--scheduler", addr, "--out", str(tmp_path / "far"), timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = [json.loads(x) for x in (tmp_path / "far" / "record.jsonl").read_text().splitlines()]
+    assert [x["key"] for x in lines] == [k + ":compare:control", k + ":compare:int"]
+    assert r.stdout.count("study: ran ") == 2
+    for x in lines:
+        assert x["figures"] == mine[x["key"]]["figures"], x["key"]
+        assert x["digest"] == mine[x["key"]]["digest"], x["key"]
+        # from the bundle, its raw files in the workers' cache, not here
+        assert (cache / "bundles" / x["host"]["bundle"] / ".complete").is_file()
+    assert sorted(x["host"]["bundle_was"] for x in lines) == ["cached", "received"]
+    assert list((cache / "out").rglob("trace.dat")) and not (tmp_path / "far" / k).exists()

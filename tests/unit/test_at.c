@@ -1,6 +1,6 @@
 /*
- * User-space tests of the AT command interpreter (driver/at.c), compiled
- * from the source the module uses.  Prints one line per failed check and a
+ * User-space tests of the AT command interpreter (driver/at.c and its
+ * Class 1, driver/at_class1.c), compiled from the sources the module uses.  Prints one line per failed check and a
  * final "N passed, N failed"; exits non-zero on any failure.
  * Usage: test_at [fuzz-lines [seed]]
  */
@@ -465,7 +465,7 @@ static void test_modulation(void)
 	CHECK_STR(feed("AT\\N4\r"), "\r\nOK\r\n");
 	CHECK(at.cfg.ec == AT_EC_LAPM);
 	CHECK_STR(feed("AT+ES?\r"), "\r\n+ES: 3,3,5\r\n\r\nOK\r\n");
-	CHECK_STR(feed("AT\\N5\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT\\N6\r"), "\r\nERROR\r\n");
 	CHECK(at.cfg.ec == AT_EC_LAPM);
 	CHECK_STR(feed("AT\\N3\r"), "\r\nOK\r\n");
 	CHECK_STR(feed("AT\\X\r"), "\r\nERROR\r\n");
@@ -530,6 +530,8 @@ static void test_error_control(void)
 		{ "\\N2", AT_EC_RELIABLE, AT_EC_RELIABLE, AT_EC_RELIABLE, "3,2,4" },
 		{ "\\N3", AT_EC_AUTO, AT_EC_AUTO, AT_EC_AUTO, "3,0,2" },
 		{ "\\N4", AT_EC_LAPM, AT_EC_LAPM, AT_EC_LAPM, "3,3,5" },
+		/* Rockwell's MNP required: error control required */
+		{ "\\N5", AT_EC_MNP, AT_EC_RELIABLE, AT_EC_RELIABLE, "3,2,4" },
 		/* V.250: the roles are set apart by +ES. */
 		{ "+ES=1,0,5", AT_EC_NORMAL, AT_EC_NORMAL, AT_EC_LAPM, "1,0,5" },
 		{ "+ES=3,3,1", AT_EC_LAPM, AT_EC_LAPM, AT_EC_NORMAL, "3,3,1" },
@@ -543,7 +545,7 @@ static void test_error_control(void)
 	};
 	static const char *const bad[] = {
 		"+ES=4", "+ES=3,4", "+ES=3,0,6", "+ES=3,0,2,1", "+ES=3X",
-		"+ES=A", "\\N5", "\\N99999999999",
+		"+ES=A", "\\N6", "\\N99999999999",
 	};
 	enum at_ec de, ae;
 	bool dv, av;
@@ -1047,7 +1049,7 @@ static const char *const fragments[] = {
 	"AT", "at", "A/", "\r", "\n", "\b", "+++", "E1", "E0", "V0", "V1",
 	"Q1", "Q0", "X", "S", "=", "?", "&F", "&V", "&C", "&D", "Z", "H", "D",
 	"DT", "DP", "A", "O", "I", "+MS=", "+ES=", "V22B", ",", ";", "\\N",
-	"+A8E=", "+A8E?", "C1",
+	"+A8E=", "+A8E?", "C1", "\\Q", "\\V", "%C", "&K",
 	"0", "1", "2", "3", "9", "255", "256", "99999999999", "S7=", "S12=",
 	"S2=", "S3=", "S4=", "S5=", "W", "L", "B", "+GMI", " ",
 	"+FCLASS=1", "+FCLASS=0", "+FTH=3", "+FRH=3", "+FTM=96", "+FRM=146",
@@ -1070,7 +1072,12 @@ static bool check_invariants(void)
 	if (at.cfg.xlevel > 4 || at.cfg.amp_c > 1 || at.cfg.amp_d > 3 || at.cfg.mod >= AT_MOD_COUNT ||
 	    at.cfg.ec >= AT_EC_COUNT || at.plus > 3 || at.sreg_sel >= AT_NSTORED ||
 	    at.cfg.w > 2 || at.cfg.amp_s > 1 || at.power_on > 1 ||
-	    at.cfg.ext[AT_X_FCLASS][0] > 1 || at.cfg.ext[AT_X_DS][0] != 0)
+	    at.cfg.ext[AT_X_FCLASS][0] > 1 || at.cfg.ext[AT_X_DS][0] > 3 ||
+	    at.cfg.ext[AT_X_DS][2] < 512 || at.cfg.ext[AT_X_DS][2] > 4096)
+		return false;
+	/* +DS and %C agree: V.42bis in some direction or none */
+	if ((at.cfg.ext[AT_X_DS][0] != 0) !=
+	    (at.cfg.pct_c == AT_COMP_V42BIS || at.cfg.pct_c == AT_COMP_BOTH))
 		return false;
 	if (strlen(at.callp.number) > AT_DIAL_MAX ||
 	    strlen(at.last_number) > AT_DIAL_MAX)
@@ -1084,7 +1091,13 @@ static bool check_invariants(void)
 	    (at.cfg.a8e[1] != 0 && at.cfg.a8e[1] != 1 && at.cfg.a8e[1] != 5) ||
 	    at.cfg.a8e[2] != 0xc1)
 		return false;
-	if (at.callp.ec >= AT_EC_COUNT)
+	if (at.callp.ec >= AT_EC_COUNT || at.callp.compression >= AT_COMP_COUNT)
+		return false;
+	/* flow control: &K 0, 3-6, \Q 0-3, agreeing where they can */
+	if (at.cfg.amp_k == 1 || at.cfg.amp_k == 2 || at.cfg.amp_k > 6 || at.cfg.bs_q > 3 ||
+	    at.cfg.bs_v > 1 || at.cfg.pct_c >= AT_COMP_COUNT)
+		return false;
+	if ((at.cfg.amp_k == 0) != (at.cfg.bs_q == 0))
 		return false;
 	return true;
 }
@@ -1412,7 +1425,7 @@ static void test_programs(void)
 		"AT", "AT+GCAP", "AT+GMI", "AT+GMM", "AT+GMR", "AT+GSN",
 		/* pppconfig / kppp / gnome-ppp / efax / common init strings */
 		"AT&F", "AT&F&C1&D2", "ATM1L1", "AT&K3", "AT\\N3", "AT&Q5",
-		"AT%C0", "ATW2", "ATX3", "AT&S0", "AT&R1", "AT&B1", "AT&G0",
+		"AT%C0", "AT%C2", "AT\\N3\\Q3%C1\\V1", "ATW2", "ATX3", "AT&S0", "AT&R1", "AT&B1", "AT&G0",
 		"AT&W", "AT&W0&Y0", "ATS11=55", "ATS95=0", "ATS25=5", "ATN1",
 		"AT+IFC=2,2", "AT+ICF=3,3", "AT+IPR=0", "AT+IPR=115200",
 		"AT+DS=0", "AT+DR=0", "AT+ER=1", "AT+MR=2", "AT+ILRR=1",
@@ -1424,8 +1437,8 @@ static void test_programs(void)
 		/* fax classes (mgetty's auto probe), GSM and vendor probes */
 		"AT+FCLASS=2.0", "AT+FCLASS=2", "AT+FAA=1;+FCR=1", "AT+FTM=96",
 		"AT+CGMI", "AT+CGMM", "AT+CPIN?", "AT%IPSYS?", "AT+XACT=?",
-		"AT^SCFG?", "AT+DS=3", "AT+IPR=123", "AT&L1", "AT&T1", "ATY1",
-		"AT%C2", "AT+ICF=7", "AT+MR=3",
+		"AT^SCFG?", "AT+DS=4", "AT+IPR=123", "AT&L1", "AT&T1", "ATY1",
+		"AT%C4", "AT+ICF=7", "AT+MR=3",
 	};
 	char line[80];
 	unsigned int i;
@@ -1451,6 +1464,98 @@ static void test_programs(void)
 	CHECK_STR(feed("ATI9\r"), "\r\nOK\r\n");
 }
 
+/*
+ * Rockwell's commands, as V.32bis and V.34 modems' init strings carry
+ * them: \N0-\N5 (\N5, MNP required, is error control required here),
+ * \Q0-\Q3 and &K0, &K3-&K6 (flow control, each setting the other), \V0
+ * and \V1, %C0-%C3 (compression, for the modem: at_call.compression).
+ * &V shows them, &W and ATZ keep them, a value out of range is ERROR
+ * and changes nothing.
+ */
+static void test_rockwell(void)
+{
+	static const struct {
+		const char *cmd;
+		u8 k, q;
+	} flow[] = {
+		{ "&K0", 0, 0 }, { "&K3", 3, 3 }, { "&K4", 4, 1 }, { "&K5", 5, 1 },
+		{ "&K6", 6, 3 }, { "\\Q0", 0, 0 }, { "\\Q1", 4, 1 },
+		{ "\\Q2", 3, 2 }, { "\\Q3", 3, 3 }, { "\\Q", 0, 0 },
+	};
+	static const char *const bad[] = {
+		"&K1", "&K2", "&K7", "&K99", "\\Q4", "\\Q9", "\\V2", "%C4",
+		"%C9", "\\N6", "\\", "\\X1", "%", "%D1", "%C99999999999",
+	};
+	struct at_settings saved;
+	char q[64], want[64];
+	unsigned int i;
+
+	fresh();
+	/* the factory's: RTS/CTS both ways of naming it, \V0, %C0 */
+	CHECK(at.cfg.amp_k == 3 && at.cfg.bs_q == 3 && at.cfg.bs_v == 0 &&
+	      at.cfg.pct_c == AT_COMP_NONE);
+	CHECK(strstr(feed("AT&V\r"), " &K3 &S0 W0 \\Q3 \\V0 %C0 \\N3 +MS=") != NULL);
+	for (i = 0; i < sizeof(flow) / sizeof(flow[0]); i++) {
+		snprintf(q, sizeof(q), "AT%s\r", flow[i].cmd);
+		CHECK_STR(feed(q), "\r\nOK\r\n");
+		CHECK(at.cfg.amp_k == flow[i].k && at.cfg.bs_q == flow[i].q,
+		      "%s: &K%u \\Q%u", flow[i].cmd, at.cfg.amp_k, at.cfg.bs_q);
+		snprintf(want, sizeof(want), " &K%u ", flow[i].k);
+		CHECK(strstr(feed("AT&V\r"), want) != NULL, "%s: %s", flow[i].cmd, res);
+		snprintf(want, sizeof(want), " \\Q%u ", flow[i].q);
+		CHECK(strstr(res, want) != NULL, "%s: %s", flow[i].cmd, res);
+	}
+	CHECK_STR(feed("AT\\V1\r"), "\r\nOK\r\n");
+	CHECK(at.cfg.bs_v == 1 && strstr(feed("AT&V\r"), " \\V1 ") != NULL);
+	CHECK_STR(feed("AT\\V0\r"), "\r\nOK\r\n");
+	CHECK(at.cfg.bs_v == 0 && strstr(feed("AT&V\r"), " \\V0 ") != NULL);
+	/* %C: stored, shown, and what a call (dialled or answered) carries */
+	for (i = 0; i < AT_COMP_COUNT; i++) {
+		snprintf(q, sizeof(q), "AT%%C%u\r", i);
+		CHECK_STR(feed(q), "\r\nOK\r\n");
+		CHECK(at.cfg.pct_c == i);
+		snprintf(want, sizeof(want), " %%C%u ", i);
+		CHECK(strstr(feed("AT&V\r"), want) != NULL, "%%C%u: %s", i, res);
+		feed("ATD1\r");
+		CHECK(last_act == AT_ACT_DIAL && at.callp.compression == i);
+		feed("ATH\r");
+		feed("ATA\r");
+		CHECK(last_act == AT_ACT_ANSWER && at.callp.compression == i);
+		feed("ATH\r");
+	}
+	/* \N5: shown as itself, a call that requires error control */
+	CHECK_STR(feed("AT\\N5\r"), "\r\nOK\r\n");
+	CHECK(at.cfg.ec == AT_EC_MNP && strstr(feed("AT&V\r"), " \\N5 +MS=") != NULL);
+	feed("ATD1\r");
+	CHECK(at.callp.ec == AT_EC_RELIABLE);
+	feed("ATH\r");
+	/* out of range: ERROR, nothing changed */
+	feed("AT&K4\\V1%C2\\N2\r");
+	saved = at.cfg;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(q, sizeof(q), "AT%s\r", bad[i]);
+		CHECK_STR(feed(q), "\r\nERROR\r\n");
+		CHECK(!memcmp(&at.cfg, &saved, sizeof(saved)), "%s changed a setting", bad[i]);
+	}
+	/* &W keeps them, &F is the factory's, ATZ loads them back */
+	CHECK_STR(feed("AT&W\r"), "\r\nOK\r\n");
+	feed("AT&F\r");
+	feed("ATE0\r");
+	CHECK(at.cfg.amp_k == 3 && at.cfg.bs_q == 3 && at.cfg.bs_v == 0 &&
+	      at.cfg.pct_c == AT_COMP_NONE && at.cfg.ec == AT_EC_AUTO);
+	feed("ATZ\r");
+	CHECK(at.cfg.amp_k == 4 && at.cfg.bs_q == 1 && at.cfg.bs_v == 1 &&
+	      at.cfg.pct_c == AT_COMP_V42BIS && at.cfg.ec == AT_EC_RELIABLE);
+	/* init strings of V.32bis and V.34 modems, whole */
+	fresh();
+	CHECK_STR(feed("AT&F&C1&D2\\N3\\Q3%C1\\V1\r"), "\r\nOK\r\n");
+	/* &F echoes again */
+	CHECK(ends_with(feed("AT&FE0V1&C1&D2&K3\\N5%C3S0=0\r"), "OK"));
+	CHECK(at.cfg.ec == AT_EC_MNP && at.cfg.pct_c == AT_COMP_BOTH && at.cfg.bs_q == 3);
+	CHECK_STR(feed("ATQ0V1E0\\N0%C0&K0\r"), "\r\nOK\r\n");
+	CHECK(at.cfg.ec == AT_EC_NORMAL && at.cfg.pct_c == AT_COMP_NONE && at.cfg.bs_q == 0);
+}
+
 /* V.250's stored values: query, test, set, an empty subparameter kept. */
 static void test_v250(void)
 {
@@ -1466,10 +1571,31 @@ static void test_v250(void)
 	CHECK_STR(feed("AT+IFC?;+IPR?\r"),
 		  "\r\n+IFC: 2,2\r\n\r\n+IPR: 0\r\n\r\nOK\r\n");
 	CHECK(strstr(feed("AT+IPR=?\r"), "+IPR: (0,300,") != NULL);
+	/* every rate "=?" lists is one "=" takes */
+	{
+		char list[256], *tok, *save;
+		unsigned int n = 0;
+
+		snprintf(list, sizeof(list), "%s", strstr(res, "(") + 1);
+		*strchr(list, ')') = '\0';
+		for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			char q[32];
+
+			snprintf(q, sizeof(q), "AT+IPR=%s;+IPR?\r", tok);
+			CHECK(strstr(feed(q), tok) != NULL && ends_with(res, "OK"), "+IPR=%s", tok);
+			n++;
+		}
+		CHECK(n == 12);
+		feed("AT+IPR=0\r");
+	}
 	CHECK_STR(feed("AT+DS?\r"), "\r\n+DS: 0,0,2048,32\r\n\r\nOK\r\n");
 	CHECK_STR(feed("AT+DS=0,1,1024,20;+DS?\r"),
 		  "\r\n+DS: 0,1,1024,20\r\n\r\nOK\r\n");
-	CHECK_STR(feed("AT+DS=0,0,4096\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+DS=0,0,4097\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+DS=0,0,511\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+DS=0,2\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+DS=0,0,2048,251\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+DS=?\r"), "\r\n+DS: (0-3),(0,1),(512-4096),(6-250)\r\n\r\nOK\r\n");
 	CHECK_STR(feed("AT+GSN\r"), "\r\n0\r\n\r\nOK\r\n");
 	CHECK_STR(feed("AT+GSN=?\r"), "\r\nOK\r\n");
 	CHECK_STR(feed("AT+GSN=1\r"), "\r\nERROR\r\n");
@@ -1501,6 +1627,68 @@ static void test_v250(void)
 	at_connected(&at, &(struct at_conn){ .rate = 300 }, now, &ev);
 	CHECK_STR(evtext(), "");
 	CHECK(at.mode == AT_MODE_DATA);
+}
+
+/*
+ * V.42bis: +DS and %C set one thing (the directions, then P1 and P2) that
+ * every call carries; the reports before CONNECT say what XID agreed.
+ */
+static void test_v42bis(void)
+{
+	static const struct {
+		const char *cmd;
+		unsigned int dirs, pct_c;
+	} set[] = {
+		{ "AT%C2\r", 3, AT_COMP_V42BIS }, { "AT%C0\r", 0, AT_COMP_NONE },
+		{ "AT%C3\r", 3, AT_COMP_BOTH }, { "AT%C1\r", 0, AT_COMP_MNP5 },
+		{ "AT+DS=1\r", 1, AT_COMP_V42BIS }, { "AT%C2\r", 1, AT_COMP_V42BIS },
+		{ "AT+DS=0\r", 0, AT_COMP_NONE }, { "AT+DS=2\r", 2, AT_COMP_V42BIS },
+		{ "AT%C3+DS=3\r", 3, AT_COMP_BOTH },
+	};
+	static const struct {
+		u8 v42bis;
+		const char *dr, *comp;
+	} agreed[] = {
+		{ 0, "NONE", "NONE" },
+		{ AT_V42BIS_TX, "V42B TD", "V.42BIS" },
+		{ AT_V42BIS_RX, "V42B RD", "V.42BIS" },
+		{ AT_V42BIS_TX | AT_V42BIS_RX, "V42B", "V.42BIS" },
+	};
+	char want[160];
+	int i;
+
+	fresh();
+	feed("ATD1\r");
+	CHECK(at.callp.v42bis_dirs == 0, "factory: no V.42bis");
+	feed("ATH\r");
+	for (i = 0; i < (int)(sizeof(set) / sizeof(set[0])); i++) {
+		CHECK_STR(feed(set[i].cmd), "\r\nOK\r\n");
+		CHECK(at.cfg.ext[AT_X_DS][0] == set[i].dirs && at.cfg.pct_c == set[i].pct_c,
+		      "%s: +DS %u %%C %u", set[i].cmd, at.cfg.ext[AT_X_DS][0], at.cfg.pct_c);
+	}
+	CHECK_STR(feed("AT+DS=3,1,4096,250\r"), "\r\nOK\r\n");
+	feed("ATD1\r");
+	CHECK(at.callp.v42bis_dirs == 3 && at.callp.v42bis_required &&
+	      at.callp.v42bis_p1 == 4096 && at.callp.v42bis_p2 == 250);
+	feed("ATH\r");
+	feed("ATA\r");
+	CHECK(last_act == AT_ACT_ANSWER && at.callp.v42bis_dirs == 3);
+	feed("ATH\r");
+	/* &F: off again */
+	feed("AT&F\r");
+	CHECK(at.cfg.ext[AT_X_DS][0] == 0 && at.cfg.pct_c == AT_COMP_NONE);
+	for (i = 0; i < (int)(sizeof(agreed) / sizeof(agreed[0])); i++) {
+		fresh();
+		feed("ATW1+DR=1\r");
+		feed("ATD1\r");
+		at_out_init(&ev, evbuf, sizeof(evbuf));
+		at_connected(&at, &(struct at_conn){ .rate = 2400, .lapm = true,
+			     .v42bis = agreed[i].v42bis }, now, &ev);
+		snprintf(want, sizeof(want), "\r\nCARRIER 2400\r\n\r\nPROTOCOL: LAP-M\r\n"
+			 "\r\nCOMPRESSION: %s\r\n\r\n+DR: %s\r\n\r\nCONNECT 2400\r\n",
+			 agreed[i].comp, agreed[i].dr);
+		CHECK_STR(evtext(), want);
+	}
 }
 
 /* &W stores, Z loads, &F is the factory's, &Y picks what &D3 loads. */
@@ -1582,6 +1770,8 @@ int main(int argc, char **argv)
 	test_session();
 	test_programs();
 	test_v250();
+	test_v42bis();
+	test_rockwell();
 	test_profiles();
 	test_class1();
 	fuzz(lines, seed);

@@ -1,5 +1,6 @@
 """Builds and runs the user-space tests of the AT command interpreter
-(driver/at.c) under AddressSanitizer and UBSan, fuzz included."""
+(driver/at.c, its fax Class 1 in driver/at_class1.c) under AddressSanitizer
+and UBSan, fuzz included."""
 import pathlib
 import re
 import sys
@@ -10,7 +11,7 @@ import ctest  # noqa: E402
 
 
 def _build(tmp_path):
-    return ctest.build(tmp_path / "test_at", ["tests/unit/test_at.c", "driver/at.c"],
+    return ctest.build(tmp_path / "test_at", ["tests/unit/test_at.c", "driver/at.c", "driver/at_class1.c"],
                        ["-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
                         "-I", str(TOP / "tests/unit/shim"), "-I", str(TOP / "driver")])
 

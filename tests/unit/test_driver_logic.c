@@ -431,7 +431,7 @@ static void test_engine_config(void)
 	} ecs[] = {
 		{ AT_EC_NORMAL, false, false }, { AT_EC_DIRECT, false, false },
 		{ AT_EC_AUTO, true, false }, { AT_EC_RELIABLE, true, true },
-		{ AT_EC_LAPM, true, true },
+		{ AT_EC_LAPM, true, true }, { AT_EC_MNP, true, true },
 	};
 	struct smdsp_modem_config cfg;
 	struct at_call c = factory_call();

@@ -16,7 +16,7 @@ def test_fill_against_spandsp(tmp_path):
         tmp_path / "test_fill_spandsp",
         ["tests/unit/test_fill_spandsp.c"] +
         sorted(str(p) for p in (TOP / "tests/dsp/common").glob("*.c")) +
-        ["tools/line/resample.c"] + sorted(str(p) for p in (TOP / "dsp").glob("*.c")),
+        ["tools/line/resample.c", "tools/line/echopath.c"] + sorted(str(p) for p in (TOP / "dsp").glob("*.c")),
         ["-O2", "-Wno-deprecated-declarations", "-fsanitize=address,undefined",
          "-fno-sanitize-recover=all", "-I", str(TOP / "dsp/include"),
          "-I", str(TOP / "tests/dsp/common"), "-I", str(TOP / "tools/line")],

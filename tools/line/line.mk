@@ -32,7 +32,7 @@ LINE_DBUS_OBJ    := $(LINE_OUT)/transport_dbus.o
 endif
 
 # the core: everything that only counts samples
-LINE_CORE_OBJS := $(addprefix $(LINE_OUT)/, util.o modem.o wire.o resample.o \
+LINE_CORE_OBJS := $(addprefix $(LINE_OUT)/, util.o modem.o wire.o resample.o echopath.o \
 	service.o exchange.o hook.o fax.o)
 LINE_OBJS := $(LINE_CORE_OBJS) $(LINE_OUT)/transport_pipe.o $(LINE_OUT)/main.o \
 	$(LINE_JACK_OBJ) $(LINE_DBUS_OBJ)

@@ -18,6 +18,7 @@
 
 #include "exchange.h"
 #include "hook.h"
+#include "echopath.h"
 #include "transport.h"
 #include "wire.h"
 
@@ -71,6 +72,11 @@ static void usage(FILE *f)
 "wire:\n"
 "  --atten DB  --noise DBM0  --echo DB  --echo-ms MS  --delay MS  --ppm P\n"
 "  --seed N\n"
+"  --hybrid m1..m8|none  the modem's hybrid, a G.168 echo path (near echo)\n"
+"  --hybrid-erl DB       its echo return loss (12)\n"
+"  --far-echo DB         a far echo DB below the modem's signal (0: none)\n"
+"  --far-echo-ms MS      its round trip (0-2000)  --far-echo-hz HZ  its frequency offset\n"
+"  --far-hybrid m1..m8   the far hybrid's echo path (m1)\n"
 "run:\n"
 "  --json PATH|-  --calls N  --duration S  --block N  --config FILE\n"
 "  --events PATH               call events, far modem phases, V.42 and T.30 frames (JSON Lines)\n"
@@ -271,6 +277,48 @@ static int set_opt(const char *name, const char *val)
 		o.w.ppm = atof(val);
 		if (!(fabs(o.w.ppm) <= 100000)) {
 			fprintf(stderr, "smline: --ppm %s: a clock offset is within +-100000 ppm\n", val);
+			return -1;
+		}
+	} else if (!strcmp(name, "hybrid") || !strcmp(name, "far-hybrid")) {
+		int m;
+
+		NEED();
+		m = sml_hybrid_parse(val);
+		if (m < 0 || (m == 0 && name[0] == 'f')) {
+			fprintf(stderr, "smline: --%s %s: a G.168 echo path model is m1 .. m%d\n", name, val,
+				SML_HYBRID_MODELS);
+			return -1;
+		}
+		if (name[0] == 'f')
+			o.w.far_hybrid = m;
+		else
+			o.w.hybrid = m;
+	} else if (!strcmp(name, "hybrid-erl")) {
+		NEED();
+		o.w.hybrid_erl_db = atof(val);
+		if (!(o.w.hybrid_erl_db >= 0 && o.w.hybrid_erl_db <= 60)) {
+			fprintf(stderr, "smline: --hybrid-erl %s: 0 to 60 dB\n", val);
+			return -1;
+		}
+	} else if (!strcmp(name, "far-echo")) {
+		NEED();
+		o.w.far_echo_db = atof(val);
+		if (!(o.w.far_echo_db >= 0 && o.w.far_echo_db <= 60)) {
+			fprintf(stderr, "smline: --far-echo %s: 0 (none) to 60 dB down\n", val);
+			return -1;
+		}
+	} else if (!strcmp(name, "far-echo-ms")) {
+		NEED();
+		o.w.far_echo_ms = atof(val);
+		if (!(o.w.far_echo_ms >= 0 && o.w.far_echo_ms <= 2000)) {
+			fprintf(stderr, "smline: --far-echo-ms %s: 0 to 2000 ms\n", val);
+			return -1;
+		}
+	} else if (!strcmp(name, "far-echo-hz")) {
+		NEED();
+		o.w.far_echo_hz = atof(val);
+		if (!(fabs(o.w.far_echo_hz) <= 100)) {
+			fprintf(stderr, "smline: --far-echo-hz %s: within +-100 Hz\n", val);
 			return -1;
 		}
 	} else if (!strcmp(name, "seed")) {

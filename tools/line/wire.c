@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "echopath.h"
 #include "wire.h"
 
 /*
@@ -28,6 +29,8 @@ struct sml_wire {
 	bool drift;
 	struct sml_drift d_up;
 	struct sml_link down;
+	struct sml_echo_path near, far;
+	bool has_near, has_far;
 };
 
 void sml_wire_cfg_default(struct sml_wire_cfg *c)
@@ -36,6 +39,7 @@ void sml_wire_cfg_default(struct sml_wire_cfg *c)
 	c->noise_dbm0 = -99.0;
 	c->echo_db = -99.0;
 	c->seed = 1;
+	c->hybrid_erl_db = 12.0;
 }
 
 static int dline_init(struct dline *d, double ms)
@@ -81,6 +85,17 @@ struct sml_wire *sml_wire_new(const struct sml_wire_cfg *cfg)
 	    dline_init(&w->down_delay, cfg->delay_ms) ||
 	    dline_init(&w->echo, cfg->echo_ms))
 		goto fail;
+	w->has_near = cfg->hybrid > 0;
+	if (w->has_near && sml_echo_path_init(&w->near, cfg->hybrid, cfg->hybrid_erl_db, 0, 0)) {
+		w->has_near = false;
+		goto fail;
+	}
+	w->has_far = cfg->far_echo_db > 0;
+	if (w->has_far && sml_echo_path_init(&w->far, cfg->far_hybrid ? cfg->far_hybrid : 1, cfg->far_echo_db,
+					     (int)lround(cfg->far_echo_ms * SML_RATE / 1000.0), cfg->far_echo_hz)) {
+		w->has_far = false;
+		goto fail;
+	}
 	w->drift = cfg->ppm != 0.0;
 	if (w->drift && sml_drift_init(&w->d_up, 1.0 + cfg->ppm * 1e-6))
 		goto fail;
@@ -100,6 +115,10 @@ void sml_wire_free(struct sml_wire *w)
 	free(w->up_delay.buf);
 	free(w->down_delay.buf);
 	free(w->echo.buf);
+	if (w->has_near)
+		sml_echo_path_free(&w->near);
+	if (w->has_far)
+		sml_echo_path_free(&w->far);
 	if (w->drift)
 		sml_drift_free(&w->d_up);
 	sml_link_free(&w->down);
@@ -145,6 +164,10 @@ void sml_wire_down(struct sml_wire *w, const int16_t *in, int m,
 
 		if (w->echo_gain > 0.0)
 			v += w->echo_gain * dline_push(&w->echo, modem_tx[i]);
+		if (w->has_near)
+			v += sml_echo_path_step(&w->near, modem_tx[i]);
+		if (w->has_far)
+			v += sml_echo_path_step(&w->far, modem_tx[i]);
 		if (w->noise_rms > 0.0)
 			v += w->noise_rms * sml_rng_gauss(&w->rng_down);
 		out[i] = sml_clip16(v);
@@ -158,11 +181,17 @@ uint64_t sml_wire_underruns(const struct sml_wire *w)
 
 void sml_wire_describe(const struct sml_wire_cfg *c, char *buf, size_t len)
 {
-	snprintf(buf, len,
+	int n = snprintf(buf, len,
 		 "attenuation %.1f dB, noise %s%.1f dBm0, echo %.1f dB at %.1f ms, delay %.1f ms, clock %+.1f ppm, seed %llu",
 		 c->atten_db, c->noise_dbm0 > -99 ? "" : "off ",
 		 c->noise_dbm0, c->echo_db, c->echo_ms, c->delay_ms, c->ppm,
 		 (unsigned long long)c->seed);
+
+	if (n >= 0 && (size_t)n < len && c->hybrid > 0)
+		n += snprintf(buf + n, len - n, ", hybrid m%d at ERL %.1f dB", c->hybrid, c->hybrid_erl_db);
+	if (n >= 0 && (size_t)n < len && c->far_echo_db > 0)
+		snprintf(buf + n, len - n, ", far echo %.1f dB down at %.1f ms, %+.2f Hz (m%d)", c->far_echo_db,
+			 c->far_echo_ms, c->far_echo_hz, c->far_hybrid ? c->far_hybrid : 1);
 }
 
 void sml_wire_json(const struct sml_wire_cfg *c, struct sml_json *j)
@@ -181,5 +210,19 @@ void sml_wire_json(const struct sml_wire_cfg *c, struct sml_json *j)
 	sml_json_num(j, "delay_ms", c->delay_ms);
 	sml_json_num(j, "ppm", c->ppm);
 	sml_json_int(j, "seed", (int64_t)c->seed);
+	if (c->hybrid > 0) {
+		sml_json_int(j, "hybrid", c->hybrid);
+		sml_json_num(j, "hybrid_erl_db", c->hybrid_erl_db);
+	} else {
+		sml_json_null(j, "hybrid");
+	}
+	if (c->far_echo_db > 0) {
+		sml_json_num(j, "far_echo_db", c->far_echo_db);
+		sml_json_num(j, "far_echo_ms", c->far_echo_ms);
+		sml_json_num(j, "far_echo_hz", c->far_echo_hz);
+		sml_json_int(j, "far_hybrid", c->far_hybrid ? c->far_hybrid : 1);
+	} else {
+		sml_json_null(j, "far_echo_db");
+	}
 	sml_json_obj_end(j);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The wire between the modem (guest) and the exchange: attenuation, white
- * noise, an echo of the modem's own signal, one-way delay, and a sample
+ * noise, an echo of the modem's own signal (plain, through a G.168 hybrid,
+ * and a far echo delayed and shifted in frequency), one-way delay, and a sample
  * clock offset between the modem's codec and the network. Two clock
  * domains: the modem's (what the transport moves) and the network's (what
  * the exchange and far modem run on); they differ only when ppm != 0.
@@ -20,6 +21,13 @@ struct sml_wire_cfg {
 	double delay_ms;	/* one-way delay */
 	double ppm;		/* modem clock minus network clock, ppm */
 	uint64_t seed;
+	/* echo paths of the modem's signal (echopath.h), off when zero */
+	int hybrid;		/* the local hybrid: G.168 model 1..8 (0: none) */
+	double hybrid_erl_db;	/* its echo return loss */
+	double far_echo_db;	/* the far echo, dB below the modem's signal (0: none) */
+	double far_echo_ms;	/* its round trip */
+	double far_echo_hz;	/* its frequency offset */
+	int far_hybrid;		/* the far hybrid's model (0: model 1) */
 };
 
 void sml_wire_cfg_default(struct sml_wire_cfg *c);

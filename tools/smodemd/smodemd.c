@@ -117,9 +117,9 @@ void smodem_link_take(struct smodem_dev *sd, struct smodem_cmd *cmd)
 	ar->cmd.what = 0;	/* taken once */
 }
 
-void smodem_link_connected(struct smodem_dev *sd, u32 id, u32 rate, bool lapm)
+void smodem_link_connected(struct smodem_dev *sd, u32 id, u32 rate, u32 conn)
 {
-	report(sd, SMODEM_USR_CONNECTED, id, rate, lapm);
+	report(sd, SMODEM_USR_CONNECTED, id, rate, conn);
 }
 
 void smodem_link_result(struct smodem_dev *sd, u32 id, enum at_result rc)

@@ -11,7 +11,7 @@ SMODEMD_DIR    := build/smodemd
 SMODEMD_SRCS   := tools/smodemd/smodemd.c driver/smodem_modem.c
 SMODEMD_HDRS   := $(wildcard tools/smodemd/*.h tools/smodemd/shim/linux/*.h) \
 		  driver/smodem_usr.h driver/smodem_link.h driver/smodem_modem.h \
-		  driver/smodem_call.h driver/at.h
+		  driver/smodem_call.h driver/smodem_compat.h driver/at.h
 SMODEMD_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 		  -Itools/smodemd/shim -Itests/unit/shim -Itools/smodemd -Idriver -Idsp/include
 

@@ -10,18 +10,23 @@
 #include <linux/types.h>
 #include <linux/kernel.h>	/* snprintf */
 #include <linux/slab.h>
+#include <linux/mm.h>	/* kvzalloc, kvfree */
 #include <linux/string.h>
 #include <linux/errno.h>
 #include <linux/math64.h>
 
+/*
+ * kvzalloc: V.42bis's dictionaries and V.42's queues are tens of KiB, which
+ * need not be physically contiguous; blocks are created at open time only.
+ */
 static inline void *smdsp_alloc(size_t n)
 {
-	return kzalloc(n, GFP_KERNEL);
+	return kvzalloc(n, GFP_KERNEL);
 }
 
 static inline void smdsp_free(void *p)
 {
-	kfree(p);
+	kvfree(p);
 }
 
 static inline uint64_t smdsp_div_u64(uint64_t a, uint32_t b)

@@ -90,7 +90,19 @@ struct smdsp_modem_config {
 	unsigned int dialtone_wait_ms;
 	/* a ',' in the dial string pauses this long (0: 2000, as S8) */
 	unsigned int comma_ms;
+	/*
+	 * V.42bis offered in V.42's XID (AT%C, AT+DS): the directions
+	 * (SMDSP_V42BIS_DIR_*, from this end; 0: no V.42bis), P1 (codewords,
+	 * 0: 2048, at most SMDSP_MODEM_V42BIS_MAX_P1) and P2 (longest string,
+	 * 0: 32). What the peer agreed to: stats.v42.v42bis_*.
+	 */
+	unsigned int v42bis_dirs;
+	unsigned int v42bis_p1;
+	unsigned int v42bis_p2;
 };
+
+/* the dictionaries the engine allocates at create: 2 x 4096 entries of 8 bytes */
+#define SMDSP_MODEM_V42BIS_MAX_P1	4096
 
 enum smdsp_modem_link {
 	SMDSP_LINK_NONE = 0,		/* not connected yet */

@@ -3,7 +3,8 @@
  * V.42 LAPM error correction: the detection phase (ODP/ADP), HDLC framing
  * (flags, bit stuffing, 16- or 32-bit FCS), XID negotiation, SABME/UA,
  * modulo-128 I frames, RR/RNR/REJ/SREJ, the T400/T401/T403 timers and the
- * N400 retry limit, DISC/DM; a byte stream in each direction.
+ * N400 retry limit, DISC/DM; a byte stream in each direction, compressed
+ * by V.42bis (smdsp/v42bis.h) where both ends agreed to in XID.
  *
  * Time is counted in line bits: every smdsp_v42_get_bit() call is one bit
  * time at config.bit_rate (smdsp_v42_tick() advances time while the
@@ -16,6 +17,7 @@
 #define SMDSP_V42_H
 
 #include <smdsp/compat.h>
+#include <smdsp/v42bis.h>
 
 /* largest information field we can send or receive (octets) */
 #define SMDSP_V42_MAX_N401	256
@@ -48,6 +50,15 @@ struct smdsp_v42_config {
 	int fcs32;			/* offer the 32-bit FCS */
 	unsigned int tx_buf;		/* 0: 4096; byte queue sizes (rounded up to 2^n) */
 	unsigned int rx_buf;
+	/*
+	 * V.42bis offered in XID (the lower of each end's offer is agreed):
+	 * its dictionaries are allocated at create, for v42bis_p1 codewords,
+	 * only if v42bis is set there; a reset may lower P1, not raise it.
+	 */
+	int v42bis;
+	unsigned int v42bis_dirs;	/* SMDSP_V42BIS_DIR_* (our view), 0: both */
+	unsigned int v42bis_p1;		/* codewords, 0: 2048 */
+	unsigned int v42bis_p2;		/* longest string, 0: 32 */
 	/* optional, called on every status change (from get_bit/put_bit) */
 	void (*status_cb)(void *user, int status);
 	void *user;
@@ -76,6 +87,7 @@ struct smdsp_v42_stats {
 	uint32_t busy_discards;		/* I frames dropped while the receive queue was full */
 	uint32_t nr_errors;		/* N(R) outside the window, ignored */
 	uint32_t resets;		/* SABME while connected */
+	/* with V.42bis: the information fields' (compressed) bytes */
 	uint32_t bytes_tx;		/* acknowledged user bytes */
 	uint32_t bytes_rx;		/* user bytes delivered to the receive queue */
 	uint32_t lost_on_reset;		/* unacknowledged bytes dropped by a reset */
@@ -86,6 +98,15 @@ struct smdsp_v42_stats {
 	unsigned int k_rx;
 	int srej;
 	int fcs32;
+	/* V.42bis as agreed: directions in use (our view, 0: none), P1, P2 */
+	unsigned int v42bis_dirs;
+	unsigned int v42bis_p1;
+	unsigned int v42bis_p2;
+	uint32_t v42bis_tx_in;		/* user bytes compressed */
+	uint32_t v42bis_tx_out;		/* what they became */
+	uint32_t v42bis_rx_in;		/* received bytes decompressed */
+	uint32_t v42bis_rx_out;		/* user bytes they gave */
+	uint32_t v42bis_errors;		/* decoder protocol errors: each released the link */
 };
 
 struct smdsp_v42;

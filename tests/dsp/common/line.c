@@ -1,6 +1,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "echopath.h"
 #include "line.h"
 #include "resample.h"
 #include "tutil.h"
@@ -16,6 +17,8 @@ struct dir {
 	struct sml_link link;	/* sender's clock -> receiver's clock */
 	float *echo;		/* the receiver's own last echo_delay samples */
 	int epos;
+	struct sml_echo_path near, far;	/* the receiver's own signal through its hybrid, far echo */
+	int has_near, has_far;
 };
 
 struct line {
@@ -31,12 +34,23 @@ static void dir_init(struct dir *d, const struct line_cfg *c, double ratio)
 			  c->delay + MARGIN - (ratio != 1.0 ? SML_DRIFT_DELAY : 0)))
 		abort();
 	d->echo = calloc(c->echo_delay + 1, sizeof(float));
+	d->has_near = c->hybrid > 0;
+	if (d->has_near && sml_echo_path_init(&d->near, c->hybrid, c->hybrid_erl_db, 0, 0))
+		abort();
+	d->has_far = c->far_echo_db > 0;
+	if (d->has_far && sml_echo_path_init(&d->far, c->far_hybrid ? c->far_hybrid : 1, c->far_echo_db,
+					     c->far_echo_delay, c->far_echo_hz))
+		abort();
 }
 
 static void dir_free(struct dir *d)
 {
 	sml_link_free(&d->link);
 	free(d->echo);
+	if (d->has_near)
+		sml_echo_path_free(&d->near);
+	if (d->has_far)
+		sml_echo_path_free(&d->far);
 }
 
 struct line *line_create(const struct line_cfg *cfg)
@@ -83,6 +97,10 @@ static void deliver(struct line *l, struct dir *d, const int16_t *tx, const int1
 		d->epos = d->epos == l->c.echo_delay ? 0 : d->epos + 1;
 		if (l->echo)
 			v += d->echo[d->epos] * l->echo;
+		if (d->has_near)
+			v += sml_echo_path_step(&d->near, own_tx[i]);
+		if (d->has_far)
+			v += sml_echo_path_step(&d->far, own_tx[i]);
 		if (l->noise)
 			v += l->noise * t_gauss(&l->c.seed);
 		rx[i] = t_sat16(v);

@@ -11,6 +11,20 @@ struct line_cfg {
 	int delay;		/* one-way delay, samples (>= 0; the line adds 16 of its own) */
 	double ppm;		/* B's sample clock runs this much faster than A's */
 	uint64_t seed;
+	/*
+	 * Echo paths of each end's own signal into its own receiver
+	 * (tools/line/echopath.h), all off when zero: the near echo through
+	 * the local hybrid, a G.168 model (1..8, 0: none) at hybrid_erl_db; the
+	 * far echo far_echo_db below the signal sent (0: none), through the
+	 * G.168 model far_hybrid (0: model 1), far_echo_delay samples of round
+	 * trip, shifted by far_echo_hz.
+	 */
+	int hybrid;
+	double hybrid_erl_db;
+	double far_echo_db;
+	int far_echo_delay;
+	double far_echo_hz;
+	int far_hybrid;
 };
 
 struct line;

@@ -43,13 +43,21 @@ def _kernels_in(boot, mods):
     return out
 
 
+def bundled():
+    """Whether this process runs a piece from a bundle (smlab/bundle.py):
+    its kernels are the bundle's kernel root's only, its base initramfs the
+    bundle's as built on the coordinator."""
+    return bool(os.environ.get("SMODEM_BUNDLE"))
+
+
 def _kernels():
     """{kver: (vmlinuz, modules dir)}: the roots' (the first root wins), and
-    the installed kernels over them."""
+    the installed kernels over them (not in a bundle)."""
     found = {}
     for r in reversed(kernel_roots()):
         found.update(_kernels_in(r, os.path.join(r, "lib", "modules")))
-    found.update(_kernels_in("/boot", "/lib/modules"))
+    if not bundled():
+        found.update(_kernels_in("/boot", "/lib/modules"))
     return found
 
 
@@ -305,6 +313,10 @@ def base_initramfs(kver, progress=None):
     """Path of the cached base image for kver, rebuilt when inputs change."""
     d = BUILD / "initramfs" / kver
     img, keyf = d / "base.cpio", d / "base.key"
+    if bundled():
+        # the coordinator's, by digest: its inputs (busybox, trace-cmd and
+        # their libraries) need not be on this machine
+        return img
     tools = build_guest_tools(progress)
     with _locked(d / ".lock"):
         key = _key(kver)

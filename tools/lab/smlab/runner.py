@@ -15,6 +15,10 @@ returning its failures cannot put one into the record.  A "host" entry of
 the dict (wall times, the host's load) is stored apart from the figures:
 two machines' records of one plan differ there and nowhere else.
 
+On Dask, a piece carries its kernel's bundle's digest (smlab/bundle.py):
+a worker without the coordinator's files asks for the bundle once
+(NeedBundle), keeps it by digest and runs the piece from it.
+
 The record is a JSON-lines file, a line per piece: {schema, key, kind,
 kernel, digest, figures, host}.  A line is appended in one write and
 synced, so a run killed at any point leaves whole lines and at most one
@@ -74,6 +78,11 @@ def digest(*parts):
 
 class PieceFailed(Exception):
     """run_piece's way to say a piece failed (its reason in the message)."""
+
+
+class NeedBundle(Exception):
+    """A worker's word that it has not got the piece's bundle (smlab/bundle.py):
+    the piece is sent again with it, which is no try of the piece."""
 
 
 class Record:
@@ -193,9 +202,11 @@ def run(pieces, run_piece, record, dig, jobs=1, retries=1, scheduler=None, say=N
     function of the piece), JOBS at a time here, or on scheduler's workers
     (a Dask scheduler's address, or a distributed Client or cluster);
     a failed piece is tried again up to retries times, then reported
-    missing.  on_result(piece, figures) is called in the coordinator as each
-    piece is stored; tick(running pieces) every tick_s seconds in which none
-    ended (a tool's own word on how far its guests are).  Returns a Report."""
+    missing.  scheduler "slurm:N" asks Slurm for N jobs of `jobs` workers
+    each (smlab/slurm.py).  on_result(piece, figures) is called in the
+    coordinator as each piece is stored; tick(running pieces) every tick_s
+    seconds in which none ended (a tool's own word on how far its guests
+    are).  Returns a Report."""
     say = say or (lambda m: print(m, file=sys.stderr, flush=True))
     record = record if isinstance(record, Record) else Record(record)
     keys = [p.key for p in pieces]
@@ -218,13 +229,14 @@ def run(pieces, run_piece, record, dig, jobs=1, retries=1, scheduler=None, say=N
     if not todo:
         prog.line()
         return rep
-    engine = _Dask(scheduler) if scheduler is not None else _Local(jobs)
+    engine = _Dask(scheduler, todo, run_piece, jobs) if scheduler is not None else _Local(jobs)
     try:
         pending = {}
 
-        def submit(p):
-            rep.attempts[p.key] = rep.attempts.get(p.key, 0) + 1
-            pending[engine.submit(run_piece, p)] = p
+        def submit(p, bundle=False):
+            if not bundle:
+                rep.attempts[p.key] = rep.attempts.get(p.key, 0) + 1
+            pending[engine.submit(run_piece, p, bundle)] = p
             prog.running += 1
 
         for p in todo:
@@ -240,6 +252,9 @@ def run(pieces, run_piece, record, dig, jobs=1, retries=1, scheduler=None, say=N
             try:
                 out = fut.result()
                 why = _failure(out)
+            except NeedBundle:
+                submit(p, bundle=True)
+                continue
             except Exception as e:  # noqa: BLE001: any failure of a piece is its own
                 out, why = None, "%s: %s" % (type(e).__name__, e)
             if why is None:
@@ -275,7 +290,7 @@ class _Local:
     def __init__(self, jobs):
         self.pool = cf.ThreadPoolExecutor(max_workers=max(1, jobs))
 
-    def submit(self, fn, piece):
+    def submit(self, fn, piece, bundle=False):
         return self.pool.submit(_call, fn, piece)
 
     @staticmethod
@@ -287,22 +302,70 @@ class _Local:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _call_remote(module, name, piece, ref, data):
+    """On a Dask worker: the piece from the coordinator's paths if this
+    worker shares them, else from its bundle (NeedBundle if this machine
+    has not got it and data, the bundle's tar, was not sent).  The function
+    goes by its module's name: a worker that runs pieces from bundles need
+    not have the module."""
+    import importlib
+    from . import bundle
+    if bundle.shared(ref):
+        return _call(getattr(importlib.import_module(module), name), piece)
+    if data is None and not bundle.have(ref):
+        raise NeedBundle(ref.digest)
+    t0 = time.monotonic()
+    try:
+        out, notes = bundle.run((module, name), piece, ref, data)
+    except bundle.Refused as e:
+        raise PieceFailed("refused by %s: %s" % (os.uname().nodename, e)) from None
+    if isinstance(out, dict):
+        out = dict(out, host=dict(out.get("host") or {}, **notes,
+                                  piece_wall_s=round(time.monotonic() - t0, 3)))
+    return out
+
+
 class _Dask:
     """A Dask scheduler's workers.  A worker that dies mid-piece loses
     nothing: the scheduler gives the piece to another (a piece whose
-    workers keep dying is a failure, retried like any other)."""
+    workers keep dying is a failure, retried like any other).  Each piece
+    carries a reference to its kernel's bundle (smlab/bundle.py); the
+    bundle itself goes to a worker that asks for it."""
 
-    def __init__(self, scheduler):
+    def __init__(self, scheduler, pieces=(), fn=None, jobs=None):
         from distributed import Client
+        if isinstance(scheduler, str) and scheduler.startswith("slurm"):
+            from . import slurm
+            scheduler = slurm.client(scheduler, jobs)
         if isinstance(scheduler, Client):
-            self.client, self.own = scheduler, False
+            # a Slurm cluster's client is the runner's own, to close
+            self.client = scheduler
+            self.own = getattr(scheduler, "_smlab_cluster", None) is not None
         else:
             self.client, self.own = Client(scheduler), True
         publish(self.client)
+        self.bundles, self.sent = {}, {}
+        if fn is not None and os.environ.get("SMLAB_NO_BUNDLES", "") in ("", "0"):
+            from . import bundle
+            by = {}
+            for p in pieces:
+                by.setdefault(p.kernel, []).append(p)
+            for k, ps in by.items():
+                self.bundles[k] = bundle.Bundle(k, ps, fn)
 
-    def submit(self, fn, piece):
+    def submit(self, fn, piece, with_bundle=False):
+        b = self.bundles.get(piece.kernel)
+        data = None
+        if with_bundle and b is not None:
+            if b.ref.digest not in self.sent:
+                # to one worker; the others fetch it from there
+                self.sent[b.ref.digest] = self.client.scatter(b.tar(), hash=False)
+            data = self.sent[b.ref.digest]
         # pure=False: a retry is a new task, never the failed one's result
-        return self.client.submit(_call, fn, piece, pure=False)
+        if b is None:
+            return self.client.submit(_call, fn, piece, pure=False)
+        return self.client.submit(_call_remote, b.ref.module, fn.__name__, piece, b.ref, data,
+                                  pure=False)
 
     @staticmethod
     def next_done(futs, timeout=None):
@@ -314,8 +377,13 @@ class _Dask:
         return next(iter(done)) if done else None
 
     def close(self):
+        for f in self.sent.values():
+            f.release()
         if self.own:
             self.client.close()
+            cluster = getattr(self.client, "_smlab_cluster", None)
+            if cluster is not None:
+                cluster.close()
 
 
 # -- what a worker must share with the coordinator ----------------------------

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private to dsp/: the state behind <smdsp/v32bis.h> (v32bis_tx.c,
+ * v32bis_rx.c), for the blocks that embed it by value.
+ */
+#ifndef SMDSP_PRIVATE_V32BIS_H
+#define SMDSP_PRIVATE_V32BIS_H
+
+#include <smdsp/v32bis.h>
+#include <smdsp/private/qam.h>
+#include <smdsp/private/trellis.h>
+#include <smdsp/private/viterbi.h>
+#include <smdsp/private/eq.h>
+
+#define SMDSP_V32BIS_QUEUE 8
+#define SMDSP_V32BIS_TRN_AC 256		/* TRN's first symbols: A and C only */
+#define SMDSP_V32BIS_SBAR_LEN 16
+#define SMDSP_V32BIS_B1_LEN 128
+
+struct smdsp_v32bis_seg {
+	uint8_t sig;		/* enum smdsp_v32bis_sig */
+	uint16_t arg;
+	uint32_t syms;		/* 0: open-ended */
+};
+
+struct smdsp_v32bis_tx {
+	struct smdsp_qam_tx qt;
+	bool caller;
+	int level_dbm0_10;
+	struct smdsp_v32bis_seg cur;
+	uint32_t cur_sent;	/* symbols of cur sent */
+	struct smdsp_v32bis_seg queue[SMDSP_V32BIS_QUEUE];
+	unsigned int qhead;
+	unsigned int qlen;
+	uint32_t scr;
+	unsigned int quad;	/* the last 4800 bit/s point: 0 A, 1 B, 2 C, 3 D */
+	unsigned int rate;	/* bit/s of B1 and the data */
+	unsigned int bits;	/* data bits per symbol */
+	const int8_t (*points)[2];
+	struct smdsp_trellis_enc enc;
+	uint32_t symbols;
+};
+
+struct smdsp_v32bis_rx {
+	struct smdsp_qam_rx q;
+	bool caller;
+	unsigned int stage;
+	unsigned int rate;
+	unsigned int bits;
+	const int8_t (*points)[2];
+	unsigned int npoints;
+	struct smdsp_viterbi vit;
+	uint32_t scr;
+	unsigned int quad;	/* the last 4800 bit/s point decided */
+	unsigned int diff;	/* the trellis differential decoder's Y2 Y1 */
+	uint16_t win;		/* the last 16 bits of the 4800 bit/s stream, newest in bit 15 */
+	uint16_t cand;		/* a rate word seen once */
+	uint16_t rword;
+	unsigned int wbits;	/* bits since the word boundary candidate */
+	uint32_t abab_err;
+	uint32_t trn_hist;	/* TRN's line bits, the newest in bit 0 */
+	unsigned int trn_run;	/* symbols running as TRN's recurrence predicts */
+	unsigned int trn_miss;
+	bool trn_lock;		/* the predictions train the equalizer */
+	unsigned int eq_skip;
+	unsigned int ones_errs;
+	unsigned int ones_bits;
+};
+
+int smdsp_v32bis_tx_init(struct smdsp_v32bis_tx *s, bool caller, int level_dbm0_10,
+			 smdsp_get_bit_fn get_bit, smdsp_status_fn status_fn, void *user);
+int smdsp_v32bis_rx_init(struct smdsp_v32bis_rx *s, bool caller, smdsp_put_bit_fn put_bit,
+			 smdsp_status_fn status_fn, void *user);
+/* The next symbol of the transmitter, in units of the constellation (white-box tests). */
+void smdsp_v32bis_tx_symbol(struct smdsp_v32bis_tx *s, int *re, int *im);
+
+/* Tones and phase reversals on 5 ms blocks (40 samples: 1800 Hz and 600 Hz have whole periods). */
+#define SMDSP_V32BIS_BLK 40
+
+struct smdsp_v32bis_tonedet {
+	int16_t c1800[SMDSP_V32BIS_BLK], s1800[SMDSP_V32BIS_BLK];
+	int16_t c600[SMDSP_V32BIS_BLK], s600[SMDSP_V32BIS_BLK];
+	unsigned int i;
+	int64_t a_re, a_im, b_re, b_im;	/* this block's sums at 1800 and 600 Hz */
+	uint64_t pow;
+	int32_t z[2][3][2];	/* [1800, 600][the last three blocks][re, im] */
+	bool on[2][3];
+	unsigned int run[2];	/* blocks running with the tone */
+	unsigned int rev[2];	/* reversals seen */
+	unsigned int hold[2];	/* blocks before another can count */
+	unsigned int off;	/* blocks running without either tone */
+};
+
+struct smdsp_v32bis {
+	struct smdsp_v32bis_tx tx;
+	struct smdsp_v32bis_rx rx;
+	struct smdsp_v32bis_tonedet td;
+	struct smdsp_v32bis_config cfg;
+	unsigned int state;
+	uint32_t now;		/* samples since the start */
+	uint32_t t0;		/* when the measured interval began */
+	int rtd;
+	unsigned int far;	/* the rates the far end offered */
+	unsigned int rate;
+	int snr_10;
+	bool rx_trained;
+	uint32_t start;		/* when this start-up (or retrain) began */
+	unsigned int low;	/* blocks of data with the SNR too low for the rate */
+	unsigned int retrains;
+};
+
+int smdsp_v32bis_init(struct smdsp_v32bis *s, const struct smdsp_v32bis_config *c);
+
+#endif /* SMDSP_PRIVATE_V32BIS_H */

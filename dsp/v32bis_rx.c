@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * V.32bis (and V.32) demodulator: one direction of the duplex modem, from S
+ * to the data.
+ *
+ * The front end, the Gardner loop, the carrier detector and AGC, the
+ * equalizer and the carrier loop are V.17's (qam.c, eq.c: the same carrier,
+ * baud and pulse), and so are the acquisition on an A/B alternation and its
+ * end: S alternates A and B as V.17's first training segment does, and
+ * S-bar's first point, C, comes where A was due, as V.17's segment 2 does.
+ * The 16 symbols of S-bar (C, D) go on tracking. TRN follows and trains
+ * the equalizer on decisions: its first 256 symbols are A or C, the rest
+ * any of the four points, and there the decisions unlike what TRN's
+ * recurrence predicts are left out (TRN is scrambled ones: trn_ref()). S
+ * gives the clock loop nothing (its T/2 samples are alike at any phase):
+ * TRN's first symbols find it.
+ *
+ * From TRN on, every symbol's point also gives two bits at 4800 bit/s (the
+ * quarter turns from the last point, V.32's 00 +90, 01 0, 10 +180, 11 +270
+ * degrees, descrambled by the far end's polynomial: GPA for the caller's
+ * receiver, GPC for the answerer's), and a window of the last 16 looks for
+ * a rate word (B0-B3 0000, B7, B11, B15 1: smdsp_v32bis_rword_rates()).
+ * TRN's points are not differentially coded: what it gives is noise to the
+ * window, which a rate word must match twice, 16 bits apart, to count. E
+ * (B0-B3 1111) after that, on a boundary of the words, names the rate; B1
+ * follows at once: at 4800 bit/s on the four points, at 7200 to 14400
+ * through the Viterbi decoder (viterbi.c, started in any state) and the
+ * differential decoder. The first 64 of B1's 128 symbols of scrambled ones
+ * must come out as ones (under 10 % wrong) for the receiver to be trained;
+ * the data follows, the equalizer moving every fourth symbol as in V.17.
+ *
+ * The receiver follows one training: its user (the start-up's controller)
+ * resets it before each S it expects, so that neither the carrier
+ * detector's memory of the tones before nor an earlier training's loops
+ * get in the way.
+ */
+#include <smdsp/private/v32bis.h>
+#include <smdsp/private/v17.h>	/* the points */
+#include <smdsp/private/v29.h>	/* the matched filter */
+
+#define U SMDSP_V32BIS_UNIT
+#define PNORM (40 * U * U)	/* every constellation's mean square */
+#define AGC_SYMS 16
+#define ACQ_END (SMDSP_QAM_ACQ_SKIP + SMDSP_QAM_ACQ_LEN)
+#define ABAB_MIN 8
+#define ABAB_MAX 288		/* S is 256 symbols */
+#define ABAB_ERR_MAX ((PNORM >> 10) / 2)
+#define EQ_LEN 24
+#define EQ_CENTRE 8
+#define DATA_EQ_EVERY 4
+#define DATA_EQ_MU 5
+/*
+ * The clock loop's integrator through the training: slow (V.17's 17 let it
+ * wander on a real modem's recording, doc/v32bis.md: its TRN then left the
+ * equalizer unconverged at five of eight input levels; 22 to 26 trained at
+ * all eight). The data's loop learns the clock offset.
+ */
+#define TRAIN_TED_INT 24
+/*
+ * The carrier loop's integrator on TRN: V.17's for its first 512 symbols,
+ * then 16 times slower: the frequency it leaves to the data was off by up
+ * to 0.8 Hz on a line without offset at 18-21 dB of SNR, and B1 came out as
+ * noise (4 of 16 trainings at 14400/21 dB and 12000/18 dB; now 1 of 48)
+ */
+#define TRN_FAST 512
+#define TRN_ISHIFT 11
+#define DATA_TED_SHIFT 12
+#define DATA_TED_INT 20
+#define DATA_TED_FRAC 6
+#define TRN_MAX 8192		/* V.32: TRN lasts 1280 to 8192 symbols */
+#define R_MAX 4800		/* a rate word's repetitions and the wait for E */
+/*
+ * B1's symbols checked: 64 of its 128 (a real modem's answerer was heard
+ * to change from ones to its data about 110 symbols after E);
+ * the rest go to the user as data (ones, an idle line).
+ */
+#define B1_CHECK 64
+
+enum { ST_ACQ, ST_ABAB, ST_SBAR, ST_TRN, ST_R, ST_B1, ST_DATA };
+
+static void acquire(void *modem)
+{
+	struct smdsp_v32bis_rx *s = modem;
+
+	smdsp_qam_rx_acquire(&s->q, 10, TRAIN_TED_INT);
+	smdsp_eq_init(&s->q.eq, EQ_LEN, EQ_CENTRE, 5);
+	s->q.car_freq = 0;
+	s->stage = ST_ACQ;
+	s->rate = 0;
+	s->rword = 0;
+	s->cand = 0;
+}
+
+int smdsp_v32bis_rx_init(struct smdsp_v32bis_rx *s, bool caller, smdsp_put_bit_fn put_bit,
+			 smdsp_status_fn status_fn, void *user)
+{
+	memset(s, 0, sizeof(*s));
+	s->caller = caller;
+	smdsp_qam_rx_init(&s->q, 1800000, SMDSP_V17_CAR_PERIOD, put_bit, status_fn, user);
+	s->q.pnorm = PNORM;
+	/* as V.17's: S's T/2 samples have 3/4 of the symbols' mean square */
+	smdsp_qam_det_init(&s->q.det, smdsp_dbm0_to_power(-430) * 5 / 4,
+			   smdsp_dbm0_to_power(-480) * 5 / 4, 2 * AGC_SYMS, 4, 3,
+			   smdsp_isqrt64(PNORM));
+	s->q.det.slow = true;
+	s->q.fe.mf = smdsp_v29_rx_rrc;
+	s->q.fe.half_t = SMDSP_QAM_TUNIT * 5 / 3;
+	acquire(s);
+	return 0;
+}
+
+struct smdsp_v32bis_rx *smdsp_v32bis_rx_create(bool caller, smdsp_put_bit_fn put_bit,
+					       smdsp_status_fn status_fn, void *user)
+{
+	struct smdsp_v32bis_rx *s = smdsp_alloc(sizeof(*s));
+
+	if (s)
+		smdsp_v32bis_rx_init(s, caller, put_bit, status_fn, user);
+	return s;
+}
+
+void smdsp_v32bis_rx_free(struct smdsp_v32bis_rx *s)
+{
+	smdsp_free(s);
+}
+
+void smdsp_v32bis_rx_reset(struct smdsp_v32bis_rx *s)
+{
+	smdsp_v32bis_rx_init(s, s->caller, s->q.put_bit, s->q.status_fn, s->q.user);
+}
+
+enum smdsp_v32bis_rx_state smdsp_v32bis_rx_state(const struct smdsp_v32bis_rx *s)
+{
+	static const uint8_t map[] = {
+		[ST_ACQ] = SMDSP_V32BIS_RX_IDLE, [ST_ABAB] = SMDSP_V32BIS_RX_S,
+		[ST_SBAR] = SMDSP_V32BIS_RX_SBAR, [ST_TRN] = SMDSP_V32BIS_RX_TRN,
+		[ST_R] = SMDSP_V32BIS_RX_R, [ST_B1] = SMDSP_V32BIS_RX_B1,
+		[ST_DATA] = SMDSP_V32BIS_RX_DATA,
+	};
+
+	return (enum smdsp_v32bis_rx_state)map[s->stage];
+}
+
+uint16_t smdsp_v32bis_rx_rword(const struct smdsp_v32bis_rx *s)
+{
+	return s->rword;
+}
+
+unsigned int smdsp_v32bis_rx_rate(const struct smdsp_v32bis_rx *s)
+{
+	return s->rate;
+}
+
+bool smdsp_v32bis_rx_trained(const struct smdsp_v32bis_rx *s)
+{
+	return s->q.trained;
+}
+
+int smdsp_v32bis_rx_snr_10(const struct smdsp_v32bis_rx *s)
+{
+	/* 10 log10(mean square / mse), log2 by the top bit and a linear fraction */
+	uint64_t r = smdsp_div_u64((uint64_t)(PNORM >> 10) << 16, s->q.mse > 0 ? (uint32_t)s->q.mse : 1);
+	int top = 63, l2;
+
+	if (!r)
+		return -160;
+	while (!(r >> top))
+		top--;
+	l2 = top * 256 + (int)(top >= 8 ? (r >> (top - 8)) & 255 : (r << (8 - top)) & 255) - 16 * 256;
+	return l2 * 30103 / 256000;
+}
+
+/* |z - d|^2, units^2 >> 10, at most 2^22 */
+static uint32_t sq_err(struct smdsp_cplx z, const int8_t *d)
+{
+	int64_t er = (int64_t)d[0] * U - z.re, ei = (int64_t)d[1] * U - z.im;
+	uint64_t e = ((uint64_t)(er * er) + (uint64_t)(ei * ei)) >> 10;
+
+	return e < (1U << 22) ? (uint32_t)e : 1U << 22;
+}
+
+static void track(struct smdsp_v32bis_rx *s, struct smdsp_cplx z, const int8_t *d, bool eq,
+		  int pshift, int ishift)
+{
+	smdsp_qam_rx_track(&s->q, z, d[0] * U, d[1] * U, eq, pshift, ishift);
+}
+
+/* The nearest of A, B, C, D (0..3); only A or C if ac. */
+static unsigned int decide4(struct smdsp_cplx z, bool ac)
+{
+	unsigned int k, best = 0;
+	int64_t bv = 0, v;
+
+	for (k = 0; k < 4; k += ac ? 2 : 1) {
+		v = (int64_t)z.re * smdsp_v17_abcd[k][0] + (int64_t)z.im * smdsp_v17_abcd[k][1];
+		if (!k || v > bv) {
+			bv = v;
+			best = k;
+		}
+	}
+	return best;
+}
+
+static int descr(struct smdsp_v32bis_rx *s, int bit)
+{
+	/* the far end's scrambler: the answerer hears the caller's GPC */
+	return smdsp_v32bis_descramble(&s->scr, bit, !s->caller);
+}
+
+/* A point at 4800 bit/s: the two line bits its quarter turns give, Q1 in bit 0. */
+static unsigned int quad_turn(struct smdsp_v32bis_rx *s, unsigned int k)
+{
+	/* turn 0: Q1 Q2 = 01, 1: 00, 2: 10, 3: 11 */
+	static const uint8_t q[4] = { 2, 0, 1, 3 };
+	unsigned int t = q[(k - s->quad) & 3];
+
+	s->quad = k;
+	return t;
+}
+
+/* The same, descrambled. */
+static unsigned int quad_bits(struct smdsp_v32bis_rx *s, unsigned int k)
+{
+	unsigned int t = quad_turn(s, k), b1 = (unsigned int)descr(s, (int)(t & 1));
+
+	return b1 | ((unsigned int)descr(s, (int)(t >> 1)) << 1);
+}
+
+/*
+ * TRN's point after its first 256 symbols, as predicted. TRN is scrambled
+ * ones: each line bit is 1 ^ the far scrambler's taps on the line bits
+ * before it. Once 24 symbols running were decided as that recurrence
+ * predicts, a decision unlike the prediction (the untrained equalizer's
+ * error, or R begun) does not move the equalizer; 8 more misses than hits
+ * (R, or a false lock) and the decisions alone rule again.
+ */
+static unsigned int trn_ref(struct smdsp_v32bis_rx *s, unsigned int k)
+{
+	static const uint8_t pt[4] = { 0, 1, 3, 2 };	/* line bits 00 A, 01 B, 10 D, 11 C */
+	int tap = s->caller ? 4 : 17;	/* the far end's: GPA x^-5, GPC x^-18 */
+	unsigned int i, p = 0, dec = (k == 2 || k == 3) << 1 | (k == 1 || k == 2), use;
+
+	for (i = 0; i < 2; i++) {
+		unsigned int b = 1 ^ ((s->trn_hist >> tap) & 1) ^ ((s->trn_hist >> 22) & 1);
+
+		p = (p << 1) | b;
+		s->trn_hist = (s->trn_hist << 1) | ((s->trn_lock ? p : dec >> (1 - i)) & 1);
+	}
+	if (p == dec) {
+		if (s->trn_lock) {
+			if (s->trn_miss)
+				s->trn_miss--;
+		} else if (++s->trn_run >= 24) {
+			s->trn_lock = true;
+			s->trn_miss = 0;
+		}
+	} else {
+		s->trn_run = 0;
+		if (s->trn_lock && ++s->trn_miss > 8)
+			s->trn_lock = false;
+	}
+	use = s->trn_lock ? p : dec;
+	return pt[use];
+}
+
+static void start_b1(struct smdsp_v32bis_rx *s, unsigned int rate)
+{
+	struct smdsp_qam_rx *q = &s->q;
+
+	s->rate = rate;
+	s->bits = rate / 2400;
+	s->stage = ST_B1;
+	q->symbols = 0;
+	s->ones_errs = 0;
+	s->ones_bits = 0;
+	s->diff = 0;
+	if (rate != 4800) {
+		s->points = smdsp_v17_points(rate, &s->npoints);
+		smdsp_viterbi_init(&s->vit, s->points[0], s->npoints, U, SMDSP_VITERBI_DEPTH, -1);
+	}
+	q->eq.mu_shift = DATA_EQ_MU;
+	s->eq_skip = 0;
+	q->ted.shift = DATA_TED_SHIFT;
+	q->ted.int_shift = DATA_TED_INT;
+	q->ted.frac = DATA_TED_FRAC;
+}
+
+/* The rate words in the 4800 bit/s stream of TRN, R and E. */
+static void word_bits(struct smdsp_v32bis_rx *s, unsigned int b)
+{
+	int rates;
+	bool e;
+
+	s->win = (uint16_t)((s->win >> 2) | (b << 14));
+	s->wbits += 2;
+	rates = smdsp_v32bis_rword_rates(s->win, &e);
+	if (rates < 0)
+		return;
+	if (e) {
+		/*
+		 * on the rate words' boundaries only: the end of R and the
+		 * start of E can look like an E word
+		 */
+		if (s->stage == ST_R && !(s->wbits & 15) && smdsp_v32bis_best((unsigned int)rates))
+			start_b1(s, smdsp_v32bis_best((unsigned int)rates));
+		return;
+	}
+	if (rates && s->win == s->cand && s->wbits == 16) {
+		s->rword = s->win;
+		if (s->stage == ST_TRN) {
+			s->stage = ST_R;
+			s->q.symbols = 0;
+		}
+	}
+	s->cand = s->win;
+	s->wbits = 0;
+}
+
+/* B1 and the data: bits descrambled, B1's compared with ones, the data's to the user. */
+static void deliver(struct smdsp_v32bis_rx *s, unsigned int q)
+{
+	struct smdsp_qam_rx *qr = &s->q;
+	unsigned int i;
+	int b;
+
+	for (i = 0; i < s->bits; i++) {
+		b = descr(s, (int)(q >> i) & 1);
+		if (s->stage == ST_B1) {
+			s->ones_bits++;
+			s->ones_errs += !b;
+		} else if (qr->put_bit) {
+			qr->put_bit(qr->user, b);
+		}
+	}
+	if (s->stage == ST_B1 && ++qr->symbols == B1_CHECK) {
+		qr->trained = s->ones_errs * 10 <= s->ones_bits;
+		if (!qr->trained) {
+			smdsp_qam_rx_status(qr, SMDSP_STATUS_TRAINING_FAILED);
+			smdsp_qam_det_agc_restart(&qr->det);
+			acquire(s);
+			return;
+		}
+		s->stage = ST_DATA;
+		smdsp_qam_rx_status(qr, SMDSP_STATUS_TRAINED);
+	}
+}
+
+static void data_symbol(struct smdsp_v32bis_rx *s, struct smdsp_cplx z)
+{
+	unsigned int k;
+	int code;
+
+	s->eq_skip = s->eq_skip ? s->eq_skip - 1 : DATA_EQ_EVERY - 1;
+	if (s->rate == 4800) {
+		k = decide4(z, false);
+		track(s, z, smdsp_v17_abcd[k], !s->eq_skip, 4, 11);
+		deliver(s, quad_turn(s, k));
+		return;
+	}
+	code = smdsp_viterbi_step(&s->vit, z.re, z.im);
+	track(s, z, s->points[s->vit.hard], !s->eq_skip, 4, 11);
+	if (code >= 0)
+		deliver(s, smdsp_trellis_diff_decode(&s->diff, (unsigned int)code));
+}
+
+static void symbol(struct smdsp_v32bis_rx *s)
+{
+	struct smdsp_qam_rx *q = &s->q;
+	struct smdsp_cplx z = smdsp_qam_rx_symbol(q);
+	unsigned int k;
+	const int8_t *d;
+	bool ac, upd;
+
+	switch (s->stage) {
+	case ST_ACQ:
+		if (smdsp_qam_rx_acq_symbol(q, z, smdsp_v17_abcd[0], true)) {
+			s->stage = ST_ABAB;
+			s->abab_err = 0;
+		}
+		break;
+	case ST_ABAB:
+		k = smdsp_qam_rx_b_due(q);
+		d = smdsp_v17_abcd[k];
+		if (!k && q->symbols >= ACQ_END + ABAB_MIN &&
+		    (int64_t)z.re * d[0] + (int64_t)z.im * d[1] < 0) {
+			/* S-bar's C where A was due; unless S was not followed closely */
+			if (s->abab_err > ABAB_ERR_MAX * (q->symbols - ACQ_END)) {
+				acquire(s);
+				break;
+			}
+			s->stage = ST_SBAR;
+			q->symbols = 1;
+			track(s, z, smdsp_v17_abcd[2], true, 2, 7);
+			break;
+		}
+		if (++q->symbols > ABAB_MAX) {
+			acquire(s);
+			break;
+		}
+		s->abab_err += sq_err(z, d);
+		track(s, z, d, false, 2, 7);
+		break;
+	case ST_SBAR:
+		track(s, z, smdsp_v17_abcd[2 + (q->symbols & 1)], true, 2, 7);
+		if (++q->symbols == SMDSP_V32BIS_SBAR_LEN) {
+			s->stage = ST_TRN;
+			q->symbols = 0;
+			s->quad = 3;	/* S-bar's last point, D */
+			s->win = 0;
+			s->wbits = 0;
+			s->cand = 0;
+			s->trn_hist = 0;
+			s->trn_run = 0;
+			s->trn_miss = 0;
+			s->trn_lock = false;
+		}
+		break;
+	case ST_TRN:
+	case ST_R:
+		ac = s->stage == ST_TRN && q->symbols < SMDSP_V32BIS_TRN_AC;
+		k = decide4(z, ac);
+		upd = true;
+		if (s->stage == ST_TRN && !ac && trn_ref(s, k) != k)
+			upd = false;
+		/* the carrier's frequency: fast at first, then quieter for the data */
+		track(s, z, smdsp_v17_abcd[k], upd, 2,
+		      s->stage == ST_TRN && q->symbols < TRN_FAST ? 7 : TRN_ISHIFT);
+		word_bits(s, quad_bits(s, k));
+		if (s->stage <= ST_R && ++q->symbols > (s->stage == ST_TRN ? TRN_MAX : R_MAX)) {
+			smdsp_qam_rx_status(q, SMDSP_STATUS_TRAINING_FAILED);
+			acquire(s);
+		}
+		break;
+	case ST_B1:
+	case ST_DATA:
+		data_symbol(s, z);
+		break;
+	}
+}
+
+static void half_baud(void *user, int32_t zr, int32_t zi)
+{
+	struct smdsp_v32bis_rx *s = user;
+
+	if (smdsp_qam_rx_half(&s->q, zr, zi, s->stage >= ST_B1, acquire, s))
+		symbol(s);
+}
+
+void smdsp_v32bis_rx_process(struct smdsp_v32bis_rx *s, const int16_t *x, unsigned int n)
+{
+	smdsp_qam_rx_front_process(&s->q.fe, x, n, half_baud, s);
+}
+
+int smdsp_v32bis_rx_print(const struct smdsp_v32bis_rx *s, char *buf, size_t len)
+{
+	return snprintf(buf, len,
+			"v32bis_rx %s stage=%u rate=%u rword=0x%04x carrier=%d trained=%d symbols=%u mse=%d",
+			s->caller ? "caller" : "answerer", s->stage, s->rate, s->rword,
+			s->q.det.carrier, s->q.trained, s->q.symbols, s->q.mse);
+}

@@ -1,0 +1,31 @@
+/* V.32bis test runs: one direction of our modem (S to the data) over the test line. */
+#ifndef V32EP_H
+#define V32EP_H
+#include <stdint.h>
+
+struct v32run_cfg {
+	unsigned int rate;	/* the rate E selects */
+	unsigned int offer;	/* the rates R offers (SMDSP_V32BIS_*), 0: all */
+	int caller_tx;		/* the caller's transmitter (GPC) to the answerer's receiver, else GPA */
+	int level_dbm0_10;	/* 0: -13 dBm0 */
+	double noise_dbm0;	/* <= -200: none */
+	double loss_db;
+	double ppm;
+	int delay;
+	double seconds;
+	unsigned int trn;	/* TRN symbols, 0: 1280 */
+	uint64_t seed;
+};
+
+struct v32run_res {
+	int trained;
+	unsigned int rate;	/* what the receiver took from E */
+	uint16_t rword;		/* the rate word it saw twice */
+	long bits, errors;	/* PRBS bits checked after sync; a wrong bit counts 3 */
+	double trained_s;	/* when it was trained (s of line) */
+	int snr_10;
+	int fails;		/* trainings that failed (SMDSP_STATUS_TRAINING_FAILED) */		/* its decisions' SNR estimate at the end */
+};
+
+void v32_run(const struct v32run_cfg *c, struct v32run_res *r);
+#endif

@@ -18,6 +18,7 @@
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/spinlock.h>
+#include <linux/hrtimer.h>
 #include "smodem.h"
 #include "smodem_ring.h"
 #include "smodem_trace.h"
@@ -68,6 +69,10 @@
 #define BD_ENTRIES		32
 #define QUEUE_PERIODS		8
 #define CHANNELS		2
+/* inject_fault order: CIV reads this many descriptors back */
+#define ORDER_BACK		3
+/* inject_fault shared: another device's interrupts this far apart */
+#define SHARED_NS		50000
 
 struct ac97_bd {
 	__le32 addr;
@@ -96,6 +101,9 @@ struct ac97 {
 	struct pci_dev *pci;
 	void __iomem *nam;
 	void __iomem *nabm;
+	/* one handler at a time: the line's, or inject_fault shared's */
+	raw_spinlock_t isr_lock;
+	struct hrtimer shared;	/* inject_fault shared: the other device */
 	raw_spinlock_t lock;	/* the queues; taken in hard IRQ */
 	struct ac97_chan ch[2];	/* PI, PO */
 	u64 tx_cleared;		/* output silenced up to here */
@@ -141,8 +149,12 @@ static void queue_period(struct ac97 *a, struct ac97_chan *c)
 	c->queued_periods++;
 }
 
-/* CIV and PICB read as a pair: retry if the slot changed in between. */
-static u64 chan_pos(struct ac97 *a, struct ac97_chan *c, u8 *civ_out)
+/*
+ * CIV and PICB read as a pair: retry if the slot changed in between.  back:
+ * inject_fault order's CIV, that many descriptors behind the real one.
+ */
+static u64 chan_pos_at(struct ac97 *a, struct ac97_chan *c, u8 *civ_out,
+		       u8 back)
 {
 	u8 civ, civ2;
 	u16 picb;
@@ -153,10 +165,16 @@ static u64 chan_pos(struct ac97 *a, struct ac97_chan *c, u8 *civ_out)
 		picb = ioread16(a->nabm + c->reg + CH_PICB);
 		civ2 = ch_rb(a, c, CH_CIV) % BD_ENTRIES;
 	} while (civ != civ2);
+	civ = (civ + BD_ENTRIES - back) % BD_ENTRIES;
 	if (civ_out)
 		*civ_out = civ;
 	done = c->slot_len[civ] - min_t(u32, picb / CHANNELS, c->slot_len[civ]);
 	return c->slot_abs[civ] + done;
+}
+
+static u64 chan_pos(struct ac97 *a, struct ac97_chan *c, u8 *civ_out)
+{
+	return chan_pos_at(a, c, civ_out, 0);
 }
 
 /* Retire finished periods and keep QUEUE_PERIODS queued ahead. */
@@ -183,6 +201,7 @@ static u64 ac97_position(struct smodem_dev *sd, u64 *tx_pos)
 	if (tx_pos)
 		*tx_pos = chan_pos(a, &a->ch[1], NULL);
 	raw_spin_unlock_irqrestore(&a->lock, flags);
+	smodem_fault_pos(sd, &rx, tx_pos);
 	return rx;
 }
 
@@ -207,17 +226,25 @@ static void tx_clear_played(struct ac97 *a, u64 *cleared, u64 played)
 	*cleared = played;
 }
 
-static irqreturn_t ac97_isr(int irq, void *dev_id)
+/*
+ * The fault injections act on what the handler reads and writes: storm
+ * drops the acknowledgement of the input channel, so that its level
+ * interrupt fires again at once; miss hides a period's completion (BCIS)
+ * from the handler; order reads CIV a few descriptors back.
+ */
+static irqreturn_t ac97_isr_locked(struct ac97 *a)
 {
-	struct ac97 *a = dev_id;
 	struct smodem_dev *sd = a->sd;
 	u64 t0 = ktime_get_ns(), t1, pos[2];
 	u32 sta = ioread32(a->nabm + GLOB_STA);
-	bool period = false;
+	bool period = false, kicked = false;
 	int i;
 
-	if (!(sta & (GS_PIINT | GS_POINT | GS_MINT)))
+	if (!(sta & (GS_PIINT | GS_POINT | GS_MINT))) {
+		/* another device's, or a phantom one's, on a shared line */
+		smodem_fault_seen(sd, SMODEM_FAULT_SHARED, sta);
 		return IRQ_NONE;
+	}
 
 	if (unlikely(sd->stall_ms)) {
 		mdelay(sd->stall_ms);
@@ -228,18 +255,27 @@ static irqreturn_t ac97_isr(int irq, void *dev_id)
 	for (i = 0; i < 2; i++) {
 		struct ac97_chan *c = &a->ch[i];
 		u16 sr = ioread16(a->nabm + c->reg + CH_SR);
-		u8 civ;
+		bool done = c->ioc && (sr & SR_BCIS);
+		u8 civ, back = 0;
 
-		iowrite16(sr & SR_ACK, a->nabm + c->reg + CH_SR);
-		if (c->ioc && (sr & SR_BCIS))
+		if (!(done && smodem_fault_take(sd, SMODEM_FAULT_STORM)))
+			iowrite16(sr & SR_ACK, a->nabm + c->reg + CH_SR);
+		if (done && !smodem_fault_take(sd, SMODEM_FAULT_MISS)) {
 			period = true;
-		pos[i] = chan_pos(a, c, &civ);
+			if (smodem_fault_take(sd, SMODEM_FAULT_ORDER))
+				back = ORDER_BACK;
+		}
+		pos[i] = chan_pos_at(a, c, &civ, back);
 		if ((sr & SR_DCH) && a->running) {
 			/* Writing LVI below restarts a halted channel. */
 			sd->stats.dma_halts++;
 			trace_smodem_dma_halt(sd, c->chan, civ, c->lvi);
 		}
-		refill(a, c, pos[i]);
+		/* an order fault's position is no place to refill from */
+		if (back)
+			refill(a, c, chan_pos(a, c, NULL));
+		else
+			refill(a, c, pos[i]);
 	}
 	tx_clear_played(a, &a->tx_cleared, pos[1]);
 	raw_spin_unlock(&a->lock);
@@ -249,11 +285,93 @@ static irqreturn_t ac97_isr(int irq, void *dev_id)
 		iowrite16(SR_ACK, a->nabm + CH_MC + CH_SR);
 
 	if (period)
-		smodem_irq(sd, pos[0]);
+		kicked = smodem_irq(sd, pos[0]);
 	t1 = ktime_get_ns();
 	smodem_stat_add(&sd->stats.isr_ns, t1 - t0);
 	trace_smodem_isr_exit(sd, t1 - t0);
-	return period && sd->ctx->irq_thread ? IRQ_WAKE_THREAD : IRQ_HANDLED;
+	return kicked && sd->ctx->irq_thread ? IRQ_WAKE_THREAD : IRQ_HANDLED;
+}
+
+static irqreturn_t ac97_isr(int irq, void *dev_id)
+{
+	struct ac97 *a = dev_id;
+	irqreturn_t ret;
+
+	raw_spin_lock(&a->isr_lock);
+	ret = ac97_isr_locked(a);
+	raw_spin_unlock(&a->isr_lock);
+	return ret;
+}
+
+/*
+ * inject_fault shared: another device on the line interrupts between the
+ * periods, and the line's handlers all run; so does this one, in hard IRQ
+ * context as the line's would.  What it finds pending, if anything, it
+ * handles as the line's handler would have.
+ */
+static enum hrtimer_restart ac97_shared_tick(struct hrtimer *t)
+{
+	struct ac97 *a = container_of(t, struct ac97, shared);
+
+	if (!READ_ONCE(a->irq_on) ||
+	    !smodem_fault_take(a->sd, SMODEM_FAULT_SHARED))
+		return HRTIMER_NORESTART;
+	if (ac97_isr(a->pci->irq, a) == IRQ_WAKE_THREAD)
+		irq_wake_thread(a->pci->irq, a);
+	hrtimer_forward_now(t, ns_to_ktime(SHARED_NS));
+	return HRTIMER_RESTART;
+}
+
+/* Both engines running again, as started; the queues are as they were. */
+static void chan_run(struct ac97 *a)
+{
+	ch_wb(a, &a->ch[0], CH_CR, CR_RPBM | CR_IOCE | CR_LVBIE | CR_FEIE);
+	ch_wb(a, &a->ch[1], CH_CR, CR_RPBM | CR_LVBIE | CR_FEIE);
+}
+
+/*
+ * halt: both bus masters stop (RPBM cleared, as a device that gave up
+ * would leave them): no position moves, no interrupt comes; the watchdog
+ * notices.  shared: the other device starts interrupting.
+ */
+static void ac97_inject(struct smodem_dev *sd, int kind)
+{
+	struct ac97 *a = sd->hw_priv;
+	unsigned long flags;
+	int i;
+
+	if (kind == SMODEM_FAULT_SHARED && !hrtimer_active(&a->shared)) {
+		hrtimer_start(&a->shared, ns_to_ktime(SHARED_NS),
+			      HRTIMER_MODE_REL_HARD);
+	} else if (kind == SMODEM_FAULT_HALT) {
+		raw_spin_lock_irqsave(&a->lock, flags);
+		for (i = 0; i < 2; i++)
+			ch_wb(a, &a->ch[i], CH_CR, 0);
+		raw_spin_unlock_irqrestore(&a->lock, flags);
+	}
+}
+
+/*
+ * The watchdog found the engine stopped or silent: whatever stopped it, the
+ * bus masters run again with their interrupts enabled, and LVI written
+ * restarts a channel that halted at its last descriptor.  An armed halt
+ * refuses a restart per count, as a device that does not respond.
+ */
+static void ac97_recover(struct smodem_dev *sd)
+{
+	struct ac97 *a = sd->hw_priv;
+	unsigned long flags;
+	int i;
+
+	if (smodem_fault_take(sd, SMODEM_FAULT_HALT))
+		return;
+	raw_spin_lock_irqsave(&a->lock, flags);
+	if (a->running) {
+		chan_run(a);
+		for (i = 0; i < 2; i++)
+			ch_wb(a, &a->ch[i], CH_LVI, a->ch[i].lvi);
+	}
+	raw_spin_unlock_irqrestore(&a->lock, flags);
 }
 
 static irqreturn_t ac97_irq_thread(int irq, void *dev_id)
@@ -375,11 +493,10 @@ static int ac97_start(struct smodem_dev *sd)
 			goto reset;
 		}
 	}
-	a->irq_on = true;
+	WRITE_ONCE(a->irq_on, true);
 	a->running = true;
 	/* Both engines start together, so their positions stay in step. */
-	ch_wb(a, &a->ch[0], CH_CR, CR_RPBM | CR_IOCE | CR_LVBIE | CR_FEIE);
-	ch_wb(a, &a->ch[1], CH_CR, CR_RPBM | CR_LVBIE | CR_FEIE);
+	chan_run(a);
 	return 0;
 reset:
 	for (i = 0; i < 2; i++)
@@ -396,8 +513,10 @@ static void ac97_stop(struct smodem_dev *sd)
 	for (i = 0; i < 2; i++)
 		ch_wb(a, &a->ch[i], CH_CR, 0);
 	if (a->irq_on) {
+		WRITE_ONCE(a->irq_on, false);
+		/* the other device is gone before the handler is */
+		hrtimer_cancel(&a->shared);
 		free_irq(a->pci->irq, a);
-		a->irq_on = false;
 	}
 	for (i = 0; i < 2; i++)
 		chan_reset(a, &a->ch[i]);
@@ -442,6 +561,9 @@ static int ac97_probe(struct pci_dev *pci, const struct pci_device_id *id)
 	a->nam = pcim_iomap_table(pci)[0];
 	a->nabm = pcim_iomap_table(pci)[1];
 	raw_spin_lock_init(&a->lock);
+	raw_spin_lock_init(&a->isr_lock);
+	hrtimer_init(&a->shared, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	a->shared.function = ac97_shared_tick;
 	a->ch[0] = (struct ac97_chan){ .chan = SMODEM_CHAN_IN, .reg = CH_PI,
 				       .ioc = true };
 	a->ch[1] = (struct ac97_chan){ .chan = SMODEM_CHAN_OUT, .reg = CH_PO };
@@ -531,4 +653,6 @@ const struct smodem_backend_ops smodem_hw_ac97 = {
 	.stop = ac97_stop,
 	.position = ac97_position,
 	.set_period = ac97_set_period,
+	.recover = ac97_recover,
+	.inject = ac97_inject,
 };

@@ -31,6 +31,8 @@
 #define VLINE_WIRE_DELAY	64
 /* DC block: y = x - x' + y' - y' / 2^6, a 20 Hz high-pass at 8 kHz */
 #define VLINE_DC_SHIFT		6
+/* inject_fault storm and shared: the timer's extra fires this far apart */
+#define VLINE_FAULT_NS		20000
 
 struct vline {
 	struct smodem_dev *sd;
@@ -41,6 +43,10 @@ struct vline {
 	u64 moved;		/* frames moved through the line */
 	u64 interval;		/* ns between period interrupts */
 	bool stopping;
+	/* inject_fault, under *lock */
+	bool halted;		/* the engine stands still at halt_pos */
+	u64 halt_pos;
+	u64 due;		/* a period interrupt claims no earlier frame */
 	/* vline_pairs=1, all under *lock: */
 	bool paired;
 	bool running;		/* the engine moves frames */
@@ -55,6 +61,8 @@ static unsigned int vline_count;
 
 static u64 vline_now(struct vline *v)
 {
+	if (unlikely(v->halted))
+		return v->halt_pos;
 	return div_u64((ktime_get_ns() - v->t0) * v->sd->p.rate, NSEC_PER_SEC);
 }
 
@@ -182,14 +190,42 @@ static u64 vline_position(struct smodem_dev *sd, u64 *tx_pos)
 	raw_spin_unlock_irqrestore(v->lock, flags);
 	if (tx_pos)
 		*tx_pos = pos;
+	smodem_fault_pos(sd, &pos, tx_pos);
 	return pos;
 }
 
+/*
+ * order: completions in pairs swapped, the later period reported first,
+ * then the earlier one.
+ */
+static u64 vline_order(struct smodem_dev *sd, u64 pos)
+{
+	u32 n = READ_ONCE(sd->period);
+
+	if (!smodem_fault_take(sd, SMODEM_FAULT_ORDER))
+		return pos;
+	if (atomic_read(&sd->fault.left[SMODEM_FAULT_ORDER]) % 2)
+		return pos + n;
+	return pos - min_t(u64, pos, n);
+}
+
+/*
+ * The engine's "status": a period interrupt claims a period only once the
+ * position has moved on since the last one (a frame; a period tick late by
+ * all but a frame of its period is the only real one that does not, and
+ * the next one has its period); a fire before that is somebody else's, as
+ * on a shared line.  The fault
+ * injections make the timer fire between periods (storm: claiming a
+ * period all the same; shared: not), lose period interrupts (miss), report
+ * an older period's completion (order) or stop the engine (halt, which
+ * raises no interrupt at all).
+ */
 static enum hrtimer_restart vline_tick(struct hrtimer *t)
 {
 	struct vline *v = container_of(t, struct vline, timer);
 	struct smodem_dev *sd = v->sd;
-	u64 t0 = ktime_get_ns(), t1, pos;
+	u64 t0 = ktime_get_ns(), t1, pos, next = READ_ONCE(v->interval);
+	bool storm, foreign, claim, halted;
 
 	if (unlikely(sd->stall_ms)) {
 		mdelay(sd->stall_ms);
@@ -197,15 +233,66 @@ static enum hrtimer_restart vline_tick(struct hrtimer *t)
 	}
 	raw_spin_lock(v->lock);
 	pos = vline_advance(v);
+	halted = v->halted;
 	raw_spin_unlock(v->lock);
-	smodem_irq(sd, pos);
+	storm = smodem_fault_take(sd, SMODEM_FAULT_STORM);
+	foreign = smodem_fault_take(sd, SMODEM_FAULT_SHARED);
+	if (storm || foreign)
+		next = VLINE_FAULT_NS;
+	claim = !halted && (storm || pos >= v->due);
+	if (!claim && !halted)
+		smodem_fault_seen(sd, SMODEM_FAULT_SHARED, pos);
+	if (claim && !smodem_fault_take(sd, SMODEM_FAULT_MISS)) {
+		v->due = pos + 1;
+		smodem_irq(sd, vline_order(sd, pos));
+	} else if (claim) {
+		v->due = pos + 1;
+	}
 	t1 = ktime_get_ns();
 	smodem_stat_add(&sd->stats.isr_ns, t1 - t0);
 	trace_smodem_isr_exit(sd, t1 - t0);
 	if (READ_ONCE(v->stopping))
 		return HRTIMER_NORESTART;
-	hrtimer_forward_now(t, ns_to_ktime(READ_ONCE(v->interval)));
+	hrtimer_forward_now(t, ns_to_ktime(next));
 	return HRTIMER_RESTART;
+}
+
+/* halt: the engine stops where it is (the watchdog notices). */
+static void vline_inject(struct smodem_dev *sd, int kind)
+{
+	struct vline *v = sd->hw_priv;
+	unsigned long flags;
+
+	if (kind != SMODEM_FAULT_HALT)
+		return;
+	raw_spin_lock_irqsave(v->lock, flags);
+	if (!v->halted) {
+		v->halt_pos = vline_advance(v);
+		v->halted = true;
+	}
+	raw_spin_unlock_irqrestore(v->lock, flags);
+}
+
+/*
+ * The watchdog's restart: the engine goes on from where it stopped, the
+ * frames of the time it stood lost.  An armed halt refuses a restart per
+ * count, as a device that does not respond.
+ */
+static void vline_recover(struct smodem_dev *sd)
+{
+	struct vline *v = sd->hw_priv;
+	unsigned long flags;
+	u64 ns;
+
+	if (smodem_fault_take(sd, SMODEM_FAULT_HALT))
+		return;
+	raw_spin_lock_irqsave(v->lock, flags);
+	if (v->halted) {
+		ns = div_u64(v->halt_pos * NSEC_PER_SEC, sd->p.rate);
+		v->t0 = ktime_get_ns() - ns;
+		v->halted = false;
+	}
+	raw_spin_unlock_irqrestore(v->lock, flags);
 }
 
 static void vline_set_period(struct smodem_dev *sd)
@@ -237,6 +324,8 @@ static int vline_start(struct smodem_dev *sd)
 
 	v->interval = smodem_period_ns(sd->p.period, sd->p.rate);
 	v->stopping = false;
+	v->halted = false;
+	v->due = 0;
 	raw_spin_lock_irqsave(v->lock, flags);
 	/* The peer, if running, is brought up to now on the old wiring. */
 	if (v->peer && v->peer->running)
@@ -404,4 +493,6 @@ const struct smodem_backend_ops smodem_hw_vline = {
 	.stop = vline_stop,
 	.position = vline_position,
 	.set_period = vline_set_period,
+	.recover = vline_recover,
+	.inject = vline_inject,
 };

@@ -17,6 +17,7 @@
 #include "smodem_params.h"
 #include "smodem_overrun.h"
 #include "smodem_stolen.h"
+#include "smodem_fault.h"
 
 struct smodem_dev;
 struct smodem_modem;
@@ -40,6 +41,11 @@ struct seq_file;
  *	handler runs on another CPU
  * @set_period: the core changed smodem_dev.period: interrupt once every that
  *	many frames from the next queued period on.  Any context
+ * @recover: NULL, or restart an engine the watchdog found stopped or
+ *	silent (smodem_fault.c); process context, the engine started
+ * @inject: NULL, or act on a fault injection just armed (debugfs,
+ *	smodem_fault.h) that cannot wait for the next interrupt or read;
+ *	process context, the engine started
  *
  * Adding a device type is one of these in a file of its own and an entry
  * in the backends[] table of smodem_main.c.  Its interrupt handler acks the
@@ -56,6 +62,8 @@ struct smodem_backend_ops {
 	void (*stop)(struct smodem_dev *sd);
 	u64 (*position)(struct smodem_dev *sd, u64 *tx_pos);
 	void (*set_period)(struct smodem_dev *sd);
+	void (*recover)(struct smodem_dev *sd);
+	void (*inject)(struct smodem_dev *sd, int kind);
 };
 
 /**
@@ -165,6 +173,8 @@ struct smodem_dev {
 	u64 irq_pos;			/* the position it last read */
 	u64 period_idx;
 	u32 stall_ms;			/* fault injection, debugfs */
+	/* injections, what the module noticed, the watchdog */
+	struct smodem_fault fault;
 
 	/* stats.overruns and .dropped: the interrupt's and the processing's */
 	struct smodem_overrun ovr;
@@ -186,8 +196,12 @@ extern struct smodem_params smodem_p;
 
 /* core: the per-period path (smodem_core.c) */
 
-/* Called by a backend's interrupt with the hardware position it just read. */
-void smodem_irq(struct smodem_dev *sd, u64 hw_pos);
+/*
+ * Called by a backend's interrupt with the hardware position it just read.
+ * Returns whether the context was kicked: false for an interrupt that
+ * brought no new period (a storm) or a position no engine can be at.
+ */
+bool smodem_irq(struct smodem_dev *sd, u64 hw_pos);
 /* Called by a context: processes every complete period, returns how many. */
 unsigned int smodem_run(struct smodem_dev *sd);
 /* The oldest unserved interrupt's age, for wakeup latency; clears it. */

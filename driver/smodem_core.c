@@ -19,6 +19,7 @@
 #include "smodem_modem.h"
 #include "smodem_ring.h"
 #include "smodem_trace.h"
+#include "smodem_link.h"
 
 void smodem_stat_add(struct smodem_stat *s, u64 v)
 {
@@ -35,8 +36,70 @@ static u32 clamp_u32(u64 v)
 	return v > U32_MAX ? U32_MAX : (u32)v;
 }
 
+static u64 frames_in(const struct smodem_dev *sd, u64 ns)
+{
+	return div_u64(ns, NSEC_PER_USEC) * sd->p.rate / USEC_PER_SEC;
+}
+
+/* smodem_pos_judge() in time elapsed, as the fault kind it finds, or -1. */
+static int pos_judge(const struct smodem_dev *sd, u64 pos, u64 last,
+		     u64 since_ns)
+{
+	switch (smodem_pos_judge(pos, last, frames_in(sd, since_ns),
+				 sd->p.ring)) {
+	case SMODEM_POS_BACK:
+		return SMODEM_FAULT_BACK;
+	case SMODEM_POS_JUMP:
+		return SMODEM_FAULT_JUMP;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * Whether an interrupt at hw_pos deserves a kick.  Not when it reports an
+ * older completion than the last one did (descriptors out of order), a
+ * position no engine can be at, or less than a quarter period beyond the
+ * last kick (a storm: whatever it brought, that kick's run has it or the
+ * next period's interrupt will).  Periods it skipped are counted; while a
+ * new period length replaces the queued old ones, either may pace.
+ */
+static bool irq_judge(struct smodem_dev *sd, u64 hw_pos, u64 now)
+{
+	struct smodem_fault *f = &sd->fault;
+	u32 lo = READ_ONCE(sd->period), hi = lo, old = READ_ONCE(f->old_period);
+	u64 adv;
+	int bad, skipped;
+
+	if (READ_ONCE(f->old_left)) {
+		WRITE_ONCE(f->old_left, f->old_left - 1);
+		lo = min(lo, old);
+		hi = max(hi, old);
+	}
+	if (hw_pos < sd->irq_pos) {
+		smodem_fault_seen(sd, SMODEM_FAULT_ORDER, sd->irq_pos - hw_pos);
+		return false;
+	}
+	bad = pos_judge(sd, hw_pos, f->kick_pos, now - f->kick_ns);
+	if (bad == SMODEM_FAULT_JUMP) {
+		smodem_fault_seen(sd, bad, hw_pos);
+		return false;
+	}
+	adv = hw_pos - f->kick_pos;
+	skipped = smodem_irq_skipped(adv, lo, hi);
+	if (skipped < 0) {
+		smodem_fault_seen(sd, SMODEM_FAULT_STORM, adv);
+		return false;
+	}
+	if (skipped)
+		smodem_fault_seen_n(sd, SMODEM_FAULT_MISS, skipped, adv);
+	f->kick_pos = hw_pos;
+	f->kick_ns = now;
+	return true;
+}
+
 /* Hard IRQ: the backend has acked the device and read its position. */
-void smodem_irq(struct smodem_dev *sd, u64 hw_pos)
+bool smodem_irq(struct smodem_dev *sd, u64 hw_pos)
 {
 	u64 now = ktime_get_ns();
 	u64 pending = hw_pos - min(hw_pos, READ_ONCE(sd->sw_pos));
@@ -45,6 +108,8 @@ void smodem_irq(struct smodem_dev *sd, u64 hw_pos)
 
 	sd->stats.irqs++;
 	sd->stats.irq_cpus |= BIT_ULL(raw_smp_processor_id() & 63);
+	if (!irq_judge(sd, hw_pos, now))
+		return false;
 	sd->period_idx++;
 	WRITE_ONCE(sd->irq_pos, hw_pos);
 	if (!READ_ONCE(sd->irq_ns))
@@ -66,6 +131,47 @@ void smodem_irq(struct smodem_dev *sd, u64 hw_pos)
 	    smodem_overrun_seen(&sd->ovr, &sd->stats.overruns))
 		trace_smodem_overrun(sd, pend32, 0);
 	sd->ctx->kick(sd);
+	return true;
+}
+
+/*
+ * The engine's positions as the processing believes them: a read that no
+ * engine can give (pos_judge(), the input's and the output's each against
+ * its own last good one) is counted and replaced by that one, so that one
+ * bad read neither skips the ring (a jump is an overrun) nor moves the
+ * output lead for good (it only grows).  An input engine that gives nothing
+ * else for a second has lost the call: NO CARRIER, once.
+ */
+static u64 hw_read(struct smodem_dev *sd, u64 *tx_out)
+{
+	struct smodem_fault *f = &sd->fault;
+	u64 tx, rx = sd->hw->position(sd, &tx), now = ktime_get_ns();
+	int bad = pos_judge(sd, rx, f->rx_ok, now - f->ok_ns);
+	int tx_bad = pos_judge(sd, tx, f->tx_ok, now - f->tx_ok_ns);
+
+	if (unlikely(tx_bad >= 0)) {
+		smodem_fault_seen(sd, tx_bad, tx);
+	} else {
+		f->tx_ok = tx;
+		f->tx_ok_ns = now;
+	}
+	if (likely(bad < 0)) {
+		f->rx_ok = rx;
+		f->ok_ns = now;
+		f->bad_since_ns = 0;
+		f->bad_gone = false;
+	} else {
+		smodem_fault_seen(sd, bad, rx);
+		if (!f->bad_since_ns)
+			f->bad_since_ns = now;
+		if (now - f->bad_since_ns > NSEC_PER_SEC && !f->bad_gone) {
+			f->bad_gone = true;
+			smodem_fault_seen(sd, SMODEM_FAULT_HANGUP, rx);
+			smodem_link_gone(sd);
+		}
+	}
+	*tx_out = f->tx_ok;
+	return f->rx_ok;
 }
 
 u64 smodem_take_irq_age(struct smodem_dev *sd, u64 now)
@@ -214,6 +320,8 @@ static void period_in(struct smodem_dev *sd, u32 n, u64 tx_hw, s16 *rx,
 	up->pos = sd->sw_pos;
 	up->n = n;
 	rx_copy(sd, rx, sd->sw_pos, n);
+	if (unlikely(READ_ONCE(sd->fault.line_mode)))
+		smodem_fault_line(sd, rx, n);
 	tx_grow(sd, sd->sw_pos, n, tx_hw, up);
 }
 
@@ -233,7 +341,7 @@ static u64 period_out(struct smodem_dev *sd, const struct smodem_upcall *up,
 	 * One position read serves both the output placement and the health
 	 * metric: what is left pending once this period's work is done.
 	 */
-	hw = sd->hw->position(sd, &tx_hw);
+	hw = hw_read(sd, &tx_hw);
 	tx_copy(sd, up->pos, tx, n, hw, tx_hw);
 	WRITE_ONCE(sd->sw_pos, up->pos + n);
 	t1 = ktime_get_ns();
@@ -294,7 +402,7 @@ static u32 next_period(struct smodem_dev *sd, u64 hw)
 
 unsigned int smodem_run(struct smodem_dev *sd)
 {
-	u64 tx_hw, hw = sd->hw->position(sd, &tx_hw);
+	u64 tx_hw, hw = hw_read(sd, &tx_hw);
 	unsigned int done = 0;
 	u32 n, next;
 
@@ -318,7 +426,7 @@ unsigned int smodem_run(struct smodem_dev *sd)
 bool smodem_period_take(struct smodem_dev *sd, s16 *rx,
 			struct smodem_upcall *up)
 {
-	u64 tx_hw, hw = sd->hw->position(sd, &tx_hw);
+	u64 tx_hw, hw = hw_read(sd, &tx_hw);
 	u32 n;
 
 	note_skew(sd, hw, tx_hw, READ_ONCE(sd->period));
@@ -336,7 +444,7 @@ void smodem_period_put(struct smodem_dev *sd, const struct smodem_upcall *up,
 
 	if (up->gap_len) {
 		/* Written after the fact: what was played meanwhile is lost. */
-		sd->hw->position(sd, &tx_hw);
+		hw_read(sd, &tx_hw);
 		tx_place(sd, up->gap_start, fill, up->gap_len, tx_hw);
 	}
 	period_out(sd, up, tx, rx);
@@ -357,6 +465,9 @@ void smodem_set_period(struct smodem_dev *sd, u32 frames)
 		return;
 	sd->stats.period_changes++;
 	trace_smodem_period_change(sd, old, frames);
+	/* the backend's queued periods keep the old length for a while */
+	WRITE_ONCE(sd->fault.old_period, old);
+	WRITE_ONCE(sd->fault.old_left, SMODEM_FAULT_OLD_IRQS);
 	WRITE_ONCE(sd->period, frames);
 	sd->hw->set_period(sd);
 }

@@ -4,7 +4,8 @@
  * people and scripts alike; the modem's own lines, engine_*, come
  * from smodem_modem.c), reset, period (ask for a new period, as a modem
  * phase will), inject_irq_stall_ms (hold the next interrupt handler busy, to
- * prove that a halted DMA engine is detected and recovered).
+ * prove that a halted DMA engine is detected and recovered); inject_fault
+ * and inject_line are smodem_fault.c's.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -64,6 +65,7 @@ static int stats_show(struct seq_file *m, void *unused)
 	show_stat(m, "wake_ns", &s->wake_ns);
 	show_stat(m, "proc_ns", &s->proc_ns);
 	show_stat(m, "resp_ns", &s->resp_ns);
+	smodem_fault_show(sd, m);
 	smodem_stolen_show(sd, m);
 	sd->modem->ops->show(sd->modem, m);
 	return 0;
@@ -160,6 +162,7 @@ void smodem_debugfs_add(struct smodem_dev *sd)
 	debugfs_create_file("period", 0644, sd->dbg, sd, &period_fops);
 	debugfs_create_file_unsafe("inject_irq_stall_ms", 0200, sd->dbg, sd,
 				   &stall_fops);
+	smodem_fault_debugfs(sd, sd->dbg);
 }
 
 void smodem_debugfs_remove(struct smodem_dev *sd)

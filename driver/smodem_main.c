@@ -213,9 +213,11 @@ int smodem_dev_register(struct smodem_dev *sd)
 		goto stop_ctx;
 	trace_smodem_phase(sd, SMDSP_PHASE_ONHOOK, 0);
 	sd->stats.since_ns = ktime_get_ns();
+	smodem_fault_init(sd);
 	err = sd->hw->start(sd);
 	if (err)
 		goto unregister_tty;
+	smodem_fault_start(sd);
 	smodem_debugfs_add(sd);
 	pr_info("smodem: %s: context=%s rate=%u ring=%u period=%u load_us=%u\n",
 		sd->name, sd->ctx->name, sd->p.rate, sd->p.ring, sd->p.period,
@@ -233,6 +235,8 @@ stop_ctx:
 void smodem_dev_unregister(struct smodem_dev *sd)
 {
 	smodem_debugfs_remove(sd);
+	/* No restart of the engine, no report to the tty from the watchdog. */
+	smodem_fault_stop(sd);
 	/* No more interrupts, so no more kicks. */
 	sd->hw->stop(sd);
 	/* Whoever has the port open is hung up. */

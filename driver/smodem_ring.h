@@ -135,4 +135,49 @@ static inline struct smodem_tx_gap smodem_tx_grow(u64 pos, u32 n, u32 lead,
 	return g;
 }
 
+/* What a position read is worth, judged against the one believed before. */
+enum smodem_pos_verdict {
+	SMODEM_POS_OK,
+	SMODEM_POS_BACK,	/* behind it: no engine runs backwards */
+	SMODEM_POS_JUMP,	/* further on than the time since allows */
+};
+
+/*
+ * A DMA engine moves at the rate: in since_frames of time it cannot have
+ * moved more than that, doubled (engines deliver in bursts), and a ring
+ * beyond (a whole ring may be in flight at once).
+ */
+static inline enum smodem_pos_verdict smodem_pos_judge(u64 pos, u64 last,
+							u64 since_frames,
+							u32 ring)
+{
+	if (pos < last)
+		return SMODEM_POS_BACK;
+	/* so long ago that anything goes (and the sum would overflow) */
+	if (since_frames > (~0ULL - ring) / 2)
+		return SMODEM_POS_OK;
+	if (pos - last > ring + 2 * since_frames)
+		return SMODEM_POS_JUMP;
+	return SMODEM_POS_OK;
+}
+
+/*
+ * A period interrupt adv frames after the last one that started
+ * processing, the period between lo and hi frames (both while a new length
+ * replaces queued periods of the old): less than a quarter period is a
+ * storm (returns -1: no processing to start); otherwise the periods it
+ * skipped, 0 for an interrupt on time.
+ */
+static inline int smodem_irq_skipped(u64 adv, u32 lo, u32 hi)
+{
+	u64 n;
+
+	if (adv < (lo / 4 ? lo / 4 : 1))
+		return -1;
+	if (adv < 2 * (u64)hi)
+		return 0;
+	n = div_u64(adv, hi) - 1;
+	return n > 0x7fffffff ? 0x7fffffff : (int)n;
+}
+
 #endif

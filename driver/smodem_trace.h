@@ -364,6 +364,49 @@ TRACE_EVENT(smodem_dma_halt,
 		  smodem_show_chan(__entry->chan), __entry->civ, __entry->lvi)
 );
 
+TRACE_DEFINE_ENUM(SMODEM_FAULT_STORM);
+TRACE_DEFINE_ENUM(SMODEM_FAULT_MISS);
+TRACE_DEFINE_ENUM(SMODEM_FAULT_BACK);
+TRACE_DEFINE_ENUM(SMODEM_FAULT_JUMP);
+TRACE_DEFINE_ENUM(SMODEM_FAULT_ORDER);
+TRACE_DEFINE_ENUM(SMODEM_FAULT_HALT);
+TRACE_DEFINE_ENUM(SMODEM_FAULT_SHARED);
+TRACE_DEFINE_ENUM(SMODEM_FAULT_LOST);
+TRACE_DEFINE_ENUM(SMODEM_FAULT_RECOVER);
+TRACE_DEFINE_ENUM(SMODEM_FAULT_HANGUP);
+
+/*
+ * The module noticed its device misbehave (smodem_fault.h): kind as in the
+ * stats file's fault_* lines, arg the position it saw (or by how much).
+ */
+TRACE_EVENT(smodem_fault,
+	TP_PROTO(struct smodem_dev *sd, int kind, u64 arg),
+	TP_ARGS(sd, kind, arg),
+	TP_STRUCT__entry(
+		__field(u32, dev)
+		__field(int, kind)
+		__field(u64, arg)
+	),
+	TP_fast_assign(
+		__entry->dev = sd->id;
+		__entry->kind = kind;
+		__entry->arg = arg;
+	),
+	TP_printk("dev=%u kind=%s arg=%llu", __entry->dev,
+		  __print_symbolic(__entry->kind,
+				   { SMODEM_FAULT_STORM, "irq_storm" },
+				   { SMODEM_FAULT_MISS, "irq_missed" },
+				   { SMODEM_FAULT_BACK, "pos_back" },
+				   { SMODEM_FAULT_JUMP, "pos_jump" },
+				   { SMODEM_FAULT_ORDER, "irq_order" },
+				   { SMODEM_FAULT_HALT, "engine_stopped" },
+				   { SMODEM_FAULT_SHARED, "irq_foreign" },
+				   { SMODEM_FAULT_LOST, "irq_lost" },
+				   { SMODEM_FAULT_RECOVER, "recoveries" },
+				   { SMODEM_FAULT_HANGUP, "hangups" }),
+		  __entry->arg)
+);
+
 #endif /* _SMODEM_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

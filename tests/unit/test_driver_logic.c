@@ -524,6 +524,49 @@ static void test_usr_stalled(void)
 	CHECK(!smodem_usr_stalled(0, 1, lim));
 }
 
+/*
+ * A misbehaving device (issue 35): what a position read or an interrupt's
+ * position is worth (driver/smodem_ring.h, judged by smodem_core.c).
+ */
+static void test_fault_judge(void)
+{
+	/* at rest, on time, a burst of a ring beyond twice the time since */
+	CHECK(smodem_pos_judge(1000, 1000, 0, 512) == SMODEM_POS_OK);
+	CHECK(smodem_pos_judge(1100, 1000, 100, 512) == SMODEM_POS_OK);
+	CHECK(smodem_pos_judge(1000 + 512 + 200, 1000, 100, 512) ==
+	      SMODEM_POS_OK);
+	CHECK(smodem_pos_judge(1000 + 512 + 201, 1000, 100, 512) ==
+	      SMODEM_POS_JUMP);
+	CHECK(smodem_pos_judge(1000 + (1ULL << 24), 1000, 8000, 512) ==
+	      SMODEM_POS_JUMP);
+	/* a long time since allows a long way: a stalled reader is no fault */
+	CHECK(smodem_pos_judge(1000 + 80000, 1000, 80000, 512) ==
+	      SMODEM_POS_OK);
+	CHECK(smodem_pos_judge(999, 1000, 0, 512) == SMODEM_POS_BACK);
+	CHECK(smodem_pos_judge(0, 1ULL << 40, 1ULL << 41, 512) ==
+	      SMODEM_POS_BACK);
+	/* no overflow at the top of the range */
+	CHECK(smodem_pos_judge(~0ULL, 0, ~0ULL >> 1, 512) == SMODEM_POS_OK);
+	CHECK(smodem_pos_judge(~0ULL, 0, ~0ULL >> 2, 512) == SMODEM_POS_JUMP);
+
+	/* a storm: under a quarter period since the last kick */
+	CHECK(smodem_irq_skipped(0, 100, 100) == -1);
+	CHECK(smodem_irq_skipped(24, 100, 100) == -1);
+	CHECK(smodem_irq_skipped(25, 100, 100) == 0);
+	CHECK(smodem_irq_skipped(100, 100, 100) == 0);
+	/* late by most of a period is late, not missed */
+	CHECK(smodem_irq_skipped(199, 100, 100) == 0);
+	CHECK(smodem_irq_skipped(200, 100, 100) == 1);
+	CHECK(smodem_irq_skipped(500, 100, 100) == 4);
+	/* the shortest period a quarter of 8 frames still is one frame */
+	CHECK(smodem_irq_skipped(0, 3, 3) == -1);
+	CHECK(smodem_irq_skipped(1, 3, 3) == 0);
+	/* 20 -> 100: the queued 20-frame periods are neither storm nor gap */
+	CHECK(smodem_irq_skipped(20, 20, 100) == 0);
+	CHECK(smodem_irq_skipped(100, 20, 100) == 0);
+	CHECK(smodem_irq_skipped(1ULL << 40, 8, 8) == 0x7fffffff);
+}
+
 int main(void)
 {
 	test_params();
@@ -533,5 +576,6 @@ int main(void)
 	test_gap_fill();
 	test_engine_config();
 	test_usr_stalled();
+	test_fault_judge();
 	return t_report("test_driver_logic");
 }

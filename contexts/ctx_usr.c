@@ -47,6 +47,32 @@
 /* No upcall answered for this long while the interrupts go on: stalled. */
 #define SMODEM_USR_STALL_MS	2000
 
+/*
+ * Why a field the daemon wrote was refused (clamped or ignored): the stats
+ * file's usr_bad_<name>, usr_bad their sum.  A daemon that follows the
+ * interface never moves them, so any count is a daemon to look at.
+ */
+enum usr_bad {
+	USR_BAD_TX_USED,	/* took more bytes for the line than it had */
+	USR_BAD_RX_LEN,		/* more bytes for the DTE than rx_room */
+	USR_BAD_NREP,		/* more reports than rep[] holds */
+	USR_BAD_TYPE,		/* a report of no known type */
+	USR_BAD_RESULT,		/* a result code no modem reports */
+	USR_BAD_RATE,		/* a CONNECT at a rate no pump runs */
+	USR_BAD_NEXT,		/* a period out of [SMODEM_PERIOD_MIN, max] */
+	USR_BAD_N
+};
+
+static const char *const usr_bad_names[USR_BAD_N] = {
+	[USR_BAD_TX_USED] = "tx_used",
+	[USR_BAD_RX_LEN] = "rx_len",
+	[USR_BAD_NREP] = "nrep",
+	[USR_BAD_TYPE] = "type",
+	[USR_BAD_RESULT] = "result",
+	[USR_BAD_RATE] = "rate",
+	[USR_BAD_NEXT] = "next",
+};
+
 struct usr {
 	struct kref ref;		/* the context's and an open file's */
 	struct smodem_dev *sd;		/* NULL once the context stopped */
@@ -96,8 +122,13 @@ struct usr {
 	u64 detaches;
 	u64 upcalls;
 	u64 stalls;
-	u64 bad;			/* reports or periods refused */
+	u64 bad[USR_BAD_N];		/* fields refused, by reason */
 };
+
+static void count_bad(struct usr *u, enum usr_bad why)
+{
+	WRITE_ONCE(u->bad[why], u->bad[why] + 1);
+}
 
 static void usr_release_ref(struct kref *ref)
 {
@@ -295,6 +326,25 @@ static bool result_ok(u32 rc)
 	}
 }
 
+/* The data rates of the V-series pumps a CONNECT may name. */
+static bool rate_ok(u32 rate)
+{
+	switch (rate) {
+	case 300:
+	case 600:
+	case 1200:
+	case 2400:
+	case 4800:
+	case 7200:
+	case 9600:
+	case 12000:
+	case 14400:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* One of the daemon's reports to the link, as smodem_modem.c made it. */
 static void usr_report(struct usr *u, const struct smodem_usr_report *r)
 {
@@ -302,11 +352,15 @@ static void usr_report(struct usr *u, const struct smodem_usr_report *r)
 
 	switch (r->type) {
 	case SMODEM_USR_CONNECTED:
+		if (!rate_ok(r->a)) {
+			count_bad(u, USR_BAD_RATE);
+			break;
+		}
 		smodem_link_connected(sd, r->id, r->a, r->b);
 		break;
 	case SMODEM_USR_RESULT:
 		if (!result_ok(r->a)) {
-			u->bad++;
+			count_bad(u, USR_BAD_RESULT);
 			break;
 		}
 		if (r->id == u->call_id && r->a != AT_RC_OK && !at_rc_fax(r->a))
@@ -321,7 +375,7 @@ static void usr_report(struct usr *u, const struct smodem_usr_report *r)
 		trace_smodem_phase(sd, r->a, r->b);
 		break;
 	default:
-		u->bad++;
+		count_bad(u, USR_BAD_TYPE);
 		break;
 	}
 }
@@ -338,14 +392,26 @@ static int usr_done(struct usr *u)
 	if (!u->busy)
 		return -EINVAL;		/* nothing handed out */
 	if (sd->calls) {
-		used = min(READ_ONCE(a->tx_used), u->tx_len);
+		used = READ_ONCE(a->tx_used);
+		if (used > u->tx_len) {
+			count_bad(u, USR_BAD_TX_USED);
+			used = u->tx_len;
+		}
 		u->tx_len -= used;
 		memmove(a->tx_bytes, a->tx_bytes + used, u->tx_len);
 		/* The modem's order: bytes from the line, then its reports. */
-		len = min(READ_ONCE(a->rx_len), u->rx_room);
+		len = READ_ONCE(a->rx_len);
+		if (len > u->rx_room) {
+			count_bad(u, USR_BAD_RX_LEN);
+			len = u->rx_room;
+		}
 		if (len)
 			smodem_link_rx(sd, a->rx_bytes, len);
-		nrep = min_t(u32, READ_ONCE(a->nrep), SMODEM_USR_REPORTS);
+		nrep = READ_ONCE(a->nrep);
+		if (nrep > SMODEM_USR_REPORTS) {
+			count_bad(u, USR_BAD_NREP);
+			nrep = SMODEM_USR_REPORTS;
+		}
 		for (i = 0; i < nrep; i++) {
 			memcpy(&r, &a->rep[i], sizeof(r));
 			usr_report(u, &r);
@@ -353,7 +419,7 @@ static int usr_done(struct usr *u)
 	}
 	next = READ_ONCE(a->next);
 	if (next < SMODEM_PERIOD_MIN || next > u->max_frames) {
-		u->bad++;
+		count_bad(u, USR_BAD_NEXT);
 		next = u->up.n;
 	}
 	smodem_period_put(sd, &u->up, u->fill, u->tx, u->rx, next);
@@ -368,12 +434,39 @@ static int usr_done(struct usr *u)
 	return 0;
 }
 
+/* The header: the area's layout, which the daemon reads and may not set. */
+static void usr_area_init(struct usr *u)
+{
+	struct smodem_dev *sd = u->sd;
+	struct smodem_usr_area *a = u->area;
+	size_t hdr = ALIGN(sizeof(struct smodem_usr_area), 64);
+	size_t samples = u->max_frames * sizeof(s16);
+
+	a->magic = SMODEM_USR_MAGIC;
+	a->version = SMODEM_USR_VERSION;
+	a->size = u->size;
+	a->area_size = sizeof(*a);
+	a->cmd_size = sizeof(struct smodem_cmd);
+	a->dev_id = sd->id;
+	a->rate = sd->p.rate;
+	a->ring = sd->p.ring;
+	a->max_frames = u->max_frames;
+	a->fill_frames = sd->p.ring;
+	a->flags = (sd->calls ? SMODEM_USR_F_CALLS : 0) |
+		   (sd->phase_periods ? SMODEM_USR_F_PHASE : 0);
+	a->rx_off = hdr;
+	a->tx_off = hdr + samples;
+	a->fill_off = hdr + 2 * samples;
+	u->rx = (s16 *)((u8 *)a + a->rx_off);
+	u->tx = (s16 *)((u8 *)a + a->tx_off);
+	u->fill = (s16 *)((u8 *)a + a->fill_off);
+}
+
 /* -- the device ----------------------------------------------------------- */
 
 static int usr_open(struct inode *ino, struct file *f)
 {
 	struct usr *u = container_of(f->private_data, struct usr, misc);
-	size_t keep = offsetof(struct smodem_usr_area, seq);
 	unsigned long flags;
 	int err = 0;
 
@@ -393,10 +486,13 @@ static int usr_open(struct inode *ino, struct file *f)
 		u->ring_on = false;
 		/*
 		 * Nothing of the last daemon's (possibly another user's): its
-		 * call's bytes, reports, audio and stats lines.  Nobody maps
-		 * the area now: a mapping holds the file open.
+		 * call's bytes, reports, audio and stats lines, and not the
+		 * header it could write over either (its sizes and offsets
+		 * tell the next daemon where to read).  Nobody maps the area
+		 * now: a mapping holds the file open.
 		 */
-		memset((u8 *)u->area + keep, 0, u->size - keep);
+		memset(u->area, 0, u->size);
+		usr_area_init(u);
 		u->area->attach = ++u->attaches;
 		kref_get(&u->ref);
 		f->private_data = u;
@@ -648,32 +744,6 @@ static const struct smodem_modem_ops proxy_ops = {
 
 /* -- the context ------------------------------------------------------------ */
 
-static void usr_area_init(struct usr *u, size_t hdr)
-{
-	struct smodem_dev *sd = u->sd;
-	struct smodem_usr_area *a = u->area;
-	size_t samples = u->max_frames * sizeof(s16);
-
-	a->magic = SMODEM_USR_MAGIC;
-	a->version = SMODEM_USR_VERSION;
-	a->size = u->size;
-	a->area_size = sizeof(*a);
-	a->cmd_size = sizeof(struct smodem_cmd);
-	a->dev_id = sd->id;
-	a->rate = sd->p.rate;
-	a->ring = sd->p.ring;
-	a->max_frames = u->max_frames;
-	a->fill_frames = sd->p.ring;
-	a->flags = (sd->calls ? SMODEM_USR_F_CALLS : 0) |
-		   (sd->phase_periods ? SMODEM_USR_F_PHASE : 0);
-	a->rx_off = hdr;
-	a->tx_off = hdr + samples;
-	a->fill_off = hdr + 2 * samples;
-	u->rx = (s16 *)((u8 *)a + a->rx_off);
-	u->tx = (s16 *)((u8 *)a + a->tx_off);
-	u->fill = (s16 *)((u8 *)a + a->fill_off);
-}
-
 static int usr_start(struct smodem_dev *sd)
 {
 	size_t hdr = ALIGN(sizeof(struct smodem_usr_area), 64);
@@ -693,7 +763,7 @@ static int usr_start(struct smodem_dev *sd)
 		kfree(u);
 		return -ENOMEM;
 	}
-	usr_area_init(u, hdr);
+	usr_area_init(u);
 	u->lead0 = sd->tx_lead;
 	raw_spin_lock_init(&u->lock);
 	init_swait_queue_head(&u->wait);
@@ -752,8 +822,9 @@ static void usr_show(struct smodem_dev *sd, struct seq_file *m)
 	struct task_struct *t = NULL;
 	struct pid *pid;
 	unsigned long flags;
+	u64 missed, bad[USR_BAD_N], sum = 0;
 	bool attached;
-	u64 missed;
+	int i;
 
 	raw_spin_lock_irqsave(&u->lock, flags);
 	attached = u->attached;
@@ -768,7 +839,13 @@ static void usr_show(struct smodem_dev *sd, struct seq_file *m)
 	seq_printf(m, "usr_upcalls %llu\n", READ_ONCE(u->upcalls));
 	seq_printf(m, "usr_missed %llu\n", missed);
 	seq_printf(m, "usr_stalls %llu\n", READ_ONCE(u->stalls));
-	seq_printf(m, "usr_bad %llu\n", READ_ONCE(u->bad));
+	for (i = 0; i < USR_BAD_N; i++) {
+		bad[i] = READ_ONCE(u->bad[i]);
+		sum += bad[i];
+	}
+	seq_printf(m, "usr_bad %llu\n", sum);
+	for (i = 0; i < USR_BAD_N; i++)
+		seq_printf(m, "usr_bad_%s %llu\n", usr_bad_names[i], bad[i]);
 	/* The daemon thread's scheduling, as the kernel threads' is shown. */
 	if (pid)
 		t = get_pid_task(pid, PIDTYPE_PID);

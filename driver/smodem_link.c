@@ -132,7 +132,16 @@ void smodem_link_gone(struct smodem_dev *sd)
 
 static unsigned int rx_in(struct smodem_tty *st, struct link_op *op)
 {
-	unsigned int k = kfifo_in(&st->rxf, op->in, op->n);
+	unsigned int k;
+
+	/*
+	 * A hang-up or a new call the modem has not taken yet: what it sends
+	 * now is of the call before, which the DTE has left (its queue was
+	 * flushed then).  Taken and dropped, not an overrun.
+	 */
+	if (st->cmd.what & (SMODEM_CMD_HANGUP | SMODEM_CMD_CALL))
+		return op->n;
+	k = kfifo_in(&st->rxf, op->in, op->n);
 
 	st->icount.buf_overrun += op->n - k;
 	if (k)

@@ -87,7 +87,9 @@ void smodem_link_gone(struct smodem_dev *sd);
 
 /*
  * Data from the line.  Returns the bytes taken; the rest did not fit
- * (counted as buf_overrun in TIOCGICOUNT).  Check smodem_link_rx_room()
+ * (counted as buf_overrun in TIOCGICOUNT).  While a hang-up or a call the
+ * modem has not taken yet is pending, the bytes are the call before's:
+ * taken and dropped (a new call also drops what was held from before).  Check smodem_link_rx_room()
  * first to flow-control the peer (V.42) instead of losing bytes.
  */
 unsigned int smodem_link_rx(struct smodem_dev *sd, const u8 *buf,

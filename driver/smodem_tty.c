@@ -76,6 +76,8 @@ static void command(struct smodem_tty *st, unsigned int what, bool answer)
 	if (what & SMODEM_CMD_CALL) {
 		st->cmd.call = st->at.callp;
 		st->cmd.answer = answer;
+		/* Line data held from before is no byte of this call. */
+		kfifo_reset(&st->rxf);
 	} else {
 		memset(&st->cmd.call, 0, sizeof(st->cmd.call));
 		st->cmd.answer = false;

@@ -17,10 +17,12 @@ scenario of tests/module/usrhostile.c (a daemon that is its own DTE) in a
 third load (context=usr engine=1 ring_samples=8192): a daemon gone after a
 fax operation or with the tty's report queue full still ends the call; the
 period and output lead it chose do not outlive it; a new daemon finds the
-area clear; no command carries a dial string it does not dial; the stats
-file shows only the daemon's whole engine_* lines; a second thread waiting
-for the device is interruptible; poll() and O_NONBLOCK WAIT spun on do not
-read the hardware each time; a stalled daemon's stall work spares the next.
+area clear and its header as the module made it; no line bytes from before
+a call reach its DTE; no command carries a dial string it does not dial;
+the stats file shows only the daemon's whole engine_* lines; a second
+thread waiting for the device is interruptible; poll() and O_NONBLOCK WAIT
+spun on do not read the hardware each time; a stalled daemon's stall work
+spares the next.
 SMODEM_KO overrides the module, SMODEM_TTY_KERNEL the kernel.  About 60 s.
 
 Cost: 1 guest, 0.1 min of wall time (0.1 min of QEMU's CPU) in make check on the
@@ -180,6 +182,24 @@ def test_usr_detach_restores_period_and_lead():
 def test_usr_open_clears_the_area():
     r = _hostile("clear")
     assert int(r["bytes"]) > 16384 and r["nonzero"] == "0", r
+
+
+def test_usr_open_restores_the_header():
+    """A daemon wrote over the area's header (magic, size, offsets) and
+    closed: the next daemon finds the module's own (usrfuzz found it: the
+    next daemon read a size of 956812289)."""
+    r = _hostile("header")
+    assert r["same"] == "1", r
+    assert r["magic"] == "0x31554d53", r
+
+
+def test_usr_no_line_bytes_from_before_the_call():
+    """Bytes the modem sent with no call, and in the period during which the
+    DTE dialled (the command not yet taken), are the old call's: after the
+    new call's CONNECT the DTE reads only that call's bytes."""
+    r = _hostile("stale")
+    assert r["setup"] == "11" and r["fresh"] == "1", r
+    assert r["stale1"] == "0" and r["stale2"] == "0", r
 
 
 def test_usr_commands_carry_no_stale_dial_string():

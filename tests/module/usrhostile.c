@@ -17,6 +17,12 @@
  *               next = 8; after close the period and lead are as loaded
  *   clear       one daemon fills the area with a pattern and closes; the
  *               next finds every byte past the load-time header zero
+ *   header      one daemon writes over the header (magic, sizes, offsets)
+ *               and closes; the next finds it as the module made it
+ *   stale       line bytes sent with no call (command mode), then more in
+ *               the period during which the DTE dials (the command not yet
+ *               taken): neither reaches the DTE after the new call's
+ *               CONNECT, only that call's own bytes do
  *   dial        a long number, a short one, ATH: the command carries no
  *               byte of a number it does not dial
  *   stats       the daemon's stats lines: only its whole engine_* lines
@@ -380,6 +386,86 @@ static void clear(void)
 	detach();
 }
 
+/* -- header ----------------------------------------------------------------- */
+
+static void header(void)
+{
+	size_t n = offsetof(struct smodem_usr_area, seq);
+	struct smodem_usr_area h0;
+	int same;
+
+	attach();
+	memcpy(&h0, a, n);
+	memset(a, 0xa5, n);
+	detach();
+	/* by hand: attach() would size the mapping by the header */
+	fd = open(dev_path, O_RDWR);
+	if (fd < 0)
+		fail("open %s", dev_path);
+	a = mmap(NULL, a_len, PROT_READ, MAP_SHARED, fd, 0);
+	if (a == MAP_FAILED)
+		fail("mmap %zu", a_len);
+	same = !memcmp(&h0, a, n);
+	printf("header same=%d magic=0x%x size=%u rx_off=%u tx_off=%u fill_off=%u\n",
+	       same, a->magic, a->size, a->rx_off, a->tx_off, a->fill_off);
+	detach();
+}
+
+/* -- stale ------------------------------------------------------------------ */
+
+static void put_rx(const char *text)
+{
+	size_t n = strlen(text);
+
+	if (n > a->rx_room)
+		n = a->rx_room;
+	memcpy(a->rx_bytes, text, n);
+	a->rx_len = n;
+}
+
+static void stale_handler(void)
+{
+	if (a->cmd.what & SMODEM_CMD_CALL) {
+		call_id = a->cmd.id;
+		rep(SMODEM_USR_CONNECTED, call_id, 2400, 0);
+		step = 1;
+	} else if (step == 1) {
+		put_rx("FRESH");
+	}
+}
+
+static void stale(void)
+{
+	int ok[2], fresh;
+
+	tty_open();
+	attach();
+	tty_send("ATE0\r");
+	ok[0] = serve(3000, "OK", NULL);
+	/* no call: these are no call's bytes */
+	if (ioctl(fd, SMODEM_USR_WAIT))
+		fail("WAIT");
+	put_rx("STALE1");
+	if (ioctl(fd, SMODEM_USR_DONE))
+		fail("DONE");
+	serve(100, NULL, NULL);
+	/* the DTE dials while this period is out; its bytes are the old call's */
+	if (ioctl(fd, SMODEM_USR_WAIT))
+		fail("WAIT");
+	tty_send("ATD1\r");
+	sleep_ms(100);
+	put_rx("STALE2");
+	if (ioctl(fd, SMODEM_USR_DONE))
+		fail("DONE");
+	ok[1] = serve(3000, "CONNECT", stale_handler);
+	fresh = serve(2000, "FRESH", stale_handler);
+	serve(100, NULL, NULL);
+	tty_read();
+	printf("stale setup=%d%d fresh=%d stale1=%d stale2=%d\n", ok[0], ok[1],
+	       fresh, !!strstr(out, "STALE1"), !!strstr(out, "STALE2"));
+	detach();
+}
+
 /* -- dial --------------------------------------------------------------------- */
 
 static int calls, hangups, leaks;
@@ -656,7 +742,8 @@ int main(int argc, char **argv)
 		void (*fn)(void);
 	} sc[] = {
 		{ "gone-fax", gone_fax }, { "gone-full", gone_full },
-		{ "restore", restore }, { "clear", clear }, { "dial", dial },
+		{ "restore", restore }, { "clear", clear }, { "header", header },
+		{ "stale", stale }, { "dial", dial },
 		{ "stats", stats }, { "intr", intr }, { "throttle", throttle },
 		{ "gen", gen },
 	};

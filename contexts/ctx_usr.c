@@ -151,7 +151,7 @@ static void usr_skip(struct usr *u)
 {
 	struct smodem_dev *sd = u->sd;
 	u32 n = READ_ONCE(sd->period);
-	u64 hw = sd->hw->position(sd, NULL);
+	u64 hw = smodem_hw_position(sd);
 	u64 k;
 
 	if (hw <= sd->sw_pos + n - 1)

@@ -204,6 +204,8 @@ extern struct smodem_params smodem_p;
 bool smodem_irq(struct smodem_dev *sd, u64 hw_pos);
 /* Called by a context: processes every complete period, returns how many. */
 unsigned int smodem_run(struct smodem_dev *sd);
+/* The input position judged as the processing reads it (hw_read()). */
+u64 smodem_hw_position(struct smodem_dev *sd);
 /* The oldest unserved interrupt's age, for wakeup latency; clears it. */
 u64 smodem_take_irq_age(struct smodem_dev *sd, u64 now);
 /*

@@ -174,6 +174,18 @@ static u64 hw_read(struct smodem_dev *sd, u64 *tx_out)
 	return f->rx_ok;
 }
 
+/*
+ * The input position as the processing believes it (hw_read()), for a
+ * context that moves the ring on without processing (usr with no daemon):
+ * one wild read must not skip it ahead for good.
+ */
+u64 smodem_hw_position(struct smodem_dev *sd)
+{
+	u64 tx;
+
+	return hw_read(sd, &tx);
+}
+
 u64 smodem_take_irq_age(struct smodem_dev *sd, u64 now)
 {
 	u64 t = xchg(&sd->irq_ns, 0);

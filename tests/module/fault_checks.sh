@@ -181,7 +181,14 @@ for ctx in $LCTXS; do
 	# shellcheck disable=SC2086
 	insmod $K $LOAD context=$ctx engine=1
 	echo $? > $T/line-$ctx-insmod.rc
-	[ "$ctx" = usr ] && smodemd_start line-$ctx
+	if [ "$ctx" = usr ]; then
+		# no daemon yet: the ring moves on without processing, and one
+		# wild read (jump 2: the first read of two) must not move it
+		inject line-usr-wild "jump 2"
+		sleep 0.5
+		snap line-usr-wild
+		smodemd_start line-$ctx
+	fi
 	sleep 1
 	echo 1 > "$(dev_file reset)"
 	if [ "$SCALE" -gt 1 ]; then

@@ -240,6 +240,11 @@ def test_hostile_line(hw, ctx):
         assert len(finals) == 17, long
         for f in finals[1:]:
             assert "nOK\\r" in f, long
+    if ctx == "usr":
+        # before smodemd attached, one wild read was refused, not followed
+        # (followed, the ring stood 2^24 frames ahead: nothing processed)
+        assert _read(hw, "line-usr-wild.inject.rc").strip() == "0"
+        assert _fault(_stats(hw, "line-usr-wild"), "pos_jump") >= 1
     st = _stats(hw, "line-" + ctx)
     assert st["overruns"] == 0 and st["dropped"] == 0, st
     assert st["periods"] > 100, st

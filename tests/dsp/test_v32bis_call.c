@@ -23,47 +23,20 @@
 #include "check.h"
 #include "line.h"
 #include "tutil.h"
-
-struct prbs {
-	uint32_t reg, hist;
-	long n, bits, errors;
-};
-
-static int src_bit(void *u)
-{
-	struct prbs *p = u;
-	int b = (int)(((p->reg >> 22) ^ (p->reg >> 17)) & 1);
-
-	p->reg = (p->reg << 1) | (uint32_t)b;
-	return b;
-}
-
-static void chk_bit(void *u, int b)
-{
-	struct prbs *p = u;
-	int want = (int)(((p->hist >> 22) ^ (p->hist >> 17)) & 1);
-
-	if (!b && !p->n)
-		p->n = 1;
-	if (p->n && ++p->n > 64) {
-		p->bits++;
-		p->errors += want != b;
-	}
-	p->hist = (p->hist << 1) | (uint32_t)(b & 1);
-}
+#include "v32ep.h"
 
 struct end {
-	struct prbs src, chk;	/* src: what it sends; chk: what it receives */
+	struct v32_prbs src, chk;	/* src: what it sends; chk: what it receives */
 };
 
 static int src_cb(void *u)
 {
-	return src_bit(&((struct end *)u)->src);
+	return v32_prbs_src(&((struct end *)u)->src);
 }
 
 static void chk_cb(void *u, int b)
 {
-	chk_bit(&((struct end *)u)->chk, b);
+	v32_prbs_chk(&((struct end *)u)->chk, b);
 }
 
 /* a retrain or a worse line during the call */

@@ -39,19 +39,6 @@ else
 fi
 BYTES=$((1000 * SCALE))
 
-# unload NAME: rmmod (the last close releases the module asynchronously)
-unload() {
-	i=0
-	rc=1
-	while [ $i -lt 50 ]; do
-		rmmod smodem 2> $T/$1-rmmod.err && { rc=0; break; }
-		sleep 0.2
-		i=$((i + 1))
-	done
-	echo $rc > $T/$1-rmmod.rc
-	loaded > $T/$1.loaded
-}
-
 # inject NAME WHAT: WHAT to modem 0's inject_fault, its status kept
 inject() {
 	echo "$2" > "$(dev_file inject_fault)" 2> $T/$1.err

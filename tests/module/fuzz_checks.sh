@@ -46,19 +46,6 @@ fuzz() {
 	echo $? > $T/$name.rc
 }
 
-# unload CTX: rmmod (the last close releases the module asynchronously)
-unload() {
-	i=0
-	rc=1
-	while [ $i -lt 50 ]; do
-		rmmod smodem 2> $T/$1-rmmod.err && { rc=0; break; }
-		sleep 0.2
-		i=$((i + 1))
-	done
-	echo $rc > $T/$1-rmmod.rc
-	loaded > $T/$1.loaded
-}
-
 n=0
 for ctx in $FULL; do
 	dmesg -c > /dev/null

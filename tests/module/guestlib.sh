@@ -11,6 +11,19 @@ mkdir -p $R $T
 say() { echo "[guest] $*"; }
 loaded() { lsmod | grep -c '^smodem'; }
 dev_file() { for f in /sys/kernel/debug/smodem/*/"$1"; do echo "$f"; return; done; }
+# unload NAME: rmmod, retried (the last close releases the module
+# asynchronously); NAME-rmmod.rc, NAME-rmmod.err and NAME.loaded in $T
+unload() {
+	i=0
+	rc=1
+	while [ $i -lt 50 ]; do
+		rmmod smodem 2> $T/$1-rmmod.err && { rc=0; break; }
+		sleep 0.2
+		i=$((i + 1))
+	done
+	echo $rc > $T/$1-rmmod.rc
+	loaded > $T/$1.loaded
+}
 # Wait for process $1 to end, at most $2 tenths of a second, else kill it
 # ($T/$3.stuck); its exit status goes to $T/$3.rc.
 reap() {

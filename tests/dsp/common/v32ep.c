@@ -11,24 +11,18 @@
 #include <smdsp/v32bis.h>
 #include <smdsp/bits.h>
 
-struct prbs {
-	uint32_t reg;
-	uint32_t hist;
-	long n, bits, errors;
-};
-
-static int src_bit(void *u)
+int v32_prbs_src(void *u)
 {
-	struct prbs *p = u;
+	struct v32_prbs *p = u;
 	int b = (int)(((p->reg >> 22) ^ (p->reg >> 17)) & 1);
 
 	p->reg = (p->reg << 1) | (uint32_t)b;
 	return b;
 }
 
-static void chk_bit(void *u, int b)
+void v32_prbs_chk(void *u, int b)
 {
-	struct prbs *p = u;
+	struct v32_prbs *p = u;
 	int want = (int)(((p->hist >> 22) ^ (p->hist >> 17)) & 1);
 
 	/*
@@ -56,10 +50,10 @@ void v32_run(const struct v32run_cfg *c, struct v32run_res *r)
 {
 	struct line_cfg lc = { .loss_db = c->loss_db, .noise_dbm0 = c->noise_dbm0, .echo_db = -300,
 			       .delay = c->delay, .ppm = c->ppm, .seed = c->seed ? c->seed : 1 };
-	struct prbs src = { .reg = 0x5a5a5a }, chk = { 0 };
+	struct v32_prbs src = { .reg = 0x5a5a5a }, chk = { 0 };
 	struct smdsp_v32bis_tx *tx = smdsp_v32bis_tx_create(c->caller_tx, c->level_dbm0_10 ? c->level_dbm0_10 : -130,
-							    src_bit, NULL, &src);
-	struct smdsp_v32bis_rx *rx = smdsp_v32bis_rx_create(!c->caller_tx, chk_bit, status, &chk);
+							    v32_prbs_src, NULL, &src);
+	struct smdsp_v32bis_rx *rx = smdsp_v32bis_rx_create(!c->caller_tx, v32_prbs_chk, status, &chk);
 	struct line *l = line_create(&lc);
 	unsigned int offer = c->offer ? c->offer : SMDSP_V32BIS_ALL;
 	int16_t a_tx[160], a_rx[160], b_tx[160] = { 0 }, b_rx[160];

@@ -23,9 +23,21 @@ struct v32run_res {
 	uint16_t rword;		/* the rate word it saw twice */
 	long bits, errors;	/* PRBS bits checked after sync; a wrong bit counts 3 */
 	double trained_s;	/* when it was trained (s of line) */
-	int snr_10;
-	int fails;		/* trainings that failed (SMDSP_STATUS_TRAINING_FAILED) */		/* its decisions' SNR estimate at the end */
+	int snr_10;		/* its decisions' SNR estimate at the end */
+	int fails;		/* trainings that failed (SMDSP_STATUS_TRAINING_FAILED) */
 };
+
+/*
+ * The test data: x^23 + x^18 + 1 from src (a get_bit), checked by chk (a
+ * put_bit) once 64 bits after the first zero have filled its history.
+ */
+struct v32_prbs {
+	uint32_t reg, hist;
+	long n, bits, errors;
+};
+
+int v32_prbs_src(void *u);
+void v32_prbs_chk(void *u, int b);
 
 void v32_run(const struct v32run_cfg *c, struct v32run_res *r);
 #endif

@@ -21,7 +21,7 @@ enum smodem_context {
 	SMODEM_CTX_COUNT
 };
 
-/* How context=res keeps its reservation (issue 12: augmented reservations). */
+/* How context=res keeps its reservation (the augmented-reservation study). */
 enum smodem_res_mode {
 	SMODEM_RES_PLAIN,	/* runtime as configured */
 	SMODEM_RES_FEEDBACK,	/* Rez-FB: runtime adjusted once a period */

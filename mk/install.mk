@@ -1,4 +1,4 @@
-# Installing smodem as a driver (issue 10): make install / uninstall (the
+# Installing smodem as a driver: make install / uninstall (the
 # module built here for KVER, the udev rule, the README; context=usr's
 # daemon smodemd and its systemd unit, the man pages), make install-dkms /
 # uninstall-dkms (the sources for DKMS, any distribution), make deb (the

@@ -1,4 +1,4 @@
-# make loadbound: the load-bound study's experiments (issue 13).
+# make loadbound: the load-bound study's experiments.
 #
 # Experiment 1, the modem (make loadbound-modem, tools/loadbound/experiment.py
 # --help).  Per kernel (KERNELS, default: the installed 6.1 generic and

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stolen time (the augmented-reservation study, issue 12): how much of a
+ * Stolen time (the augmented-reservation study): how much of a
  * processing thread's activation went to hard interrupt handlers, to each
  * softirq and to other threads, rather than to the thread.  Debian's
  * kernels are built without IRQ_TIME_ACCOUNTING, so the scheduler charges

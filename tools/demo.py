@@ -28,7 +28,7 @@ from pathlib import Path
 import bench_modem    # tools/bench_modem.py, beside this script
 from smlab import cli, compare
 
-# Max time between wakeups of the 1 ms timer callback, us (STUDY.md section 1).
+# Max time between wakeups of the 1 ms timer callback, us (the soft-modem study; doc/studies.md).
 STUDY_MAX_GAP_US = {"control": 1978, "int": 5313, "dpc": 4396, "thr": 2239, "res": 1971}
 STUDY_LABEL = {"control": "no modem", "int": "INT", "dpc": "DPC",
                "thr": "THR pri 24", "res": "RES 2/8",

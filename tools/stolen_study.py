@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make stolen: the augmented-reservation study (seed 002) on Linux's
+"""make stolen: the augmented-reservation study on Linux's
 SCHED_DEADLINE, with the modem's processing as the reserved work.
 
 The reserved work is context=res with load_us of processing every

@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
-"""make study: the soft-modem study's tables and figures (seeds 000 and 004,
-../shared/STUDY.md section 1) on every kernel in KERNELS, on the
-instruction-counted clock, each beside the study's own numbers.
+"""make study: the soft-modem study's tables and figures (doc/studies.md) on every
+kernel in KERNELS, on the instruction-counted clock, each beside the study's own numbers.
 
 Per kernel, with the study's load (load_us=1840 per 12.5 ms period) and its
 spinning competitor unless a part says otherwise:
@@ -69,7 +68,7 @@ LOAD_US = 1840
 RING = 512          # the study's ring: the limit line of the pending figures
 TRACE_ALL = "-e smodem"
 
-# Study figures (../shared/STUDY.md)
+# Study figures (doc/studies.md)
 STUDY_GAP_US = {"control": 1978, "int": 5313, "dpc": 4396, "thr": 2239, "res": 1971}
 STUDY_TRANSFER = {   # version: ((Table 1 mean s, successes), (Table 2 mean s, successes))
     "INT": ((37.22, 10), (36.37, 10)), "DPC": ((37.23, 10), (36.40, 10)),
@@ -534,7 +533,7 @@ def _mam(d):
 def markdown(summ, meta):
     L = ["# The soft-modem study on Linux (`make study`)", "",
          "%s; virtual clock (icount shift 0), `preempt=full`, uniprocessor guests; %d pieces in %.0f s of "
-         "wall time (%s), %d at a time. Study figures from `../shared/STUDY.md`."
+         "wall time (%s), %d at a time. Study figures from `doc/studies.md`."
          % (meta["date"], meta["pieces"], meta["wall_s"], "quick grid" if meta["quick"] else "full grid",
             meta["jobs"]), ""]
     if meta.get("missing"):

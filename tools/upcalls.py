@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """make upcalls: the real-time upcall study's experiments (its Figure 7 and
-its context switch comparison) with modems as the periodic work (issue 14).
+its context switch comparison) with modems as the periodic work.
 
 One guest boot of the 6.1 generic kernel per background load, on the
 instruction-counted clock (tests/module/upcalls_checks.sh): for each modem
@@ -52,7 +52,7 @@ LOADS = ("none", "spin", "build", "net")
 MODES = ("rm", "threads")
 COST_MARGIN_US = 100    # smodemd's --cost default: load_us + this
 SCRIPT = "upcalls_checks.sh"
-# The upcall study (seed 003, its section 7): every deadline met below 80 %
+# The upcall study (its section 7): every deadline met below 80 %
 # utilisation under every background load; delayed preemption cut context
 # switches by up to 35 % and raised useful utilisation by about 12 %.
 STUDY = {"first_miss_utilisation": 0.80, "ctx_switch_cut": 0.35, "useful_gain": 0.12}

@@ -54,7 +54,7 @@ static bool run_level(double noise_dbm0, double seconds, uint64_t seed, struct b
 	v22ep_init(&sa, 0, 1, 2400, 0, 1, 3003);
 	v22ep_init(&sb, 1, 0, 2400, 0, 1, 4004);
 	sa.passive = sb.passive = 1;
-	/* LAB-FACTS: SpanDSP's receivers need a raised cutoff when noise is present */
+	/* SpanDSP's receivers need a raised cutoff when noise is present */
 	v22bis_rx_signal_cutoff(b.sp, -28);
 	v22bis_rx_signal_cutoff(sa.sp, -28);
 	for (i = 0; i < blocks; i++) {

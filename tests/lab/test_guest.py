@@ -247,7 +247,7 @@ def test_virtual_clock_is_deterministic():
     figures, guest time, random pool and dmesg (timestamps included).  The
     last two were once only reported: the boot-time TSC refinement had come
     out 1 ppm apart (999.999 vs 1000.000 MHz) on a loaded host, which
-    QEMU's warp race can explain (issue 9, ICOUNT in smlab/guest.py)."""
+    QEMU's warp race can explain (ICOUNT in smlab/guest.py)."""
     kver = KERNELS[0]
     script = ("cyclictest -m -p 95 -i 1000 -l 1000 -q > /share/c.txt\n"
               "head -c 16 /dev/urandom | xxd -p > /share/rand.txt\n"

@@ -1,6 +1,6 @@
 """tools/loadbound: the fitted load bound lies above the measured demand at
-EVERY window length, not only at the window grid's points (the issue's
-"Found by independent checks").
+EVERY window length, not only at the window grid's points (a defect an
+independent check found).
 
 The demand of a trace, D(w) = the most busy time of the gaps in any window of
 length w, is piecewise linear with slopes 0 and 1.  The fitted bound, as a

@@ -1,4 +1,4 @@
-"""tools/loadbound (issue 13): the analysis on synthetic gap traces with
+"""tools/loadbound: the analysis on synthetic gap traces with
 known answers, its bad-input handling, and the probe built and run here."""
 import importlib.util
 import json

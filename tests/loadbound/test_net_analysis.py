@@ -1,4 +1,4 @@
-"""tools/loadbound's network experiments (issue 13, experiments 2 and 3):
+"""tools/loadbound's network experiments (experiments 2 and 3):
 the analysis of lbtasks results and the prediction on known inputs, lbtasks'
 bad input, and the network load's pieces (tools/netload/netload.c built for
 the installed 6.1 kernels with W=1, checkpatch-clean; the QEMU arguments)."""

@@ -1,6 +1,6 @@
 # Guest side of tests/module/test_placement.py (busybox sh, root, two CPUs,
 # real clock): cpus= places each device's interrupt and processing
-# (issue 14, "On SMP guests, per-device CPU placement").
+# ("On SMP guests, per-device CPU placement").
 #   place-<ctx>    hw=vline devices=2 cpus=0,1 context=<ctx>, 2 s of periods
 #   usr-threads    the same in context=usr, smodemd --threads pinning each
 #   usr-rm         cpus=1,1 with one smodemd thread (pinned to CPU 1), and

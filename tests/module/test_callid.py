@@ -1,4 +1,4 @@
-"""A call's report belongs to the call that produced it (issue 10): a command
+"""A call's report belongs to the call that produced it: a command
 the DTE gives while the modem is producing the previous call's last report
 must get its own result, never that report.
 

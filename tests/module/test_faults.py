@@ -1,4 +1,4 @@
-"""A misbehaving device and a hostile line (issue 35): the module's debugfs
+"""A misbehaving device and a hostile line: the module's debugfs
 injections (inject_fault, inject_line: driver/smodem_fault.h) from a QEMU
 guest, tests/module/fault_checks.sh, one boot per backend:
 

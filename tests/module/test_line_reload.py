@@ -1,5 +1,5 @@
 """The D-Bus line's delay does not grow when the module is reloaded within
-one boot (issue 10): each insmod/rmmod stops and restarts the AC'97 streams;
+one boot: each insmod/rmmod stops and restarts the AC'97 streams;
 smline's D-Bus transport (tools/line/transport_dbus.c) resynchronises there,
 so the round trip after N reloads equals the round trip after the first load.
 

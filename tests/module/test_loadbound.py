@@ -1,4 +1,4 @@
-"""Issue 13: the load-bound probe in a guest, below and above the modem.
+"""The load-bound study: the load-bound probe in a guest, below and above the modem.
 
 One boot of the 6.1 generic kernel (instruction-counted clock,
 preempt=full: the study's kernel preempted its threads) runs

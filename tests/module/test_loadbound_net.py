@@ -1,4 +1,4 @@
-"""Issue 13, experiments 2 and 3 reduced: network receive processing under
+"""The load-bound study's experiments 2 and 3 reduced: network receive processing under
 the load-bound probe, repeatable on the instruction-counted clock.
 
 Two boots of the 6.1 generic kernel, side by side, with the same inputs

@@ -1,4 +1,4 @@
-"""Several modems in one machine (issue 14, "Many modems"), in one guest boot
+"""Several modems in one machine ("Many modems"), in one guest boot
 on the instruction-counted clock (tests/module/many_checks.sh).
 
 - hw=vline devices=8 in every context but irqt (int dpc thr res oth usr):

@@ -1,10 +1,10 @@
-"""Whole calls in virtual time (issues 4 and 5): the guest's /dev/ttySM0
+"""Whole calls in virtual time: the guest's /dev/ttySM0
 dials build/line/smline's answering modem (SpanDSP, V.22bis + V.42) through
 QEMU's D-Bus audio on the instruction-counted clock, once per execution
 context (int, dpc, thr, res, irqt, usr) in one boot of the 6.1 generic
 kernel, and moves 8 KiB of random bytes out and their echo back.
 
-context=usr (issue 14): the modem runs in smodemd (build/smodemd/
+context=usr: the modem runs in smodemd (build/smodemd/
 smodemd-static, `make smodemd`), attached after insmod; the same call, the
 same checks.  Then its faults: a second daemon refused, the daemon killed
 with SIGKILL mid-call (NO CARRIER, DCD off), the next daemon's call.

@@ -1,4 +1,4 @@
-"""Per-device CPU placement (issue 14, "On SMP guests (real clock),
+"""Per-device CPU placement ("On SMP guests (real clock),
 per-device CPU placement"): one boot of the 6.1 generic kernel on two CPUs
 (the real clock: QEMU's instruction counting boots only one), the AC'97
 there too (tests/module/placement_checks.sh).

@@ -1,4 +1,4 @@
-"""Stolen time (issue 12), measured from a trace: one boot of the 6.1
+"""Stolen time, measured from a trace: one boot of the 6.1
 generic kernel with two e1000 NICs and tools/netload (tools/lab/smlab/
 netload.py), the modem's processing in context=thr with the study's load,
 traced 2 s with no network load and 2 s under a ping flood into the guest

@@ -1,4 +1,4 @@
-"""make stolen's quick grid (issue 12, tools/stolen_study.py QUICK=1): the
+"""make stolen's quick grid (tools/stolen_study.py QUICK=1): the
 augmented-reservation study's Figures 3 and 4, its overhead figures and its
 devices table on the 6.1 generic kernel, with the shapes that must hold:
 with the stream, a plain reservation misses deadlines at 0 % over-

@@ -1,4 +1,4 @@
-"""Fuzzing /dev/ttySM0 from a QEMU guest (issue 10): random bytes, AT-ish
+"""Fuzzing /dev/ttySM0 from a QEMU guest: random bytes, AT-ish
 lines, escapes, modem-control lines, termios, flushes, drains, breaks,
 queue ioctls, hang-ups and reopens through the real tty, from several
 processes at once, in command mode and in data mode during calls over the

@@ -1,4 +1,4 @@
-"""make upcalls' quick variant (issue 14, "The experiments" 2): the upcall
+"""make upcalls' quick variant ("The experiments" 2): the upcall
 study's experiments with modems, one boot of the 6.1 generic kernel with no
 background load, 1 to 4 modems (load_us=1840: up to 59 % of the CPU, below
 every bound), each served by smodemd's single rate-monotonic thread and by

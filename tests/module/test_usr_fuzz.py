@@ -1,4 +1,4 @@
-"""Hostile daemons for context=usr (issue 35, "A hostile daemon"): one
+"""Hostile daemons for context=usr ("A hostile daemon"): one
 boot of the 6.1 generic kernel (tests/module/usr_fuzz_checks.sh) running
 tests/module/usrfuzz.c as uid 1000 (tests/module/runas.c, no
 capabilities) against the module loaded with usr_mode=0666.

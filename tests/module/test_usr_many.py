@@ -1,4 +1,4 @@
-"""One smodemd serving several modems (issue 14, "Many modems per daemon"),
+"""One smodemd serving several modems ("Many modems per daemon"),
 one boot of the 6.1 generic kernel on the instruction-counted clock
 (tests/module/usr_many_checks.sh).
 

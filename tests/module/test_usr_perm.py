@@ -1,4 +1,4 @@
-"""Who may attach a daemon to context=usr's /dev/smodem<n> (issue 14):
+"""Who may attach a daemon to context=usr's /dev/smodem<n>:
 one boot of the 6.1 generic kernel, tests/module/usr_perm_checks.sh, with
 smodemd (build/smodemd/smodemd-static) run as uid 1000 by
 tests/module/runas.c (no capabilities; RLIMIT_RTPRIO / RLIMIT_MEMLOCK as
@@ -12,7 +12,7 @@ systemd's LimitRTPRIO= / LimitMEMLOCK= would set them).
   works; a tiny RLIMIT_MEMLOCK makes mlockall fail, said as such.
 Every refused daemon exits 1 and leaves the modem without a daemon.
 
-Then issue 35's weaknesses found by reading the interface's code, each a
+Then the weaknesses found by reading the interface's code, each a
 scenario of tests/module/usrhostile.c (a daemon that is its own DTE) in a
 third load (context=usr engine=1 ring_samples=8192): a daemon gone after a
 fax operation or with the tty's report queue full still ends the call; the
@@ -142,7 +142,7 @@ def test_mode_0666_user_fifo_with_rtprio_limit():
     assert st["usr_attaches"] == 5, st
 
 
-# -- issue 35: found by reading the interface's code (tests/module/usrhostile.c)
+# -- found by reading the interface's code (tests/module/usrhostile.c)
 
 def _hostile(name):
     """usrhostile's result line for scenario name: {key: value}."""

@@ -1,4 +1,4 @@
-"""Issue 5: calls in virtual time are exact, repeatable experiments.
+"""Calls in virtual time are exact, repeatable experiments.
 
 The same two calls (tests/module/vt_checks.sh: a context=thr call moving
 1 KiB each way, and a context=res call whose reservation is far too small
@@ -9,7 +9,7 @@ both calls the same sequence of smodem trace events with the same guest
 timestamps; the starved call must degrade (and degrade the same way twice)
 while the kernel stays healthy.
 
-Issue 9: the starved call's trace once diverged by 623 ns at 167 s of guest
+The starved call's trace once diverged by 623 ns at 167 s of guest
 time on a loaded host, and was only reported. The cause was QEMU's, not the
 call's: with -icount sleep=off, QEMU 7.2's main loop could skip an idle
 guest's time from an instruction count that still lacked the vCPU's last
@@ -35,7 +35,7 @@ OUT = TOP / "out" / "tests" / "virtual-time"
 NBYTES = 1024
 ROUTE = "5551234=answer:v22bis,v42,echo"
 ARGS = "engine=1 phase_periods=1 ring_samples=8192"
-# The issue's example: 1 ms every 50 ms for 2 ms of work per 12.5 ms period.
+# The example: 1 ms every 50 ms for 2 ms of work per 12.5 ms period.
 STARVE = ("context=res res_runtime_us=1000 res_period_us=50000 "
           "res_deadline_us=50000 load_us=2000")
 
@@ -119,7 +119,7 @@ def test_same_trace_events_and_timestamps_twice():
 
 def test_same_starved_trace_events_and_timestamps_twice():
     """The starved call's trace too (SCHED_DEADLINE throttling, overruns,
-    its garbled dialling), event by event, timestamps included: issue 9."""
+    its garbled dialling), event by event, timestamps included."""
     _assert_same_trace("starved")
 
 

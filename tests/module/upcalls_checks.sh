@@ -1,6 +1,6 @@
 # Guest side of tools/upcalls.py (make upcalls) and tests/module/
 # test_upcalls.py (busybox sh, root): the upcall study's experiments with
-# modems as the periodic work (issue 14), one boot per background load.
+# modems as the periodic work, one boot per background load.
 #   For each N in $NS: hw=vline devices=N vline_pairs=1 context=usr
 #   load_us=$LOAD_US; the background load $BG running; for each mode in
 #   $MODES (rm: smodemd's single rate-monotonic thread; threads: one thread

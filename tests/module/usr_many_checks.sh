@@ -1,5 +1,5 @@
 # Guest side of tests/module/test_usr_many.py (busybox sh, root): one
-# smodemd serving several modems (issue 14), one boot, virtual clock.
+# smodemd serving several modems, one boot, virtual clock.
 #   serve  hw=vline devices=$N vline_pairs=1 context=usr load_us=$SERVE_LOAD_US:
 #          for each mode in $MODES (rm: the single rate-monotonic thread,
 #          threads: --threads), one smodemd -v for all $N modems, the pairs

@@ -8,7 +8,7 @@
 #   RLIMIT_MEMLOCK
 # Results in $T: NAME.rc, NAME.log, NAME.stats, NAME.status (the daemon's
 # /proc status while attached), mode-*.txt (ls -l of the device); then
-# issue 35's hostile daemon, h-*.txt (see the end).
+# the hostile daemon, h-*.txt (see the end).
 
 # daemon_run NAME RUNAS-ARGS... -- SMODEMD-ARGS: started, its stats and
 # /proc status taken once attached, then SIGTERM (or its own exit).
@@ -52,12 +52,12 @@ daemon_run rtprio666 runas 1000 -r 50 -- smodemd --verbose --fifo 50
 rmmod smodem
 echo $? > $T/m666-rmmod.rc
 
-# Issue 35: usrhostile (tests/module/usrhostile.c), a daemon doing what
+# usrhostile (tests/module/usrhostile.c), a daemon doing what
 # smodemd would not, one scenario a run, as root; ring_samples=8192 makes
 # a max_frames period 512 ms.  The position reads are counted by a kprobe
 # on ac97_position; "gen" spins at SCHED_FIFO on the one CPU for 2.5 s,
 # with the real-time throttle off meanwhile.  Results: h-NAME.txt, .stats.
-say "issue 35: usrhostile"
+say "usrhostile"
 insmod $K context=usr engine=1 ring_samples=8192
 echo $? > $T/m35-insmod.rc
 ST=$(dev_file stats)

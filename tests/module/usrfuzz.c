@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * usrfuzz: hostile daemons for context=usr's /dev/smodem<n> (issue 35, "A
+ * usrfuzz: hostile daemons for context=usr's /dev/smodem<n> ("A
  * hostile daemon"), run in the guest as an unprivileged user against a
  * module loaded with usr_mode=0666 (tests/module/test_usr_fuzz.py).
  *

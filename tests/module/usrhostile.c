@@ -2,7 +2,7 @@
 /*
  * usrhostile: a daemon for context=usr's /dev/smodem<n> that does what
  * smodemd never would, one scenario per run, each printing one line of
- * "key=value" results for tests/module/test_usr_perm.py (issue 35, "Found
+ * "key=value" results for tests/module/test_usr_perm.py ("Found
  * by reading the interface's code").  It is its own DTE too: it drives
  * /dev/ttySM<n> (CLOCAL, raw) between its periods.
  *

@@ -507,7 +507,7 @@ static void test_engine_config(void)
 }
 
 /*
- * context=usr's stall rule (issue 35): a DONE on another CPU may stamp
+ * context=usr's stall rule: a DONE on another CPU may stamp
  * last_ns after the interrupt read now; that is no stall, not 584 years
  * of one.
  */
@@ -525,7 +525,7 @@ static void test_usr_stalled(void)
 }
 
 /*
- * A misbehaving device (issue 35): what a position read or an interrupt's
+ * A misbehaving device: what a position read or an interrupt's
  * position is worth (driver/smodem_ring.h, judged by smodem_core.c).
  */
 static void test_fault_judge(void)

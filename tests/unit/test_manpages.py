@@ -218,12 +218,45 @@ def anchors(path):
     return out
 
 
+# what only makes sense beside the checkout: the shared directory, its
+# study and lab notes, the seed papers' numbers, tracker numbers
+OUTSIDE = (r"\.\./shared", r"\bshared/", r"LAB-FACTS", r"STUDY\.md", r"\bissues? \d+",
+           r"\bissue's\b", r"\bseeds?[ /]0\d\d\b")
+# machine-written records (they hold the host paths of the run that wrote them)
+RECORDS = (".json", ".jsonl", ".csv", ".png", ".dat", ".svg")
+
+
+def tracked_text_files():
+    try:
+        out = subprocess.run(["git", "-C", str(TOP), "ls-files", "-z"], check=True,
+                             capture_output=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    for name in out.decode().split("\0"):
+        p = TOP / name
+        if name and p.suffix not in RECORDS and p.is_file():
+            try:
+                yield p, p.read_text()
+            except UnicodeDecodeError:
+                pass
+
+
+def test_no_file_points_outside_the_repository():
+    """Code and comments too, not only the pages: a reader has the checkout
+    and nothing beside it."""
+    me = Path(__file__).resolve()
+    bad = ["%s: %r" % (p.relative_to(TOP), m.group(0))
+           for p, text in tracked_text_files() if p.resolve() != me
+           for pat in OUTSIDE for m in re.finditer(pat, text, re.I)]
+    assert not bad, "\n".join(bad)
+
+
 def test_no_page_points_outside_the_repository():
     bad = []
     for p in DOCS + PAGES:
         text = p.read_text()
         rel = p.relative_to(TOP)
-        for pat in (r"\.\./shared", r"\bissues? \d+", r"\bissue's\b", r"\bseeds?[ /]0\d\d\b"):
+        for pat in OUTSIDE:
             for m in re.finditer(pat, text, re.I):
                 bad.append("%s: %r" % (rel, m.group(0)))
         if p.suffix != ".md":

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Stolen time of the modem's processing, from a trace.dat (issue 12).
+"""Stolen time of the modem's processing, from a trace.dat.
 
 For every activation of the processing (a thread's smodem_thread_wakeup ..
 smodem_thread_done, a bottom half's smodem_dpc_entry .. smodem_dpc_exit), on

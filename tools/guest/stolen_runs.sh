@@ -1,4 +1,4 @@
-# Guest side of tools/stolen_study.py (make stolen, issue 12), busybox sh, root,
+# Guest side of tools/stolen_study.py (make stolen), busybox sh, root,
 # booted with tools/lab/smlab/netload.py's NICs.  The reserved work is the
 # modem's processing in context=res: LOAD_US of it every PERIOD_SAMPLES
 # interrupt period, the reservation RES_PERIOD_US long.  Every boot first

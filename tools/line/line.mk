@@ -1,4 +1,4 @@
-# smline: the host side of the telephone line (issues 4 and 5).
+# smline: the host side of the telephone line.
 # Include from the top-level Makefile, or run from the repository root:
 #   make -f tools/line/line.mk line        build build/line/smline (+ test programs, faxtiff)
 #   make -f tools/line/line.mk check-line  build and run tests/line under pytest

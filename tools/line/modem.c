@@ -2,7 +2,7 @@
 /*
  * smline: one SpanDSP modem (answer tone, V.8, V.21/V.22/V.22bis, V.42).
  *
- * SpanDSP 0.0.6 gotchas handled here (see shared/LAB-FACTS.md):
+ * SpanDSP 0.0.6 gotchas handled here:
  * - its V.22bis answerer never sends the 2100 Hz answer tone: we send ANS
  *   with modem_connect_tones_tx (or ANSam through V.8) before starting it;
  * - V.42 only starts after v42_restart() following v42_init();

@@ -4,7 +4,7 @@
  *
  * Common definitions. Everything below the transport counts time in samples
  * of the 8 kHz line and draws randomness from seeded generators, so that a
- * run is a pure function of its inputs (the issue 5 virtual-time transport
+ * run is a pure function of its inputs (the virtual-time transport
  * depends on that).
  */
 #ifndef SML_H

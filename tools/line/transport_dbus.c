@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * smline: the virtual-time transport, QEMU's D-Bus audio (issue 5).
+ * smline: the virtual-time transport, QEMU's D-Bus audio.
  *
  * QEMU (-display dbus,addr=BUS,audiodev=snd0 -audiodev dbus,id=snd0) exports
  * org.qemu.Display1.Audio on the bus; we hand it one end of a socket pair per
@@ -26,7 +26,7 @@
  *   time, plays silence for the missing output and counts a stall: the one
  *   place where wall time could leak into a run, so it is reported.
  *
- * Resynchronised at every stop and start of the streams (issues 10 and 13):
+ * Resynchronised at every stop and start of the streams:
  * when the guest stops its DMA (a module reload), QEMU disables the input at
  * once but plays out its output mix (about one chunk more) before it
  * disables the output; paired by index, that chunk would lengthen the line's

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make loadbound: the load-bound study's experiment 1 on the modem (issue 13).
+"""make loadbound: the load-bound study's experiment 1 on the modem.
 
 For each kernel and each context (plus `control`: no module, the base
 system's own interference, the study's Fig. 4) one guest boot on the

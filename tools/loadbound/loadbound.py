@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""loadbound: load-bound functions from interference traces (issue 13, the
-study of seed 001, ../shared/STUDY.md section 3).
+"""loadbound: load-bound functions from interference traces (the
+study; its figures: doc/studies.md).
 
     loadbound.py analyse TRACE... [--grid-min 10us] [--grid-max 1s] [--per-decade 10]
                  [--periodic E,P] [--out DIR]

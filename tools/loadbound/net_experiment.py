@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make loadbound-net: the load-bound study's experiments 2 and 3 (issue 13).
+"""make loadbound-net: the load-bound study's experiments 2 and 3.
 
 Network receive processing as the driver, on the instruction-counted clock.
 Each guest has two e1000 NICs on one QEMU hub and tools/netload/netload.ko, an

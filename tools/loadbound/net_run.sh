@@ -1,6 +1,6 @@
 # Guest side of tools/loadbound/net_experiment.py (busybox sh, root):
-# network receive processing under the load-bound probe (issue 13,
-# experiments 2 and 3), with tools/netload/netload.sh's load.
+# network receive processing under the load-bound probe
+# (experiments 2 and 3), with tools/netload/netload.sh's load.
 #   NL_MODES     modes in turn, each: none | flood | flood-noreply | sink
 #                (netload.sh); results in /share/results/<mode>/
 #   LB_IRQ       the receiving NIC's IRQ thread on PREEMPT_RT: default (as

@@ -1,6 +1,6 @@
 #!/bin/sh
 # osnoise.sh: the kernel's own noise tracer as the load-bound probe's
-# independent second measurement (issue 13).  POSIX/busybox sh, root.
+# independent second measurement.  POSIX/busybox sh, root.
 #
 #   osnoise.sh CPU PRIO SECONDS THRESHOLD_US OUT [LBPROBE [EVENTS]]
 #

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lbprobe: the load-bound study's interference probe (seed 001, issue 13).
+ * lbprobe: the load-bound study's interference probe.
  *
  * A SCHED_FIFO thread at priority -p, pinned to CPU -c, memory locked, reads
  * CLOCK_MONOTONIC as fast as it can for -d seconds.  Every gap between two

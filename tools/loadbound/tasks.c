@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lbtasks: the load-bound study's two periodic tasks (its Figs 7-9) beside a
- * driver's work, and the scheduling settings the experiment needs (issue 13).
+ * driver's work, and the scheduling settings the experiment needs.
  *
  *   lbtasks run -1 E1_US -2 E2_US[,E2_US...] -P PERIOD_US -d SECONDS
  *               [--prio1 30] [--prio2 20] [--port 9000] [-c CPU] -o FILE

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netload: a repeatable network load for the lab's guests (issues 12, 13).
+ * netload: a repeatable network load for the lab's guests.
  *
  * A kernel thread at SCHED_FIFO 99, woken by a hard hrtimer, transmits on
  * one NIC (ifname) ICMP echo requests every period_ns and, if hb_period_ns

@@ -1,5 +1,5 @@
-# netload.sh: guest side of the lab's repeatable network load (issues 12,
-# 13), sourced by a guest script (busybox sh, root) that was booted with
+# netload.sh: guest side of the lab's repeatable network load,
+# sourced by a guest script (busybox sh, root) that was booted with
 # tools/lab/smlab/netload.py's QEMU arguments (two e1000 NICs on one QEMU
 # hub) and files (/opt/netload/netload.ko).
 #

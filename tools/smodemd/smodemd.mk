@@ -1,4 +1,4 @@
-# tools/smodemd: the daemon of context=usr (issue 14), included by the top
+# tools/smodemd: the daemon of context=usr, included by the top
 # Makefile.  One source set: smodemd.c, the module's own call control
 # (driver/smodem_modem.c) and the data pump (dsp/, build/dsp/libsmdsp.a),
 # built for user space with the stand-ins of tools/smodemd/shim and

@@ -1,4 +1,4 @@
-"""A repeatable network load for lab guests (issues 12 and 13).
+"""A repeatable network load for lab guests.
 
 Two e1000 NICs in one QEMU, joined by a QEMU hub (no host networking, nothing
 from outside the guest: on the instruction-counted clock every run is the same

@@ -20,7 +20,8 @@
  * daemon that goes away (exit, SIGKILL) ends the call it had the same way.
  * One that stops answering (stopped, stuck) lets the ring overrun (counted
  * and traced by the core); after SMODEM_USR_STALL_MS it is detached just
- * the same, and its next system call fails with -EPIPE.
+ * the same: its next system call fails with -EPIPE and poll() says
+ * POLLERR | POLLHUP, at once for a thread polling then.
  */
 #include <linux/fs.h>
 #include <linux/irq_work.h>
@@ -37,6 +38,8 @@
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <smdsp/anstone.h>
+#include <smdsp/faxmodem.h>
 #include <smdsp/modem.h>
 #include "smodem.h"
 #include "smodem_modem.h"
@@ -44,7 +47,7 @@
 #include "smodem_trace.h"
 #include "smodem_usr.h"
 
-/* No upcall answered for this long while the interrupts go on: stalled. */
+/* A period's interrupt unanswered for this long: stalled. */
 #define SMODEM_USR_STALL_MS	2000
 
 /*
@@ -60,6 +63,7 @@ enum usr_bad {
 	USR_BAD_RESULT,		/* a result code no modem reports */
 	USR_BAD_RATE,		/* a CONNECT at a rate no pump runs */
 	USR_BAD_NEXT,		/* a period out of [SMODEM_PERIOD_MIN, max] */
+	USR_BAD_PHASE,		/* a phase, or its argument, no modem traces */
 	USR_BAD_N
 };
 
@@ -71,6 +75,7 @@ static const char *const usr_bad_names[USR_BAD_N] = {
 	[USR_BAD_RESULT] = "result",
 	[USR_BAD_RATE] = "rate",
 	[USR_BAD_NEXT] = "next",
+	[USR_BAD_PHASE] = "phase",
 };
 
 struct usr {
@@ -96,6 +101,7 @@ struct usr {
 	u32 gen;			/* the attach in place (attaches) */
 	u32 stall_gen;			/* the attach stall_work is for */
 	u64 last_ns;			/* its last WAIT or DONE */
+	u64 owed_ns;			/* the first kick after its last answer */
 	u64 missed;			/* periods nobody processed */
 	struct swait_queue_head wait;	/* SMODEM_USR_WAIT */
 	wait_queue_head_t pollq;	/* poll(), woken by poll_work */
@@ -174,6 +180,24 @@ static void usr_refuse(struct smodem_dev *sd)
 		smodem_link_result(sd, cmd.id, AT_RC_NO_CARRIER);
 }
 
+/*
+ * Stalled: the first interrupt it did not answer (no WAIT or DONE since)
+ * is more than SMODEM_USR_STALL_MS old.  Counted from that interrupt, not
+ * from its last answer: a daemon asleep in WAIT while the engine stood
+ * (halted, restarted by the watchdog) owed nothing meanwhile.  Under the
+ * lock.
+ */
+static bool usr_owes(struct usr *u, u64 now)
+{
+	u64 last = READ_ONCE(u->last_ns);
+
+	/* signed: a DONE on another CPU may stamp a later time than now */
+	if (!u->owed_ns || (s64)(last - u->owed_ns) >= 0)
+		u->owed_ns = now;
+	return smodem_usr_stalled(now, u->owed_ns,
+				  (u64)SMODEM_USR_STALL_MS * NSEC_PER_MSEC);
+}
+
 static void usr_kick(struct smodem_dev *sd)
 {
 	struct usr *u = sd->ctx_priv;
@@ -184,9 +208,7 @@ static void usr_kick(struct smodem_dev *sd)
 	wake = u->attached;
 	if (wake) {
 		WRITE_ONCE(u->kicked, true);
-		stall = !u->stalled &&
-			smodem_usr_stalled(ktime_get_ns(), READ_ONCE(u->last_ns),
-					   (u64)SMODEM_USR_STALL_MS * NSEC_PER_MSEC);
+		stall = !u->stalled && usr_owes(u, ktime_get_ns());
 		if (stall) {
 			u->stalled = true;
 			u->stall_gen = u->gen;
@@ -272,11 +294,13 @@ static int usr_wait(struct usr *u, bool nonblock)
 			return -EAGAIN;
 		err = swait_event_interruptible_exclusive(u->wait,
 							  READ_ONCE(u->kicked) ||
-							  READ_ONCE(u->dead));
+							  !READ_ONCE(u->attached));
 		if (err)
 			return err;
 		if (READ_ONCE(u->dead))
 			return -ENODEV;
+		if (!READ_ONCE(u->attached))
+			return -EPIPE;
 	}
 	u->t_wake = u->up.t0;
 	WRITE_ONCE(u->last_ns, u->t_wake);
@@ -345,6 +369,38 @@ static bool rate_ok(u32 rate)
 	}
 }
 
+/*
+ * A phase the smodem_phase event knows, with the argument the modem gives
+ * it (smodem_modem.c: the data engine's, then Class 1's): the trace is
+ * what the studies' tools read, and a forged CONNECTED or a phase number
+ * no modem has would be taken for the modem's.
+ */
+static bool phase_ok(u32 phase, u32 arg)
+{
+	if (phase >= SMODEM_PHASE_FAX_ON_HOOK &&
+	    phase <= SMODEM_PHASE_FAX_RX_SILENCE)
+		return !arg || smdsp_faxmodem_mod_valid(arg);
+	switch (phase) {
+	case SMDSP_PHASE_CONNECTED:
+		return rate_ok(arg);
+	case SMDSP_PHASE_HUNGUP:
+		return arg <= SMDSP_CAUSE_V42_RELEASED;
+	case SMDSP_PHASE_ANSWER_TONE:
+		return arg <= SMDSP_ANS_ANSAM_PR;
+	case SMDSP_PHASE_ONHOOK:
+	case SMDSP_PHASE_OFFHOOK:
+	case SMDSP_PHASE_DIALING:
+	case SMDSP_PHASE_WAITING:
+	case SMDSP_PHASE_V8:
+	case SMDSP_PHASE_TRAINING:
+	case SMDSP_PHASE_RETRAIN:
+	case SMDSP_PHASE_CARRIER_LOST:
+		return !arg;
+	default:
+		return false;
+	}
+}
+
 /* One of the daemon's reports to the link, as smodem_modem.c made it. */
 static void usr_report(struct usr *u, const struct smodem_usr_report *r)
 {
@@ -372,6 +428,10 @@ static void usr_report(struct usr *u, const struct smodem_usr_report *r)
 		smodem_link_ring(sd, u->ring_on);
 		break;
 	case SMODEM_USR_PHASE:
+		if (!phase_ok(r->a, r->b)) {
+			count_bad(u, USR_BAD_PHASE);
+			break;
+		}
 		trace_smodem_phase(sd, r->a, r->b);
 		break;
 	default:
@@ -499,6 +559,7 @@ static int usr_open(struct inode *ino, struct file *f)
 		/* From the next interrupt on, the daemon owns sw_pos. */
 		raw_spin_lock_irqsave(&u->lock, flags);
 		u->last_ns = ktime_get_ns();
+		u->owed_ns = 0;
 		u->stalled = false;
 		u->gen = u->attaches;
 		u->attached = true;
@@ -528,6 +589,12 @@ static void usr_detach(struct usr *u)
 	if (u->busy)
 		u->missed++;
 	raw_spin_unlock_irqrestore(&u->lock, flags);
+	/*
+	 * No interrupt wakes it from now on: a thread of the daemon's
+	 * polling (for POLLERR only, say) hears of it now, not never.
+	 */
+	swake_up_all(&u->wait);
+	wake_up_interruptible(&u->pollq);
 	u->busy = false;
 	memset(sd->tx_ring, 0, sd->p.ring * 2 * sizeof(*sd->tx_ring));
 	if (u->call_open) {
@@ -630,7 +697,12 @@ static __poll_t usr_poll(struct file *f, poll_table *pt)
 	raw_spin_lock_irqsave(&u->lock, flags);
 	WRITE_ONCE(u->polled, true);
 	sd = u->sd;
-	if (u->dead) {
+	if (!u->attached) {
+		/*
+		 * Gone (the module) or detached as stalled: no period will
+		 * come, WAIT fails (-ENODEV, -EPIPE), and no interrupt wakes a
+		 * poller again, so it must not sleep.
+		 */
 		mask = EPOLLERR | EPOLLHUP;
 	} else {
 		/*

@@ -22,7 +22,13 @@
  * SMODEM_USR_DONE_WAIT is both in one system call.  Between WAIT and DONE
  * the area is the daemon's; otherwise the kernel's, which reads each field
  * the daemon wrote once and checks it.  The daemon closing the device
- * (exit, SIGKILL) ends the call it had: NO CARRIER at the tty.
+ * (exit, SIGKILL) ends the call it had: NO CARRIER at the tty.  One
+ * detached for stalling, or whose modem went away, gets -EPIPE or -ENODEV
+ * from every ioctl and POLLERR | POLLHUP from poll(), never a sleep.
+ *
+ * A PHASE report is the smodem_phase event's phase and argument as the
+ * modem traces them (driver/smodem_call.h); any other is refused and
+ * counted (usr_bad_phase), as is every field out of its range.
  */
 #ifndef SMODEM_USR_H
 #define SMODEM_USR_H
@@ -111,14 +117,15 @@ struct smodem_usr_area {
 };
 
 /*
- * The kernel's rule for a stalled daemon (not part of the interface): its
- * last WAIT or DONE at last, more than limit_ns before now.  Signed: a
- * DONE on another CPU may stamp a time later than the now an interrupt
- * read just before it, which is no stall.
+ * The kernel's rule for a stalled daemon (not part of the interface): the
+ * first interrupt it has not answered (no WAIT or DONE since) at since,
+ * more than limit_ns before now.  Signed: a DONE on another CPU may stamp
+ * a time later than the now an interrupt read just before it, which is no
+ * stall.
  */
-static inline bool smodem_usr_stalled(u64 now, u64 last, u64 limit_ns)
+static inline bool smodem_usr_stalled(u64 now, u64 since, u64 limit_ns)
 {
-	return (s64)(now - last) > (s64)limit_ns;
+	return (s64)(now - since) > (s64)limit_ns;
 }
 
 #define SMODEM_USR_WAIT		_IO('S', 0x40)

@@ -39,6 +39,7 @@ def test_vline_fuzz():
     print("vline:", tot)
     tuf.check_line_bytes(devs)
     tuf.check_rejections(r, "vline-fuzz")
+    tuf.check_phases(r)
     tuf.check_unload(r, "vline")
 
 

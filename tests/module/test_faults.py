@@ -13,7 +13,8 @@ guest, tests/module/fault_checks.sh, one boot per backend:
   injection words refused.  Then the hostile line in int, dpc, thr, res,
   oth and usr: one call attempt each hearing full-scale noise, DC, clipped
   square waves, a tone at each carrier and the answer tone till it gives
-  up, by itself, with no period lost, the tty answering AT.
+  up, by itself, with no period lost, the tty answering AT; in usr, the
+  engine then halted for about 3 s under smodemd, which stays attached.
 - ac97 (context=irqt, a call to smline's echo over QEMU's AC'97 on the
   virtual clock): the same faults at the register level (a storm of
   unacknowledged level interrupts, hidden completions, CIV read a few
@@ -249,6 +250,22 @@ def test_hostile_line(hw, ctx):
     assert st["overruns"] == 0 and st["dropped"] == 0, st
     assert st["periods"] > 100, st
     assert _read(hw, "line-%s-rmmod.rc" % ctx).strip() == "0"
+
+
+def test_usr_daemon_survives_a_halted_engine():
+    """smodemd asleep in WAIT while the engine stands about 3 s (vline,
+    six restarts refused): it owed no period meanwhile, so the restarted
+    engine's first interrupt does not detach it as stalled (it did: its
+    last answer was over 2 s old, the detach waited for its WAIT to take
+    the first period, then revoked it)."""
+    if "usr" not in VLINE_LINE:
+        pytest.skip("SMODEM_FAULT_LINE_CTX leaves out usr")
+    assert _read("vline", "line-usr-halt.inject.rc").strip() == "0"
+    before, after = _stats("vline", "line-usr"), _stats("vline", "line-usr-halt")
+    assert _fault(after, "engine_stopped") > _fault(before, "engine_stopped"), after
+    assert _fault(after, "recoveries") > _fault(before, "recoveries") + 2, after
+    assert after["usr_stalls"] == 0 and after["usr_attached"] == 1, after
+    assert after["usr_upcalls"] > before["usr_upcalls"], (before, after)
 
 
 @pytest.mark.parametrize("hw", ["vline", "ac97", "vline612"])

@@ -9,9 +9,14 @@ capabilities) against the module loaded with usr_mode=0666.
   munmap mid-period, fork with the mapping, close during WAIT, stalls,
   exits, SIGKILL and SIGSTOP at random), one DTE per tty typing commands,
   +++ and data; then a well-behaved smodemd serves both modems and modem 0
-  calls modem 1 (V.22bis + V.42, CALL_BYTES out and echoed back).
+  calls modem 1 (V.22bis + V.42, CALL_BYTES out and echoed back); then
+  smodemd is stopped (SIGSTOP) past the stall limit, both modems detach it,
+  and once continued its poll() on both says so and it exits by itself.
 - the AC'97 alone, several daemons racing for its one device; then smodemd
   attaches and serves.
+No module parameter takes a write at run time, root's or the user's.
+The vline fuzz is traced (smodem_phase): every phase the kernel took from
+a daemon's PHASE reports is one a modem traces, with an argument it gives.
 
 Judged: the fuzzer's own checks held (the kernel refused every wrong
 mapping and ioctl with its errno; the DTE read no byte past what DONE may
@@ -38,7 +43,19 @@ import smtrace
 TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "usr-fuzz"
 CALL_BYTES = 1024
-BAD_REASONS = ("tx_used", "rx_len", "nrep", "type", "result", "rate", "next")
+BAD_REASONS = ("tx_used", "rx_len", "nrep", "type", "result", "rate", "next", "phase")
+# The smodem_phase event's phases and the arguments a modem gives each
+# (driver/smodem_call.h; rates as a CONNECT's, causes enum
+# smdsp_modem_cause, kinds enum smdsp_anstone_kind, T.31's modulations).
+RATES = {300, 600, 1200, 2400, 4800, 7200, 9600, 12000, 14400}
+FAX_MODS = {0, 3, 24, 48, 72, 73, 74, 96, 97, 98, 121, 122, 145, 146}
+PHASE_ARGS = dict(
+    [(p, {0}) for p in ("on-hook", "off-hook", "dialing", "waiting", "v8",
+                        "training", "retrain", "carrier-lost")] +
+    [("connected", RATES), ("hung-up", set(range(7))), ("answer-tone", set(range(5)))] +
+    [("fax-" + p, FAX_MODS) for p in (
+        "on-hook", "idle", "dialing", "cng", "ced", "tx-hdlc", "rx-hdlc", "tx-train",
+        "tx-data", "rx-train", "rx-data", "tx-silence", "rx-silence")])
 
 
 def settings():
@@ -150,6 +167,20 @@ def check_rejections(r, name, every_reason=True):
     return sts
 
 
+def check_phases(r):
+    """Every smodem_phase event of the vline fuzz is a phase and argument a
+    modem traces (the daemons' others refused: usr_bad_phase), and the
+    daemons' valid reports were traced: the check is not empty."""
+    ev = [e for e in smtrace.events(r / "vline-phase.dat") if e.name == "smodem_phase"]
+    bad = [e.fields for e in ev
+           if e.fields.get("arg") not in PHASE_ARGS.get(e.fields.get("phase"), ())]
+    assert not bad, (len(bad), bad[:20])
+    # the kernel's own are on-hook and hung-up (a daemon gone mid-call)
+    seen = {e.fields["phase"] for e in ev}
+    assert len(seen) > 10, seen
+    return ev
+
+
 def check_dmesg(r, name):
     bad = [x for x in text(r, name).splitlines() if guestboot.BAD_DMESG.search(x)]
     assert not bad, bad
@@ -177,7 +208,23 @@ def check_clean_call(r):
         assert st["usr_stalls"] == st0[dev]["usr_stalls"], (dev, st)
         # what the fuzz's daemons chose did not outlive them
         assert st["period_samples"] == 100, (dev, st)
-    assert text(r, "vline-smodemd.rc").strip() == "0", text(r, "vline-smodemd.log")
+    check_smodemd_detached(r)
+
+
+def check_smodemd_detached(r):
+    """smodemd (one thread polling both modems) stopped 2.5 s: each modem
+    detached it as stalled, and continued, it heard so from poll() and
+    exited with the error (before, poll() slept for ever: stuck)."""
+    log = text(r, "vline-smodemd.log")
+    assert not (r / "vline-smodemd.stuck").exists(), log
+    assert text(r, "vline-smodemd.rc").strip() == "1", log
+    assert log.count("(detached: this daemon stopped answering)") == 2, log
+    sts = guestboot.stats_by_device(r / "vline-stopped.stats")
+    st0 = guestboot.stats_by_device(r / "vline-call.stats")
+    assert len(sts) == 2, sts
+    for dev, st in sts.items():
+        assert st["usr_attached"] == 0, (dev, st)
+        assert st["usr_stalls"] == st0[dev]["usr_stalls"] + 1, (dev, st, st0[dev])
 
 
 def check_vline_served(r):
@@ -194,7 +241,7 @@ def check_vline_served(r):
         assert st["usr_upcalls"] > st0[dev]["usr_upcalls"] + 1000, (dev, st)
         assert st["usr_bad"] == st0[dev]["usr_bad"], (dev, st, st0[dev])
         assert st0[dev]["period_samples"] == 100, (dev, st0[dev])
-    assert text(r, "vline-smodemd.rc").strip() == "0", text(r, "vline-smodemd.log")
+    check_smodemd_detached(r)
 
 
 def check_ac97_served(r):
@@ -216,6 +263,24 @@ def test_vline_rejections_counted():
     sts = check_rejections(res(), "vline-fuzz")
     # daemons stopped longer than a stall were detached as stalled
     assert sum(st["usr_stalls"] for st in sts.values()) > 0, sts
+
+
+def test_vline_phases_checked():
+    ev = check_phases(res())
+    print("vline: %d phases traced" % len(ev))
+
+
+def test_parameters_not_writable_at_run_time():
+    """Every module parameter refuses a write once loaded, root's too (no
+    store method), so none skips the load-time checks (usr_mode among
+    them: widening it would hand out /dev/smodem<n>)."""
+    lines = text(res(), "vline-params.txt").split("\n")
+    rows = [x.split() for x in lines if x]
+    names = {r[0] for r in rows}
+    assert {"usr_mode", "context", "engine", "ring_samples", "cpus"} <= names, rows
+    for name, root_rc, user_rc, same, mode in rows:
+        assert root_rc != "0" and user_rc != "0", (name, root_rc, user_rc)
+        assert same == "same" and mode == "-r--r--r--", (name, same, mode)
 
 
 def test_vline_no_splat_and_unloads():

@@ -22,7 +22,8 @@ a call reach its DTE; no command carries a dial string it does not dial;
 the stats file shows only the daemon's whole engine_* lines; a second
 thread waiting for the device is interruptible; poll() and O_NONBLOCK WAIT
 spun on do not read the hardware each time; a stalled daemon's stall work
-spares the next.
+spares the next; a daemon detached as stalled hears it from poll()
+(POLLERR | POLLHUP, a sleeping poller woken), not never.
 SMODEM_KO overrides the module, SMODEM_TTY_KERNEL the kernel.  About 60 s.
 
 Cost: 1 guest, 0.1 min of wall time (0.1 min of QEMU's CPU) in make check on the
@@ -244,3 +245,22 @@ def test_usr_stall_work_spares_the_next_daemon():
     assert r["ok"] == "40" and r["epipe"] == "0", r
     st = _stats("h-gen.stats")
     assert st["usr_stalls"] == 0 and st["usr_attached"] == 0, st
+
+
+def test_usr_revoked_daemon_poll_says_so():
+    """A daemon stops calling for 3 s (detached as stalled after 2 s) while
+    another of its threads polls for errors only: that poller wakes at the
+    detach with POLLERR | POLLHUP (it slept its whole 6 s before: nothing
+    woke it, and poll() found no error), a poll() for POLLIN afterwards
+    answers the same at once (it slept its 2 s), and WAIT says EPIPE,
+    blocking or not."""
+    r = _hostile("revoke")
+    err_hup = 0x8 | 0x10
+    assert r["poller_rc"] == "1" and int(r["poller_revents"], 16) == err_hup, r
+    # woken by the detach: the stall limit (2 s) after its last DONE, plus
+    # the interrupt that notices and the work that detaches
+    assert 1500 < float(r["poller_ms"]) < 3000, r
+    assert r["poll_rc"] == "1" and int(r["poll_revents"], 16) == err_hup, r
+    assert float(r["poll_ms"]) < 100, r
+    assert r["wait"] == "EPIPE" and r["nonblock_wait"] == "EPIPE", r
+    assert r["stalls"] == "1", r

@@ -3,9 +3,12 @@
 # usr_mode=0666, then a well-behaved smodemd's call on the same load.
 #   vline  hw=vline devices=2 vline_pairs=1: $FUZZ_DAEMONS daemons race for
 #          both devices for $FUZZ_SECONDS; then smodemd serves both and
-#          modem 0 calls modem 1 ($CALL_BYTES out, echoed back)
+#          modem 0 calls modem 1 ($CALL_BYTES out, echoed back); then it is
+#          stopped past the stall limit and must exit by itself once
+#          continued (its one thread polls both devices)
 #   ac97   the AC'97, one device, $FUZZ_DAEMONS daemons for $AC97_SECONDS
 #          (0: skipped); then smodemd attaches and serves
+# The vline fuzz is traced (smodem_phase: vline-phase.dat).
 # Each phase: the fuzzer's output (NAME.txt, .rc, .stuck and the stuck
 # processes' kernel stacks), the stats after the fuzz and after the call,
 # rmmod's status, dmesg.
@@ -84,7 +87,26 @@ phase_vline() {
 	insmod $K hw=vline devices=2 vline_pairs=1 context=usr engine=1 usr_mode=0666
 	echo $? > $T/vline-insmod.rc
 	ls -ln /dev/smodem0 > $T/vline-mode.txt
+	# No parameter takes a write at run time (each is checked once, at
+	# load), not root's (no store method: EACCES) nor the fuzz's user's:
+	# NAME ROOT_RC USER_RC same|changed MODE
+	for p in /sys/module/smodem/parameters/*; do
+		v0=$(cat "$p")
+		(echo 0777 > "$p") 2> /dev/null
+		r0=$?
+		runas 1000 -- /bin/sh -c "echo 0777 > $p" 2> /dev/null
+		r1=$?
+		v1=$(cat "$p")
+		same=changed
+		[ "$v1" = "$v0" ] && same=same
+		echo "$(basename "$p") $r0 $r1 $same $(ls -l "$p" | cut -c1-10)"
+	done > $T/vline-params.txt
+	# the phases the kernel took from the daemons' reports
+	trace-cmd start -q -e smodem:smodem_phase > /dev/null 2>&1
 	fuzz vline "$FUZZ_SECONDS" "$FUZZ_SEED" /dev/smodem0 /dev/smodem1
+	trace-cmd stop > /dev/null 2>&1
+	trace-cmd extract -o $T/vline-phase.dat > /dev/null 2>&1
+	trace-cmd reset > /dev/null 2>&1
 	# what the DTEs typed stays the tty's (+FCLASS=1, S0=1, ...): reset it
 	ttyat at /dev/ttySM0 ATZ AT\&F AT+FCLASS=0 > $T/vline-reset-0.txt 2>&1
 	ttyat at /dev/ttySM1 ATZ AT\&F AT+FCLASS=0 > $T/vline-reset-1.txt 2>&1
@@ -98,8 +120,14 @@ phase_vline() {
 	pair_calls vline-call 2 "$CALL_BYTES"
 	sleep 0.5
 	all_stats vline-call
-	kill -TERM $dpid
-	reap $dpid 50 vline-smodemd
+	# stopped past the stall limit: both modems detach it; continued,
+	# its poll() must say so (it slept for ever) and it exits by itself
+	say "vline: smodemd stopped 2.5 s"
+	kill -STOP $dpid
+	sleep 2.5
+	kill -CONT $dpid
+	reap $dpid 30 vline-smodemd
+	all_stats vline-stopped
 	rmmod smodem
 	echo $? > $T/vline-rmmod.rc
 	loaded > $T/vline.loaded

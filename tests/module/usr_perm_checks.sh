@@ -66,7 +66,7 @@ echo 'p:smodem_pos smodem:ac97_position' > $TR/kprobe_events
 echo 0 > $TR/tracing_on
 echo 1 > $TR/events/kprobes/smodem_pos/enable
 rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
-for s in restore gone-fax gone-full clear header stale dial stats intr throttle gen; do
+for s in restore gone-fax gone-full clear header stale dial stats intr throttle gen revoke; do
 	[ $s = gen ] && echo -1 > /proc/sys/kernel/sched_rt_runtime_us
 	usrhostile $s /dev/smodem0 $D "$ST" $TR/kprobe_profile > $T/h-$s.txt 2>&1 &
 	reap $! 300 h-$s

@@ -10,7 +10,7 @@
  * opens a device at random and serves it for an episode, periods of valid
  * work (a modem answering the DTE's commands, bytes both ways) mixed with
  * every field it writes (the daemon's and the kernel's) at its limits, just
- * past them or random; the area scribbled by a second thread while DONE
+ * past them or random (reports of phases no modem traces among them); the area scribbled by a second thread while DONE
  * reads it; ioctls out of order and unknown, with bad pointers; mmap()s of
  * wrong sizes, offsets and protections, mremap(), mprotect() and munmap()
  * mid-period; a fork() sharing the mapping and the file; a close() from
@@ -276,6 +276,60 @@ static void scribble(u32 limit, int n)
 	}
 }
 
+/*
+ * The smodem_phase event's values (enum smdsp_modem_phase, 0-10, then
+ * Class 1's, driver/smodem_call.h, 32-44), each with an argument its modem
+ * gives it: the kernel traces these.
+ */
+#define PH_ANSWER_TONE	4
+#define PH_CONNECTED	7
+#define PH_HUNGUP	10
+#define PH_FAX_ON_HOOK	32
+#define PH_FAX_LAST	44
+
+static void good_phase(struct smodem_usr_report *r)
+{
+	static const u32 rates[] = { 300, 600, 1200, 2400, 4800, 9600, 14400 };
+	static const u32 mods[] = { 0, 3, 24, 48, 72, 96, 121, 146 };
+	u32 p = rnd(PH_HUNGUP + 1 + PH_FAX_LAST - PH_FAX_ON_HOOK + 1);
+
+	*r = (struct smodem_usr_report){ SMODEM_USR_PHASE, 0, p, 0 };
+	if (p > PH_HUNGUP) {
+		r->a = PH_FAX_ON_HOOK + p - PH_HUNGUP - 1;
+		r->b = mods[rnd(sizeof(mods) / sizeof(mods[0]))];
+	} else if (p == PH_CONNECTED) {
+		r->b = rates[rnd(sizeof(rates) / sizeof(rates[0]))];
+	} else if (p == PH_ANSWER_TONE) {
+		r->b = rnd(5);			/* enum smdsp_anstone_kind */
+	} else if (p == PH_HUNGUP) {
+		r->b = rnd(7);			/* enum smdsp_modem_cause */
+	}
+}
+
+/* A phase no modem traces, or a known one with an argument it never has. */
+static void bad_phase(struct smodem_usr_report *r)
+{
+	static const u32 none[] = { PH_HUNGUP + 1, PH_FAX_ON_HOOK - 1,
+				    PH_FAX_LAST + 1, 0x7fffffff, 0xffffffff };
+	static const u32 args[][2] = {
+		{ 0, 1 }, { PH_CONNECTED, 0 }, { PH_CONNECTED, 2401 },
+		{ PH_CONNECTED, 0xffffffff }, { PH_HUNGUP, 7 },
+		{ PH_ANSWER_TONE, 5 }, { PH_FAX_ON_HOOK + 8, 25 },
+		{ PH_FAX_LAST, 0x80000003 },
+	};
+	u32 i;
+
+	*r = (struct smodem_usr_report){ SMODEM_USR_PHASE, (u32)rnd64(), 0, 0 };
+	if (chance(40)) {
+		r->a = none[rnd(sizeof(none) / sizeof(none[0]))];
+		r->b = chance(50) ? 0 : (u32)rnd64();
+	} else {
+		i = rnd(sizeof(args) / sizeof(args[0]));
+		r->a = args[i][0];
+		r->b = args[i][1];
+	}
+}
+
 /* The fields DONE reads, out of range. */
 static void bad_fields(void)
 {
@@ -299,6 +353,13 @@ static void bad_fields(void)
 		d.a->rep[i].a = chance(30) ? edge(AT_RC_OK, AT_RC_FAX_FCERROR) :
 				chance(50) ? edge(300, 14400) : (u32)rnd64();
 		d.a->rep[i].b = (u32)rnd64();
+	}
+	/* one for certain where DONE reads (nrep, clamped) */
+	if (chance(50)) {
+		k = d.a->nrep < SMODEM_USR_REPORTS ? d.a->nrep : SMODEM_USR_REPORTS;
+		bad_phase(&d.a->rep[k ? rnd(k) : 0]);
+		if (!k)
+			d.a->nrep = 1;
 	}
 	/* what the kernel wrote: it must not read it back */
 	if (chance(30)) {
@@ -516,9 +577,8 @@ static void valid_period(void)
 	}
 	if (chance(1))
 		r[nrep++] = (struct smodem_usr_report){ SMODEM_USR_RING, 0, rnd(2), 0 };
-	if (chance(2))
-		r[nrep++] = (struct smodem_usr_report){ SMODEM_USR_PHASE, 0,
-			rnd(16), rnd(3000) };
+	if (chance(5))
+		good_phase(&r[nrep++]);
 	d.a->nrep = nrep;
 	d.a->tx_used = d.online ? d.tx_len : rnd(d.tx_len + 1);
 	d.a->rx_len = d.online ? rnd(d.room + 1) : 0;

@@ -34,6 +34,10 @@
  *   gen         a daemon stalls (FIFO spin, no system call, the stall work
  *               cannot run on the one CPU), closes; the next attaches: the
  *               first's stall work must not revoke it
+ *   revoke      a daemon stops calling for 3 s while a second thread
+ *               polls for errors only (events 0): detached as stalled, the
+ *               poller must wake then with POLLERR | POLLHUP, and a poll()
+ *               for POLLIN after it answer so at once, WAIT -EPIPE
  * Exit status 0 when it ran (the results are judged on the host), 2 when
  * it could not (set-up failed).
  */
@@ -735,6 +739,60 @@ static void gen(void)
 	detach();
 }
 
+/* -- revoke ------------------------------------------------------------------- */
+
+static double poller_ms;
+static int poller_rc, poller_revents;
+
+static void *poller_main(void *arg)
+{
+	struct pollfd p = { .fd = fd, .events = 0 };
+	double t0 = now_ms();
+
+	(void)arg;
+	poller_rc = poll(&p, 1, 6000);
+	poller_ms = now_ms() - t0;
+	poller_revents = p.revents;
+	return NULL;
+}
+
+static const char *errname(int r, int e)
+{
+	if (!r)
+		return "0";
+	return e == EPIPE ? "EPIPE" : e == EAGAIN ? "EAGAIN" :
+	       e == ENODEV ? "ENODEV" : "other";
+}
+
+static void revoked(void)
+{
+	long s0 = stat_value("usr_stalls");
+	struct pollfd p = { .events = POLLIN };
+	int rc, r, e, r2, e2;
+	double t0, ms;
+	pthread_t t;
+
+	attach();
+	serve(100, NULL, NULL);
+	pthread_create(&t, NULL, poller_main, NULL);
+	/* No WAIT, no DONE: stalled after SMODEM_USR_STALL_MS. */
+	sleep_ms(3000);
+	p.fd = fd;
+	t0 = now_ms();
+	rc = poll(&p, 1, 2000);
+	ms = now_ms() - t0;
+	r = ioctl(fd, SMODEM_USR_WAIT);
+	e = errno;
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	r2 = ioctl(fd, SMODEM_USR_WAIT);
+	e2 = errno;
+	pthread_join(t, NULL);
+	printf("revoke poller_rc=%d poller_revents=0x%x poller_ms=%.0f poll_rc=%d poll_revents=0x%x poll_ms=%.0f wait=%s nonblock_wait=%s stalls=%ld\n",
+	       poller_rc, poller_revents, poller_ms, rc, p.revents, ms,
+	       errname(r, e), errname(r2, e2), stat_value("usr_stalls") - s0);
+	detach();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -745,7 +803,7 @@ int main(int argc, char **argv)
 		{ "restore", restore }, { "clear", clear }, { "header", header },
 		{ "stale", stale }, { "dial", dial },
 		{ "stats", stats }, { "intr", intr }, { "throttle", throttle },
-		{ "gen", gen },
+		{ "gen", gen }, { "revoke", revoked },
 	};
 	size_t i;
 

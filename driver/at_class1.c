@@ -16,6 +16,7 @@
  */
 #include <linux/types.h>
 #include <linux/string.h>
+#include <linux/build_bug.h>
 #include <linux/array_size.h>
 #include "at.h"
 #include "at_class1.h"

@@ -27,7 +27,12 @@ KERNEL       ?= $(KVER_GEN)
 CLOCK        ?= virtual
 ICOUNT_SHIFT ?= 0
 OUT          ?= out/compare
-export CONTEXTS DURATION LOAD_US KERNEL CLOCK ICOUNT_SHIFT OUT
+# LOAD=pump: each context's run again with load_us=0 and calls to smline
+# through the window (the real data pump), and once on a slowed guest CPU
+# (SLOW_SHIFT, SLOW_CONTEXT); PUMP_DURATION, PUMP_BYTES, PUMP_FAR (the far
+# modem's route words), PUMP_LINE (smline options), PUMP_AT: compare.py --help
+LOAD         ?= emulated
+export CONTEXTS DURATION LOAD_US KERNEL CLOCK ICOUNT_SHIFT OUT LOAD
 
 .PHONY: all module modules deps venv check check-fast check-real check-build check-build-fast compare demo bench-module bench-modem resmap stolen upcalls clean help FORCE
 
@@ -77,7 +82,7 @@ help:
 	'  deb               build/deb/smodem-dkms_<version>_all.deb' \
 	'' \
 	'Experiments and benchmarks (results in out/):' \
-	'  compare           the contexts under the study load, beside the study (CONTEXTS, DURATION, KERNEL, CLOCK)' \
+	'  compare           the contexts under the study load, beside the study (CONTEXTS, DURATION, KERNEL, CLOCK; LOAD=pump: the real pump in calls)' \
 	'  study             the soft-modem study on four kernels (QUICK=1: the reduced grid)' \
 	'  resmap            the reservation boundary: a call per SCHED_DEADLINE reservation X/Y' \
 	'  stolen            the augmented-reservation study (stolen time, catchup, feedback, reclaim)' \
@@ -174,7 +179,7 @@ check-real: deps venv
 	$(PYTHON) -m pytest -p no:cacheprovider -rfE tests/realtime
 
 compare: deps venv
-	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko $(if $(filter usr,$(CONTEXTS)),smodemd)
+	@$(MAKE) --no-print-directory build/$(KERNEL)/smodem.ko $(if $(filter usr,$(CONTEXTS)),smodemd) $(if $(filter pump,$(LOAD)),line)
 	$(PYTHON) tools/lab/compare.py
 
 # The demo: a call from the guest's modem to smline (file each way, hang-up),

@@ -49,6 +49,7 @@ LONGEST = (
 GUEST_FILES = {
     "tests/lab/test_bench_modem.py",
     "tests/lab/test_compare.py",
+    "tests/lab/test_compare_pump.py",
     "tests/lab/test_guest.py",
     "tests/lab/test_rtla.py",
     "tests/lab/test_traces.py",

@@ -3,9 +3,13 @@ each with the spinning competitor and cyclictest as the coexisting periodic
 task (the study's 1 ms timer callback).  See tools/lab/README.md."""
 
 import argparse
+import bisect
 import json
 import os
 import re
+import shlex
+import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -13,7 +17,9 @@ from pathlib import Path
 import smtrace
 
 from . import cli, contexts
+from .dbusline import SMLINE, DbusLine
 from .guest import available_kernels, default_kernel, run_guest, module_path, ROOT
+from .payload import payload
 from .image import DYN_TOOLS, kernel_file, ldd
 from .resume import file_digest
 
@@ -48,12 +54,19 @@ def guest_script(ctx, p):
     """Shell for one run.  Everything measured goes to /tmp first: no share
     I/O while measuring."""
     modargs = ""
+    pump = p.get("load") == "pump"
     if ctx != "control":
-        args = ["context=" + ctx, "hw=" + p["hw"], "load_us=%d" % p["load_us"]]
+        # the real pump: no emulation, and the engine's call needs a ring
+        # deep enough for its output lead (bench_modem.SMODEM_ARGS)
+        args = ["context=" + ctx, "hw=" + p["hw"], "load_us=%d" % (0 if pump else p["load_us"])]
+        if pump:
+            args.append("engine=1")
         for k in ("prio", "res_runtime_us", "res_period_us", "rate",
                   "ring_samples", "period_samples"):
             if p.get(k) is not None:
                 args.append("%s=%d" % (k, p[k]))
+            elif pump and k == "ring_samples":
+                args.append("ring_samples=%d" % PUMP_RING)
         if p.get("module_params"):
             args.append(p["module_params"])
         modargs = " ".join(args)
@@ -70,7 +83,7 @@ def guest_script(ctx, p):
         "else echo absent > $M/rtla-%(t)s.rc; fi\n"
         "echo \"%(cmd)s\" > $M/rtla-%(t)s.cmd\n" % {"t": t, "cmd": cmd}
         for t, cmd in rtla.items())
-    return r"""
+    script = r"""
 M=/tmp/m
 T=/sys/kernel/tracing
 mkdir -p $M
@@ -156,6 +169,201 @@ cp -a $M/. /share/
 echo "compare: done rc=$RC"
 exit $RC
 """ % {"ctx": ctx, "modargs": modargs, "cyc": cyc, "pin": pin, "rtla": rtla_sh}
+    return pump_script(script) if p.get("load") == "pump" and ctx != "control" else script
+
+
+# -- LOAD=pump: the real data pump in a call through the window ----------------
+PUMP_SCRIPT = ROOT / "tools" / "guest" / "compare_calls.sh"
+# bench_modem.SMODEM_ARGS's ring: the call's output lead needs more than the
+# study's 512 samples on QEMU's D-Bus audio (doc/study-softmodem.md)
+PUMP_RING = 8192
+PUMP_NUMBER = "5551234"
+PUMP_SEED_LINE, PUMP_SEED_MODEM = 11, 12
+
+
+def pump_tail_s(nbytes, onhook_s):
+    """Guest seconds the call in progress when cyclictest ends may still
+    take: compare_calls.sh's bounded waits (dial, data, the writer, the
+    engine's last bytes, escape and ATH) added up."""
+    return 90 + (nbytes // 80 + 20) + (nbytes // 40 + 40) // 2 + 30 + 15 + onhook_s
+
+
+def pump_script(script):
+    """The emulated run's script with the call loop around cyclictest: the
+    loop starts with the window (counters and trace just cleared), gets
+    its stop with the window's end, and is waited for once the competitor
+    is gone (the call it is in runs to its hang-up, outside the window)."""
+    i = script.index("\ncyclictest ") + 1
+    loop = ("mkdir -p $M/calls\n"
+            "sh /opt/pump/compare_calls.sh $M/calls > $M/calls/loop.log 2>&1 &\n"
+            "LOOP=$!\n"
+            "read -r up _ < /proc/uptime; echo \"window start $up\" >> $M/calls/marks.txt\n")
+    script = script[:i] + loop + script[i:]
+    # after the trace's end, and a builtin (no fork beside the spinner)
+    stop = "\ttrace-cmd stop\nfi\n"
+    assert stop in script
+    script = script.replace(stop, stop + ": > $M/calls/stop\n"
+                            "read -r up _ < /proc/uptime; echo \"window end $up\" >> "
+                            "$M/calls/marks.txt\n", 1)
+    spun = "kill $SPIN\nwait $SPIN 2>/dev/null\n"
+    assert spun in script
+    wait = ("i=0\n"
+            "while kill -0 $LOOP 2>/dev/null && [ $i -lt $PUMP_TAIL_S ]; do\n"
+            "\tsleep 1\n\ti=$((i + 1))\n"
+            "done\n"
+            "kill $LOOP 2>/dev/null\n"
+            "echo $i > $M/calls/tail_s\n")
+    return script.replace(spun, spun + wait, 1)
+
+
+def pump_route(p):
+    """smline's route: the far modem answers with p["pump_far"]'s words
+    (its modulations and V.42: whatever the engine negotiates with it
+    runs), sends pump_bytes and checks what arrives."""
+    n = p["pump_bytes"]
+    return "%s=answer:%s,send=random:%d:%d,expect=random:%d:%d" % (
+        PUMP_NUMBER, p["pump_far"], n, PUMP_SEED_LINE, n, PUMP_SEED_MODEM)
+
+
+def pump_line_args(p, out):
+    """smline's arguments for a pump run whose files go to out: the route,
+    its records, then PUMP_LINE's options as given (they come last, so
+    they may add routes or change the line)."""
+    return (["--route", pump_route(p), "--json", str(Path(out) / "smline-calls.jsonl"),
+             "--events", str(Path(out) / "smline-events.jsonl"), "-v"]
+            + shlex.split(p["pump_line"]))
+
+
+def parse_marks(text):
+    """compare_calls.sh's marks.txt -> {call tag: {event: guest uptime s}}."""
+    out = {}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) != 3:
+            continue
+        try:
+            out.setdefault(f[0], {}).setdefault(f[1], float(f[2]))
+        except ValueError:
+            pass
+    return out
+
+
+def pump_calls(out):
+    """The calls of one LOAD=pump run: the DTE's side (compare_calls.sh's
+    transcripts and marks) beside smline's records, in order; in_window:
+    dialled and ended within cyclictest's window (the "window" marks)."""
+    d = Path(out) / "calls"
+    marks = parse_marks((d / "marks.txt").read_text()) if (d / "marks.txt").exists() else {}
+    recf = Path(out) / "smline-calls.jsonl"
+    recs = ([json.loads(x) for x in recf.read_text().splitlines() if x.strip()]
+            if recf.exists() else [])
+    calls = []
+    win = marks.pop("window", {})
+    tags = sorted(marks, key=lambda t: int(re.sub(r"\D", "", t) or 0))
+    for i, tag in enumerate(tags):
+        txt = (d / (tag + ".txt")).read_text(errors="replace") if (d / (tag + ".txt")).exists() else ""
+        m = re.search(r"^CONNECTED (.*)$", txt, re.M)
+        rec = recs[i] if i < len(recs) else {}
+        mk = marks[tag]
+        c = {"tag": tag, "connect": m.group(1).strip() if m else None,
+             "dte_ok": "RESULT ok" in txt, "data_ok": "DATA ok" in txt,
+             "line_result": rec.get("result"), "modulation": rec.get("modulation"),
+             "rate": rec.get("rate"), "v42": rec.get("v42"), "expect_ok": rec.get("expect_ok"),
+             "setup_s": rec.get("setup_s"), "transfer_s": rec.get("transfer_s"),
+             "retrains": (rec.get("errors") or {}).get("retrains"),
+             "marks": mk}
+        if "dial" in mk and "connect" in mk:
+            c["dial_to_connect_s"] = round(mk["connect"] - mk["dial"], 2)
+        # the whole call (dial to hang-up) inside cyclictest's window
+        end = mk.get("hungup", mk.get("failed"))
+        c["in_window"] = (None if "start" not in win or "end" not in win else
+                          bool(mk.get("dial", 0) >= win["start"] and end is not None
+                               and end <= win["end"]))
+        calls.append(c)
+    return calls
+
+
+PHASE_BIN_US = 5
+
+
+def phase_costs(process, phases, start_ns=None, period_ns=None):
+    """The real pump's cost per call phase: process = [(ts_ns, elapsed_ns)]
+    of smodem_process (one per period), phases = [(ts_ns, name)] of
+    smodem_phase in time order.  Each processing run belongs to the phase
+    in force at its end (a run that changes the phase counts in the new
+    one); before the first phase event the engine is on hook (it starts so
+    without an event).  start_ns: the window's start (default the first
+    run).  -> {phase: {"periods", "first_s", "time_s", "min_us", "p50_us",
+    "avg_us", "p99_us", "max_us", "share_pct" (avg of period_ns), "hist_us"
+    (PHASE_BIN_US bins: their left edges)}} in the order the phases first came."""
+    # by time only: two phase events at one instant (hung-up, on-hook) keep
+    # the trace's order
+    process = sorted(process, key=lambda x: x[0])
+    phases = sorted(phases, key=lambda x: x[0])
+    if not process:
+        return {}
+    t0 = process[0][0] if start_ns is None else start_ns
+    bounds = [t for t, _ in phases]
+    names = [n for _, n in phases]
+    per = {}
+    for ts, el in process:
+        j = bisect.bisect_right(bounds, ts) - 1
+        name = names[j] if j >= 0 else "on-hook"
+        per.setdefault(name, {"first": ts, "v": []})["v"].append(el)
+    out = {}
+    for name, d in per.items():
+        v = sorted(d["v"])
+        n = len(v)
+
+        def q(p):
+            return v[min(n - 1, max(0, -(-int(p * n) // 100) - 1))] / 1000.0
+        avg = sum(v) / n / 1000.0
+        hist = {}
+        for x in v:
+            b = int(x // (PHASE_BIN_US * 1000)) * PHASE_BIN_US
+            hist[str(b)] = hist.get(str(b), 0) + 1
+        out[name] = {"periods": n, "first_s": round((d["first"] - t0) / 1e9, 3),
+                     "time_s": round(n * period_ns / 1e9, 2) if period_ns else None,
+                     "min_us": v[0] / 1000.0, "p50_us": q(50), "avg_us": round(avg, 1),
+                     "p99_us": q(99), "max_us": v[-1] / 1000.0,
+                     "share_pct": round(100.0 * avg * 1000 / period_ns, 2) if period_ns else None,
+                     "hist_us": dict(sorted(hist.items(), key=lambda kv: int(kv[0])))}
+    return out
+
+
+# the call's phases as the report names them (smodem_phase's names), in a
+# call's order; a name not here comes after them
+PHASE_ORDER = ("on-hook", "off-hook", "dialing", "waiting", "answer-tone", "v8", "training",
+               "connected", "retrain", "carrier-lost", "hung-up")
+PHASE_LABEL = {"connected": "data (connected)", "answer-tone": "answer tone"}
+
+
+def ordered_phases(costs):
+    rank = {n: i for i, n in enumerate(PHASE_ORDER)}
+    return sorted(costs, key=lambda n: (rank.get(n, len(PHASE_ORDER)), n))
+
+
+def spike(costs, name, ref="connected"):
+    """How far a phase's worst period is above the data phase's typical one:
+    (max - ref's median in us, max / ref's median), None without a data
+    phase."""
+    r = (costs.get(ref) or {}).get("p50_us")
+    c = costs.get(name)
+    if not r or not c:
+        return None
+    return round(c["max_us"] - r, 1), round(c["max_us"] / r, 2)
+
+
+def pump_trace(dat, period_ns):
+    """From a LOAD=pump run's trace: the pump's cost per phase, and the
+    phase sequence [(s since the window's start, name)]."""
+    ev = smtrace.events(dat)
+    by = smtrace.by_name(ev)
+    proc = [(e.ts_ns, e.fields.get("elapsed_ns", 0)) for e in by.get("smodem_process", [])]
+    ph = [(e.ts_ns, e.fields.get("phase")) for e in by.get("smodem_phase", [])]
+    t0 = min([t for t, _ in proc] + [t for t, _ in ph]) if (proc or ph) else 0
+    return {"phases": phase_costs(proc, ph, t0, period_ns),
+            "sequence": [[round((t - t0) / 1e9, 3), n] for t, n in ph]}
 
 
 # -- host side parsers -------------------------------------------------------------
@@ -521,7 +729,52 @@ def add_arguments(ap, env=os.environ, out="out/compare"):
     opt("--rtla-duration", "RTLA_DURATION", None, cli.positive_int,
         "seconds of each rtla tracer per run (default: --duration)")
     g.add_argument("--no-control", action="store_true", help="skip the run without the module")
+    opt("--load", "LOAD", "emulated", str,
+        "emulated: load_us per period, no call (the study's emulation); pump: each "
+        "context's emulated run, then a run with load_us=0 and calls through the window "
+        "(the real data pump), and the pump once more on a guest slowed to the study's "
+        "CPU (--slow-shift)", choices=["emulated", "pump"])
+    pg = ap.add_argument_group("LOAD=pump")
+
+    def popt(*a, **kw):
+        return cli.env_option(ap, *a, env=env, group=pg, **kw)
+    popt("--pump-duration", "PUMP_DURATION", 60, cli.positive_int,
+         "seconds of cyclictest in each pump run; calls fill them")
+    popt("--pump-bytes", "PUMP_BYTES", 1024, cli.positive_int,
+         "bytes each way in every call")
+    popt("--pump-far", "PUMP_FAR", "v22bis,v42", str,
+         "the far modem's words in smline's route (modulations, v42, ...): "
+         "whatever the engine negotiates with it runs")
+    popt("--pump-line", "PUMP_LINE", "", str,
+         "further smline options, as on its command line (--noise -50 --seed 1)")
+    popt("--pump-at", "PUMP_AT", "AT\\N3", str,
+         "the AT command the guest sends before each dial (empty: none)")
+    popt("--pump-onhook", "PUMP_ONHOOK_S", 2, cli.nonneg_int,
+         "seconds on hook before the first call and between calls")
+    popt("--pump-calls", "PUMP_CALLS", 0, cli.nonneg_int,
+         "calls at most per run (0: as many as start within the window; the last "
+         "one runs to its hang-up after it)")
+    popt("--slow-shift", "SLOW_SHIFT", "1", _shift_or_none,
+         "icount shift of the slowed run (2^N ns per guest instruction; 1: about a "
+         "450 MHz Pentium II, doc/study-softmodem.md), or none")
+    popt("--slow-context", "SLOW_CONTEXT", "int", _one_context,
+         "the context of the slowed run")
+    pg.add_argument("--no-emulated", action="store_true",
+                    help="LOAD=pump: skip the contexts' emulated runs")
     return g
+
+
+def _shift_or_none(text):
+    if text.strip().lower() in ("none", "off", "-"):
+        return None
+    return cli.int_range(0, 10)(text)
+
+
+def _one_context(text):
+    names = contexts.parse(text)
+    if len(names) != 1:
+        raise argparse.ArgumentTypeError("one context, not %r" % text)
+    return names[0]
 
 
 def params(ap, a):
@@ -560,7 +813,21 @@ def params(ap, a):
         "module": a.module,
         "rtla": a.rtla,
         "rtla_duration_s": a.rtla_duration or a.duration,
+        "load": a.load,
     }
+    if a.load == "pump":
+        if a.clock != "virtual":
+            ap.error("--load pump needs --clock virtual: the call runs on smline's "
+                     "D-Bus line, locked to the instruction-counted clock")
+        try:
+            shlex.split(a.pump_line)
+        except ValueError as e:
+            ap.error("--pump-line: %s" % e)
+        p.update({"pump_duration_s": a.pump_duration, "pump_bytes": a.pump_bytes,
+                  "pump_far": a.pump_far, "pump_line": a.pump_line, "pump_at": a.pump_at,
+                  "pump_onhook_s": a.pump_onhook, "pump_calls": a.pump_calls,
+                  "slow_shift": a.slow_shift,
+                  "slow_context": a.slow_context, "no_emulated": a.no_emulated})
     try:
         p["rtla_run"], p["rtla_why_not"] = rtla_plan(p["kernel"], a.rtla)
     except FileNotFoundError as e:
@@ -571,37 +838,61 @@ def params(ap, a):
         ap.error("module %s missing: make module KVER=%s" % (p["module"], p["kernel"]))
     if "usr" in p["contexts"] and not os.path.isfile(ROOT / SMODEMD):
         ap.error("context usr: %s missing: make smodemd" % SMODEMD)
+    if a.load == "pump":
+        if a.slow_shift is not None and a.slow_context == "usr" and not os.path.isfile(ROOT / SMODEMD):
+            ap.error("--slow-context usr: %s missing: make smodemd" % SMODEMD)
+        if not SMLINE.is_file():
+            ap.error("--load pump: %s missing: make line" % SMLINE)
     return p
 
 
-def run_one(ctx, p, idx, total, log=print):
-    out = Path(p["out"]) / ctx
+def run_one(ctx, p, idx, total, log=print, name=None):
+    """One boot: ctx's run with parameters p (params(); p["load"] "pump"
+    gives the real pump's run), its files in OUT/name (default ctx)."""
+    name = name or ctx
+    out = Path(p["out"]) / name
     out.mkdir(parents=True, exist_ok=True)
+    pump = p.get("load") == "pump" and ctx != "control"
     stale = ["trace.dat", "stats.txt", "cyclictest.txt", "cyclictest.json", "stats-load.txt",
-             "smodemd.log", "smodemd.rc"]
+             "smodemd.log", "smodemd.rc", "smline-calls.jsonl", "smline-events.jsonl"]
     stale += ["rtla-%s.%s" % (t, x) for t in RTLA_TRACERS for x in ("txt", "rc", "cmd")]
     for f in stale:
         try:
             (out / f).unlink()
         except FileNotFoundError:
             pass
+    shutil.rmtree(out / "calls", ignore_errors=True)
     mods = [] if ctx == "control" else [p["module"]]
     sha = file_digest(p["module"]) if mods else None
     t = time.monotonic()
-    log("compare: [%d/%d] %s: booting %s (%s clock%s), %d s of measurement"
-        % (idx, total, ctx, p["kernel"], p["clock"],
+    log("compare: [%d/%d] %s: booting %s (%s clock%s), %d s of measurement%s"
+        % (idx, total, name, p["kernel"], p["clock"],
            ", icount shift %d" % p["icount_shift"] if p["clock"] == "virtual" else "",
-           p["duration_s"]))
+           p["duration_s"], ", calls to smline (%s), load_us=0" % p["pump_far"] if pump else ""))
     # generous: virtual time runs at most a few times slower than wall here
     measured = p["duration_s"] + (2 * p["rtla_duration_s"] + 10 if p.get("rtla_run") else 0)
+    if pump:
+        measured += pump_tail_s(p["pump_bytes"], p["pump_onhook_s"])
     timeout = 120 + 12 * measured * (1 + p["icount_shift"])
     extra = dict(rtla_files()) if p.get("rtla_run") else {}
     if ctx == "usr":
         extra["usr/bin/smodemd"] = str(ROOT / SMODEMD)
+    line = env = None
+    if pump:
+        (out / "pump-tx.bin").write_bytes(payload(PUMP_SEED_MODEM, p["pump_bytes"]))
+        (out / "pump-rx.bin").write_bytes(payload(PUMP_SEED_LINE, p["pump_bytes"]))
+        extra.update({"opt/pump/compare_calls.sh": str(PUMP_SCRIPT),
+                      "opt/pump/tx.bin": str(out / "pump-tx.bin"),
+                      "opt/pump/rx.bin": str(out / "pump-rx.bin")})
+        env = {"DIAL": "T" + PUMP_NUMBER, "AT_SETUP": p["pump_at"],
+               "NBYTES": str(p["pump_bytes"]), "ONHOOK_S": str(p["pump_onhook_s"]),
+               "MAX_CALLS": str(p["pump_calls"]),
+               "PUMP_TAIL_S": str(pump_tail_s(p["pump_bytes"], p["pump_onhook_s"]))}
+        line = DbusLine(pump_line_args(p, out), out)
     res = run_guest(p["kernel"], guest_script(ctx, p), str(out), modules=mods,
                     clock=p["clock"], icount_shift=p["icount_shift"], smp=p["smp"],
                     timeout_s=timeout, audio="ac97", share="deferred",
-                    extra_files=extra or None,
+                    extra_files=extra or None, env=env, line=line,
                     cmdline_extra=" ".join(
                         x for x in (("preempt=" + p["preempt"]) if p["preempt"] else "",
                                     p["cmdline_extra"]) if x),
@@ -610,6 +901,7 @@ def run_one(ctx, p, idx, total, log=print):
     period = p.get("period_samples") or 100
     entry = {
         "context": ctx,
+        "load": "pump" if pump else "emulated",
         "module_sha256": sha,
         "clock": p["clock"],
         "icount_shift": p["icount_shift"] if p["clock"] == "virtual" else None,
@@ -647,10 +939,28 @@ def run_one(ctx, p, idx, total, log=print):
         entry["smodemd"] = {
             "rc": int(rcf.read_text()) if rcf.exists() else None,
             "log": logf.read_text(errors="replace").strip() if logf.exists() else None}
+    if pump:
+        period_ns = int(round(1e9 * period / rate))
+        tf = Path(out) / "calls" / "tail_s"
+        entry["pump"] = {
+            "route": pump_route(p), "smline_options": p["pump_line"],
+            "period_ns": period_ns,
+            "calls": pump_calls(out),
+            "tail_s": int(tf.read_text()) if tf.exists() and tf.read_text().strip().isdigit()
+            else None}
+        try:
+            entry["pump"].update(pump_trace(dat, period_ns) if dat.exists() else {})
+        except (OSError, ValueError, subprocess.CalledProcessError) as e:
+            entry["pump"]["trace_error"] = str(e)
+        calls = entry["pump"]["calls"]
+        log("compare: [%d/%d] %s: %d calls, %d connected (%s), %d with their data intact"
+            % (idx, total, name, len(calls), sum(1 for c in calls if c["connect"]),
+               ", ".join(sorted({c["connect"] for c in calls if c["connect"]})) or "-",
+               sum(1 for c in calls if c["data_ok"])))
     c = entry["cyclictest"] or {}
     tr = entry["trace"] or {}
     log("compare: [%d/%d] %s: rc=%s in %.0f s; cyclictest max %s us, max gap %s us%s"
-        % (idx, total, ctx, res.rc, time.monotonic() - t, c.get("max_us"),
+        % (idx, total, name, res.rc, time.monotonic() - t, c.get("max_us"),
            c.get("max_gap_us"),
            "; %d irqs, %d overruns" % (tr.get("irqs", 0), tr.get("overruns", 0))
            if tr else ""))
@@ -757,6 +1067,137 @@ def rtla_table(summary):
     return head + "\n".join(lines) + tail
 
 
+# The study's processing (doc/studies.md): 1.84 ms of every 12.5 ms period
+# once connected (14.7 %), 3.3 ms at worst, in training; a vendor's V.90 on
+# a 450 MHz Pentium II
+STUDY_PROC_US = 1840
+STUDY_TRAIN_MAX_US = 3300
+
+
+def _rows(rows):
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(str(v).rjust(w) for v, w in zip(r, widths)) for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def pump_rows(summary):
+    """One row per LOAD=pump run, beside its context's emulated run and the
+    study: (key, the pump entry's figures, the emulated entry or None)."""
+    out = []
+    for key, e in summary.items():
+        if e.get("load") != "pump":
+            continue
+        emu = summary.get(e["context"])
+        out.append((key, e, emu if emu and emu.get("load") == "emulated" else None))
+    return out
+
+
+def pump_table(summary):
+    """The real pump's cost: per run a summary row (calls, the data phase
+    and the costliest phase against the data phase, the emulated load and
+    the study), then every phase's distribution."""
+    rows = [("run", "shift", "calls ok/conn/all (whole in window)", "connect", "data p50/avg/p99/max",
+             "data % of period", "data avg / study's", "costliest phase: max (vs data p50)",
+             "emulated avg/max", "study avg (max)", "cyc max/gap pump", "cyc max/gap emulated")]
+    detail = [("run", "phase", "periods", "first s", "min", "p50", "avg", "p99", "max",
+               "% period", "max - data p50 (x data p50)")]
+    notes = []
+    for key, e, emu in pump_rows(summary):
+        pu = e.get("pump") or {}
+        costs = pu.get("phases") or {}
+        calls = pu.get("calls") or []
+        d = costs.get("connected") or {}
+        worst = max(costs, key=lambda n: costs[n]["max_us"]) if costs else None
+        sp = spike(costs, worst) if worst else None
+        et = ((emu or {}).get("trace") or {}).get("process_elapsed_ns") or {}
+        c, ce = e.get("cyclictest") or {}, (emu or {}).get("cyclictest") or {}
+        rows.append((
+            key, e.get("icount_shift"),
+            "%d/%d/%d (%d)" % (sum(1 for x in calls if x["data_ok"] and x["expect_ok"]),
+                               sum(1 for x in calls if x["connect"]), len(calls),
+                               sum(1 for x in calls if x.get("in_window"))),
+            ", ".join(sorted({x["connect"] for x in calls if x["connect"]})) or "-",
+            "/".join(_fmt(d.get(k), 1, 1) for k in ("p50_us", "avg_us", "p99_us", "max_us"))
+            if d else "-",
+            _fmt(d.get("share_pct"), 1, 2) if d else "-",
+            "%s %%" % _fmt(100.0 * d["avg_us"] / STUDY_PROC_US, 1, 1) if d else "-",
+            "%s: %s (+%s, x%s)" % (worst, _fmt(costs[worst]["max_us"], 1, 1), sp[0], sp[1])
+            if sp else (("%s: %s" % (worst, _fmt(costs[worst]["max_us"], 1, 1))) if worst else "-"),
+            "%s/%s" % (_fmt(et.get("avg"), 1000, 1), _fmt(et.get("max"), 1000, 1))
+            if et.get("n") else "-",
+            "%d (max %d)" % (STUDY_PROC_US, STUDY_TRAIN_MAX_US),
+            "%s/%s" % (_fmt(c.get("max_us")), _fmt(c.get("max_gap_us"))),
+            "%s/%s" % (_fmt(ce.get("max_us")), _fmt(ce.get("max_gap_us"))) if ce else "-"))
+        for n in ordered_phases(costs):
+            x = costs[n]
+            spn = spike(costs, n)
+            detail.append((key, PHASE_LABEL.get(n, n), x["periods"], _fmt(x["first_s"], 1, 2),
+                           _fmt(x["min_us"], 1, 1), _fmt(x["p50_us"], 1, 1),
+                           _fmt(x["avg_us"], 1, 1), _fmt(x["p99_us"], 1, 1),
+                           _fmt(x["max_us"], 1, 1), _fmt(x["share_pct"], 1, 2),
+                           "%+.1f (x%.2f)" % spn if spn else "-"))
+        if pu.get("trace_error"):
+            notes.append("%s: trace not read: %s" % (key, pu["trace_error"]))
+        bad = [x["tag"] for x in calls if x["connect"] and not (x["data_ok"] and x["expect_ok"])]
+        if bad:
+            notes.append("%s: calls connected but their data not intact both ways: %s (a call "
+                         "still in progress when the window ended counts here if smline's "
+                         "record lacks it)" % (key, " ".join(bad)))
+    if len(rows) == 1:
+        return "LOAD=pump: no pump run"
+    e0 = pump_rows(summary)[0][1]
+    pu0 = e0.get("pump") or {}
+    head = ("The real data pump (load_us=0; calls to smline's far end, route %s%s), "
+            "smodem_process's elapsed time per %.1f ms period, in us, per phase of the calls "
+            "(smodem_phase); beside the context's emulated run (load_us=%s) and the study's "
+            "vendor pump (1.84 ms per period, 3.3 ms in training, on a 450 MHz Pentium II). "
+            "calls ok/conn/all: data intact both ways / connected / dialled (the last one dialled "
+            "in the window runs to its hang-up past it; whole in window: dial to hang-up "
+            "inside it); "
+            "cyc: cyclictest's max latency / max gap between wakeups (us)\n"
+            % (pu0.get("route"), (", smline " + pu0["smline_options"])
+               if pu0.get("smline_options") else "", (pu0.get("period_ns") or 12500000) / 1e6,
+               e0["params"].get("load_us")))
+    return (head + _rows(rows) + "\n\nPer phase (us; data = connected):\n" + _rows(detail)
+            + "".join("\n" + n for n in notes))
+
+
+def pump_figures(summary, out):
+    """pump-phases.png: per pump run, the per-period cost's distribution in
+    each phase (20 us bins), with the study's 1.84 ms marked."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    runs = [(k, (e.get("pump") or {}).get("phases") or {}) for k, e, _ in pump_rows(summary)]
+    runs = [(k, c) for k, c in runs if c]
+    if not runs:
+        return []
+    fig, axes = plt.subplots(len(runs), 1, figsize=(9, 3.2 * len(runs)), squeeze=False)
+    styles = ["-", "--", "-.", ":"]
+    w = PHASE_BIN_US
+    for ax, (k, costs) in zip(axes[:, 0], runs):
+        for i, n in enumerate(ordered_phases(costs)):
+            xs, ys = _binned(costs[n]["hist_us"], w)
+            ax.step([max(x, 1) for x in xs] + [xs[-1] + w], ys + [ys[-1]], where="post",
+                    label=PHASE_LABEL.get(n, n), linestyle=styles[i % len(styles)])
+        ax.axvline(STUDY_PROC_US, color="k", linestyle=":", linewidth=1)
+        ax.set_title("%s: the real pump per call phase (dotted: the study's 1.84 ms)" % k,
+                     fontsize=9)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_ylim(bottom=0.5)
+        ax.set_xlabel("processing per %.1f ms period (us, %d us bins)"
+                      % (summary[k]["pump"]["period_ns"] / 1e6, w))
+        ax.set_ylabel("periods")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    p = Path(out) / "pump-phases.png"
+    fig.savefig(p, dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    return [p.name]
+
+
 def _binned(h, width):
     """{value: count} -> bin left edges and counts, empty bins included (so
     that a step plot does not bridge gaps)."""
@@ -778,7 +1219,7 @@ def _step_plot(ax, series, width, xlabel, ylabel):
         # zero bins are masked on the log axis and leave visible gaps;
         # line styles keep identical curves distinguishable
         ax.step(xs + [xs[-1] + width], ys + [ys[-1]], where="post", label=label,
-                linestyle=styles[i % len(styles)], linewidth=2.4 - 0.3 * i)
+                linestyle=styles[i % len(styles)], linewidth=max(0.8, 2.4 - 0.3 * i))
     ax.set_yscale("log")
     ax.set_ylim(bottom=0.5)
     ax.set_xlabel(xlabel)
@@ -831,26 +1272,68 @@ def main(argv=None, env=os.environ):
     return run(params(ap, a), no_control=a.no_control)
 
 
+PUMP_KEYS = ("pump_duration_s", "pump_bytes", "pump_far", "pump_line", "pump_at",
+             "pump_onhook_s", "pump_calls", "slow_shift", "slow_context", "no_emulated")
+
+
+def plan_runs(p, no_control=False):
+    """[(summary key, context, that run's parameters)] in the order they
+    boot.  LOAD=emulated: control and the contexts, as always.  LOAD=pump:
+    control, per context its emulated run (the same script and parameters
+    as LOAD=emulated's, so the same figures on the virtual clock) and its
+    pump run ("<ctx>+pump", DURATION from PUMP_DURATION), then the slowed
+    pump run ("<ctx>+pump@shift<N>")."""
+    base = {k: v for k, v in p.items() if k not in PUMP_KEYS}
+    emu = dict(base, load="emulated")
+    runs = [] if no_control else [("control", "control", emu)]
+    if p.get("load") != "pump":
+        return runs + [(c, c, emu) for c in p["contexts"]]
+    pump = dict(p, load="pump", duration_s=p["pump_duration_s"])
+    for c in p["contexts"]:
+        if not p.get("no_emulated"):
+            runs.append((c, c, emu))
+        runs.append((c + "+pump", c, pump))
+    if p.get("slow_shift") is not None:
+        sc = p["slow_context"]
+        runs.append(("%s+pump@shift%d" % (sc, p["slow_shift"]), sc,
+                     dict(pump, icount_shift=p["slow_shift"])))
+    return runs
+
+
+def _dirname(key):
+    return key.replace("+", "-").replace("@", "-")
+
+
 def run(p, no_control=False):
     """The comparison with parameters p (params()); returns the exit status."""
     Path(p["out"]).mkdir(parents=True, exist_ok=True)
-    runs = ([] if no_control else ["control"]) + p["contexts"]
+    runs = plan_runs(p, no_control)
     summary = {}
     t0 = time.monotonic()
-    for i, ctx in enumerate(runs, 1):
-        summary[ctx] = run_one(ctx, p, i, len(runs))
+    for i, (key, ctx, rp) in enumerate(runs, 1):
+        summary[key] = run_one(ctx, rp, i, len(runs), name=_dirname(key))
+    # the runs' record first: a figure that fails to draw loses no run
+    with open(Path(p["out"]) / "summary.json", "w") as f:
+        json.dump(summary, f, indent=1)
+        f.write("\n")
     figs = figures(summary, p["out"])
+    if p.get("load") == "pump":
+        figs += pump_figures(summary, p["out"])
     for e in summary.values():
         e["figures"] = figs
     with open(Path(p["out"]) / "summary.json", "w") as f:
         json.dump(summary, f, indent=1)
         f.write("\n")
     text = table(summary) + "\n\n" + rtla_table(summary)
+    if p.get("load") == "pump":
+        text += "\n\n" + pump_table(summary)
     (Path(p["out"]) / "summary.txt").write_text(text + "\n")
     print(text)
     print("compare: %d runs in %.0f s; %s/summary.json, figures %s"
           % (len(runs), time.monotonic() - t0, p["out"], ", ".join(figs)))
     failed = [c for c, e in summary.items() if e["guest"]["rc"] != 0]
+    failed += [c for c, e in summary.items() if e.get("load") == "pump" and c not in failed
+               and not any(x["connect"] for x in e["pump"]["calls"])]
     if failed:
         print("compare: FAILED runs: %s" % " ".join(failed), file=sys.stderr)
         return 1

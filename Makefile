@@ -70,7 +70,7 @@ help:
 	'  check-dsp         the data pump tests (tests/dsp)' \
 	'  check-recordings  the V.32bis and V.34 INFO receivers over real modems (RECORDINGS=dir; not in check)' \
 	'  check-recordings-v32bis  only the V.32bis receiver over the V.32bis recordings (RECORDINGS=dir)' \
-	'  check-recordings-v34     only the V.34 INFO receiver over the V.34 recordings (RECORDINGS=dir)' \
+	'  check-recordings-v34     the V.34 INFO receiver and line probing analysis over the V.34 recordings (RECORDINGS=dir)' \
 	'  check-line        the line tests (tests/line)' \
 	'  fuzz              the libFuzzer targets, FUZZ_SECONDS each' \
 	'' \

@@ -149,9 +149,12 @@ fuzz: $(DSP_FUZZ)
 # Real modems' V.34 calls (RECORDINGS: a directory of *_L_caller.raw and *_R_answerer.raw, raw
 # 8 kHz s16le; never copied into the tree): tests/dsp/v34_recordings prints every INFO sequence
 # our receiver decodes in each file and fails if a V.34 call's file (a name without "V32")
-# gave no INFO0 with a good CRC. Optional: the files are not in the repository.
+# gave no INFO0 with a good CRC; tests/dsp/v34_probe_recordings finds each file's L1/L2, prints
+# the line probing analysis and the rate it would choose beside the rate in the file's name, and
+# fails if a file has no probing signal. Optional: the files are not in the repository.
 RECORDINGS    ?=
 DSP_V34REC    := $(DSP_BUILD)/tests/v34_recordings
+DSP_V34PROBE  := $(DSP_BUILD)/tests/v34_probe_recordings
 .PHONY: check-recordings check-recordings-v32bis check-recordings-v34
 # both receivers over the recordings; each half says what it followed
 check-recordings: check-recordings-v32bis check-recordings-v34
@@ -160,9 +163,15 @@ $(DSP_V34REC): tests/dsp/v34_recordings.c $(DSP_LIB)
 	@mkdir -p $(dir $@)
 	$(DSP_CC) $(DSP_TCFLAGS) $< $(DSP_LIB) -o $@
 
-check-recordings-v34: $(DSP_V34REC)
+$(DSP_V34PROBE): tests/dsp/v34_probe_recordings.c $(DSP_LIB)
+	@mkdir -p $(dir $@)
+	$(DSP_CC) $(DSP_TCFLAGS) $< $(DSP_LIB) -o $@
+
+check-recordings-v34: $(DSP_V34REC) $(DSP_V34PROBE)
 	@test -n "$(RECORDINGS)" || { echo "usage: make check-recordings RECORDINGS=dir"; exit 2; }
 	@set -e; files=$$(ls $(RECORDINGS)/*_L_caller.raw $(RECORDINGS)/*_R_answerer.raw 2>/dev/null \
 		| grep -iv v32 || true); \
 	test -n "$$files" || { echo "no V.34 *_L_caller.raw / *_R_answerer.raw in $(RECORDINGS)"; exit 2; }; \
-	$(DSP_V34REC) --require-info0 $$files
+	$(DSP_V34REC) --require-info0 $$files; \
+	echo "== line probing (L1/L2) in each file"; \
+	$(DSP_V34PROBE) --require $$files

@@ -50,6 +50,10 @@ PROGRAMS = {
     'test_v22bis_noise': ([], CCS),
     'test_v34_info': ([], CCS),
     'test_v34_shell': ([], CCS),
+    'test_v34_data': ([], CCS),
+    'test_v34_mod': ([], CCS),
+    'test_v34_probe': ([], CCS),
+    'test_v34_rtd': ([], CCS),
     'test_v17': (['--quick'], ('gcc',)),
     'test_v32bis': (['--quick'], ('clang',)),
     'test_v32bis_call': ([], ('gcc',)),
@@ -61,7 +65,8 @@ PROGRAMS = {
     'test_v22bis': ([], ('clang',)),
 }
 # (dsp/dsp.mk's DSP_UB_SKIP: not built either)
-NOT_RUN = {'test_v17_ber', 'test_v32bis_ber', 'test_v22bis_ber', 'test_v27ter_ber', 'test_v29_ber', 'test_hdlc_fer'}
+NOT_RUN = {'test_v17_ber', 'test_v32bis_ber', 'test_v22bis_ber', 'test_v27ter_ber', 'test_v29_ber', 'test_hdlc_fer',
+           'test_v34_data_ber'}
 
 
 def _sources(kind):

@@ -1,6 +1,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "chan.h"
 #include "echopath.h"
 #include "line.h"
 #include "resample.h"
@@ -19,6 +20,7 @@ struct dir {
 	int epos;
 	struct sml_echo_path near, far;	/* the receiver's own signal through its hybrid, far echo */
 	int has_near, has_far;
+	struct chan ch;		/* the line's response (cfg.channel) */
 };
 
 struct line {
@@ -34,6 +36,7 @@ static void dir_init(struct dir *d, const struct line_cfg *c, double ratio)
 			  c->delay + MARGIN - (ratio != 1.0 ? SML_DRIFT_DELAY : 0)))
 		abort();
 	d->echo = calloc(c->echo_delay + 1, sizeof(float));
+	chan_init(&d->ch, (enum chan_kind)c->channel);
 	d->has_near = c->hybrid > 0;
 	if (d->has_near && sml_echo_path_init(&d->near, c->hybrid, c->hybrid_erl_db, 0, 0))
 		abort();
@@ -90,7 +93,7 @@ static void deliver(struct line *l, struct dir *d, const int16_t *tx, const int1
 	sml_link_push(&d->link, x, n);
 	sml_link_pull(&d->link, x, n);
 	for (i = 0; i < n; i++) {
-		double v = x[i] * l->gain;
+		double v = (l->c.channel ? chan_filter(&d->ch, x[i]) : x[i]) * l->gain;
 
 		/* the sample sent echo_delay samples before this one */
 		d->echo[d->epos] = own_tx[i];

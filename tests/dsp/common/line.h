@@ -25,6 +25,11 @@ struct line_cfg {
 	int far_echo_delay;
 	double far_echo_hz;
 	int far_hybrid;
+	/*
+	 * A telephone-band response on both directions (tests/dsp/common/chan.h,
+	 * enum chan_kind; 0: flat), before the receiver's noise.
+	 */
+	int channel;
 };
 
 struct line;

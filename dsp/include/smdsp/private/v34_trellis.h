@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Private to dsp/: the state behind <smdsp/v34_trellis.h>, for the data-mode blocks that embed it. */
+#ifndef SMDSP_PRIVATE_V34_TRELLIS_H
+#define SMDSP_PRIVATE_V34_TRELLIS_H
+
+#include <smdsp/v34_trellis.h>
+
+#define SMDSP_V34_MAX_STATES 64
+/* the quarter-superconstellation's coordinates 4i + 1 fit in i = -12 .. 12 */
+#define SMDSP_V34_GRID 25
+#define SMDSP_V34_GRID_MIN (-12)
+
+struct smdsp_v34_trellis {
+	unsigned int states;
+	unsigned int state;			/* the convolutional encoder's */
+	unsigned int z;				/* the differential encoder's Z(m-1) */
+	int8_t pt[SMDSP_V34_QUARTER][2];	/* (x - 1) / 4, (y - 1) / 4 */
+	int16_t index[SMDSP_V34_GRID][SMDSP_V34_GRID];	/* -1: not a point */
+};
+
+struct smdsp_v34_viterbi {
+	unsigned int states;
+	unsigned int pos, filled;
+	uint8_t next[SMDSP_V34_MAX_STATES][16];
+	int64_t metric[SMDSP_V34_MAX_STATES];
+	int64_t best[SMDSP_V34_MAX_STATES];	/* scratch: the new metrics */
+	/* per step: each state's predecessor and the label pair it took, the subsets' nearest points */
+	uint8_t prev[SMDSP_V34_VITERBI_DEPTH][SMDSP_V34_MAX_STATES];
+	uint8_t pair[SMDSP_V34_VITERBI_DEPTH][SMDSP_V34_MAX_STATES];
+	int16_t near[SMDSP_V34_VITERBI_DEPTH][2][8][2];
+	uint32_t steps;
+};
+
+int smdsp_v34_trellis_init(struct smdsp_v34_trellis *s, unsigned int states);
+int smdsp_v34_viterbi_init(struct smdsp_v34_viterbi *s, unsigned int states);
+
+#endif /* SMDSP_PRIVATE_V34_TRELLIS_H */

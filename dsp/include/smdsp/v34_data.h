@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * V.34's data-mode encoder and decoder in the signal-point domain (clause 9):
+ * bits -> scrambler -> mapping frames -> shell mapper -> superconstellation
+ * points, rotations, differential encoding -> precoder and 4D trellis code
+ * -> nonlinear encoder; and back (Viterbi decoder, inverse precoder,
+ * demapping, shell unmapping, deframing, descrambler). No modulation.
+ */
+#ifndef SMDSP_V34_DATA_H
+#define SMDSP_V34_DATA_H
+
+#include <smdsp/compat.h>
+#include <smdsp/v34_frame.h>
+
+struct smdsp_v34_data_config {
+	unsigned int symbol_rate;	/* index 0 (2400) - 5 (3429) */
+	unsigned int data_rate;		/* bit/s */
+	bool aux;			/* the auxiliary channel */
+	bool expanded;			/* expanded shaping */
+	unsigned int states;		/* 16, 32, 64 */
+	bool caller;			/* the call modem's transmitter (GPC); a receiver: the far end's */
+	int16_t h[6];			/* precoding coefficients (Q2.14), 0 for none */
+	uint32_t theta;			/* nonlinear encoder, 1/65536: 0 or 20480 */
+};
+
+struct smdsp_v34_data_stats {
+	uint32_t frames;		/* mapping frames */
+	uint32_t bad_points;		/* decided points off the constellation (bad index or ring) */
+	uint32_t bad_shell;		/* ring combinations the shell mapper never sends */
+};
+
+struct smdsp_v34_data_tx;
+struct smdsp_v34_data_rx;
+
+/* NULL for a configuration V.34 does not allow (rate, states) or without memory. */
+struct smdsp_v34_data_tx *smdsp_v34_data_tx_create(const struct smdsp_v34_data_config *cfg);
+void smdsp_v34_data_tx_free(struct smdsp_v34_data_tx *s);
+void smdsp_v34_data_tx_reset(struct smdsp_v34_data_tx *s);
+int smdsp_v34_data_tx_print(const struct smdsp_v34_data_tx *s, char *buf, size_t len);
+const struct smdsp_v34_frame_params *smdsp_v34_data_tx_params(const struct smdsp_v34_data_tx *s);
+/* Data bits the next mapping frame takes (its bits less an aux bit). */
+unsigned int smdsp_v34_data_tx_bits(const struct smdsp_v34_data_tx *s);
+/*
+ * One mapping frame: smdsp_v34_data_tx_bits() data bits (one per byte) and
+ * the aux bit to eight points x(n) (out[2n], out[2n + 1], 1/128 units, after
+ * the nonlinear encoder); y, if not NULL, gets the eight y(n) (integers).
+ */
+void smdsp_v34_data_tx_frame(struct smdsp_v34_data_tx *s, const uint8_t *bits, unsigned int aux,
+			     int32_t out[16], int y[16]);
+/* The mean |u|^2 (1/128 units squared) the nonlinear encoder normalises by. */
+uint32_t smdsp_v34_data_tx_power(const struct smdsp_v34_data_tx *s);
+
+struct smdsp_v34_data_rx *smdsp_v34_data_rx_create(const struct smdsp_v34_data_config *cfg);
+void smdsp_v34_data_rx_free(struct smdsp_v34_data_rx *s);
+void smdsp_v34_data_rx_reset(struct smdsp_v34_data_rx *s);
+int smdsp_v34_data_rx_print(const struct smdsp_v34_data_rx *s, char *buf, size_t len);
+/*
+ * Eight received points (the y(n) plus noise, 1/128 units) in; returns the
+ * data bits decided (into bits, room for SMDSP_V34_MAX_B; *aux the aux bit),
+ * 0 while the decoder fills, for one mapping frame: the output runs
+ * SMDSP_V34_DATA_DELAY_FRAMES mapping frames behind the input.
+ */
+unsigned int smdsp_v34_data_rx_frame(struct smdsp_v34_data_rx *s, const int32_t in[16], uint8_t *bits,
+				     uint8_t *aux);
+void smdsp_v34_data_rx_get_stats(const struct smdsp_v34_data_rx *s, struct smdsp_v34_data_stats *st);
+
+/* the Viterbi decoder's 31 4D symbols, rounded up to mapping frames */
+#define SMDSP_V34_DATA_DELAY_FRAMES 8
+
+#endif /* SMDSP_V34_DATA_H */

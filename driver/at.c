@@ -47,18 +47,22 @@ static const char * const mod_names[AT_MOD_COUNT] = {
 	[AT_MOD_V21] = "V21",
 	[AT_MOD_V22] = "V22",
 	[AT_MOD_V22B] = "V22B",
+	[AT_MOD_V32] = "V32",
+	[AT_MOD_V32B] = "V32B",
 };
 
 static const u16 mod_max_rate[AT_MOD_COUNT] = {
 	[AT_MOD_V21] = 300,
 	[AT_MOD_V22] = 1200,
 	[AT_MOD_V22B] = 2400,
+	[AT_MOD_V32] = 9600,
+	[AT_MOD_V32B] = 14400,
 };
 
 /* ATI0..ATI9; NULL: OK alone (ATI2 is the self test, the rest unused). */
 const char *const at_info_text[10] = {
 	"smodem",
-	"V.21 V.22 V.22bis V.42 V.8",
+	"V.21 V.22 V.22bis V.32 V.32bis V.42 V.8",
 	NULL,
 	"smodem " SMODEM_VERSION " soft modem for Linux",
 };
@@ -660,10 +664,30 @@ static void show_config(struct at_state *at, struct at_out *o)
 	}
 }
 
+/*
+ * A +MS <min_rate> or <max_rate>: one of the rates of the modulation or of
+ * those it falls back to (V.32's 4800 and 9600; 7200, 12000 and 14400 are
+ * V.32bis's only).
+ */
 static bool rate_ok(enum at_mod mod, u32 rate)
 {
-	if (rate != 0 && rate != 300 && rate != 1200 && rate != 2400)
+	switch (rate) {
+	case 0:
+	case 300:
+	case 1200:
+	case 2400:
+	case 4800:
+	case 9600:
+		break;
+	case 7200:
+	case 12000:
+	case 14400:
+		if (mod != AT_MOD_V32B)
+			return false;
+		break;
+	default:
 		return false;
+	}
 	return rate <= mod_max_rate[mod];
 }
 
@@ -677,7 +701,7 @@ static int set_ms(struct at_state *at, struct at_cur *c)
 {
 	u32 mod, automode = at->cfg.automode, lo = 0, hi = 0;
 
-	/* The longest name first: V22 is a prefix of V22B. */
+	/* The longest name first: V22 is a prefix of V22B, V32 of V32B. */
 	for (mod = AT_MOD_COUNT; mod-- > 0;) {
 		unsigned int len = strlen(mod_names[mod]);
 
@@ -840,7 +864,7 @@ static const struct ext_cmd ext_cmds[] = {
 	{ .name = "IPR",
 	  .range = "(0,300,1200,2400,4800,9600,19200,38400,57600,115200,230400,460800),()",
 	  .show = put_ipr, .set = set_ipr },
-	{ .name = "MS", .range = "(V21,V22,V22B),(0,1),(0-2400),(0-2400)",
+	{ .name = "MS", .range = "(V21,V22,V22B,V32,V32B),(0,1),(0-14400),(0-14400)",
 	  .show = put_ms, .set = set_ms },
 	{ .name = "ES", .range = "(0-3),(0-3),(0-5)", .show = put_es,
 	  .set = set_es },
@@ -1359,11 +1383,19 @@ unsigned int at_input(struct at_state *at, const u8 *buf, unsigned int n,
 	return i;
 }
 
-/* The modulation of a rate: V.22bis modems fall back to V.22 at 1200. */
-static const char *carrier_name(u32 rate)
+/*
+ * The modulation of a rate: V.22bis modems fall back to V.22 at 1200;
+ * 7200, 12000 and 14400 are V.32bis's, 4800 and 9600 V.32bis's when the
+ * call offered it (+MS=V32B), V.32's otherwise.
+ */
+static const char *carrier_name(const struct at_state *at, u32 rate)
 {
 	unsigned int m;
 
+	if (rate > 2400 && rate != 4800 && rate != 9600)
+		return mod_names[AT_MOD_V32B];
+	if (rate > 2400)
+		return mod_names[at->callp.mod == AT_MOD_V32B ? AT_MOD_V32B : AT_MOD_V32];
 	for (m = 0; m < AT_MOD_COUNT; m++)
 		if (rate <= mod_max_rate[m])
 			return mod_names[m];
@@ -1401,7 +1433,7 @@ static void connect_reports(const struct at_state *at, const struct at_conn *c,
 		report(at, o, "COMPRESSION: ", c->v42bis ? "V.42BIS" : "NONE", 0);
 	}
 	if (at->cfg.ext[AT_X_MR][0]) {
-		report(at, o, "+MCR: ", carrier_name(c->rate), 0);
+		report(at, o, "+MCR: ", carrier_name(at, c->rate), 0);
 		report(at, o, "+MRR: ", NULL, c->rate);
 	}
 	if (at->cfg.ext[AT_X_ER][0])

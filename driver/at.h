@@ -96,6 +96,8 @@ enum at_mod {
 	AT_MOD_V21,		/* 300 bit/s FSK */
 	AT_MOD_V22,		/* 1200 bit/s */
 	AT_MOD_V22B,		/* 2400 bit/s, falls back to 1200 */
+	AT_MOD_V32,		/* 9600 and 4800 bit/s */
+	AT_MOD_V32B,		/* 14400 down to 4800 bit/s */
 	AT_MOD_COUNT
 };
 

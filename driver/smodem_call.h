@@ -16,17 +16,51 @@
 /* Off hook without a dial tone this long, or S6 if longer: NO DIALTONE. */
 #define SMODEM_DIALTONE_MS	5000
 
+/* A rate within +MS's <min_rate> and <max_rate> (0: no limit). */
+static inline bool smodem_call_rate_in(const struct at_call *c, u32 rate)
+{
+	return rate >= c->min_rate && (!c->max_rate || rate <= c->max_rate);
+}
+
+/*
+ * +MS: the modulation, and with <automode> those it falls back to; the
+ * fallbacks <min_rate> and <max_rate> leave out go (the modulation itself
+ * stays: +MS accepts no limit outside it).
+ */
 static inline u32 smodem_call_modulations(const struct at_call *c)
 {
+	u32 mods, own;
+
 	switch (c->mod) {
 	case AT_MOD_V21:
 		return SMDSP_MODEM_V21;
 	case AT_MOD_V22:
-		return SMDSP_MODEM_V22 | (c->automode ? SMDSP_MODEM_V21 : 0);
+		own = SMDSP_MODEM_V22;
+		mods = SMDSP_MODEM_V21;
+		break;
+	case AT_MOD_V32:
+		own = SMDSP_MODEM_V32;
+		mods = SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 | SMDSP_MODEM_V21;
+		break;
+	case AT_MOD_V32B:
+		own = SMDSP_MODEM_V32BIS;
+		mods = SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 | SMDSP_MODEM_V21;
+		break;
 	default:
-		return SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 |
-		       (c->automode ? SMDSP_MODEM_V21 : 0);
+		/* V.22bis's own fallback to V.22 is part of its handshake */
+		own = SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22;
+		mods = SMDSP_MODEM_V21;
+		break;
 	}
+	if (!c->automode)
+		return own;
+	if (!smodem_call_rate_in(c, 2400))
+		mods &= ~SMDSP_MODEM_V22BIS;
+	if (!smodem_call_rate_in(c, 1200))
+		mods &= ~SMDSP_MODEM_V22;
+	if (!smodem_call_rate_in(c, 300))
+		mods &= ~SMDSP_MODEM_V21;
+	return own | mods;
 }
 
 /* \N2, \N4 and \N5: a peer without LAPM is no connection. */
@@ -65,6 +99,9 @@ static inline void smodem_call_config(const struct at_call *c, bool answer,
 	cfg->dialtone_wait_ms = s6_ms > SMODEM_DIALTONE_MS ? s6_ms :
 				SMODEM_DIALTONE_MS;
 	cfg->comma_ms = c->comma_s * 1000;
+	/* V.32bis's rates within +MS's limits */
+	cfg->min_rate = c->min_rate;
+	cfg->max_rate = c->max_rate;
 	cfg->wait_answer_ms = c->carrier_wait_s * 1000;
 	cfg->carrier_loss_ms = c->carrier_loss_ds * 100;
 }

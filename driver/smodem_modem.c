@@ -673,20 +673,33 @@ static const char *modulation_name(u32 rate)
 		return "v21";
 	case 1200:
 		return "v22";
-	default:
+	case 2400:
 		return "v22bis";
+	default:
+		return "v32bis";
 	}
 }
 
 static void show_modulations(struct seq_file *sf, u32 mods)
 {
+	static const struct {
+		u32 bit;
+		const char *name;
+	} names[] = {
+		{ SMDSP_MODEM_V32BIS, "v32bis" }, { SMDSP_MODEM_V32, "v32" },
+		{ SMDSP_MODEM_V22BIS, "v22bis" }, { SMDSP_MODEM_V22, "v22" },
+		{ SMDSP_MODEM_V21, "v21" },
+	};
+	const char *sep = "";
+	unsigned int i;
+
 	seq_puts(sf, "engine_cfg_modulations ");
-	seq_puts(sf, mods & SMDSP_MODEM_V22BIS ? "v22bis" : "");
-	seq_puts(sf, mods & SMDSP_MODEM_V22 ?
-		 (mods & SMDSP_MODEM_V22BIS ? ",v22" : "v22") : "");
-	seq_puts(sf, mods & SMDSP_MODEM_V21 ?
-		 (mods & (SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22) ? ",v21" : "v21") :
-		 "");
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		if (mods & names[i].bit) {
+			seq_printf(sf, "%s%s", sep, names[i].name);
+			sep = ",";
+		}
+	}
 	seq_puts(sf, mods ? "\n" : "none\n");
 }
 

@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Modem engine: call set-up (ring detection, dial tone, DTMF dialling,
- * call progress, answer tone, V.8), the data pump (V.21, V.22, V.22bis)
- * and the byte stream (V.42 LAPM, or start-stop framing with V.14 rate
- * adaption), driven by one call per audio period.
+ * call progress, answer tone, V.8), the data pump (V.21, V.22, V.22bis,
+ * V.32 and V.32bis) and the byte stream (V.42 LAPM, or start-stop framing
+ * with V.14 rate adaption), driven by one call per audio period.
  *
  * Everything is allocated by smdsp_modem_create(); processing and commands
  * never allocate (the V.8 and V.42 blocks are reset in place for each
  * call), so the engine can run in any kernel context.
+ *
+ * V.32bis comes after V.8 when both ends offer it (V.8's V.32 mode), or
+ * without V.8 by its automode: the answerer sends AC after the answer
+ * tone and, hearing no AA within SMDSP_MODEM_AUTO_AC_MS, V.22bis; the
+ * caller listens for both, AC with V.32bis's start-up and V.22bis's
+ * unscrambled ones with its receiver, and goes with the first it hears.
+ * V.32bis chooses its rate itself (the best both ends offer that the line
+ * allows) and retrains by itself on a worsening line; the engine follows
+ * its status (RETRAIN, then CONNECTED at the new rate).
  */
 #include <smdsp/modem.h>
 #include <smdsp/private/tone.h>
@@ -17,6 +26,7 @@
 #include <smdsp/private/callprog.h>
 #include <smdsp/private/fsk.h>
 #include <smdsp/private/v22bis.h>
+#include <smdsp/private/v32bis.h>
 #include <smdsp/async.h>
 #include <smdsp/v42.h>
 #include <smdsp/v8.h>
@@ -69,6 +79,7 @@ enum data_pump {
 	PUMP_NONE = 0,
 	PUMP_V21,
 	PUMP_V22,
+	PUMP_V32,	/* V.32 or V.32bis, start-up included */
 };
 
 enum v8_run {
@@ -117,6 +128,12 @@ struct smdsp_modem {
 	struct smdsp_fsk_rx fsk_rx;
 	uint32_t fsk_carrier_t;
 	struct smdsp_v22bis v22;
+	struct smdsp_v32bis v32;
+	/* caller without V.8: V.32bis's start-up listens for AC beside V.22bis */
+	bool v32_listen;
+	bool v32_heard;		/* its start-up began: AC heard (caller), AA heard (answerer) */
+	/* answerer without V.8: AC, then V.22bis if no AA came */
+	bool v32_auto;
 	struct smdsp_async_tx *atx;
 	struct smdsp_async_rx *arx;
 
@@ -328,7 +345,8 @@ static void link_start(struct smdsp_modem *m)
 	m->det_len = 0;
 	smdsp_async_rx_reset(m->arx);
 	if (!m->rate)
-		m->rate = m->pump == PUMP_V22 ? m->v22.rate : 300;
+		m->rate = m->pump == PUMP_V22 ? m->v22.rate :
+			  m->pump == PUMP_V32 ? smdsp_v32bis_rate(&m->v32) : 300;
 	if (!(m->cfg.flags & SMDSP_MODEM_FLAG_V42) || m->v8_no_lapm) {
 		link_async(m);
 		return;
@@ -497,9 +515,78 @@ static void start_v21(struct smdsp_modem *m)
 	m->pump = PUMP_V21;
 }
 
+/* The V.32/V.32bis rates this end offers (SMDSP_V32BIS_*), 0: no V.32 at all. */
+static unsigned int v32_rates(const struct smdsp_modem *m)
+{
+	static const unsigned int bps[5] = { 4800, 7200, 9600, 12000, 14400 };
+	unsigned int r = 0, k;
+
+	if (m->cfg.modulations & SMDSP_MODEM_V32BIS)
+		r = SMDSP_V32BIS_ALL;
+	if (m->cfg.modulations & SMDSP_MODEM_V32)
+		r |= SMDSP_V32BIS_4800 | SMDSP_V32BIS_9600;
+	for (k = 0; k < 5; k++)
+		if (bps[k] < m->cfg.min_rate || (m->cfg.max_rate && bps[k] > m->cfg.max_rate))
+			r &= ~(1u << k);
+	return r;
+}
+
+static bool has_v22(const struct smdsp_modem *m)
+{
+	return m->cfg.modulations & (SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS);
+}
+
+static void v32_status(void *user, enum smdsp_status st)
+{
+	struct smdsp_modem *m = user;
+
+	switch (st) {
+	case SMDSP_STATUS_TRAINING:
+		m->v32_heard = true;
+		break;
+	case SMDSP_STATUS_TRAINED:
+		connected(m, smdsp_v32bis_rate(&m->v32));
+		break;
+	case SMDSP_STATUS_RETRAIN:
+		/* a carrier already lost stays lost: its time runs on */
+		if (m->phase == SMDSP_PHASE_CONNECTED)
+			set_phase(m, SMDSP_PHASE_RETRAIN, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+/* V.32bis's start-up from its beginning: the answerer's AC at once, the caller listening. */
+static void init_v32(struct smdsp_modem *m)
+{
+	struct smdsp_v32bis_config c;
+
+	memset(&c, 0, sizeof(c));
+	c.caller = m->calling;
+	c.rates = v32_rates(m);
+	c.level_dbm0_10 = m->cfg.tx_level_dbm0_10;
+	c.get_bit = data_get_bit;
+	c.put_bit = data_put_bit;
+	c.status_fn = v32_status;
+	c.user = m;
+	smdsp_v32bis_init(&m->v32, &c);
+	m->v32_heard = false;
+}
+
+static void start_v32(struct smdsp_modem *m)
+{
+	init_v32(m);
+	m->v32_listen = false;
+	m->v32_auto = false;
+	m->pump = PUMP_V32;
+}
+
 static void hangup(struct smdsp_modem *m, enum smdsp_modem_cause cause)
 {
 	m->pump = PUMP_NONE;
+	m->v32_listen = false;
+	m->v32_auto = false;
 	m->rate = 0;
 	m->v8_run = V8_IDLE;
 	/* the link stays as it was, for the statistics of this call */
@@ -521,6 +608,8 @@ static void go_offhook(struct smdsp_modem *m, bool calling)
 	m->tone_done = false;
 	m->tone_started = false;
 	m->pump = PUMP_NONE;
+	m->v32_listen = false;
+	m->v32_auto = false;
 	m->rxq.tail = m->rxq.head;
 	m->link = SMDSP_LINK_NONE;
 	m->link_up = false;
@@ -548,6 +637,8 @@ static unsigned int v8_modes(const struct smdsp_modem *m)
 {
 	unsigned int mods = 0;
 
+	if (v32_rates(m))
+		mods |= SMDSP_V8_MOD_V32;
 	if (m->cfg.modulations & (SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS))
 		mods |= SMDSP_V8_MOD_V22;
 	if (m->cfg.modulations & SMDSP_MODEM_V21)
@@ -620,7 +711,21 @@ static void v8_end(struct smdsp_modem *m)
 	m->v8_lapm = r.lapm;
 	m->v8_no_lapm = !r.lapm;
 	m->tone_done = true;
-	if (r.selected == SMDSP_V8_MOD_V22 && (m->cfg.modulations &
+	if (r.selected == SMDSP_V8_MOD_V32 && v32_rates(m)) {
+		/*
+		 * A peer's JM may offer back what it cannot run (SpanDSP
+		 * 0.0.6's echoes our CM): V.22bis stays possible, as in the
+		 * automode, when both named it.
+		 */
+		if (m->calling && has_v22(m) && (r.common & SMDSP_V8_MOD_V22)) {
+			start_v22(m);
+			init_v32(m);
+			m->v32_listen = true;
+		} else {
+			start_v32(m);
+			m->v32_auto = has_v22(m) && (r.common & SMDSP_V8_MOD_V22);
+		}
+	} else if (r.selected == SMDSP_V8_MOD_V22 && (m->cfg.modulations &
 					      (SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS))) {
 		start_v22(m);
 	} else if (r.selected == SMDSP_V8_MOD_V21 && (m->cfg.modulations & SMDSP_MODEM_V21)) {
@@ -789,6 +894,10 @@ static void legacy_caller(struct smdsp_modem *m)
 	m->pump = PUMP_NONE;
 	if (m->cfg.modulations & (SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS))
 		start_v22(m);
+	if (v32_rates(m)) {
+		init_v32(m);
+		m->v32_listen = true;
+	}
 	if (m->cfg.modulations & SMDSP_MODEM_V21) {
 		smdsp_fsk_rx_init(&m->fsk_rx, SMDSP_V21_CH2, NULL, NULL, m);
 		m->fsk_carrier_t = 0;
@@ -844,6 +953,9 @@ static void run_pump(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsi
 	case PUMP_V21:
 		smdsp_fsk_rx_process(&m->fsk_rx, rx, n);
 		smdsp_fsk_tx_process(&m->fsk_tx, tx, n);
+		break;
+	case PUMP_V32:
+		smdsp_v32bis_process(&m->v32, rx, tx, n);
 		break;
 	default:
 		memset(tx, 0, n * sizeof(*tx));
@@ -902,12 +1014,24 @@ static void do_waiting(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, un
 			hangup(m, SMDSP_CAUSE_NO_ANSWER);
 		return;
 	}
+	if (m->v32_listen) {
+		/* silent until AC; then its AA goes out in this very chunk */
+		smdsp_v32bis_process(&m->v32, rx, tx, n);
+		if (m->v32_heard) {
+			m->v32_listen = false;
+			m->pump = PUMP_V32;
+			set_phase(m, SMDSP_PHASE_TRAINING, 0);
+			return;
+		}
+	}
 	if (m->pump == PUMP_V22) {
 		smdsp_v22bis_process(&m->v22, rx, tx, n);
 		/* unscrambled ones heard: the V.22/V.22bis handshake is on */
-		if (smdsp_v22bis_handshaking(&m->v22) && m->phase != SMDSP_PHASE_TRAINING)
+		if (smdsp_v22bis_handshaking(&m->v22) && m->phase != SMDSP_PHASE_TRAINING) {
+			m->v32_listen = false;
 			set_phase(m, SMDSP_PHASE_TRAINING, 0);
-	} else {
+		}
+	} else if (!m->v32_listen) {
 		memset(tx, 0, n * sizeof(*tx));
 	}
 	if ((m->cfg.modulations & SMDSP_MODEM_V21) && m->phase != SMDSP_PHASE_TRAINING) {
@@ -935,10 +1059,14 @@ static void do_waiting(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, un
 static void legacy_answer(struct smdsp_modem *m)
 {
 	m->tone_done = true;
-	if (m->cfg.modulations & (SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS))
+	if (v32_rates(m)) {
+		start_v32(m);
+		m->v32_auto = has_v22(m);
+	} else if (has_v22(m)) {
 		start_v22(m);
-	else
+	} else {
 		start_v21(m);
+	}
 	set_phase(m, SMDSP_PHASE_TRAINING, 0);
 }
 
@@ -1021,7 +1149,18 @@ static void do_v8(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigne
 
 static void do_training(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
 {
+	if (m->v32_listen) {
+		/* after V.8: V.32bis's AC or V.22bis's unscrambled ones, whichever comes */
+		smdsp_v32bis_process(&m->v32, rx, tx, n);
+		if (m->v32_heard) {
+			m->v32_listen = false;
+			m->pump = PUMP_V32;
+			return;
+		}
+	}
 	run_pump(m, rx, tx, n);
+	if (m->v32_listen && m->pump == PUMP_V22 && smdsp_v22bis_handshaking(&m->v22))
+		m->v32_listen = false;
 	if (m->pump == PUMP_V21) {
 		/* V.21 after the answer tone or V.8: connected once the far carrier lasted 300 ms */
 		m->fsk_carrier_t = smdsp_fsk_rx_carrier(&m->fsk_rx) ? m->fsk_carrier_t + n : 0;
@@ -1029,6 +1168,17 @@ static void do_training(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, u
 			connected(m, 300);
 		else if (m->t >= MS(m->cfg.wait_answer_ms))
 			hangup(m, SMDSP_CAUSE_NO_ANSWER);
+		return;
+	}
+	if (m->pump == PUMP_V32) {
+		if (smdsp_v32bis_phase(&m->v32) == SMDSP_V32BIS_PH_FAILED) {
+			hangup(m, SMDSP_CAUSE_TRAINING_FAILED);
+		} else if (m->v32_auto && !m->v32_heard && m->t >= MS(SMDSP_MODEM_AUTO_AC_MS)) {
+			/* no AA: a caller without V.32, V.22bis's answer from here on */
+			m->v32_auto = false;
+			start_v22(m);
+			m->t = 0;
+		}
 		return;
 	}
 	if (m->v22.state == SMDSP_V22BIS_FAILED)
@@ -1048,6 +1198,19 @@ static void do_connected(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, 
 		} else if (m->phase == SMDSP_PHASE_CARRIER_LOST) {
 			set_phase(m, SMDSP_PHASE_CONNECTED, m->rate);
 		}
+	}
+	if (m->pump == PUMP_V32) {
+		bool carrier = m->v32.rx.q.det.carrier;
+
+		if (smdsp_v32bis_phase(&m->v32) == SMDSP_V32BIS_PH_FAILED) {
+			hangup(m, SMDSP_CAUSE_TRAINING_FAILED);
+			return;
+		}
+		if (m->phase == SMDSP_PHASE_CONNECTED && !carrier)
+			carrier_lost(m);
+		else if (m->phase == SMDSP_PHASE_CARRIER_LOST && carrier &&
+			 smdsp_v32bis_phase(&m->v32) == SMDSP_V32BIS_PH_DATA)
+			set_phase(m, SMDSP_PHASE_CONNECTED, m->rate);
 	}
 	if (m->pump == PUMP_V22 && m->v22.state == SMDSP_V22BIS_FAILED) {
 		if (m->phase != SMDSP_PHASE_CARRIER_LOST)
@@ -1155,6 +1318,8 @@ static bool tx_more(struct smdsp_modem *m, int16_t *tx, unsigned int n)
 	case SMDSP_PHASE_CARRIER_LOST:
 		if (m->pump == PUMP_V22)
 			smdsp_v22bis_tx(&m->v22, tx, n);
+		else if (m->pump == PUMP_V32)
+			smdsp_v32bis_tx_process(&m->v32.tx, tx, n);
 		else if (m->pump == PUMP_V21)
 			smdsp_fsk_tx_process(&m->fsk_tx, tx, n);
 		else
@@ -1261,9 +1426,12 @@ static int check_config(struct smdsp_modem_config *c)
 	if (c->sample_rate && c->sample_rate != SMDSP_RATE)
 		return -EINVAL;
 	c->sample_rate = SMDSP_RATE;
-	c->modulations &= SMDSP_MODEM_V21 | SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS;
+	c->modulations &= SMDSP_MODEM_DEFAULT | SMDSP_MODEM_V32 | SMDSP_MODEM_V32BIS;
 	if (!c->modulations)
-		c->modulations = SMDSP_MODEM_V21 | SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS;
+		c->modulations = SMDSP_MODEM_DEFAULT;
+	if (c->min_rate > 14400 || c->max_rate > 14400 ||
+	    (c->max_rate && c->min_rate > c->max_rate))
+		return -EINVAL;
 	if (!c->tx_level_dbm0_10)
 		c->tx_level_dbm0_10 = -130;
 	if (!c->wait_answer_ms)

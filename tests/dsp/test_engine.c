@@ -9,6 +9,9 @@
  * V.42 the data still arrives intact (retransmissions counted), without it
  * the loss is reported and the call goes on.
  *
+ * Ours offering V.32bis against SpanDSP's V.22bis (which has no V.32bis),
+ * with and without V.8: V.22bis at 2400.
+ *
  * Every case prints one "RESULT" line (parsed by tests/dsp/test_engine.py).
  * Usage: test_engine [--delay SAMPLES] [--loss DB] [--seed N] [name-substring]
  */
@@ -54,6 +57,8 @@ struct ours {
 /* V.42bis offered by both engines (SMDSP_V42BIS_DIR_*), and text to send instead of noise */
 static unsigned int bis_dirs;
 static int text_data;
+/* our engine offers V.32bis too (V.8's V.32 mode, or its automode without V.8) */
+static int ours_v32;
 
 static void fill_text(uint8_t *out, size_t n, size_t skip)
 {
@@ -76,6 +81,8 @@ static void ours_init(struct ours *o, int caller, int mod, int v8, int v42, uint
 	c.sample_rate = 8000;
 	c.modulations = mod == MOD_V21 ? SMDSP_MODEM_V21 :
 			mod == MOD_V22 ? SMDSP_MODEM_V22 : SMDSP_MODEM_V22BIS;
+	if (ours_v32)
+		c.modulations |= SMDSP_MODEM_V32BIS;
 	c.flags = (v8 ? SMDSP_MODEM_FLAG_V8 : 0) | (v42 ? SMDSP_MODEM_FLAG_V42 : 0) |
 		  SMDSP_MODEM_FLAG_BLIND;
 	c.tone_plan = SMDSP_CALLPROG_PLAN_NA;
@@ -978,6 +985,13 @@ int main(int argc, char **argv)
 	ours_ours(MOD_V22BIS, 0, 1, 0);
 	bis_dirs = 0;
 	text_data = 0;
+	/* ours with V.32bis against SpanDSP's V.22bis (no V.32bis): V.22bis, either role */
+	ours_v32 = 1;
+	for (caller = 1; caller >= 0; caller--) {
+		ours_span("v32auto_v42_", caller, MOD_V22BIS, 0, 1, 0, 1, 0);
+		ours_span("v32_v8_v42_", caller, MOD_V22BIS, 1, 1, 1, 1, 0);
+	}
+	ours_v32 = 0;
 	peer_vanishes();
 	two_calls();
 	return t_report("test_engine");

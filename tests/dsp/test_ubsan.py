@@ -58,6 +58,7 @@ PROGRAMS = {
     'test_v32bis': (['--quick'], ('clang',)),
     'test_v32bis_call': ([], ('gcc',)),
     'test_engine': ([], ('gcc',)),
+    'test_modem_v32': ([], ('clang',)),
     'test_v29': ([], ('gcc',)),
     'test_viterbi': ([], ('clang',)),
     'test_hdlc': ([], ('clang',)),

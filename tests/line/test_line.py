@@ -144,7 +144,8 @@ def test_unit():
     ["--mod", "v22bis", "--v42"], ["--mod", "v22bis"], ["--mod", "v22"],
     ["--mod", "v22", "--v42"], ["--mod", "v21"], ["--mod", "v21", "--v42"],
     ["--mod", "v22bis", "--v8"], ["--mod", "v22bis", "--v8", "--v42"],
-    ["--mod", "v21", "--v8"],
+    ["--mod", "v21", "--v8"], ["--mod", "v32bis", "--v42"], ["--mod", "v32bis", "--v8", "--v42"],
+    ["--mod", "v32"],
 ], ids=lambda a: "-".join(x.strip("-") for x in a if x != "--mod"))
 def test_back_to_back(args):
     """Two modem engines, no exchange: every combination trains and moves data."""
@@ -389,6 +390,28 @@ def test_heavy_noise_degrades():
 def test_modulations(words, mod, rate):
     c = call(["--route", answer_route(words, n=400)], modem_args(words, n=400))
     assert_transfer(c, n=400, mod=mod, rate=rate, v42="v42" in words, v8="v8" in words)
+
+
+@pytest.mark.parametrize("far,modem,mod,rate", [
+    ("v32bis,v42", "v32bis,v42", "V.32bis", 14400),
+    ("v32bis,v8,v42", "v32bis,v8,v42", "V.32bis", 14400),
+    ("v32,v42", "v32,v42", "V.32", 9600),
+    # automode: a peer without V.32bis gets V.22bis, either role, with V.8 or without
+    ("v32bis,v42", "v22bis,v42", "V.22bis", 2400),
+    ("v22bis,v42", "v32bis,v42", "V.22bis", 2400),
+    ("v32bis,v8,v42", "v22bis,v8,v42", "V.22bis", 2400),
+    # no modulation word: the best both run
+    ("v42", "v32bis,v42", "V.32bis", 14400),
+    ("v42", "v22bis,v42", "V.22bis", 2400),
+])
+def test_v32bis_far_modem(far, modem, mod, rate):
+    """The far modem's V.32bis (ours, dsp/v32bis.c, under SpanDSP's V.42): the best rate
+    both ends offer, and V.22bis against a modem without V.32bis."""
+    c = call(["--route", answer_route(far, n=4096)], modem_args(modem, n=4096))
+    assert_transfer(c, n=4096, mod=mod, rate=rate, v42=True, v8="v8" in far)
+    if rate > 2400:
+        # 4 KiB through LAPM at 9600 or more: well under the 14 s V.22bis needs
+        assert c.rec["transfer_s"] < 4096 * 10 / 2400.0 / 2, c.rec
 
 
 def test_several_calls():

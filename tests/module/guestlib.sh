@@ -114,10 +114,27 @@ call_stats_trace() {
 	trace-cmd reset > /dev/null 2>&1
 }
 
+# v32_call NAME: with the module loaded, a V.32bis call (AT+MS=V32B, V.8,
+# +MCR reported) to $V32_DIAL moving $V32_BYTES (default $CALL_BYTES)
+# random bytes out and the far end's echo back, +++, ATH.  Leaves
+# $T/NAME-v32.txt, .rc, .stats.
+v32_call() {
+	# the line goes idle between calls
+	sleep 2
+	# on at CONNECT (the set-up takes about 15 s of line time), not 30 s on
+	ttyat at $D ATE0 ATX4 "$AT_SETUP" "AT+MS=V32B;+MR=1;+A8E=1" "ATD$V32_DIAL" \
+		%until:CONNECT:30000 %tiocm "%data:${V32_BYTES:-$CALL_BYTES}" %sleep:1500 \
+		%send:+++ %expect:2500 ATH %tiocm > $T/$1-v32.txt 2>&1
+	echo $? > $T/$1-v32.rc
+	sleep 1
+	cat "$(dev_file stats)" > $T/$1-v32.stats
+}
+
 # echo_call NAME TRACE-OPTIONS INSMOD-ARGS...: load the module, trace, dial
 # ATD$DIAL after ATE0 ATX4 $AT_SETUP, move $CALL_BYTES random bytes out and
 # the far end's echo back, +++, ATH, unload.  Leaves $T/NAME.txt (ttyat's
 # transcript), .rc, .stats, .dat, -insmod.rc, -rmmod.rc, .loaded, .dmesg.
+# With $V32_DIAL set, v32_call follows before the unload.
 echo_call() {
 	name=$1
 	trace=$2
@@ -137,6 +154,7 @@ echo_call() {
 		> $T/$name.txt 2>&1
 	echo $? > $T/$name.rc
 	call_stats_trace $name
+	[ -n "$V32_DIAL" ] && v32_call $name
 	rmmod smodem
 	echo $? > $T/$name-rmmod.rc
 	loaded > $T/$name.loaded

@@ -4,7 +4,9 @@
 # module with $SMODEM_ARGS context=<ctx>, dial $DIAL, move $CALL_BYTES
 # random bytes out and the far end's echo back (checked byte by byte here,
 # by CRC-32 in smline's record), escape with +++, hang up, unload; the
-# phases, period changes and overruns are traced.  Raw results go to
+# phases, period changes and overruns are traced.  With $V32_DIAL, a V.32bis
+# call (AT+MS=V32B) to it follows in each context before the unload, and
+# the contexts in $V32_ONLY get that call alone.  Raw results go to
 # /share/results for the host to judge.  Every wait is bounded.
 #
 # context=usr: the modem runs in smodemd (/usr/bin/smodemd, SCHED_FIFO 50
@@ -92,6 +94,22 @@ for ctx in $CONTEXTS; do
 	echo_call $ctx "-e smodem:smodem_phase -e smodem:smodem_period_change \
 		-e smodem:smodem_overrun -e smodem:smodem_dma_halt -b 8192" \
 		$SMODEM_ARGS context=$ctx
+done
+# the contexts with a V.32bis call only ($V32_ONLY, with $V32_DIAL)
+for ctx in $V32_ONLY; do
+	name=$ctx
+	say "$ctx: V.32bis only"
+	dmesg -c > /dev/null
+	# shellcheck disable=SC2086
+	insmod $K $SMODEM_ARGS context=$ctx
+	echo $? > $T/$ctx-insmod.rc
+	sleep 1
+	echo 1 > "$(dev_file reset)"
+	v32_call $ctx
+	rmmod smodem
+	echo $? > $T/$ctx-rmmod.rc
+	dmesg > $T/$ctx.dmesg
+	sleep 2
 done
 [ "${USR_FAULTS:-0}" = 1 ] && usr_faults
 cp -r $T/. $R/

@@ -20,7 +20,9 @@ guest, tests/module/fault_checks.sh, one boot per backend:
   unacknowledged level interrupts, hidden completions, CIV read a few
   descriptors back, bus masters stopped, a second handler on the line) and
   the hostile line in irqt.
-- vline on Debian's 6.12 kernel: the hostile line in bhw (BH workqueues).
+- vline on Debian's 6.12 kernel: the hostile line in bhw (BH workqueues),
+  and a V.32bis call in bhw (modem 0 dials modem 1, both AT+MS=V32B, V.8):
+  CONNECT 14400, 4 KiB out and their echo back compared at both ends.
 
 The module unloads after each load; no splat in dmesg.  SMODEM_FAULT_SCALE
 (default 1) makes every count and time that many times longer (make
@@ -47,6 +49,10 @@ SCALE = int(os.environ.get("SMODEM_FAULT_SCALE", "1"))
 SEED = int(os.environ.get("SMODEM_FAULT_SEED", "1"))
 VLINE_LINE = os.environ.get("SMODEM_FAULT_LINE_CTX", "int dpc thr res oth usr").split()
 AC97_LINE = ["irqt"]
+# the 6.12 boot's V.32bis call (SMODEM_FAULT_V32_CTX=none: no call)
+V32_CTX = os.environ.get("SMODEM_FAULT_V32_CTX", "bhw").split()
+if V32_CTX == ["none"]:
+    V32_CTX = []
 RECOVERABLE = {"storm": "irq_storm", "miss": "irq_missed", "back": "pos_back",
                "jump": "pos_jump", "order": "irq_order", "shared": "irq_foreign"}
 COUNTS = {"storm": 100, "miss": 3, "back": 50, "jump": 50, "order": 8, "shared": 200}
@@ -92,10 +98,10 @@ def _vline612():
         exe = guestboot.build_ttyat(out)
         return guestboot.run_checks(
             kver, "fault_checks.sh", out, audio="ac97", share="deferred",
-            args="vline none bhw %d %d" % (SCALE, SEED),
+            args="vline none bhw %d %d '%s'" % (SCALE, SEED, " ".join(V32_CTX) or "none"),
             extra_files={"usr/bin/ttyat": str(exe),
                          "opt/smodem/smodem.ko": str(guestboot.module(kver))},
-            timeout_s=200 + 100 * SCALE)
+            timeout_s=300 + 100 * SCALE)
     return guestboot.once(("faults-vline612", kver), boot)
 
 
@@ -276,3 +282,30 @@ def test_unloads_without_splat(hw):
         assert _read(hw, n + ".loaded").strip() == "0", n
         dm = _read(hw, n + ".dmesg")
         assert not guestboot.BAD_DMESG.search(dm), dm
+
+
+@pytest.mark.parametrize("ctx", V32_CTX)
+def test_v32bis_call_bhw(ctx):
+    """V.32bis at 14400 with V.42 between the guest's two modems in bhw (6.12): CONNECT 14400
+    (+MCR: V32B) after V.8, 4 KiB out and their echo back, byte by byte at both ends, +++ and
+    ATH."""
+    assert _read("vline612", "v32-%s-insmod.rc" % ctx).strip() == "0"
+    assert _read("vline612", "v32-%s.rc" % ctx).strip() == "0"
+    text = _read("vline612", "v32-%s.txt" % ctx)
+    flat = text.replace("\\r\\n", " ")
+    assert "+MCR: V32B" in flat and "CONNECT 14400" in text and "UNTIL found=1" in text, text
+    m = re.search(r"DATA n=(\d+) pause=\d+ got=(\d+) bad=(\d+) writer=(-?\d+)", text)
+    assert m and tuple(map(int, m.groups())) == (4096, 4096, 0, 0), text
+    # +++ answered OK (no echo of it here: the answerer's echo stopped with its data)
+    assert re.search(r"> \+\+\+\n> \(read \d+ ms\)\n< .*OK", text), text
+    ans = _read("vline612", "v32-%s-ans.txt" % ctx)
+    assert "CONNECT 14400" in ans, ans
+    m = re.search(r"ECHO n=(\d+) got=(\d+) bad=(\d+)", ans)
+    assert m and tuple(map(int, m.groups())) == (4096, 4096, 0), ans
+    assert _read("vline612", "v32-%s-ans.rc" % ctx).strip() == "0"
+    st = _stats("vline612", "v32-%s" % ctx)
+    assert st["exec"] == "bh_work", st
+    assert (st["engine_rate"], st["engine_modulation"], st["engine_link"], st["engine_v8"]) == \
+        (14400, "v32bis", "v42", 1), st
+    assert st["overruns"] == 0, st
+    assert _read("vline612", "v32-%s-rmmod.rc" % ctx).strip() == "0"

@@ -2,7 +2,10 @@
 dials build/line/smline's answering modem (SpanDSP, V.22bis + V.42) through
 QEMU's D-Bus audio on the instruction-counted clock, once per execution
 context (int, dpc, thr, res, irqt, usr) in one boot of the 6.1 generic
-kernel, and moves 8 KiB of random bytes out and their echo back.
+kernel, and moves 8 KiB of random bytes out and their echo back.  Then, in
+the same module load, a V.32bis call (AT+MS=V32B, V.8) to smline's V.32bis
+far modem (ours, dsp/v32bis.c, under SpanDSP's V.42): CONNECT 14400, +MCR:
+V32B, 4 KiB out and their echo back; context=oth gets that V.32bis call alone.
 
 context=usr: the modem runs in smodemd (build/smodemd/
 smodemd-static, `make smodemd`), attached after insmod; the same call, the
@@ -15,7 +18,9 @@ overrides the module (default build/<kver>/smodem.ko), SMODEM_TTY_KERNEL
 the kernel.
 
 Cost: 1 guest, 3.3 min of wall time (2.4 min of QEMU's CPU) in make check on the
-2-core lab machine (2026-11-28).
+2-core lab machine (2026-11-28); the V.32bis calls add about 170 s of guest time
+(7 calls of about 21 s of line time each, and the pauses between calls) and 0.8 min
+of QEMU's CPU (2026-11-29, measured on a loaded machine: 587 -> 758 guest-s, 1.8 -> 2.6 min).
 """
 import re
 from pathlib import Path
@@ -30,6 +35,12 @@ OUT = TOP / "out" / "tests" / "modem"
 CONTEXTS = ["int", "dpc", "thr", "res", "irqt", "usr"]
 NBYTES = 8192
 ROUTE = "5551234=answer:v22bis,v42,echo"
+# a short number, V.8 and a 1 s billing delay: the V.32bis call's set-up in about 10 s
+V32_ROUTE = "8=answer:v32bis,v8,v42,echo,ansdelay=1000"
+V32_BYTES = 4096
+# the V.32bis call after each context's, and in these contexts alone
+V32_CONTEXTS = CONTEXTS + ["oth"]
+V32_ONLY = ["oth"]
 ARGS = "engine=1 phase_periods=1 ring_samples=8192"
 # usr_faults' two calls follow the contexts' in smline's records
 FAULT_CALLS = ["fault-kill", "fault-next", "fault-stall"]
@@ -37,10 +48,11 @@ FAULT_CALLS = ["fault-kill", "fault-next", "fault-stall"]
 
 def run():
     return guestboot.line_results(
-        "modem", "modem_checks.sh", OUT, ["--route", ROUTE],
+        "modem", "modem_checks.sh", OUT, ["--route", ROUTE, "--route", V32_ROUTE],
         env={"CONTEXTS": " ".join(CONTEXTS), "CALL_BYTES": str(NBYTES),
              "DIAL": "T5551234", "AT_SETUP": "AT\\N3", "SMODEM_ARGS": ARGS,
-             "USR_FAULTS": "1"},
+             "USR_FAULTS": "1", "V32_DIAL": "T8", "V32_ONLY": " ".join(V32_ONLY),
+             "V32_BYTES": str(V32_BYTES)},
         extra_files={"usr/bin/smodemd": str(guestboot.smodemd())},
         timeout_s=1200)
 
@@ -51,7 +63,9 @@ def _read(name):
 
 def _record(ctx):
     recs = run()[1]
-    names = CONTEXTS + FAULT_CALLS
+    # each context's call, then its V.32bis call; the V.32bis-only contexts; the faults
+    names = [n for c in CONTEXTS for n in (c, c + "-v32")] + \
+        [c + "-v32" for c in V32_ONLY] + FAULT_CALLS
     assert [r["call"] for r in recs] == list(range(1, len(names) + 1)), recs
     return recs[names.index(ctx)]
 
@@ -94,6 +108,36 @@ def test_phases_of_the_call(ctx):
     assert (20, 100) in changes and (100, 20) in changes, changes
     st = smtrace.stats(_read(ctx + ".stats"))
     assert st["overruns"] == 0, st
+
+
+@pytest.mark.parametrize("ctx", V32_CONTEXTS)
+def test_v32bis_call(ctx):
+    """V.32bis at 14400 with V.42 from the tty to smline's V.32bis far modem: CONNECT 14400
+    after +MCR: V32B, 8 KiB out and their echo back byte by byte, +++ and ATH; the far end's
+    record and the modem's figures agree."""
+    assert _read(ctx + "-insmod.rc").strip() == "0"
+    assert _read(ctx + "-v32.rc").strip() == "0"
+    text = _read(ctx + "-v32.txt")
+    flat = text.replace("\\r\\n", " ")
+    assert "+MCR: V32B" in flat and "+MRR: 14400" in flat, text
+    assert "CONNECT 14400" in text and "UNTIL found=1" in text, text
+    m = re.search(r"DATA n=(\d+) pause=\d+ got=(\d+) bad=(\d+) writer=(-?\d+)", text)
+    assert m, text
+    assert tuple(map(int, m.groups())) == (V32_BYTES, V32_BYTES, 0, 0), text
+    assert re.search(r"\+\+\+.*OK", flat), text
+    assert text.rstrip().splitlines()[-2].startswith("TIOCM CAR=0"), text
+    r = _record(ctx + "-v32")
+    assert r["number"] == "8" and r["result"] == "connected", r
+    assert (r["modulation"], r["rate"], r["v42"], r["v8"]) == ("V.32bis", 14400, True, True), r
+    assert r["bytes_from_modem"] >= V32_BYTES and r["bytes_to_modem"] >= V32_BYTES, r
+    assert r["crc32_from_modem"] == r["crc32_to_modem"], r
+    assert r["end"] == "local-hangup", r
+    st = smtrace.stats(_read(ctx + "-v32.stats"))
+    assert (st["engine_rate"], st["engine_modulation"], st["engine_link"], st["engine_v42"]) == \
+        (14400, "v32bis", "v42", 1), st
+    assert st["engine_cfg_modulations"] == "v32bis,v22bis,v22,v21" and st["engine_v8"] == 1, st
+    assert st["overruns"] == 0, st
+    assert _read(ctx + "-rmmod.rc").strip() == "0"
 
 
 def test_usr_ran_in_the_daemon():

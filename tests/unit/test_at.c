@@ -170,7 +170,7 @@ static void test_info(void)
 	fresh();
 	CHECK_STR(feed("ATI\r"), "\r\nsmodem\r\n\r\nOK\r\n");
 	CHECK_STR(feed("ATI0\r"), "\r\nsmodem\r\n\r\nOK\r\n");
-	CHECK_STR(feed("ATI1\r"), "\r\nV.21 V.22 V.22bis V.42 V.8\r\n\r\nOK\r\n");
+	CHECK_STR(feed("ATI1\r"), "\r\nV.21 V.22 V.22bis V.32 V.32bis V.42 V.8\r\n\r\nOK\r\n");
 	CHECK_STR(feed("ATI2\r"), "\r\nOK\r\n");
 	CHECK(strstr(feed("ATI3\r"), "smodem 0.1") != NULL);
 	CHECK_STR(feed("ATI4\r"), "\r\nOK\r\n");	/* unused: nothing to tell */
@@ -440,11 +440,39 @@ static void test_modulation(void)
 	CHECK_STR(feed("AT+MS=V22B,1,2400,1200\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+MS=V22B,2\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+MS=V23\r"), "\r\nERROR\r\n");
-	CHECK_STR(feed("AT+MS=V32\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+MS=V34\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+MS=V32B1\r"), "\r\nERROR\r\n");
+	/* V.32 and V.32bis, their rates and limits */
+	CHECK_STR(feed("AT+MS=V32\r"), "\r\nOK\r\n");
+	CHECK(at.cfg.mod == AT_MOD_V32 && at.cfg.automode && !at.cfg.min_rate && !at.cfg.max_rate);
+	CHECK_STR(feed("AT+MS?\r"), "\r\n+MS: V32,1,0,0\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+MS=V32,1,4800,9600\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("AT+MS=V32,1,2400,14400\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+MS=V32,1,0,7200\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+MS=V32B\r"), "\r\nOK\r\n");
+	CHECK(at.cfg.mod == AT_MOD_V32B && at.cfg.automode && !at.cfg.min_rate && !at.cfg.max_rate);
+	CHECK_STR(feed("AT+MS?\r"), "\r\n+MS: V32B,1,0,0\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+MS=V32B,0,7200,12000\r"), "\r\nOK\r\n");
+	CHECK(at.cfg.mod == AT_MOD_V32B && !at.cfg.automode && at.cfg.min_rate == 7200 &&
+	      at.cfg.max_rate == 12000);
+	CHECK_STR(feed("AT+MS?\r"), "\r\n+MS: V32B,0,7200,12000\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+MS=V32B,1,300,14400\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("AT+MS=V32B,1,14400,9600\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+MS=V32B,1,0,16800\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+MS=V32B,1,0,10000\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+MS=V22B,1,0,4800\r"), "\r\nERROR\r\n");
+	CHECK(at.cfg.mod == AT_MOD_V32B && at.cfg.min_rate == 300 && at.cfg.max_rate == 14400);
+	CHECK(strstr(feed("AT&V\r"), " +MS=V32B,1,300,14400 ") != NULL);
+	feed("ATD1\r");
+	CHECK(last_act == AT_ACT_DIAL && at.callp.mod == AT_MOD_V32B && at.callp.automode &&
+	      at.callp.min_rate == 300 && at.callp.max_rate == 14400);
+	fresh();
+	CHECK_STR(feed("AT+MS=V22B\r"), "\r\nOK\r\n");
 	CHECK_STR(feed("AT+MS=\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+MS\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+MSX=V21\r"), "\r\nERROR\r\n");
-	CHECK(strstr(feed("AT+MS=?\r"), "(V21,V22,V22B)") != NULL);
+	CHECK_STR(feed("AT+MS=?\r"),
+		  "\r\n+MS: (V21,V22,V22B,V32,V32B),(0,1),(0-14400),(0-14400)\r\n\r\nOK\r\n");
 	CHECK(at.cfg.mod == AT_MOD_V22B);
 	CHECK_STR(feed("ATB1\r"), "\r\nOK\r\n");
 	CHECK(at.cfg.bell);
@@ -1619,6 +1647,34 @@ static void test_v250(void)
 	CHECK_STR(evtext(), "\r\nCARRIER 1200\r\n\r\nPROTOCOL: NONE\r\n"
 		  "\r\nCOMPRESSION: NONE\r\n\r\n+ILRR: 38400\r\n"
 		  "\r\nCONNECT 1200\r\n");
+	/* V.32bis: its rates, +MCR's name by the rate and by what the call offered */
+	{
+		static const struct {
+			const char *ms;
+			u32 rate;
+			const char *mcr;
+		} v32[] = {
+			{ "V32B", 14400, "V32B" }, { "V32B", 12000, "V32B" }, { "V32B", 7200, "V32B" },
+			{ "V32B", 9600, "V32B" }, { "V32B", 4800, "V32B" }, { "V32", 9600, "V32" },
+			{ "V32", 4800, "V32" }, { "V32B", 2400, "V22B" },
+		};
+		char cmd[48], want[160];
+		unsigned int k;
+
+		for (k = 0; k < sizeof(v32) / sizeof(v32[0]); k++) {
+			fresh();
+			snprintf(cmd, sizeof(cmd), "AT+MS=%s;+MR=1;+ER=1\r", v32[k].ms);
+			feed(cmd);
+			feed("ATD1\r");
+			at_out_init(&ev, evbuf, sizeof(evbuf));
+			at_connected(&at, &(struct at_conn){ .rate = v32[k].rate, .lapm = true }, now,
+				     &ev);
+			snprintf(want, sizeof(want), "\r\n+MCR: %s\r\n\r\n+MRR: %u\r\n"
+				 "\r\n+ER: LAPM\r\n\r\nCONNECT %u\r\n", v32[k].mcr, v32[k].rate,
+				 v32[k].rate);
+			CHECK_STR(evtext(), want);
+		}
+	}
 	/* Q1: no reports either */
 	fresh();
 	feed("AT+MR=2;Q1\r");

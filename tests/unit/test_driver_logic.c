@@ -480,6 +480,35 @@ static void test_engine_config(void)
 	c.automode = false;
 	smodem_call_config(&c, false, &cfg);
 	CHECK(cfg.modulations == SMDSP_MODEM_V22);
+	/* V.32bis, with V.22bis and below as its automode's fallbacks, within the rate limits */
+	c.mod = AT_MOD_V32B;
+	c.automode = true;
+	smodem_call_config(&c, true, &cfg);
+	CHECK(cfg.modulations == (SMDSP_MODEM_V32BIS | SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 |
+				  SMDSP_MODEM_V21));
+	CHECK(cfg.min_rate == 0 && cfg.max_rate == 0);
+	c.min_rate = 2400;
+	c.max_rate = 9600;
+	smodem_call_config(&c, false, &cfg);
+	CHECK(cfg.modulations == (SMDSP_MODEM_V32BIS | SMDSP_MODEM_V22BIS));
+	CHECK(cfg.min_rate == 2400 && cfg.max_rate == 9600);
+	c.min_rate = 4800;
+	smodem_call_config(&c, false, &cfg);
+	CHECK(cfg.modulations == SMDSP_MODEM_V32BIS);
+	c.min_rate = 0;
+	c.max_rate = 0;
+	c.automode = false;
+	smodem_call_config(&c, false, &cfg);
+	CHECK(cfg.modulations == SMDSP_MODEM_V32BIS);
+	c.mod = AT_MOD_V32;
+	c.automode = true;
+	smodem_call_config(&c, false, &cfg);
+	CHECK(cfg.modulations == (SMDSP_MODEM_V32 | SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 |
+				  SMDSP_MODEM_V21));
+	c.max_rate = 1200;
+	smodem_call_config(&c, false, &cfg);
+	CHECK(cfg.modulations == (SMDSP_MODEM_V32 | SMDSP_MODEM_V22 | SMDSP_MODEM_V21));
+	c.max_rate = 0;
 
 	smodem_call_digits(d, sizeof(d), "1,2W3!*#ABCD", true);
 	CHECK(!strcmp(d, "1,2W3*#ABCD"));

@@ -33,7 +33,13 @@ endif
 
 # the core: everything that only counts samples
 LINE_CORE_OBJS := $(addprefix $(LINE_OUT)/, util.o modem.o wire.o resample.o echopath.o \
-	service.o exchange.o hook.o fax.o)
+	service.o exchange.o hook.o fax.o v32far.o)
+
+# V.32bis (v32far.c) is the project's own: dsp/*.c, built here into an archive of
+# smline's, so that this file stands alone
+LINE_DSP_OBJS := $(patsubst dsp/%.c,$(LINE_OUT)/dsp/%.o,$(wildcard dsp/*.c))
+LINE_DSP_LIB  := $(LINE_OUT)/libsmdsp.a
+LINE_DSP_HDRS := $(wildcard dsp/include/smdsp/*.h dsp/include/smdsp/private/*.h)
 LINE_OBJS := $(LINE_CORE_OBJS) $(LINE_OUT)/transport_pipe.o $(LINE_OUT)/main.o \
 	$(LINE_JACK_OBJ) $(LINE_DBUS_OBJ)
 
@@ -50,19 +56,29 @@ $(LINE_OUT):
 $(LINE_OUT)/%.o: $(LINE_DIR)/%.c | $(LINE_OUT)
 	$(LINE_CC) $(LINE_CFLAGS) $(LINE_JACK_CFLAGS) $(LINE_DBUS_CFLAGS) -c -o $@ $<
 
+$(LINE_OUT)/v32far.o: LINE_CFLAGS += -Idsp/include
+
+$(LINE_OUT)/dsp/%.o: dsp/%.c $(LINE_DSP_HDRS)
+	@mkdir -p $(dir $@)
+	$(LINE_CC) -O2 -g -Wall -Wextra -Idsp/include -c -o $@ $<
+
+$(LINE_DSP_LIB): $(LINE_DSP_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
 $(LINE_OUT)/t_%.o: $(LINE_TDIR)/%.c | $(LINE_OUT)
 	$(LINE_CC) $(LINE_CFLAGS) -c -o $@ $<
 
-$(LINE_OUT)/smline: $(LINE_OBJS)
+$(LINE_OUT)/smline: $(LINE_OBJS) $(LINE_DSP_LIB)
 	$(LINE_CC) -o $@ $^ $(LINE_LIBS) $(LINE_JACK_LIBS) $(LINE_DBUS_LIBS)
 
-$(LINE_OUT)/testmodem: $(LINE_OUT)/t_testmodem.o $(LINE_CORE_OBJS)
+$(LINE_OUT)/testmodem: $(LINE_OUT)/t_testmodem.o $(LINE_CORE_OBJS) $(LINE_DSP_LIB)
 	$(LINE_CC) -o $@ $^ $(LINE_LIBS)
 
-$(LINE_OUT)/b2b: $(LINE_OUT)/t_b2b.o $(LINE_CORE_OBJS)
+$(LINE_OUT)/b2b: $(LINE_OUT)/t_b2b.o $(LINE_CORE_OBJS) $(LINE_DSP_LIB)
 	$(LINE_CC) -o $@ $^ $(LINE_LIBS)
 
-$(LINE_OUT)/unit: $(LINE_OUT)/t_unit.o $(LINE_CORE_OBJS)
+$(LINE_OUT)/unit: $(LINE_OUT)/t_unit.o $(LINE_CORE_OBJS) $(LINE_DSP_LIB)
 	$(LINE_CC) -o $@ $^ $(LINE_LIBS)
 
 $(LINE_OUT)/faxtiff: $(LINE_OUT)/t_faxtiff.o

@@ -57,7 +57,7 @@ static void usage(FILE *f)
 "  --dbus-stall-s S (5)  --dbus-wait-s S (60)  --ready FILE (touched when listening)\n"
 "exchange:\n"
 "  --route NUMBER=answer[:WORDS] | busy | noanswer | unobtainable\n"
-"        WORDS: v21|v22|v22bis, v8, v42, rings=N, ansdelay=MS, txlevel=DBM0,\n"
+"        WORDS: v21|v22|v22bis|v32|v32bis, v8, v42, rings=N, ansdelay=MS, txlevel=DBM0,\n"
 "        echo, send=random:N:SEED|file:PATH, expect=..., save=PATH,\n"
 "        pty[=LINK], hangup=done|SECONDS;\n"
 "        fax (T.30 terminal), faxsend=PATH.tif, faxrecv=PATH.tif,\n"

@@ -20,6 +20,7 @@
 #include <spandsp.h>
 
 #include "modem.h"
+#include "v32far.h"
 
 #define ANS_GAP_MS 75		/* V.25: silence between ANS and modulation */
 #define FLOOR_BLOCK 160		/* noise floor measurement block */
@@ -86,6 +87,7 @@ struct sml_modem {
 	/* data pump */
 	bool pump_on;
 	v22bis_state_t *v22;
+	struct sml_v32far *v32;
 	fsk_tx_state_t *fsk_tx;
 	fsk_rx_state_t *fsk_rx;
 	bool trained;
@@ -135,6 +137,10 @@ const char *sml_mod_name(enum sml_mod m)
 		return "V.22";
 	case SML_MOD_V22BIS:
 		return "V.22bis";
+	case SML_MOD_V32:
+		return "V.32";
+	case SML_MOD_V32BIS:
+		return "V.32bis";
 	}
 	return "?";
 }
@@ -142,7 +148,8 @@ const char *sml_mod_name(enum sml_mod m)
 void sml_modem_cfg_default(struct sml_modem_cfg *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->mod = SML_MOD_V22BIS;
+	/* the best both ends run: V.32bis, V.22bis (automode) for a modem without it */
+	c->mod = SML_MOD_V32BIS;
 	c->ans_delay_ms = 2000;
 	c->tx_dbm0 = -13.0;
 	c->rx_cutoff_dbm0 = 0.0;
@@ -159,6 +166,10 @@ int sml_modem_cfg_parse_word(struct sml_modem_cfg *c, const char *w)
 		c->mod = SML_MOD_V22;
 	else if (!strcmp(w, "v22bis"))
 		c->mod = SML_MOD_V22BIS;
+	else if (!strcmp(w, "v32"))
+		c->mod = SML_MOD_V32;
+	else if (!strcmp(w, "v32bis"))
+		c->mod = SML_MOD_V32BIS;
 	else if (!strcmp(w, "v8"))
 		c->v8 = true;
 	else if (!strcmp(w, "nov8"))
@@ -431,12 +442,15 @@ static void pump_status(struct sml_modem *m, int status)
 	}
 	switch (status) {
 	case SIG_STATUS_TRAINING_SUCCEEDED:
-		if (m->trained && m->v22) {
+		if (m->trained && (m->v22 || m->v32)) {
+			int rate = m->v22 ? v22bis_get_current_bit_rate(m->v22) :
+				   sml_v32far_rate(m->v32);
+
 			m->st.retrains++;
-			sml_log(SML_LOG_DEBUG, m->now, m->who, "retrained at %d bit/s",
-				v22bis_get_current_bit_rate(m->v22));
+			m->st.rate = rate;
+			sml_log(SML_LOG_DEBUG, m->now, m->who, "retrained at %d bit/s", rate);
 			if (event_begin(m, &j, "retrain")) {
-				sml_json_int(&j, "rate", v22bis_get_current_bit_rate(m->v22));
+				sml_json_int(&j, "rate", rate);
 				sml_event_end(&j);
 			}
 		}
@@ -537,6 +551,20 @@ static void start_pump(struct sml_modem *m)
 					FSK_FRAME_MODE_SYNC, pump_put_bit, m);
 		fsk_rx_signal_cutoff(m->fsk_rx, cutoff);
 		fsk_rx_set_modem_status_handler(m->fsk_rx, pump_status_cb, m);
+	} else if (m->st.mod == SML_MOD_V32 || m->st.mod == SML_MOD_V32BIS) {
+		struct sml_v32far_cfg vc = {
+			.caller = caller,
+			.v32 = m->st.mod == SML_MOD_V32,
+			/* after V.8 chose V.32 (V.22 then unnamed) or without V.8 */
+			.v22_fallback = !m->st.v8_done || (m->v8_mods & V8_MOD_V22),
+			.tx_dbm0 = m->cfg.tx_dbm0,
+			.cutoff_dbm0 = cutoff,
+			.get_bit = pump_get_bit,
+			.put_bit = pump_put_bit,
+			.user = m,
+		};
+
+		m->v32 = sml_v32far_new(&vc);
 	} else {
 		int rate = m->st.mod == SML_MOD_V22BIS ? 2400 : 1200;
 
@@ -555,6 +583,8 @@ static void stop_pump(struct sml_modem *m)
 		v22bis_free(m->v22);
 		m->v22 = NULL;
 	}
+	sml_v32far_free(m->v32);
+	m->v32 = NULL;
 	if (m->fsk_tx) {
 		fsk_tx_free(m->fsk_tx);
 		m->fsk_tx = NULL;
@@ -631,6 +661,8 @@ static void ans_detect(struct sml_modem *m, const int16_t *rx, int n)
 /* ---- V.8 ---- */
 static unsigned int v8_mask(enum sml_mod mod)
 {
+	if (mod == SML_MOD_V32 || mod == SML_MOD_V32BIS)
+		return V8_MOD_V32 | V8_MOD_V22;
 	return mod == SML_MOD_V21 ? V8_MOD_V21 : V8_MOD_V22;
 }
 
@@ -782,8 +814,12 @@ static void set_cutoff(struct sml_modem *m)
 /* choose the modulation V.8 agreed on, or keep ours */
 static void pick_v8_modulation(struct sml_modem *m)
 {
-	if (m->v8_mods & V8_MOD_V22)
-		m->st.mod = m->cfg.mod == SML_MOD_V21 ? SML_MOD_V22BIS : m->cfg.mod;
+	bool v32 = m->cfg.mod == SML_MOD_V32 || m->cfg.mod == SML_MOD_V32BIS;
+
+	if (v32 && (m->v8_mods & V8_MOD_V32))
+		m->st.mod = m->cfg.mod;
+	else if (m->v8_mods & V8_MOD_V22)
+		m->st.mod = m->cfg.mod == SML_MOD_V21 || v32 ? SML_MOD_V22BIS : m->cfg.mod;
 	else if (m->v8_mods & V8_MOD_V21)
 		m->st.mod = SML_MOD_V21;
 	m->st.v8_done = true;
@@ -903,6 +939,10 @@ void sml_modem_process(struct sml_modem *m, const int16_t *rx, int16_t *tx,
 		if (m->v22) {
 			v22bis_rx(m->v22, rx, n);
 			got = v22bis_tx(m->v22, tx, n);
+		} else if (m->v32) {
+			sml_v32far_process(m->v32, rx, tx, n);
+			if (sml_v32far_is_v22(m->v32))
+				m->st.mod = SML_MOD_V22BIS;
 		} else {
 			fsk_rx(m->fsk_rx, rx, n);
 			got = fsk_tx(m->fsk_tx, tx, n);
@@ -911,6 +951,8 @@ void sml_modem_process(struct sml_modem *m, const int16_t *rx, int16_t *tx,
 		if (m->phase == SML_PH_TRAINING && m->trained) {
 			if (m->v22)
 				m->st.rate = v22bis_get_current_bit_rate(m->v22);
+			else if (m->v32)
+				m->st.rate = sml_v32far_rate(m->v32);
 			else
 				m->st.rate = 300;
 			if (m->v42) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A complete SpanDSP 0.0.6 modem: answer tone (ANS, or ANSam through V.8),
- * V.21 / V.22 / V.22bis data pump, optional V.8 and V.42 LAPM, async 8N1
+ * V.21 / V.22 / V.22bis data pump (V.32 and V.32bis: ours, v32far.c),
+ * optional V.8 and V.42 LAPM, async 8N1
  * framing when V.42 is off. Used as the line's far-end modem and, in the
  * tests, as the stand-in for the guest's modem. Time is the number of
  * samples passed to sml_modem_process(); nothing reads a clock.
@@ -11,7 +12,8 @@
 
 #include "sml.h"
 
-enum sml_mod { SML_MOD_V21, SML_MOD_V22, SML_MOD_V22BIS };
+/* V.32 and V.32bis: ours (v32far.c), with V.32bis's automode to V.22bis */
+enum sml_mod { SML_MOD_V21, SML_MOD_V22, SML_MOD_V22BIS, SML_MOD_V32, SML_MOD_V32BIS };
 
 struct sml_modem_cfg {
 	enum sml_mod mod;
@@ -50,7 +52,7 @@ enum sml_modem_phase {
 const char *sml_modem_phase_name(enum sml_modem_phase p);
 
 struct sml_modem_stats {
-	enum sml_mod mod;	/* after V.8 selection */
+	enum sml_mod mod;	/* after V.8 selection (and V.32bis's automode) */
 	int rate;		/* bit/s in data phase, 0 before */
 	bool v8_done;		/* V.8 negotiation completed */
 	bool v42;		/* LAPM carries the data */

@@ -18,6 +18,10 @@
 #define SMDSP_MODEM_V21		(1u << 0)
 #define SMDSP_MODEM_V22		(1u << 1)	/* 1200 bit/s */
 #define SMDSP_MODEM_V22BIS	(1u << 2)	/* 2400 bit/s (with V.22 fallback) */
+#define SMDSP_MODEM_V32		(1u << 3)	/* V.32: 4800 and 9600 bit/s */
+#define SMDSP_MODEM_V32BIS	(1u << 4)	/* V.32bis: 4800 to 14400 bit/s */
+/* what config.modulations 0 means: the modulations that came before V.32 */
+#define SMDSP_MODEM_DEFAULT	(SMDSP_MODEM_V21 | SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS)
 
 enum smdsp_modem_phase {
 	SMDSP_PHASE_ONHOOK = 0,		/* idle: ring detection */
@@ -76,7 +80,12 @@ struct smdsp_modem_event {
 
 struct smdsp_modem_config {
 	uint32_t sample_rate;		/* 8000 */
-	uint32_t modulations;		/* SMDSP_MODEM_*; 0: all */
+	/*
+	 * SMDSP_MODEM_*; 0: SMDSP_MODEM_DEFAULT. With V.32 or V.32bis and
+	 * V.22bis, a peer without V.8 gets V.32bis's automode: the
+	 * answerer sends AC for SMDSP_MODEM_AUTO_AC_MS, then V.22bis.
+	 */
+	uint32_t modulations;
 	uint32_t flags;			/* SMDSP_MODEM_FLAG_* */
 	enum smdsp_callprog_plan tone_plan;
 	unsigned int auto_answer_rings;	/* 0: do not answer */
@@ -99,7 +108,16 @@ struct smdsp_modem_config {
 	unsigned int v42bis_dirs;
 	unsigned int v42bis_p1;
 	unsigned int v42bis_p2;
+	/*
+	 * The V.32/V.32bis rates offered (+MS's <min_rate>, <max_rate>), in
+	 * bit/s, 0: no limit. A V.32bis call that can agree on none of them
+	 * fails (SMDSP_CAUSE_TRAINING_FAILED).
+	 */
+	unsigned int min_rate;
+	unsigned int max_rate;
 };
+
+#define SMDSP_MODEM_AUTO_AC_MS	3000
 
 /* the dictionaries the engine allocates at create: 2 x 4096 entries of 8 bytes */
 #define SMDSP_MODEM_V42BIS_MAX_P1	4096

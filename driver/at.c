@@ -84,11 +84,12 @@ static const struct ext_val ext_vals[AT_X_COUNT] = {
 	[AT_X_ER] = { 1, { 0 }, { 1 }, { 0 } },
 	[AT_X_MR] = { 1, { 0 }, { 2 }, { 0 } },
 	/*
-	 * V.42bis: off by default, as %C0 is; AT%C2 or AT+DS=3 turns it on
-	 * (P1 up to what the engine allocates, SMDSP_MODEM_V42BIS_MAX_P1).
+	 * V.42bis: offered both ways by default, as %C2 says, used when the
+	 * peer agrees (P1 up to what the engine allocates,
+	 * SMDSP_MODEM_V42BIS_MAX_P1); AT%C0 or AT+DS=0 turns it off.
 	 */
 	[AT_X_DS] = { 4, { 0, 0, 512, 6 }, { 3, 1, 4096, 250 },
-		      { 0, 0, 2048, 32 } },
+		      { 3, 0, 2048, 32 } },
 	[AT_X_FCLASS] = { 1, { 0 }, { 1 }, { 0 } },
 	[AT_X_ETBM] = { 3, { 0, 0, 0 }, { 2, 2, 30 }, { 1, 1, 20 } },
 };
@@ -352,6 +353,8 @@ static void factory(struct at_state *at)
 	at->cfg.min_rate = 0;
 	at->cfg.max_rate = 0;
 	set_ec(at, AT_EC_AUTO);
+	/* +DS's factory direction (both) is what %C2 says */
+	at->cfg.pct_c = AT_COMP_V42BIS;
 	/* V.8 off: a V.25 start-up is what every peer understands. */
 	at->cfg.a8e[0] = 0;
 	at->cfg.a8e[1] = 0;

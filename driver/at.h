@@ -117,9 +117,9 @@ enum at_ec {
 };
 
 /*
- * Data compression, as AT%C sets it.  Stored and carried to the modem
- * (at_call.compression); nothing compresses yet, so +DR and ATW1 report
- * none.
+ * Data compression, as AT%C sets it (with +DS: see set_pct_c()); %C2, V.42bis
+ * when the peer agrees, is the factory's.  There is no MNP 5: %C1 compresses
+ * nothing and %C3 is %C2.  +DR and ATW1 report what XID agreed.
  */
 enum at_comp {
 	AT_COMP_NONE,		/* %C0 */

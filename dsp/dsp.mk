@@ -50,6 +50,15 @@ $(DSP_BUILD)/tests/%: tests/dsp/%.c $(DSP_TCOMMON) $(DSP_TCOMMON_H) $(DSP_LIB)
 	@mkdir -p $(dir $@)
 	$(DSP_CC) $(DSP_TCFLAGS) $< $(DSP_TCOMMON) $(DSP_LIB) $(DSP_TLIBS) -o $@
 
+# Our engine against smline's far modem (SpanDSP's V.22bis, V.42 and V.42bis as smline runs them):
+# smline's modem, its V.42bis glue and its helpers linked in (their own warnings: tools/line/line.mk's).
+DSP_T_FAR     := tools/line/modem.c tools/line/v42bis_far.c tools/line/util.c
+$(DSP_BUILD)/tests/test_v42bis_far: tests/dsp/test_v42bis_far.c $(DSP_T_FAR) $(wildcard tools/line/*.h) \
+		$(DSP_TCOMMON) $(DSP_TCOMMON_H) $(DSP_LIB)
+	@mkdir -p $(dir $@)
+	$(DSP_CC) $(DSP_TCFLAGS) -Wno-unused-parameter $< $(DSP_TCOMMON) $(DSP_T_FAR) $(DSP_LIB) \
+		$(DSP_TLIBS) -o $@
+
 dsp-tests: $(DSP_TESTS) dsp-ubsan
 
 # UBSan builds: the library, the C tests and the fuzz targets (each behind tests/dsp/standalone_fuzz.c,
@@ -83,8 +92,9 @@ $$(DSP_BUILD)/ubsan-$(1)/fuzz/%: tests/dsp/%.c $$(DSP_UB_FUZZDRV) $$(DSP_BUILD)/
 endef
 $(foreach k,$(DSP_UB_KINDS),$(eval $(call DSP_UB_RULES,$(k))))
 
-# not run there (the BER sweeps and test_hdlc_fer: minutes of line statistics), so not built
-DSP_UB_SKIP   := $(filter %_ber %/test_hdlc_fer,$(DSP_TESTS))
+# not run there (the BER sweeps and test_hdlc_fer: minutes of line statistics), so not built;
+# nor test_v42bis_far (smline's modem: SpanDSP's code, not the library's)
+DSP_UB_SKIP   := $(filter %_ber %/test_hdlc_fer %/test_v42bis_far,$(DSP_TESTS))
 DSP_UBSAN     := $(foreach k,$(DSP_UB_KINDS),$(patsubst $(DSP_BUILD)/%,$(DSP_BUILD)/ubsan-$(k)/%, \
                    $(filter-out $(DSP_UB_SKIP),$(DSP_TESTS)) $(DSP_FUZZ)))
 .PHONY: dsp-ubsan

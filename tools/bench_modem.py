@@ -10,7 +10,12 @@ pass/fail), in one run:
   c. the same transfer in each context (int, dpc, thr, res) with the study's
      spinning competitor and load_us=1840;
   d. wall-clock seconds per second of line time, idle and in a call, and the
-     same call in virtual time (D-Bus line) and in real time (JACK).
+     same call in virtual time (D-Bus line) and in real time (JACK);
+  e. V.42bis (on at both ends, as by default): a text file each way
+     (TEXT_BYTES of the repository's documentation, thr, no load) through
+     the guest's tty against the line rate (2400 bit/s: 300 bytes/s), and
+     the compression ratio of each end's encoder on that text and on the
+     random bytes of the reference call.
 
 The guest side is tools/guest/modem_calls.sh; the far end is smline
 answering V.22bis + V.42, sending NBYTES (send=random) and checking what
@@ -30,7 +35,8 @@ whose guest timed out) is tried again once, then reported missing (a note
 in the report, exit status 1), never recorded.
 
 Every option (--help) defaults to its variable when that is set: KERNEL,
-CLOCK, ICOUNT_SHIFT, NBYTES (4096), CONTEXTS (int dpc thr res usr), LOAD_US
+CLOCK, ICOUNT_SHIFT, NBYTES (4096), TEXT_BYTES (16384; 0: no step e),
+CONTEXTS (int dpc thr res usr), LOAD_US
 (1840), IDLE_S (20), OTHER_CLOCK (1: also the call on the other clock; 0:
 skip it), JOBS (1), SCHEDULER, BENCH_OUT (out), MODULE (default
 build/<kernel>/smodem.ko), SMLINE (build/line/smline).
@@ -75,10 +81,29 @@ SMODEMD = TOP / "build" / "smodemd" / "smodemd-static"
 log = cli.logger("bench-modem")
 
 
-def route(nbytes, words=""):
-    """smline's route for the call; words: further route words (",ansdelay=2100")."""
+def route(nbytes, words="", files=None):
+    """smline's route for the call; words: further route words (",ansdelay=2100");
+    files: (what smline sends, what it expects) as paths instead of random bytes."""
+    if files:
+        return ("%s=answer:v22bis,v42,send=file:%s,expect=file:%s%s"
+                % (NUMBER, files[0], files[1], words))
     return ("%s=answer:v22bis,v42,send=random:%d:%d,expect=random:%d:%d%s"
             % (NUMBER, nbytes, SEED_LINE, nbytes, SEED_MODEM, words))
+
+
+# line rate of V.22bis in 8-bit bytes per second, what V.42bis is measured against
+LINE_BPS = 2400 / 8
+# step e's text: the documentation, the guest sending one part, smline another
+TEXT_SOURCES = ("README.md", "doc/*.md", "tools/line/README.md", "dsp/README.md")
+
+
+def text_payload(n, part):
+    """n bytes of the repository's documentation: part 0 from the start, part
+    1 from where part 0 ends (what each end sends)."""
+    data = b"".join(f.read_bytes() for pat in TEXT_SOURCES for f in sorted(TOP.glob(pat)))
+    if len(data) < 2 * n:
+        raise ValueError("only %d bytes of text for 2 x %d" % (len(data), n))
+    return data[part * n:(part + 1) * n]
 
 
 # -- the reference: two SpanDSP modems back to back ------------------------------
@@ -140,12 +165,18 @@ def parse_marks(text):
 
 
 # -- smline's events: when the far end had all the modem's bytes -----------------
-def far_receive_times(events_text, nbytes):
+# the modem's escape: "+++" after this long without data (S12, 1 s)
+ESCAPE_GUARD_S = 1.0
+
+
+def far_receive_times(events_text, nbytes, per_call=()):
     """Per call (in order), from smline's --events file (JSON Lines, see
     tools/line/README.md): the far modem's data phase and the good V.42 I
-    frame from the modem that completed nbytes of payload (new sequence
-    numbers only; 3 octets of address and control before the information
-    field), in line seconds.
+    frame from the modem that completed nbytes of information field (new
+    sequence numbers only; 3 octets of address and control before the
+    information field), in line seconds. per_call: other counts for the
+    first calls (with V.42bis: what the modem's encoder made of its
+    payload, line_bytes()).
     [{"data_t", "done_t" (None: never complete), "last_iframe_t", "iframes",
       "info_bytes"}]"""
     calls, by_number = [], {}
@@ -173,9 +204,14 @@ def far_receive_times(events_text, nbytes):
             cur["_next_ns"] = (ns + 1) & 0x7F
             cur["iframes"] += 1
             cur["info_bytes"] += e["len"] - 3
-            cur["last_iframe_t"] = t
-            if cur["done_t"] is None and cur["info_bytes"] >= nbytes:
-                cur["done_t"] = t
+            prev, cur["last_iframe_t"] = cur["last_iframe_t"], t
+            i = calls.index(cur)
+            n = per_call[i] if i < len(per_call) else nbytes
+            if cur["done_t"] is None and cur["info_bytes"] >= n:
+                # a per-call count (V.42bis) is an estimate: the frame after the
+                # escape's guard time (1 s without data) carries only the "+++"
+                late = i < len(per_call) and prev is not None and t - prev > ESCAPE_GUARD_S
+                cur["done_t"] = prev if late else t
     for c in calls:
         del c["_next_ns"]
     return calls
@@ -192,12 +228,23 @@ def guest_env(steps, nbytes, trace_events=""):
     return env
 
 
+def line_bytes(rec, nbytes):
+    """What the modem's nbytes became on the line, from smline's record:
+    with V.42bis, the share of its decoder's input that gave the first
+    nbytes of its output (the escape's "+++" follows the file; rounded up)."""
+    bis = (rec or {}).get("v42bis") or {}
+    if not bis.get("rx") or not bis.get("rx_out"):
+        return nbytes
+    return -(-bis["rx_in"] * nbytes // bis["rx_out"])
+
+
 def run_boot(clock, steps, out, nbytes, kver, ko, smline=SMLINE, shift=0,
              timeout_s=1200, progress=True, cmdline_extra="", line_extra=(), route_words="",
-             trace_events=""):
+             trace_events="", text=False):
     """Boot once, run the steps; return the raw material of every call.
     line_extra: further smline options (--noise, --seed); route_words: further
-    words of the far end's route; trace_events: guest_env()'s."""
+    words of the far end's route; trace_events: guest_env()'s; text: the
+    files each way are text (text_payload()), not random bytes."""
     from smlab.guest import run_guest
     from smlab.dbusline import DbusLine
     from smlab.jack import jack_server
@@ -206,11 +253,12 @@ def run_boot(clock, steps, out, nbytes, kver, ko, smline=SMLINE, shift=0,
     out = Path(out)
     subprocess.run(["rm", "-rf", str(out)], check=True)
     out.mkdir(parents=True)
-    (out / "tx.bin").write_bytes(payload(SEED_MODEM, nbytes))
-    (out / "rx.bin").write_bytes(payload(SEED_LINE, nbytes))
+    (out / "tx.bin").write_bytes(text_payload(nbytes, 0) if text else payload(SEED_MODEM, nbytes))
+    (out / "rx.bin").write_bytes(text_payload(nbytes, 1) if text else payload(SEED_LINE, nbytes))
     calls = out / "calls.jsonl"
     events = out / "events.jsonl"
-    line_args = ["--route", route(nbytes, route_words), "--json", str(calls), "--events",
+    files = (out / "rx.bin", out / "tx.bin") if text else None
+    line_args = ["--route", route(nbytes, route_words, files), "--json", str(calls), "--events",
                  str(events), "-vv"] + list(line_extra)
     kw = dict(audio="ac97", share="deferred", env=guest_env(steps, nbytes, trace_events),
               extra_files={"opt/smodem/smodem.ko": str(ko),
@@ -257,7 +305,8 @@ def run_boot(clock, steps, out, nbytes, kver, ko, smline=SMLINE, shift=0,
         gmarks = {k: v["up"] for k, v in marks.marks.items()}
     return {"clock": clock, "out": out, "results": rdir, "guest": res, "wall_s": wall,
             "records": recs, "marks": gmarks, "wall_marks": marks.marks,
-            "far": far_receive_times(_read(events) or "", nbytes)}
+            "far": far_receive_times(_read(events) or "", nbytes,
+                                     [line_bytes(r, nbytes) for r in recs])}
 
 
 def _read(p):
@@ -339,7 +388,11 @@ def analyse_call(tag, run, rec, far, nbytes):
             "context", "policy", "load_us", "overruns", "dropped", "tx_late", "tx_lead", "dma_halts",
             "pending_max", "engine_rate", "engine_link", "engine_v42_retransmissions",
             "engine_v42_crc_errors", "engine_rx_overruns", "engine_v42_bytes_tx",
-            "engine_v42_bytes_rx", "engine_tx_gap_late") if k in st}
+            "engine_v42_bytes_rx", "engine_tx_gap_late", "engine_v42bis_dirs",
+            "engine_v42bis_p1", "engine_v42bis_p2", "engine_v42bis_tx_in",
+            "engine_v42bis_tx_out", "engine_v42bis_rx_in", "engine_v42bis_rx_out",
+            "engine_v42bis_errors") if k in st}
+        c["v42bis"] = v42bis_figures(st, rec)
         c["overruns"] = st.get("overruns")
         c["modem_retransmissions"] = st.get("engine_v42_retransmissions")
     rt = [x for x in (c.get("far_retransmissions"), c.get("modem_retransmissions"))
@@ -352,6 +405,19 @@ def analyse_call(tag, run, rec, far, nbytes):
         c["call_wall_s"] = _r(h["wall"] - d["wall"])
         c["wall_per_line_s"] = _r((h["wall"] - d["wall"]) / (h["up"] - d["up"]), 3)
     return c
+
+
+def v42bis_figures(st, rec):
+    """V.42bis in a call: what was agreed (our view) and each encoder's ratio,
+    input over output bytes (ours from the module's stats, smline's, SpanDSP's
+    V.42bis, from its record); None where a direction did not compress."""
+    def ratio(a, b):
+        return _r(a / b, 3) if a and b else None
+    bis = (rec or {}).get("v42bis") or {}
+    return {"dirs": st.get("engine_v42bis_dirs"), "p1": st.get("engine_v42bis_p1"),
+            "p2": st.get("engine_v42bis_p2"), "errors": st.get("engine_v42bis_errors"),
+            "ratio_modem": ratio(st.get("engine_v42bis_tx_in"), st.get("engine_v42bis_tx_out")),
+            "ratio_far": ratio(bis.get("tx_in"), bis.get("tx_out"))}
 
 
 def analyse_boot(run, tags, nbytes):
@@ -504,6 +570,27 @@ def markdown(rep):
             c["clock"], "ok" if call_ok(c) else "FAILED: %s" % failure(c),
             _f(rec.get("duration_s")), _f(rec.get("setup_s")), _f(rec.get("transfer_s")),
             _f(c.get("call_wall_s")), _f((c.get("boot") or {}).get("wall_s"), "%.1f")))
+    t = rep.get("v42bis")
+    if t is not None:
+        tb = t.get("text") or {}
+        L += ["", "## e. V.42bis (both ends, as by default)", "",
+              "| data | modem -> line B/s | line -> modem B/s | against the line rate (%d B/s) | "
+              "ratio, modem's encoder | ratio, smline's (SpanDSP) | P1, P2 | data |" % LINE_BPS,
+              "|---|---|---|---|---|---|---|---|"]
+        for name, c in (("text, %s bytes each way" % _f(t.get("text_bytes"), "%d"), tb),
+                        ("random, %d bytes each way (the reference call)" % rep["nbytes"],
+                         t.get("random") or {})):
+            v = c.get("v42bis") or {}
+            L.append("| %s | %s | %s | %s / %s | %s | %s | %s | %s |" % (
+                name, _f(c.get("from_modem_Bps"), "%.1f"), _f(c.get("to_modem_Bps"), "%.1f"),
+                _f(_pct(c.get("from_modem_Bps"), LINE_BPS), "%.0f %%"),
+                _f(_pct(c.get("to_modem_Bps"), LINE_BPS), "%.0f %%"),
+                _f(v.get("ratio_modem"), "%.3f"), _f(v.get("ratio_far"), "%.3f"),
+                "%s, %s" % (_f(v.get("p1"), "%d"), _f(v.get("p2"), "%d")),
+                "ok" if call_ok(c) else "FAILED: %s" % failure(c)))
+        L += ["", "Throughput as in a. (the payload's bytes per second of line time); ratio: "
+              "bytes into an encoder over bytes out of it (the module's `engine_v42bis_*`, "
+              "smline's record). The text: the repository's documentation, thr, no load."]
     for note in rep.get("notes", []):
         L += ["", "Note: " + note]
     L += ["", "Raw runs: %s/<clock>/<call>/ (console.log, smline.log, calls.jsonl, "
@@ -529,6 +616,10 @@ def build_report(meta, b2b, calls, main_clock, contexts):
     rep["contexts"] = [calls[(main_clock, c)] for c in contexts if (main_clock, c) in calls]
     rep["all_calls"] = list(calls.values())
     rep["speed"] = {"calls": [c for (clk, tag), c in calls.items() if tag == "clean"]}
+    text = calls.get((main_clock, "v42bis"))
+    if text is not None:
+        rep["v42bis"] = {"text_bytes": text.get("nbytes"), "text": text, "random": clean}
+        rep["all_calls"] = [c for c in rep["all_calls"] if c is not text] + [text]
     return rep
 
 
@@ -538,7 +629,7 @@ def jack_xruns(out):
 
 
 def one_call(clock, tag, ctx, load_us, spin, idle_s, raw, nbytes, kver, ko, smline, shift,
-             args=(), quiet=False, cmdline_extra="", **line):
+             args=(), quiet=False, cmdline_extra="", text=False, **line):
     """One boot, one call; returns the analysed call (failures recorded).
     args: further insmod arguments (name=value, after SMODEM_ARGS);
     cmdline_extra: the guest kernel's command line extra; line: run_boot()'s
@@ -552,7 +643,7 @@ def one_call(clock, tag, ctx, load_us, spin, idle_s, raw, nbytes, kver, ko, smli
         # a call that fails slowly waits out the DTE's bounded reads (NBYTES / 80 s)
         run = run_boot(clock, [step], out, nbytes, kver, ko, smline, shift,
                        timeout_s=(240 + 3 * idle_s if clock == "virtual" else 300) + nbytes // 40,
-                       progress=not quiet, cmdline_extra=cmdline_extra, **line)
+                       progress=not quiet, cmdline_extra=cmdline_extra, text=text, **line)
         c = analyse_boot(run, [tag], nbytes)[tag]
     except Exception as e:  # noqa: BLE001 - a benchmark records its failures
         c = {"tag": tag, "clock": clock, "nbytes": nbytes, "error": str(e),
@@ -578,12 +669,20 @@ def plan(a, ko, raw):
     calls += [(a.clock, c, c, a.load_us, True, 0) for c in a.contexts]
     if a.other_clock == 1:
         calls.append((oc, "clean", "thr", 0, False, a.idle_s if oc == "virtual" else 0))
-    return [runner.Piece.make("b2b", a.kernel, "b2b", nbytes=a.nbytes, b2b=str(B2B))] + [
+    pieces = [runner.Piece.make("b2b", a.kernel, "b2b", nbytes=a.nbytes, b2b=str(B2B))] + [
         runner.Piece.make("call", a.kernel, "%s-%s" % (clk, tag), clock=clk, tag=tag, context=ctx,
                           load_us=load, spin=spin, idle_s=idle, nbytes=a.nbytes,
                           shift=a.icount_shift if clk == "virtual" else 0, raw=str(raw),
                           module=str(ko), smline=str(a.smline))
         for clk, tag, ctx, load, spin, idle in calls]
+    if a.text_bytes:
+        # step e: text each way, its own piece (its settings say text)
+        pieces.append(runner.Piece.make(
+            "call", a.kernel, "%s-v42bis" % a.clock, clock=a.clock, tag="v42bis", context="thr",
+            load_us=0, spin=False, idle_s=0, nbytes=a.text_bytes,
+            shift=a.icount_shift if a.clock == "virtual" else 0, raw=str(raw), module=str(ko),
+            smline=str(a.smline), text=True))
+    return pieces
 
 
 PATHS = ("b2b", "module", "smline", "raw")
@@ -610,8 +709,10 @@ def run_piece(piece):
     log("%s clock: call %s (context %s, load_us=%d%s%s)"
         % (clk, tag, ctx, load, ", spinning competitor" if spin else "",
            ", %d s idle line first" % idle if idle else ""))
+    extra = {"text": True} if piece.get("text") else {}
     c = one_call(clk, tag, ctx, load, spin, idle, Path(piece.get("raw")), piece.get("nbytes"),
-                 piece.kernel, Path(piece.get("module")), Path(piece.get("smline")), piece.get("shift"))
+                 piece.kernel, Path(piece.get("module")), Path(piece.get("smline")), piece.get("shift"),
+                 **extra)
     if (c.get("boot") or {}).get("timed_out"):
         raise runner.PieceFailed("the guest timed out (%s)" % failure(c))
     return c
@@ -633,6 +734,8 @@ def main(argv=None):
     opt("--icount-shift", "ICOUNT_SHIFT", 0, cli.int_range(0, 10),
         "virtual clock: 2^N ns of guest time per instruction")
     opt("--nbytes", "NBYTES", 4096, cli.positive_int, "bytes each way in every call")
+    opt("--text-bytes", "TEXT_BYTES", 16384, cli.nonneg_int,
+        "bytes of text each way in step e's V.42bis call (0: no step e)")
     opt("--contexts", "CONTEXTS", " ".join(CONTEXTS), _contexts,
         "contexts of step c, space-separated, or none")
     opt("--load-us", "LOAD_US", 1840, cli.nonneg_int, "load_us of the contexts' calls")

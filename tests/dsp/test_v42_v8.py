@@ -1,5 +1,6 @@
-"""V.42 LAPM, async framing (8N1, V.14) and V.8: runs the C programs test_v42, test_async and
-test_v8 (built by `make check-dsp` into $DSP_BUILD/tests) and checks the numbers they print on
+"""V.42 LAPM, async framing (8N1, V.14) and V.8: runs the C programs test_v42, test_async,
+test_v8 and test_v42bis_far (our engine against smline's far modem and its V.42bis, built by
+`make check-dsp` into $DSP_BUILD/tests) and checks the numbers they print on
 their RESULT lines, so that a C program that silently skipped a case cannot pass.
 
 The V.42 stress run uses 10 seeds; V42_STRESS=N runs N (about 0.3 s per seed)."""
@@ -113,6 +114,59 @@ def test_v42bis_with_spandsp(v42, name, dirs):
     """SpanDSP's XID offers P0 1, P1 512, P2 6: one direction compressed, the originator's."""
     r = v42[name]
     assert r['ok'] == '1' and _num(r['dirs']) == dirs and r['p1'] == '512' and r['p2'] == '6'
+
+
+@pytest.fixture(scope='module')
+def far():
+    r = _run('test_v42bis_far')
+    assert r.returncode == 0, r.stdout[-4000:]
+    assert 'FAIL' not in r.stdout
+    return _results(r.stdout)
+
+
+# name: (our directions, P1, P2 agreed); smline's view is the mirror of ours
+FAR_CASES = {
+    'ours_calls_text': (3, 2048, 32), 'far_calls_text': (3, 2048, 32),
+    'ours_calls_random': (3, 2048, 32), 'ours_calls_far_lower': (3, 1024, 16),
+    'far_calls_far_lower': (3, 512, 6), 'ours_calls_ours_tx_only': (1, 2048, 32),
+    'far_calls_ours_rx_only': (2, 2048, 32), 'ours_calls_nov42bis': (0, 0, 0),
+    'far_calls_nov42bis': (0, 0, 0), 'ours_calls_ours_off': (0, 0, 0),
+}
+
+
+@pytest.mark.parametrize('name', sorted(FAR_CASES))
+def test_v42bis_against_smline(far, name):
+    """Our engine against smline's far modem (SpanDSP's V.22bis, V.42 and V.42bis as smline
+    glues them, tools/line/v42bis_far.c), both roles: both ends agree the same directions, P1
+    and P2 from the XID exchange, and 8 KiB each way arrive byte exact."""
+    r = far[name]
+    dirs, p1, p2 = FAR_CASES[name]
+    assert r['ok'] == '1' and r['got'] == '8192/8192' and r['errors'] == '0', r
+    mirror = (dirs & 1) << 1 | (dirs & 2) >> 1
+    assert (_num(r['dirs']), _num(r['far_dirs'])) == (dirs, mirror), r
+    if dirs:
+        assert (_num(r['p1']), _num(r['p2']), _num(r['far_p1']), _num(r['far_p2'])) == \
+            (p1, p2, p1, p2), r
+    else:
+        assert _num(r['tx_out']) == 0 and _num(r['far_tx_out']) == 0, r
+        # smline with V.42bis off (or refused) offers no V.42bis in its XID
+        if 'nov42bis' in name or 'ours_off' in name:
+            assert r['far_xid'].startswith('-1/'), r
+
+
+def test_v42bis_against_smline_ratio(far):
+    """Text through smline's SpanDSP V.42bis and ours: more than 1.5 each way, and the data
+    phase shorter than plain V.42's; random bytes grow by at most transparent mode's escapes."""
+    t, plain = far['ours_calls_text'], far['ours_calls_nov42bis']
+    ours = _num(t['tx_in']) / _num(t['tx_out'])
+    theirs = _num(t['far_tx_in']) / _num(t['far_tx_out'])
+    print('text: ours %.2f, smline %.2f; %.1f s against %.1f s plain' %
+          (ours, theirs, float(t['secs']), float(plain['secs'])))
+    assert ours > 1.5 and theirs > 1.5
+    assert float(t['secs']) < 0.8 * float(plain['secs'])
+    r = far['ours_calls_random']
+    assert _num(r['tx_out']) / _num(r['tx_in']) < 1.006
+    assert _num(r['far_tx_out']) / _num(r['far_tx_in']) < 1.006
 
 
 @pytest.mark.parametrize('name', ['ours_ours_clean', 'ours_ours_srej_fcs32_clean',

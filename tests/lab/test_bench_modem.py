@@ -85,6 +85,23 @@ def test_far_receive_times():
                         "iframes": 0, "info_bytes": 0}
 
 
+def test_far_receive_times_v42bis_escape():
+    """With a per-call count (V.42bis's estimate of the file's share of the line), the frame
+    that reaches it after the escape's guard time (the "+++" alone) does not end the file:
+    the frame before it did."""
+    ev = ['{"t": 1.0, "sample": 8000, "call": 1, "source": "exchange", "event": "off-hook"}',
+          '{"t": 2.0, "sample": 16000, "call": 1, "source": "far", "event": "phase", "phase": "data"}']
+    for k, (t, n) in enumerate([(3.0, 128), (3.5, 100), (5.0, 6)]):
+        ev.append('{"t": %s, "sample": 0, "call": 1, "source": "far", "event": "frame", "dir": "rx", '
+                  '"len": %d, "fcs_ok": true, "address": 3, "control": %d, "control2": 0}'
+                  % (t, n + 3, k << 1))
+    text = "\n".join(ev)
+    assert bm.far_receive_times(text, 4096, [232])[0]["done_t"] == 3.5
+    assert bm.far_receive_times(text, 4096, [228])[0]["done_t"] == 3.5
+    # a plain count is exact: the last frame it needs is the file's
+    assert bm.far_receive_times(text, 232)[0]["done_t"] == 5.0
+
+
 def test_far_receive_times_from_smline(tmp_path):
     """The reader against smline itself: one call on the pipe transport with
     the test modem (build/line, make line), 1000 bytes from the modem over V.42."""
@@ -113,11 +130,14 @@ def test_far_receive_times_from_smline(tmp_path):
                 p.kill()
                 p.wait()
     rec = json.loads(calls.read_text())
-    far, = bm.far_receive_times(events.read_text(), 1000)
+    # V.42bis (both ends smline's modem): random bytes, transparent mode's escapes on top
+    n = bm.line_bytes(rec, 1000)
+    assert rec["v42bis"]["rx"] is True and 1000 <= n <= 1006, rec
+    far, = bm.far_receive_times(events.read_text(), 1000, [n])
     assert rec["result"] == "connected" and rec["expect_ok"] is True
-    # the data phase the record counts from; 1000 bytes in I frames of 128
+    # the data phase the record counts from; the 1000 bytes' encoding in I frames of 128
     assert far["data_t"] * 8000 == rec["data_sample"]
-    assert far["info_bytes"] == 1000 and far["iframes"] == 8
+    assert far["info_bytes"] == n and far["iframes"] == 8
     assert far["data_t"] < far["done_t"] == far["last_iframe_t"] < rec["end_sample"] / 8000
 
 
@@ -164,6 +184,42 @@ def test_report_tables():
     json.dumps(rep)
 
 
+def test_report_v42bis():
+    """Step e: the text call's throughput against the line rate and both
+    encoders' ratios, beside the reference call's on random bytes; the
+    plan gives the text call its own piece, which says text."""
+    st = {"engine_v42bis_dirs": 3, "engine_v42bis_p1": 2048, "engine_v42bis_p2": 32,
+          "engine_v42bis_tx_in": 16384, "engine_v42bis_tx_out": 8192,
+          "engine_v42bis_errors": 0}
+    rec = {"v42bis": {"tx": True, "rx": True, "tx_in": 16384, "tx_out": 8000,
+                      "rx_in": 8192, "rx_out": 16384}}
+    v = bm.v42bis_figures(st, rec)
+    assert (v["dirs"], v["ratio_modem"], v["ratio_far"]) == (3, 2.0, 2.048)
+    assert bm.line_bytes(rec, 16384) == 8192 and bm.line_bytes({}, 16384) == 16384
+    assert bm.line_bytes({"v42bis": {"rx": False}}, 100) == 100
+    # the "+++" after the file: its share of the line is not the file's
+    assert bm.line_bytes({"v42bis": {"rx": True, "rx_in": 4113, "rx_out": 4099}}, 4096) == 4110
+    text = _call("v42bis", nbytes=16384, from_modem_Bps=540.0, to_modem_Bps=600.0, v42bis=v)
+    clean = _call(v42bis={"p1": 2048, "p2": 32, "ratio_modem": 0.996, "ratio_far": 0.995})
+    meta = {"date": "today", "kernel": "k", "clock": "virtual", "icount_shift": 0,
+            "nbytes": 4096, "load_us": 1840, "smodem_args": bm.SMODEM_ARGS, "raw": "r",
+            "notes": [], "wall_s": 300}
+    rep = bm.build_report(meta, {}, {("virtual", "clean"): clean, ("virtual", "v42bis"): text},
+                          "virtual", [])
+    md = bm.markdown(rep)
+    assert "| text, 16384 bytes each way | 540.0 | 600.0 | 180 % / 200 % | 2.000 | 2.048 | " \
+           "2048, 32 | ok |" in md, md
+    assert "| random, 4096 bytes each way (the reference call) | 270.4 | 281.9 | 90 % / 94 % | " \
+           "0.996 | 0.995 | 2048, 32 | ok |" in md, md
+    assert bm.text_payload(100, 0) + bm.text_payload(100, 1) == bm.text_payload(200, 0)
+    a = type("A", (), dict(clock="virtual", idle_s=0, contexts=[], other_clock=0, kernel="k",
+                           nbytes=4096, icount_shift=0, load_us=1840, smline="s",
+                           text_bytes=16384))
+    p = bm.plan(a, "ko", "raw")[-1]
+    assert (p.key, p.get("tag"), p.get("nbytes"), p.get("text")) == \
+        ("virtual-v42bis", "v42bis", 16384, True)
+
+
 def test_failure_without_record():
     assert bm.failure(None) == "no call"
     assert bm.failure({"dte_result": "fail NO CARRIER"}) == \
@@ -205,7 +261,8 @@ def test_main_on_the_runner(tmp_path, monkeypatch):
     call, the one after none (the same report); another LOAD_US makes the
     contexts' calls again, not the clean ones."""
     import smlab.guest
-    for var in ("KERNEL", "CLOCK", "ICOUNT_SHIFT", "NBYTES", "CONTEXTS", "LOAD_US", "IDLE_S",
+    for var in ("KERNEL", "CLOCK", "ICOUNT_SHIFT", "NBYTES", "TEXT_BYTES", "CONTEXTS", "LOAD_US",
+                "IDLE_S",
                 "OTHER_CLOCK", "JOBS", "SCHEDULER", "BENCH_OUT", "MODULE", "SMLINE"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(smlab.guest, "available_kernels", lambda: ["kA"])
@@ -228,7 +285,9 @@ def test_main_on_the_runner(tmp_path, monkeypatch):
     monkeypatch.setattr(bm, "one_call", one_call)
     monkeypatch.setattr(bm, "run_b2b", run_b2b)
     out = tmp_path / "out"
-    args = ["--contexts", "int res", "--jobs", "2", "--out", str(out), "--module",
+    # step e (V.42bis, text) is test_report_v42bis's
+    args = ["--contexts", "int res", "--text-bytes", "0", "--jobs", "2", "--out", str(out),
+            "--module",
             str(tmp_path / "smodem.ko"), "--smline", str(tmp_path / "smline")]
 
     def report():

@@ -183,6 +183,12 @@ def test_call_v22bis_v42_4k(tmp_path):
                  "far modem: data V.22bis 2400 V.42", "on-hook"):
         assert any(want in e for e in ev), (want, ev)
     check_events(ev_path, r)
+    # V.42bis both ways (both ends are smline's modem: SpanDSP's V.42bis as XID agreed, its
+    # largest dictionary and string); random bytes stay in transparent mode: escapes only
+    bis = r["v42bis"]
+    assert (bis["tx"], bis["rx"], bis["p1"], bis["p2"]) == (True, True, 4096, 250), bis
+    assert bis["tx_in"] == 4096 and bis["rx_out"] == 4096, bis
+    assert 4096 <= bis["tx_out"] < 4096 * 1.006 and 4096 <= bis["rx_in"] < 4096 * 1.006, bis
     # the test modem heard each stage in order
     assert 0 < m["dialtone_s"] < m["dial_end_s"] < m["answer_tone_s"] < m["data_s"]
     assert len(m["ringback"]) >= 1 and m["ringback"][0][0] == pytest.approx(2.0, abs=0.06)
@@ -251,15 +257,53 @@ def check_events(path, r):
     assert ("far", "carrier") in names and ("exchange", "service-done") in names
     hang = next(e for e in mine if e["event"] == "hang-up")
     assert hang["by"] == "modem" and hang["sample"] == r["end_sample"]
-    # V.42: SABME and UA, then I frames of 128 octets of data each way, all good
+    # V.42: SABME and UA, then I frames of 128 octets of data each way, all good; with
+    # V.42bis they carry what its encoder made of the 4096 bytes
     frames = [e for e in mine if e["event"] == "frame"]
     assert all(f["fcs_ok"] for f in frames)
+    bis = r["v42bis"]
+    want = {"tx": bis["tx_out"] if bis["tx"] else 4096, "rx": bis["rx_in"] if bis["rx"] else 4096}
     for d in ("rx", "tx"):
         ctl = [f["control"] for f in frames if f["dir"] == d]
         assert 0x7F in ctl or 0x73 in ctl     # SABME (P) from one side, UA (F) from the other
         info = sum(f["len"] - 3 for f in frames if f["dir"] == d and f["control"] & 1 == 0)
-        assert info == 4096, (d, info)   # no I frame sent twice on a clean line
+        assert info == want[d], (d, info, bis)   # no I frame sent twice on a clean line
         assert all(f["address"] in (1, 3) for f in frames if f["dir"] == d)
+
+
+@pytest.mark.parametrize("far,modem,want", [
+    ("nov42bis", "", (False, False, 0, 0)),
+    ("", "nov42bis", (False, False, 0, 0)),
+    ("v42bis_p1=1024,v42bis_p2=16", "v42bis_p1=2048", (True, True, 1024, 16)),
+    ("v42bis_p1=2048", "v42bis_p2=6", (True, True, 2048, 6)),
+])
+def test_call_v42bis_options(tmp_path, far, modem, want):
+    """smline's V.42bis words: off at either end (no V.42bis group in its XID, so none agreed:
+    plain V.42), lower P1/P2 at either end (the lower of each in force at both). The far end
+    sends 4 KiB of the README (text compresses), the test modem random bytes; both arrive
+    byte exact."""
+    n = 4096
+    with open(os.path.join(ROOT, "README.md"), "rb") as f:
+        data = f.read(n)
+    text = tmp_path / "text"
+    text.write_bytes(data)
+    extra = (lambda w: ("," + w) if w else "")
+    c = call(["--route", "%s=answer:v22bis,v42%s,send=file:%s,expect=random:%d:8" %
+              (NUMBER, extra(far), text, n)],
+             ["--dial", NUMBER, "--mod", "v22bis,v42" + extra(modem),
+              "--send", "random:%d:8" % n, "--hold-s", "20"])
+    r, m = c.rec, c.modem
+    assert r["result"] == "connected" and r["v42"] is True, c.line_err
+    bis = r["v42bis"]
+    assert (bis["tx"], bis["rx"], bis["p1"], bis["p2"]) == want, bis
+    assert r["expect_ok"] is True and r["errors"]["mismatched_bytes"] == 0
+    assert r["bytes_to_modem"] == n and m["received"] == n
+    assert m["crc_received"] == "%08x" % zlib.crc32(data), m
+    if want[0]:
+        assert bis["tx_in"] == n and bis["tx_in"] / bis["tx_out"] > 1.5, bis
+        assert bis["rx_out"] == n, bis
+    else:
+        assert bis["tx_in"] == bis["tx_out"] == bis["rx_in"] == 0, bis
 
 
 def test_busy():

@@ -132,7 +132,8 @@ v32_call() {
 
 # echo_call NAME TRACE-OPTIONS INSMOD-ARGS...: load the module, trace, dial
 # ATD$DIAL after ATE0 ATX4 $AT_SETUP, move $CALL_BYTES random bytes out and
-# the far end's echo back, +++, ATH, unload.  Leaves $T/NAME.txt (ttyat's
+# the far end's echo back (or what ttyat's $CALL_STEP says, e.g. a file's
+# bytes: %datafile:PATH), +++, ATH, unload.  Leaves $T/NAME.txt (ttyat's
 # transcript), .rc, .stats, .dat, -insmod.rc, -rmmod.rc, .loaded, .dmesg.
 # With $V32_DIAL set, v32_call follows before the unload.
 echo_call() {
@@ -150,8 +151,8 @@ echo_call() {
 	# set-up (dial tone, digits, ringback, answer tone, training) takes
 	# about 14 s of line time: read on for 30 s after the command step
 	ttyat at $D ATE0 ATX4 "$AT_SETUP" "ATD$DIAL" %expect:30000 %tiocm \
-		"%data:$CALL_BYTES" %sleep:1500 %send:+++ %expect:2500 ATH %tiocm \
-		> $T/$name.txt 2>&1
+		"${CALL_STEP:-%data:$CALL_BYTES}" %sleep:1500 %send:+++ %expect:2500 \
+		ATH %tiocm > $T/$name.txt 2>&1
 	echo $? > $T/$name.rc
 	call_stats_trace $name
 	[ -n "$V32_DIAL" ] && v32_call $name

@@ -9,6 +9,9 @@
 # the contexts in $V32_ONLY get that call alone.  Raw results go to
 # /share/results for the host to judge.  Every wait is bounded.
 #
+# V.42bis (on at both ends by default): $TEXT_CTX's call moves $TEXT_FILE
+# instead of random bytes; with $BIS_DIAL, bis_calls after the rest.
+#
 # context=usr: the modem runs in smodemd (/usr/bin/smodemd, SCHED_FIFO 50
 # as the thr thread), started right after insmod and stopped before rmmod;
 # with USR_FAULTS=1 its fault cases follow the calls (usr_faults).
@@ -89,7 +92,37 @@ usr_faults() {
 	dmesg > $T/fault.dmesg
 }
 
+# V.42bis required against a far end without it ($BIS_DIAL, smline's
+# nov42bis route): AT+DS=3,1 ends the call after XID with NO CARRIER;
+# AT+DS=3,0 connects with plain V.42 and moves $BIS_BYTES.  One load.
+bis_calls() {
+	name=bis
+	say "V.42bis required, refused"
+	dmesg -c > /dev/null
+	insmod $K $SMODEM_ARGS context=thr
+	echo $? > $T/bis-insmod.rc
+	sleep 1
+	ttyat at $D ATE0 ATX4 "$AT_SETUP" 'AT+DS=3,1' "ATD$BIS_DIAL" \
+		"%until:NO CARRIER:40000" %tiocm AT > $T/bis-required.txt 2>&1
+	sleep 1
+	cat "$(dev_file stats)" > $T/bis-required.stats
+	# the line goes idle between calls
+	sleep 2
+	ttyat at $D ATE0 ATX4 "$AT_SETUP" 'AT+DS=3,0' "ATD$BIS_DIAL" \
+		%until:CONNECT:30000 %tiocm "%data:$BIS_BYTES" %sleep:1500 \
+		%send:+++ %expect:2500 ATH %tiocm > $T/bis-optional.txt 2>&1
+	sleep 1
+	cat "$(dev_file stats)" > $T/bis-optional.stats
+	rmmod smodem
+	echo $? > $T/bis-rmmod.rc
+	loaded > $T/bis.loaded
+	dmesg > $T/bis.dmesg
+}
+
 for ctx in $CONTEXTS; do
+	# $TEXT_CTX's call carries $TEXT_FILE (text, for V.42bis) both ways
+	CALL_STEP=
+	[ "$ctx" = "${TEXT_CTX:-}" ] && CALL_STEP="%datafile:$TEXT_FILE"
 	# shellcheck disable=SC2086
 	echo_call $ctx "-e smodem:smodem_phase -e smodem:smodem_period_change \
 		-e smodem:smodem_overrun -e smodem:smodem_dma_halt -b 8192" \
@@ -111,6 +144,8 @@ for ctx in $V32_ONLY; do
 	dmesg > $T/$ctx.dmesg
 	sleep 2
 done
+CALL_STEP=
 [ "${USR_FAULTS:-0}" = 1 ] && usr_faults
+[ -n "${BIS_DIAL:-}" ] && bis_calls
 cp -r $T/. $R/
 say "done"

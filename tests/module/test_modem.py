@@ -7,6 +7,12 @@ the same module load, a V.32bis call (AT+MS=V32B, V.8) to smline's V.32bis
 far modem (ours, dsp/v32bis.c, under SpanDSP's V.42): CONNECT 14400, +MCR:
 V32B, 4 KiB out and their echo back; context=oth gets that V.32bis call alone.
 
+V.42bis is on at both ends by default: every call compresses (random
+bytes: transparent mode); the TEXT_CTX call carries 16 KiB of the README both
+ways instead (ratio > 1.5 each way, from the engine's stats and smline's
+record); then one load dials smline's route without V.42bis (nov42bis):
+AT+DS=3,1 ends in NO CARRIER, AT+DS=3,0 connects on plain V.42.
+
 context=usr: the modem runs in smodemd (build/smodemd/
 smodemd-static, `make smodemd`), attached after insmod; the same call, the
 same checks.  Then its faults: a second daemon refused, the daemon killed
@@ -20,9 +26,11 @@ the kernel.
 Cost: 1 guest, 3.3 min of wall time (2.4 min of QEMU's CPU) in make check on the
 2-core lab machine (2026-11-28); the V.32bis calls add about 170 s of guest time
 (7 calls of about 21 s of line time each, and the pauses between calls) and 0.8 min
-of QEMU's CPU (2026-11-29, measured on a loaded machine: 587 -> 758 guest-s, 1.8 -> 2.6 min).
+of QEMU's CPU (2026-11-29, measured on a loaded machine: 587 -> 758 guest-s, 1.8 -> 2.6 min); the V.42bis calls
+added 46 s of guest time (587 -> 633 guest seconds, the file alone, -n 1).
 """
 import re
+import zlib
 from pathlib import Path
 
 import pytest
@@ -41,19 +49,45 @@ V32_BYTES = 4096
 # the V.32bis call after each context's, and in these contexts alone
 V32_CONTEXTS = CONTEXTS + ["oth"]
 V32_ONLY = ["oth"]
+# the same far modem without V.42bis: nothing in its XID
+ROUTE_NOBIS = "5551235=answer:v22bis,v42,nov42bis,echo"
 ARGS = "engine=1 phase_periods=1 ring_samples=8192"
-# usr_faults' two calls follow the contexts' in smline's records
+# usr_faults' two calls follow the contexts' in smline's records, then bis_calls'
 FAULT_CALLS = ["fault-kill", "fault-next", "fault-stall"]
+BIS_CALLS = ["bis-required", "bis-optional"]
+# the call that moves text instead of random bytes, and how much of the README
+TEXT_CTX = "dpc"
+TEXT_BYTES = 16384
+BIS_BYTES = 1024
+
+
+_TEXT = []
+
+
+def _text():
+    """The README's first TEXT_BYTES, read once: what the boot sends, whatever
+    happens to the file meanwhile."""
+    if not _TEXT:
+        _TEXT.append((TOP / "README.md").read_bytes()[:TEXT_BYTES])
+    return _TEXT[0]
 
 
 def run():
+    OUT.mkdir(parents=True, exist_ok=True)
+    text = OUT / "text.txt"
+    text.write_bytes(_text())
+    assert text.stat().st_size == TEXT_BYTES
     return guestboot.line_results(
-        "modem", "modem_checks.sh", OUT, ["--route", ROUTE, "--route", V32_ROUTE],
+        "modem", "modem_checks.sh", OUT, ["--route", ROUTE, "--route", V32_ROUTE,
+                                          "--route", ROUTE_NOBIS],
         env={"CONTEXTS": " ".join(CONTEXTS), "CALL_BYTES": str(NBYTES),
-             "DIAL": "T5551234", "AT_SETUP": "AT\\N3", "SMODEM_ARGS": ARGS,
+             "DIAL": "T5551234", "AT_SETUP": "AT\\N3+DR=1", "SMODEM_ARGS": ARGS,
              "USR_FAULTS": "1", "V32_DIAL": "T8", "V32_ONLY": " ".join(V32_ONLY),
-             "V32_BYTES": str(V32_BYTES)},
-        extra_files={"usr/bin/smodemd": str(guestboot.smodemd())},
+             "V32_BYTES": str(V32_BYTES), "TEXT_CTX": TEXT_CTX,
+             "TEXT_FILE": "/opt/smodem/text.txt",
+             "BIS_DIAL": "T5551235", "BIS_BYTES": str(BIS_BYTES)},
+        extra_files={"usr/bin/smodemd": str(guestboot.smodemd()),
+                     "opt/smodem/text.txt": str(text)},
         timeout_s=1200)
 
 
@@ -63,9 +97,10 @@ def _read(name):
 
 def _record(ctx):
     recs = run()[1]
-    # each context's call, then its V.32bis call; the V.32bis-only contexts; the faults
+    # each context's call, then its V.32bis call; the V.32bis-only contexts; the faults;
+    # the V.42bis refusal
     names = [n for c in CONTEXTS for n in (c, c + "-v32")] + \
-        [c + "-v32" for c in V32_ONLY] + FAULT_CALLS
+        [c + "-v32" for c in V32_ONLY] + FAULT_CALLS + BIS_CALLS
     assert [r["call"] for r in recs] == list(range(1, len(names) + 1)), recs
     return recs[names.index(ctx)]
 
@@ -78,7 +113,10 @@ def test_call_connects_and_moves_data(ctx):
     m = re.search(r"DATA n=(\d+) pause=\d+ got=(\d+) bad=(\d+) writer=(-?\d+)", text)
     assert m, text
     n, got, bad, writer = map(int, m.groups())
-    assert (n, got, bad, writer) == (NBYTES, NBYTES, 0, 0), text
+    want = TEXT_BYTES if ctx == TEXT_CTX else NBYTES
+    assert (n, got, bad, writer) == (want, want, 0, 0), text
+    # V.42bis agreed both ways, reported before CONNECT (+DR=1)
+    assert "+DR: V42B\\r\\n" in text.split("CONNECT 2400")[0], text
     # +++ gives OK, ATH hangs up, carrier drops
     assert re.search(r"\+\+\+.*OK", text.replace("\\r\\n", " ")), text
     assert text.rstrip().splitlines()[-2].startswith("TIOCM CAR=0"), text
@@ -93,6 +131,74 @@ def test_far_end_record(ctx):
     assert r["bytes_from_modem"] >= NBYTES and r["bytes_to_modem"] >= NBYTES, r
     assert r["crc32_from_modem"] == r["crc32_to_modem"], r
     assert r["end"] == "local-hangup", r
+    # V.42bis both ways at our P1/P2 (smline offers 4096/250), every byte through it
+    b = r["v42bis"]
+    assert (b["tx"], b["rx"], b["p1"], b["p2"]) == (True, True, 2048, 32), r
+    assert b["rx_out"] == r["bytes_from_modem"] and b["tx_in"] == r["bytes_to_modem"], r
+
+
+@pytest.mark.parametrize("ctx", CONTEXTS)
+def test_v42bis_stats(ctx):
+    """The engine's V.42bis counters: what XID agreed and what went through
+    it; the text compresses by more than 1.5 each way (at both ends), random
+    bytes grow by transparent mode's escapes only."""
+    st = smtrace.stats(_read(ctx + ".stats"))
+    print({k: v for k, v in st.items() if k.startswith("engine_v42bis")})
+    assert (st["engine_v42bis_dirs"], st["engine_v42bis_p1"], st["engine_v42bis_p2"],
+            st["engine_v42bis_errors"]) == (3, 2048, 32, 0), st
+    # the file, then the escape's "+++" (a modem sends it on, as Hayes's do),
+    # and the echo of both
+    want = (TEXT_BYTES if ctx == TEXT_CTX else NBYTES) + 3
+    assert st["engine_v42bis_tx_in"] == want and st["engine_v42bis_rx_out"] == want, st
+    r = _record(ctx)["v42bis"]
+    # what one end compressed the other decompressed
+    assert (r["rx_in"], r["rx_out"]) == (st["engine_v42bis_tx_out"], want), r
+    assert (r["tx_out"], r["tx_in"]) == (st["engine_v42bis_rx_in"], want), r
+    ours = st["engine_v42bis_tx_in"] / st["engine_v42bis_tx_out"]
+    far = st["engine_v42bis_rx_out"] / st["engine_v42bis_rx_in"]
+    print("%s: ratio ours %.3f, smline's %.3f" % (ctx, ours, far))
+    if ctx == TEXT_CTX:
+        assert ours > 1.5 and far > 1.5, (ours, far)
+        # the text the guest had (the README's) came back, the escape's "+++" after it
+        assert zlib.crc32(_text() + b"+++") == int(_record(ctx)["crc32_to_modem"], 16)
+    else:
+        assert 1 / 1.006 < ours <= 1 and 1 / 1.006 < far <= 1, (ours, far)
+
+
+def test_v42bis_required_refused():
+    """AT+DS=3,1 against smline without V.42bis: V.42 comes up, XID agrees
+    no compression, the modem hangs up: NO CARRIER, DCD off, no CONNECT."""
+    assert _read("bis-insmod.rc").strip() == "0"
+    text = _read("bis-required.txt")
+    assert "UNTIL found=1" in text and "CONNECT" not in text, text
+    assert re.findall(r"TIOCM CAR=(\d)", text) == ["0"], text
+    assert "OK" in text.split("NO CARRIER", 1)[1], text
+    st = smtrace.stats(_read("bis-required.stats"))
+    assert st["engine_cfg_v42bis_required"] == 1 and st["engine_v42bis_dirs"] == 0, st
+    assert st["engine_link"] == "v42" and st["engine_phase"] == "on-hook", st
+    r = _record("bis-required")
+    assert r["number"] == "5551235" and r["v42"] is True, r
+    assert (r["v42bis"]["tx"], r["v42bis"]["rx"]) == (False, False), r
+    assert r["bytes_to_modem"] == 0 and r["bytes_from_modem"] == 0, r
+
+
+def test_v42bis_optional_plain_v42():
+    """AT+DS=3,0 against the same far end: CONNECT with +DR: NONE, the data
+    on plain V.42, byte exact, nothing through V.42bis at either end."""
+    text = _read("bis-optional.txt")
+    head = text.split("CONNECT 2400")[0]
+    assert "CONNECT 2400" in text and "+DR: NONE" in head, text
+    m = re.search(r"DATA n=(\d+) pause=\d+ got=(\d+) bad=(\d+) writer=(-?\d+)", text)
+    assert m and tuple(map(int, m.groups())) == (BIS_BYTES, BIS_BYTES, 0, 0), text
+    st = smtrace.stats(_read("bis-optional.stats"))
+    assert st["engine_v42bis_dirs"] == 0 and st["engine_v42bis_tx_in"] == 0, st
+    assert st["engine_v42"] == 1 and st["engine_tx_bytes"] >= BIS_BYTES, st
+    r = _record("bis-optional")
+    assert r["v42"] is True and r["crc32_from_modem"] == r["crc32_to_modem"], r
+    assert (r["v42bis"]["tx"], r["v42bis"]["rx"], r["v42bis"]["tx_in"]) == (False, False, 0), r
+    assert _read("bis-rmmod.rc").strip() == "0" and _read("bis.loaded").strip() == "0"
+    bad = [x for x in _read("bis.dmesg").splitlines() if guestboot.BAD_DMESG.search(x)]
+    assert not bad, bad
 
 
 @pytest.mark.parametrize("ctx", CONTEXTS)

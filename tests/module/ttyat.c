@@ -17,6 +17,7 @@
  *                     given up after MS (EINTR) if given
  *       %data:N[:MS]  data mode: N random bytes out, the echo back,
  *                     compared; the reader starts MS late
+ *       %datafile:PATH[:MS]  the same with PATH's bytes (text for V.42bis)
  *       %echo:N:MS    the far end of %data: N bytes read, written back
  *                     and compared with what %data sends, at most MS
  *       %ready[:TAG]  print READY [TAG] (for a script waiting on us)
@@ -339,8 +340,11 @@ static int line_mask(const char *s)
 	return m;
 }
 
-/* Data mode round trip through the echo: nothing lost, nothing changed. */
-static void data_step(int fd, size_t n, int pause_ms)
+/*
+ * Data mode round trip through the echo: nothing lost, nothing changed.
+ * src: the bytes to send (n of them), or NULL for random ones.
+ */
+static void data_step(int fd, size_t n, int pause_ms, const unsigned char *src)
 {
 	struct serial_icounter_struct a, b;
 	unsigned int seed = 12345, vseed = 12345;
@@ -361,7 +365,7 @@ static void data_step(int fd, size_t n, int pause_ms)
 			size_t i;
 
 			for (i = 0; i < k; i++)
-				out[i] = (unsigned char)xs(&seed);
+				out[i] = src ? src[sent + i] : (unsigned char)xs(&seed);
 			/* Blocking writes: the tty sleeps us while CTS is down. */
 			if (write(fd, out, k) != (ssize_t)k)
 				_exit(1);
@@ -378,7 +382,7 @@ static void data_step(int fd, size_t n, int pause_ms)
 		if (rd(fd, 200) < 0)
 			break;
 		for (i = 0; i < rlen && got < n; i++, got++)
-			if (rbuf[i] != (unsigned char)xs(&vseed))
+			if (rbuf[i] != (src ? src[got] : (unsigned char)xs(&vseed)))
 				bad++;
 	}
 	waitpid(pid, &st, 0);
@@ -520,7 +524,32 @@ static int cmd_at(int argc, char **argv)
 		} else if (!strncmp(a, "%data:", 6)) {
 			const char *p = strchr(a + 6, ':');
 
-			data_step(fd, strtoul(a + 6, NULL, 10), p ? atoi(p + 1) : 0);
+			data_step(fd, strtoul(a + 6, NULL, 10), p ? atoi(p + 1) : 0, NULL);
+			continue;
+		} else if (!strncmp(a, "%datafile:", 10)) {
+			char path[256];
+			const char *p = strchr(a + 10, ':');
+			size_t pl = p ? (size_t)(p - (a + 10)) : strlen(a + 10);
+			unsigned char *src = NULL;
+			long len = -1;
+			FILE *f;
+
+			snprintf(path, sizeof(path), "%.*s", (int)pl, a + 10);
+			f = fopen(path, "rb");
+			if (f && !fseek(f, 0, SEEK_END))
+				len = ftell(f);
+			if (len > 0 && !fseek(f, 0, SEEK_SET)) {
+				src = malloc((size_t)len);
+				if (!src || fread(src, 1, (size_t)len, f) != (size_t)len)
+					len = -1;
+			}
+			if (f)
+				fclose(f);
+			if (len > 0)
+				data_step(fd, (size_t)len, p ? atoi(p + 1) : 0, src);
+			else
+				printf("DATA file=%s unreadable\n", path);
+			free(src);
 			continue;
 		} else if (!strncmp(a, "%echo:", 6)) {
 			const char *p = strchr(a + 6, ':');

@@ -1519,10 +1519,10 @@ static void test_rockwell(void)
 	unsigned int i;
 
 	fresh();
-	/* the factory's: RTS/CTS both ways of naming it, \V0, %C0 */
+	/* the factory's: RTS/CTS both ways of naming it, \V0, %C2 (V.42bis) */
 	CHECK(at.cfg.amp_k == 3 && at.cfg.bs_q == 3 && at.cfg.bs_v == 0 &&
-	      at.cfg.pct_c == AT_COMP_NONE);
-	CHECK(strstr(feed("AT&V\r"), " &K3 &S0 W0 \\Q3 \\V0 %C0 \\N3 +MS=") != NULL);
+	      at.cfg.pct_c == AT_COMP_V42BIS);
+	CHECK(strstr(feed("AT&V\r"), " &K3 &S0 W0 \\Q3 \\V0 %C2 \\N3 +MS=") != NULL);
 	for (i = 0; i < sizeof(flow) / sizeof(flow[0]); i++) {
 		snprintf(q, sizeof(q), "AT%s\r", flow[i].cmd);
 		CHECK_STR(feed(q), "\r\nOK\r\n");
@@ -1558,7 +1558,7 @@ static void test_rockwell(void)
 	CHECK(at.callp.ec == AT_EC_RELIABLE);
 	feed("ATH\r");
 	/* out of range: ERROR, nothing changed */
-	feed("AT&K4\\V1%C2\\N2\r");
+	feed("AT&K4\\V1%C3\\N2\r");
 	saved = at.cfg;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(q, sizeof(q), "AT%s\r", bad[i]);
@@ -1570,10 +1570,10 @@ static void test_rockwell(void)
 	feed("AT&F\r");
 	feed("ATE0\r");
 	CHECK(at.cfg.amp_k == 3 && at.cfg.bs_q == 3 && at.cfg.bs_v == 0 &&
-	      at.cfg.pct_c == AT_COMP_NONE && at.cfg.ec == AT_EC_AUTO);
+	      at.cfg.pct_c == AT_COMP_V42BIS && at.cfg.ec == AT_EC_AUTO);
 	feed("ATZ\r");
 	CHECK(at.cfg.amp_k == 4 && at.cfg.bs_q == 1 && at.cfg.bs_v == 1 &&
-	      at.cfg.pct_c == AT_COMP_V42BIS && at.cfg.ec == AT_EC_RELIABLE);
+	      at.cfg.pct_c == AT_COMP_BOTH && at.cfg.ec == AT_EC_RELIABLE);
 	/* init strings of V.32bis and V.34 modems, whole */
 	fresh();
 	CHECK_STR(feed("AT&F&C1&D2\\N3\\Q3%C1\\V1\r"), "\r\nOK\r\n");
@@ -1616,7 +1616,7 @@ static void test_v250(void)
 		CHECK(n == 12);
 		feed("AT+IPR=0\r");
 	}
-	CHECK_STR(feed("AT+DS?\r"), "\r\n+DS: 0,0,2048,32\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+DS?\r"), "\r\n+DS: 3,0,2048,32\r\n\r\nOK\r\n");
 	CHECK_STR(feed("AT+DS=0,1,1024,20;+DS?\r"),
 		  "\r\n+DS: 0,1,1024,20\r\n\r\nOK\r\n");
 	CHECK_STR(feed("AT+DS=0,0,4097\r"), "\r\nERROR\r\n");
@@ -1715,7 +1715,9 @@ static void test_v42bis(void)
 
 	fresh();
 	feed("ATD1\r");
-	CHECK(at.callp.v42bis_dirs == 0, "factory: no V.42bis");
+	CHECK(at.callp.v42bis_dirs == 3 && !at.callp.v42bis_required &&
+	      at.callp.v42bis_p1 == 2048 && at.callp.v42bis_p2 == 32 &&
+	      at.callp.compression == AT_COMP_V42BIS, "factory: V.42bis both ways, optional");
 	feed("ATH\r");
 	for (i = 0; i < (int)(sizeof(set) / sizeof(set[0])); i++) {
 		CHECK_STR(feed(set[i].cmd), "\r\nOK\r\n");
@@ -1730,9 +1732,16 @@ static void test_v42bis(void)
 	feed("ATA\r");
 	CHECK(last_act == AT_ACT_ANSWER && at.callp.v42bis_dirs == 3);
 	feed("ATH\r");
-	/* &F: off again */
-	feed("AT&F\r");
-	CHECK(at.cfg.ext[AT_X_DS][0] == 0 && at.cfg.pct_c == AT_COMP_NONE);
+	/* &F and Z (the profile at power-on): the factory's V.42bis again */
+	feed("AT%C0&F\r");
+	CHECK(at.cfg.ext[AT_X_DS][0] == 3 && at.cfg.ext[AT_X_DS][1] == 0 &&
+	      at.cfg.pct_c == AT_COMP_V42BIS);
+	feed("AT+DS=0Z\r");
+	CHECK(at.cfg.ext[AT_X_DS][0] == 3 && at.cfg.pct_c == AT_COMP_V42BIS);
+	feed("AT%C0\r");
+	feed("ATD1\r");
+	CHECK(at.callp.v42bis_dirs == 0, "%%C0: no V.42bis");
+	feed("ATH\r");
 	for (i = 0; i < (int)(sizeof(agreed) / sizeof(agreed[0])); i++) {
 		fresh();
 		feed("ATW1+DR=1\r");

@@ -66,6 +66,20 @@ at() {
 	wait_for "${2:-5}" '^(OK|ERROR|NO CARRIER|BUSY|NO DIALTONE|NO ANSWER|CONNECT)'
 }
 
+# The engine has sent (and V.42 had acknowledged) the whole file; no
+# stats: nothing to wait for.
+all_sent() {
+	v=$(stat_of engine_tx_bytes)
+	[ "$(stat_of engine_link)" = v42 ] && v=$(stat_of engine_v42_bytes_tx)
+	dirs=$(stat_of engine_v42bis_dirs)
+	if [ "$(stat_of engine_link)" = v42 ] && [ -n "$dirs" ] && [ $((dirs & 1)) = 1 ]; then
+		[ "$(stat_of engine_v42bis_tx_in)" -ge "$NBYTES" ] &&
+			[ "$v" -ge "$(stat_of engine_v42bis_tx_out)" ]
+		return
+	fi
+	[ -z "$v" ] || [ "$v" -ge "$NBYTES" ]
+}
+
 # One call: dial, both files at once, escape, hang up.
 call_once() {
 	tag=$1
@@ -102,13 +116,11 @@ call_once() {
 	wait $wp
 	echo "WRITER rc=$?" >> "$LOG"
 	mark "$tag" txdone
-	# Until the engine has sent every byte (in I frames with V.42), then
-	# one more frame time and its acknowledgement before the escape.
-	key=engine_tx_bytes
-	[ "$(stat_of engine_link)" = v42 ] && key=engine_v42_bytes_tx
+	# Until the engine has sent every byte (in I frames with V.42, all
+	# of what V.42bis made of them acknowledged), then one more frame time
+	# and its acknowledgement before the escape.
 	n=0
-	while [ "$(stat_of $key)" != "" ] && [ "$(stat_of $key)" -lt "$NBYTES" ] &&
-	      [ $n -lt 60 ]; do
+	while ! all_sent && [ $n -lt 60 ]; do
 		sleep 0.5
 		n=$((n + 1))
 	done

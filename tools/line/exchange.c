@@ -453,6 +453,16 @@ static void write_record(struct sml_exchange *x, struct call *c)
 		sml_json_int(&j, "rate", c->pst.rate);
 		sml_json_bool(&j, "v8", c->pst.v8_done);
 		sml_json_bool(&j, "v42", c->pst.v42);
+		sml_json_obj_begin(&j, "v42bis");
+		sml_json_bool(&j, "tx", c->pst.v42bis.tx);
+		sml_json_bool(&j, "rx", c->pst.v42bis.rx);
+		sml_json_int(&j, "p1", c->pst.v42bis.p1);
+		sml_json_int(&j, "p2", c->pst.v42bis.p2);
+		sml_json_int(&j, "tx_in", (int64_t)c->pst.v42bis.tx_in);
+		sml_json_int(&j, "tx_out", (int64_t)c->pst.v42bis.tx_out);
+		sml_json_int(&j, "rx_in", (int64_t)c->pst.v42bis.rx_in);
+		sml_json_int(&j, "rx_out", (int64_t)c->pst.v42bis.rx_out);
+		sml_json_obj_end(&j);
 		sml_json_int(&j, "bytes_to_modem", (int64_t)c->pst.bytes_tx);
 		sml_json_int(&j, "bytes_from_modem", (int64_t)c->pst.bytes_rx);
 		sml_json_hex32(&j, "crc32_to_modem", c->sst.crc_sent);

@@ -33,7 +33,7 @@ endif
 
 # the core: everything that only counts samples
 LINE_CORE_OBJS := $(addprefix $(LINE_OUT)/, util.o modem.o wire.o resample.o echopath.o \
-	service.o exchange.o hook.o fax.o v32far.o)
+	service.o exchange.o hook.o fax.o v32far.o v42bis_far.o)
 
 # V.32bis (v32far.c) is the project's own: dsp/*.c, built here into an archive of
 # smline's, so that this file stands alone

@@ -58,6 +58,8 @@ static void usage(FILE *f)
 "exchange:\n"
 "  --route NUMBER=answer[:WORDS] | busy | noanswer | unobtainable\n"
 "        WORDS: v21|v22|v22bis|v32|v32bis, v8, v42, rings=N, ansdelay=MS, txlevel=DBM0,\n"
+"        nov42bis (V.42bis is on with v42), v42bis_p1=N (512-4096, 4096),\n"
+"        v42bis_p2=N (6-250, 250),\n"
 "        echo, send=random:N:SEED|file:PATH, expect=..., save=PATH,\n"
 "        pty[=LINK], hangup=done|SECONDS;\n"
 "        fax (T.30 terminal), faxsend=PATH.tif, faxrecv=PATH.tif,\n"

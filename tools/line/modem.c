@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * smline: one SpanDSP modem (answer tone, V.8, V.21/V.22/V.22bis, V.42).
+ * smline: one SpanDSP modem (answer tone, V.8, V.21/V.22/V.22bis, V.42,
+ * V.42bis through v42bis_far.c).
  *
  * SpanDSP 0.0.6 gotchas handled here:
  * - its V.22bis answerer never sends the 2100 Hz answer tone: we send ANS
@@ -96,6 +97,7 @@ struct sml_modem {
 
 	/* V.42 */
 	v42_state_t *v42;
+	struct sml_v42bis *bis;	/* SpanDSP's V.42bis as XID agreed (v42bis_far.c) */
 	bool link_up;
 	bool v42_fallback;	/* detection failed: continue without V.42 */
 	struct hdlc_mon mon_tx, mon_rx;
@@ -156,6 +158,7 @@ void sml_modem_cfg_default(struct sml_modem_cfg *c)
 	c->wait_ans_ms = 30000;
 	c->train_timeout_ms = 15000;
 	c->carrier_loss_ms = 1500;
+	sml_v42bis_cfg_default(&c->v42bis);
 }
 
 int sml_modem_cfg_parse_word(struct sml_modem_cfg *c, const char *w)
@@ -178,6 +181,8 @@ int sml_modem_cfg_parse_word(struct sml_modem_cfg *c, const char *w)
 		c->v42 = true;
 	else if (!strcmp(w, "nov42"))
 		c->v42 = false;
+	else if (!sml_v42bis_cfg_parse_word(&c->v42bis, w))
+		return 0;
 	else if (!strncmp(w, "ansdelay=", 9))
 		c->ans_delay_ms = atoi(w + 9);
 	else if (!strncmp(w, "txlevel=", 8))
@@ -262,6 +267,8 @@ static void mon_frame(void *user, const uint8_t *pkt, int len, int ok)
 			m->st.fcs_errors++;
 		return;
 	}
+	if (m->bis)
+		sml_v42bis_frame(m->bis, h->is_tx, pkt, len, m->now);
 	if (len < 2)
 		return;
 	if ((pkt[1] & 0x01) == 0) {
@@ -305,7 +312,7 @@ static void mon_init(struct sml_modem *m, struct hdlc_mon *h, bool is_tx)
 
 bool sml_modem_tx_busy(const struct sml_modem *m)
 {
-	if (m->txf->len)
+	if (m->txf->len || (m->bis && sml_v42bis_tx_pending(m->bis)))
 		return true;
 	if (m->phase == SML_PH_DATA && m->link_up && m->mon_tx.seen_any)
 		return m->mon_tx.next_ns != m->mon_rx.last_nr;
@@ -322,6 +329,13 @@ static int v42_get_frame(void *user, uint8_t *msg, int max_len)
 
 	if (m->phase != SML_PH_DATA)
 		return 0;
+	if (m->bis) {
+		int got = sml_v42bis_get(m->bis, msg, max_len, &n);
+
+		m->st.bytes_tx += n;
+		m->st.v42bis = *sml_v42bis_stats(m->bis);
+		return got;
+	}
 	n = sml_fifo_get(m->txf, msg, (size_t)max_len);
 	m->st.bytes_tx += n;
 	return (int)n;
@@ -333,6 +347,11 @@ static void v42_put_frame(void *user, const uint8_t *msg, int len)
 
 	if (len < 0 || !msg)
 		return;
+	if (m->bis) {
+		m->st.bytes_rx += sml_v42bis_put(m->bis, msg, len);
+		m->st.v42bis = *sml_v42bis_stats(m->bis);
+		return;
+	}
 	if (sml_fifo_put(m->rxf, msg, (size_t)len) < (size_t)len)
 		sml_log(SML_LOG_ERR, m->now, m->who, "receive fifo overflow");
 	m->st.bytes_rx += (uint64_t)len;
@@ -354,6 +373,10 @@ static void v42_status(void *user, int status)
 	if (status == SIG_STATUS_LINK_CONNECTED) {
 		m->link_up = true;
 		m->st.v42 = true;
+		if (m->bis) {
+			sml_v42bis_link_up(m->bis, m->now);
+			m->st.v42bis = *sml_v42bis_stats(m->bis);
+		}
 		if (m->phase == SML_PH_LINK || m->phase == SML_PH_TRAINING) {
 			m->st.data_sample = m->now;
 			set_phase(m, SML_PH_DATA, "LAPM up");
@@ -536,6 +559,8 @@ static void start_pump(struct sml_modem *m)
 		m->v42 = v42_init(NULL, caller, !(m->st.v8_done && m->v8_lapm),
 				  v42_get_frame, v42_put_frame, m);
 		v42_set_status_callback(m->v42, v42_status, m);
+		m->bis = sml_v42bis_new(&m->cfg.v42bis, m->v42, caller, m->txf, m->rxf,
+					m->who);
 		v42_restart(m->v42);
 		mon_init(m, &m->mon_tx, true);
 		mon_init(m, &m->mon_rx, false);
@@ -596,6 +621,8 @@ static void stop_pump(struct sml_modem *m)
 	if (m->v42) {
 		v42_free(m->v42);
 		m->v42 = NULL;
+		sml_v42bis_free(m->bis);
+		m->bis = NULL;
 		hdlc_rx_free(m->mon_tx.rx);
 		hdlc_rx_free(m->mon_rx.rx);
 	}
@@ -970,6 +997,8 @@ void sml_modem_process(struct sml_modem *m, const int16_t *rx, int16_t *tx,
 			 */
 			v42_free(m->v42);
 			m->v42 = NULL;
+			sml_v42bis_free(m->bis);
+			m->bis = NULL;
 			hdlc_rx_free(m->mon_tx.rx);
 			hdlc_rx_free(m->mon_rx.rx);
 			m->v42_fallback = false;

@@ -11,6 +11,7 @@
 #define SML_MODEM_H
 
 #include "sml.h"
+#include "v42bis_far.h"
 
 /* V.32 and V.32bis: ours (v32far.c), with V.32bis's automode to V.22bis */
 enum sml_mod { SML_MOD_V21, SML_MOD_V22, SML_MOD_V22BIS, SML_MOD_V32, SML_MOD_V32BIS };
@@ -19,6 +20,7 @@ struct sml_modem_cfg {
 	enum sml_mod mod;
 	bool v8;
 	bool v42;
+	struct sml_v42bis_cfg v42bis;	/* V.42bis over V.42 (on unless "nov42bis") */
 	bool answer;		/* answering role: sends the answer tone */
 	int ans_delay_ms;	/* answerer: silence before ANS (V.25: >= 1.8 s) */
 	double tx_dbm0;		/* transmit level */
@@ -56,6 +58,7 @@ struct sml_modem_stats {
 	int rate;		/* bit/s in data phase, 0 before */
 	bool v8_done;		/* V.8 negotiation completed */
 	bool v42;		/* LAPM carries the data */
+	struct sml_v42bis_stats v42bis;	/* what V.42bis agreed and did */
 	uint64_t bytes_tx, bytes_rx;
 	uint64_t fcs_errors;	/* V.42 frames with a bad FCS */
 	uint64_t retransmissions; /* V.42 I frames sent again */

@@ -508,6 +508,21 @@ static void track_spectrum(struct smdsp_echo *ec, int16_t tx)
 	}
 }
 
+void smdsp_echo_set_loop(struct smdsp_echo *ec, int fn_mhz)
+{
+	if (fn_mhz >= 1 && fn_mhz <= SMDSP_ECHO_TRAIN_PLL_MHZ)
+		set_loop(ec, fn_mhz);
+}
+
+void smdsp_echo_learn_spectrum(struct smdsp_echo *ec)
+{
+	memset(ec->r, 0, sizeof(ec->r));
+	memset(ec->wa, 0, sizeof(ec->wa));
+	ec->wcount = 0;
+	if (ec->mode == SMDSP_ECHO_TRAIN)
+		rewhiten(ec);
+}
+
 /* The tx sample the far FIR's newest tap sees, through the bulk delay and the Hilbert filter. */
 static void far_push(struct smdsp_echo *ec, int16_t tx)
 {

@@ -57,6 +57,7 @@ PROGRAMS = {
     'test_v17': (['--quick'], ('gcc',)),
     'test_v32bis': (['--quick'], ('clang',)),
     'test_v32bis_call': ([], ('gcc',)),
+    'test_v32bis_echo': (['--quick'], ('gcc',)),
     'test_engine': ([], ('gcc',)),
     'test_modem_v32': ([], ('clang',)),
     'test_v29': ([], ('gcc',)),

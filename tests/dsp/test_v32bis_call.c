@@ -1,8 +1,9 @@
 /*
  * The V.32bis start-up between our caller and our answerer (dsp/v32bis.c)
- * over the test line, the two directions apart (no echo: the echo
- * canceller is another block's): AA/AC/CA/CC and the round trip each end
- * measures, both trainings, R1/R2/R3 and E, then a 2^23-1 PRBS both ways.
+ * over the test line, the two directions apart (a 4-wire line: no echo, the
+ * modems' echo cancellers off; test_v32bis_echo has the 2-wire line):
+ * AA/AC/CA/CC and the round trip each end measures, both trainings,
+ * R1/R2/R3 and E, then a 2^23-1 PRBS both ways.
  * - one-way delays 0 to 40 ms: both ends at 14400 bit/s, their round trips
  *   (TD_LAT calibrated on this line at 0 ms) within 2 ms of the line's
  *   (twice the delay and the line's own 16 samples) at 0 ms and within
@@ -62,10 +63,11 @@ static void call_ev(const struct line_cfg *lc, unsigned int rates_c, unsigned in
 		    const struct event *ev, struct callres *r)
 {
 	static struct end e[2];
+	/* a 4-wire line: no echo, no canceller (test_v32bis_echo has the 2-wire line) */
 	struct smdsp_v32bis_config cc = { .caller = true, .rates = rates_c, .get_bit = src_cb, .put_bit = chk_cb,
-					  .user = &e[0] };
+					  .user = &e[0], .four_wire = true };
 	struct smdsp_v32bis_config ca = { .caller = false, .rates = rates_a, .get_bit = src_cb, .put_bit = chk_cb,
-					  .user = &e[1] };
+					  .user = &e[1], .four_wire = true };
 	struct smdsp_v32bis *m[2];
 	struct line *l = line_create(lc);
 	int16_t atx[160], arx[160], btx[160], brx[160];

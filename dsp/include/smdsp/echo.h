@@ -60,6 +60,14 @@ int smdsp_echo_set_far_delay(struct smdsp_echo *ec, int samples);
  * adaptation (the far echo's phase keeps rolling at the frequency learnt).
  */
 void smdsp_echo_set_adapt(struct smdsp_echo *ec, enum smdsp_echo_adapt mode);
+/*
+ * Whiten TRAIN's data by the spectrum of the next 1024 non-zero tx samples
+ * (until then not at all), as at create: for a user whose tx was something
+ * else before (a modem's tones ahead of its training signal).
+ */
+void smdsp_echo_learn_spectrum(struct smdsp_echo *ec);
+/* another natural frequency (mHz, 1 .. SMDSP_ECHO_TRAIN_PLL_MHZ) for the phase loop, until the next set_adapt */
+void smdsp_echo_set_loop(struct smdsp_echo *ec, int fn_mhz);
 /* another NLMS step (Q16, 1..65535) for the current mode, until the next set_adapt (tests, tuning) */
 void smdsp_echo_set_step(struct smdsp_echo *ec, int mu_q16);
 /*

@@ -153,6 +153,14 @@ struct smdsp_v32bis_config {
 	smdsp_put_bit_fn put_bit;
 	smdsp_status_fn status_fn;	/* TRAINING, TRAINED (data both ways), TRAINING_FAILED */
 	void *user;
+	/*
+	 * The echo canceller (on unless four_wire): echo_latency is the samples
+	 * from a sample leaving smdsp_v32bis_process() in tx to the earliest
+	 * instant its echo can be in rx (the period of the I/O loop); 0: the
+	 * length of the first smdsp_v32bis_process() call.
+	 */
+	bool four_wire;
+	int echo_latency;
 };
 
 struct smdsp_v32bis;
@@ -178,7 +186,15 @@ int smdsp_v32bis_trn_snr_10(const struct smdsp_v32bis *s);
  * retrain, or by this end when its SNR stays under the rate's need for 1 s.
  */
 void smdsp_v32bis_retrain(struct smdsp_v32bis *s);
+/* On (the default) or off: the retrain by itself when the SNR stays under the rate's need. */
+void smdsp_v32bis_set_auto_retrain(struct smdsp_v32bis *s, bool on);
 unsigned int smdsp_v32bis_retrains(const struct smdsp_v32bis *s);
+/*
+ * The echo canceller: its ERLE (dB, Q8) at the end of the last window in
+ * which it trained (0 before, or on a 4-wire line), and its state line.
+ */
+int smdsp_v32bis_echo_erle_db_q8(const struct smdsp_v32bis *s);
+int smdsp_v32bis_echo_print(const struct smdsp_v32bis *s, char *buf, size_t len);
 /* The rates an SNR (tenths of dB, the receiver's estimate on TRN) allows. */
 unsigned int smdsp_v32bis_snr_rates(int snr_10);
 

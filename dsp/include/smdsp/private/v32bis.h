@@ -11,6 +11,7 @@
 #include <smdsp/private/trellis.h>
 #include <smdsp/private/viterbi.h>
 #include <smdsp/private/eq.h>
+#include <smdsp/private/echo.h>
 
 #define SMDSP_V32BIS_QUEUE 8
 #define SMDSP_V32BIS_TRN_AC 256		/* TRN's first symbols: A and C only */
@@ -80,16 +81,30 @@ void smdsp_v32bis_tx_symbol(struct smdsp_v32bis_tx *s, int *re, int *im);
 struct smdsp_v32bis_tonedet {
 	int16_t c1800[SMDSP_V32BIS_BLK], s1800[SMDSP_V32BIS_BLK];
 	int16_t c600[SMDSP_V32BIS_BLK], s600[SMDSP_V32BIS_BLK];
+	int16_t c3000[SMDSP_V32BIS_BLK], s3000[SMDSP_V32BIS_BLK];
+	bool caller;		/* listens at 600 Hz, its own tone 1800; the answerer the other way */
 	unsigned int i;
 	int64_t a_re, a_im, b_re, b_im;	/* this block's sums at 1800 and 600 Hz */
+	int64_t c_re, c_im;		/* and at 3000 Hz (AC's upper tone) */
 	uint64_t pow;
 	int32_t z[2][3][2];	/* [1800, 600][the last three blocks][re, im] */
 	bool on[2][3];
 	unsigned int run[2];	/* blocks running with the tone */
 	unsigned int rev[2];	/* reversals seen */
 	unsigned int hold[2];	/* blocks before another can count */
+	uint64_t lvl[2];	/* |z|^2 of the last block the tone held */
 	unsigned int off;	/* blocks running without either tone */
 };
+
+/* the echo canceller: near and far taps, the largest far delay (700 ms), tx kept for the loop's latency */
+#define SMDSP_V32BIS_EC_NEAR	128
+#define SMDSP_V32BIS_EC_FAR	256
+#define SMDSP_V32BIS_EC_DELAY	5600
+#define SMDSP_V32BIS_HIST	4096	/* a power of 2: the latency may be up to this less a block */
+/* what smdsp_echo_size() gives for that configuration (dsp/echo.c's arrays_size()), in int64s */
+#define SMDSP_V32BIS_EC_BYTES	(sizeof(struct smdsp_echo) + 12 * SMDSP_V32BIS_EC_NEAR + \
+				 20 * SMDSP_V32BIS_EC_FAR + 2 * (SMDSP_V32BIS_EC_DELAY + 1 + 4 * SMDSP_ECHO_HIL_L + 2))
+#define SMDSP_V32BIS_EC_WORDS	((SMDSP_V32BIS_EC_BYTES + 7) / 8)
 
 struct smdsp_v32bis {
 	struct smdsp_v32bis_tx tx;
@@ -107,6 +122,18 @@ struct smdsp_v32bis {
 	uint32_t start;		/* when this start-up (or retrain) began */
 	unsigned int low;	/* blocks of data with the SNR too low for the rate */
 	unsigned int retrains;
+	bool no_auto;		/* no retrain on a low SNR */
+	unsigned int cap;	/* the rates still allowed: a low SNR's retrain takes its rate off */
+	struct smdsp_echo *ec;	/* in ecmem; NULL on a 4-wire line */
+	int64_t ecmem[SMDSP_V32BIS_EC_WORDS];
+	int16_t hist[SMDSP_V32BIS_HIST];	/* the tx samples sent, the echo canceller's input */
+	uint32_t sent;		/* tx samples sent since the start */
+	int lat;		/* the loop's latency in samples, 0 until known */
+	uint32_t ec_learn, ec_on, ec_off;	/* the training window's times (now), 0: none */
+	unsigned int ec_gear;
+	uint32_t ec_track_at;	/* when the canceller starts tracking, 0: not pending */
+	uint32_t deaf_until;	/* the receiver reset until then (our own training's echo), 0: none */
+	int erle_q8;
 };
 
 int smdsp_v32bis_init(struct smdsp_v32bis *s, const struct smdsp_v32bis_config *c);

@@ -12,6 +12,7 @@
  * completed, however many interrupts announced them.
  */
 #include <linux/kthread.h>
+#include <linux/overflow.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include "ctx_kthread.h"
@@ -21,6 +22,7 @@ struct smodem_kthread {
 	struct smodem_dev *sd;
 	struct kthread_worker *worker;
 	struct kthread_work work;
+	u64 own[];			/* the context's own state */
 };
 
 void smodem_thread_activation(struct smodem_dev *sd)
@@ -50,12 +52,14 @@ static void smodem_kthread_work(struct kthread_work *w)
 					      work)->sd);
 }
 
-int smodem_kthread_start(struct smodem_dev *sd, const struct sched_attr *a)
+int smodem_kthread_start(struct smodem_dev *sd, const struct sched_attr *a,
+			 size_t own)
 {
 	struct smodem_kthread *k;
 	int err;
 
-	k = kzalloc(sizeof(*k), GFP_KERNEL);
+	k = kzalloc(struct_size(k, own, DIV_ROUND_UP(own, sizeof(u64))),
+		    GFP_KERNEL);
 	if (!k)
 		return -ENOMEM;
 	k->sd = sd;
@@ -96,6 +100,13 @@ void smodem_kthread_stop(struct smodem_dev *sd)
 	kthread_destroy_worker(k->worker);
 	kfree(k);
 	sd->ctx_priv = NULL;
+}
+
+void *smodem_kthread_own(const struct smodem_dev *sd)
+{
+	struct smodem_kthread *k = sd->ctx_priv;
+
+	return k->own;
 }
 
 void smodem_kthread_kick(struct smodem_dev *sd)

@@ -6,7 +6,13 @@
 #include "smodem.h"
 #include "smodem_sched.h"
 
-int smodem_kthread_start(struct smodem_dev *sd, const struct sched_attr *a);
+/*
+ * own: bytes of the context's own state (res's controller), zeroed, kept
+ * beside the thread's in ctx_priv until stop: smodem_kthread_own().
+ */
+int smodem_kthread_start(struct smodem_dev *sd, const struct sched_attr *a,
+			 size_t own);
+void *smodem_kthread_own(const struct smodem_dev *sd);
 void smodem_kthread_stop(struct smodem_dev *sd);
 void smodem_kthread_kick(struct smodem_dev *sd);
 void smodem_kthread_show(struct smodem_dev *sd, struct seq_file *m);

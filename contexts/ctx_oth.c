@@ -13,7 +13,7 @@ static int oth_start(struct smodem_dev *sd)
 	struct sched_attr a;
 
 	smodem_sched_other(&a, sd->p.nice);
-	return smodem_kthread_start(sd, &a);
+	return smodem_kthread_start(sd, &a, 0);
 }
 
 const struct smodem_ctx_ops smodem_ctx_oth = {

@@ -47,12 +47,10 @@ struct res_ctl {
 	u64 steps, ceiling_hits, refusals, deferrals;
 };
 
-/* by device id: the kthread context owns ctx_priv */
-static struct res_ctl ctls[SMODEM_DEVICES_MAX];
-
+/* beside the thread's, in its ctx_priv */
 static struct res_ctl *ctl_of(const struct smodem_dev *sd)
 {
-	return &ctls[sd->id % SMODEM_DEVICES_MAX];
+	return smodem_kthread_own(sd);
 }
 
 static void res_attr(struct smodem_dev *sd, struct sched_attr *a, u64 runtime_ns)
@@ -65,18 +63,22 @@ static void res_attr(struct smodem_dev *sd, struct sched_attr *a, u64 runtime_ns
 
 static int res_start(struct smodem_dev *sd)
 {
-	struct res_ctl *c = ctl_of(sd);
-	struct sched_attr a;
-
-	*c = (struct res_ctl){
+	struct res_ctl c = {
 		.origin_ns = ktime_get_ns(),
 		.period_ns = (u64)sd->p.res_period_us * NSEC_PER_USEC,
 		.runtime_ns = (u64)sd->p.res_runtime_us * NSEC_PER_USEC,
 	};
+	struct sched_attr a;
+	int err;
+
 	if (sd->p.res_mode == SMODEM_RES_CATCHUP)
-		c->runtime_ns = (u64)smodem_res_ceiling_us(&sd->p) * NSEC_PER_USEC;
-	res_attr(sd, &a, c->runtime_ns);
-	return smodem_kthread_start(sd, &a);
+		c.runtime_ns = (u64)smodem_res_ceiling_us(&sd->p) * NSEC_PER_USEC;
+	res_attr(sd, &a, c.runtime_ns);
+	err = smodem_kthread_start(sd, &a, sizeof(c));
+	/* the thread runs at the first interrupt, which comes after this */
+	if (!err)
+		*ctl_of(sd) = c;
+	return err;
 }
 
 /* catchup, once a period: what it ran and what was taken, given back */

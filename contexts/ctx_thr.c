@@ -10,7 +10,7 @@ static int thr_start(struct smodem_dev *sd)
 	struct sched_attr a;
 
 	smodem_sched_fifo(&a, sd->p.prio);
-	return smodem_kthread_start(sd, &a);
+	return smodem_kthread_start(sd, &a, 0);
 }
 
 const struct smodem_ctx_ops smodem_ctx_thr = {

@@ -220,7 +220,7 @@ static void usr_kick(struct smodem_dev *sd)
 	if (stall)
 		queue_work(system_highpri_wq, &u->stall_work);
 	if (!wake) {
-		if (sd->calls)
+		if (sd->p.engine)
 			usr_refuse(sd);
 		return;
 	}
@@ -313,7 +313,7 @@ static int usr_wait(struct usr *u, bool nonblock)
 
 	/* To user space: its padding too is zero, not the stack's. */
 	memset(&cmd, 0, sizeof(cmd));
-	if (sd->calls) {
+	if (sd->p.engine) {
 		smodem_link_take(sd, &cmd);
 		usr_bytes_in(u, &cmd);
 	}
@@ -321,9 +321,9 @@ static int usr_wait(struct usr *u, bool nonblock)
 	a->seq = ++u->upcalls;
 	a->pos = u->up.pos;
 	a->n = u->up.n;
-	a->gap = u->up.gap;
-	a->gap_len = u->up.gap_len;
-	a->gap_late = u->up.gap_late;
+	a->gap = u->up.gap.grew;
+	a->gap_len = u->up.gap.len;
+	a->gap_late = u->up.gap.late;
 	a->tx_len = u->tx_len;
 	a->tx_used = 0;
 	a->rx_room = u->rx_room;
@@ -451,7 +451,7 @@ static int usr_done(struct usr *u)
 
 	if (!u->busy)
 		return -EINVAL;		/* nothing handed out */
-	if (sd->calls) {
+	if (sd->p.engine) {
 		used = READ_ONCE(a->tx_used);
 		if (used > u->tx_len) {
 			count_bad(u, USR_BAD_TX_USED);
@@ -512,8 +512,8 @@ static void usr_area_init(struct usr *u)
 	a->ring = sd->p.ring;
 	a->max_frames = u->max_frames;
 	a->fill_frames = sd->p.ring;
-	a->flags = (sd->calls ? SMODEM_USR_F_CALLS : 0) |
-		   (sd->phase_periods ? SMODEM_USR_F_PHASE : 0);
+	a->flags = (sd->p.engine ? SMODEM_USR_F_CALLS : 0) |
+		   (sd->p.phase_periods ? SMODEM_USR_F_PHASE : 0);
 	a->rx_off = hdr;
 	a->tx_off = hdr + samples;
 	a->fill_off = hdr + 2 * samples;

@@ -18,9 +18,10 @@
 #include "smodem_overrun.h"
 #include "smodem_stolen.h"
 #include "smodem_fault.h"
+#include "smodem_link.h"
+#include "smodem_modem.h"
 
 struct smodem_dev;
-struct smodem_modem;
 struct smodem_tty;
 struct dentry;
 struct seq_file;
@@ -150,8 +151,6 @@ struct smodem_dev {
 	const struct smodem_ctx_ops *ctx;
 	void *ctx_priv;
 	struct smodem_params p;		/* as loaded; never changes */
-	bool calls;			/* engine=: call control behind the tty */
-	bool phase_periods;
 
 	/* Interleaved stereo s16 rings of p.ring frames; the line is left. */
 	s16 *rx_ring;
@@ -164,7 +163,11 @@ struct smodem_dev {
 	u64 sw_pos;
 	u32 tx_lead;			/* output written this far ahead */
 	s16 *rx_buf, *tx_buf;		/* one period, mono */
+	struct smodem_fill fill;	/* a grown lead's frames: a ring's */
 	struct smodem_modem *modem;
+	/* what the in-kernel modem talks to: the tty (smodem_link.c) */
+	struct smodem_link link;
+	/* load_us in work units: the modem's (smodem_load_modem()), or usr's */
 	u64 load_units;
 	u32 load_sink;
 
@@ -212,22 +215,23 @@ u64 smodem_take_irq_age(struct smodem_dev *sd, u64 now);
  * One period handed out of the kernel (context=usr): smodem_period_take()
  * copies the complete period at sw_pos, if there is one, to rx and decides
  * the output lead; whoever processes it fills the gap, if any, then writes
- * the period's output, and smodem_period_put() places both and accounts
- * for the period.  smodem_run() is the same two halves around the
- * in-kernel modem.  One period at a time, from the processing side only.
+ * the period's output (smodem_modem_step()), and smodem_period_put()
+ * places both, spends load_us and accounts for the period.  smodem_run()
+ * is the same two halves around the in-kernel modem.  One period at a
+ * time, from the processing side only.
  */
 struct smodem_upcall {
 	u64 t0;			/* when it was taken */
 	u64 pos;		/* its first frame */
 	u32 n;			/* its frames */
-	bool gap;		/* the output lead grew (modem ops gap()) */
-	u64 gap_start;		/* then: fill these frames first */
-	u32 gap_len;
-	u32 gap_late;		/* frames of it already played */
+	struct smodem_gap gap;	/* the output lead grew: fill it first */
 };
 
 bool smodem_period_take(struct smodem_dev *sd, s16 *rx,
 			struct smodem_upcall *up);
+/* The in-kernel modem's gap, placed before its period (sd->fill.place). */
+void smodem_fill_place(const struct smodem_fill *f,
+		       const struct smodem_gap *gap);
 void smodem_period_put(struct smodem_dev *sd, const struct smodem_upcall *up,
 		       const s16 *fill, const s16 *tx, const s16 *rx, u32 next);
 /* A new period length from the next period on (debugfs, the modem). */
@@ -240,6 +244,11 @@ void smodem_load_calibrate(void);
 u64 smodem_load_units(u32 us);
 u32 smodem_load_run(const s16 *buf, u32 n, u64 units);
 u32 smodem_load_units_per_ms(void);
+/*
+ * inner with units of work after each period (none: inner itself); on
+ * failure inner is freed.  An ERR_PTR inner is given back as it is.
+ */
+struct smodem_modem *smodem_load_modem(struct smodem_modem *inner, u64 units);
 
 /* debugfs */
 void smodem_debugfs_init(void);

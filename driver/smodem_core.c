@@ -251,7 +251,8 @@ static void tx_write(struct smodem_dev *sd, u64 start, const s16 *src, u32 n)
  * frames the move leaves are the transmitter's own continuation: a gap
  * there is a carrier drop for the far modem (SpanDSP restarts its
  * handshake after 20-40 ms) and a hook flash for the line.  Decided here,
- * filled by the modem (tx_fill(), or the daemon of context=usr).
+ * filled by the modem (smodem_modem_step(), here or in the daemon of
+ * context=usr).
  */
 static void tx_grow(struct smodem_dev *sd, u64 pos, u32 n, u64 tx_hw,
 		    struct smodem_upcall *up)
@@ -261,33 +262,19 @@ static void tx_grow(struct smodem_dev *sd, u64 pos, u32 n, u64 tx_hw,
 						sd->stats.tx_delay_max, tx_hw,
 						sd->p.ring);
 
-	up->gap = g.lead != sd->tx_lead;
-	up->gap_start = g.start;
-	up->gap_len = up->gap ? g.len : 0;
-	up->gap_late = up->gap ? g.late : 0;
+	up->gap.grew = g.lead != sd->tx_lead;
+	up->gap.start = g.start;
+	up->gap.len = up->gap.grew ? g.len : 0;
+	up->gap.late = up->gap.grew ? g.late : 0;
 	sd->tx_lead = g.lead;
 }
 
-/*
- * The in-kernel modem fills a gap before its period; tx_buf, not yet this
- * period's, holds the pieces, and the ring bounds the work.
- */
-static void tx_fill(struct smodem_dev *sd, const struct smodem_upcall *up)
+/* What of the gap was played already, tx_grow() left out. */
+void smodem_fill_place(const struct smodem_fill *f,
+		       const struct smodem_gap *gap)
 {
-	struct smodem_modem *m = sd->modem;
-	u32 chunk = sd->p.ring / 2, len = up->gap_len, k;
-	u64 start = up->gap_start;
-
-	if (!up->gap)
-		return;
-	m->ops->gap(m, up->gap_len, up->gap_late);
-	while (len) {
-		k = min(len, chunk);
-		m->ops->fill(m, sd->tx_buf, k);
-		tx_write(sd, start, sd->tx_buf, k);
-		start += k;
-		len -= k;
-	}
+	tx_write(container_of(f, struct smodem_dev, fill), gap->start, f->buf,
+		 gap->len);
 }
 
 /*
@@ -342,13 +329,11 @@ static void period_in(struct smodem_dev *sd, u32 n, u64 tx_hw, s16 *rx,
  * Returns the output engine's position, read again here.
  */
 static u64 period_out(struct smodem_dev *sd, const struct smodem_upcall *up,
-		      const s16 *tx, const s16 *rx)
+		      const s16 *tx)
 {
 	u64 t1, hw, tx_hw;
 	u32 pend, n = up->n;
 
-	if (sd->load_units)
-		sd->load_sink += smodem_load_run(rx, n, sd->load_units);
 	/*
 	 * One position read serves both the output placement and the health
 	 * metric: what is left pending once this period's work is done.
@@ -380,9 +365,9 @@ static u32 process_one(struct smodem_dev *sd, u32 n, u64 *tx_hw_last)
 	u32 next;
 
 	period_in(sd, n, *tx_hw_last, sd->rx_buf, &up);
-	tx_fill(sd, &up);
-	next = m->ops->period(m, sd->rx_buf, sd->tx_buf, n);
-	*tx_hw_last = period_out(sd, &up, sd->tx_buf, sd->rx_buf);
+	next = smodem_modem_step(m, &up.gap, &sd->fill, sd->rx_buf, sd->tx_buf,
+				 n);
+	*tx_hw_last = period_out(sd, &up, sd->tx_buf);
 	return next;
 }
 
@@ -454,12 +439,15 @@ void smodem_period_put(struct smodem_dev *sd, const struct smodem_upcall *up,
 {
 	u64 tx_hw;
 
-	if (up->gap_len) {
+	if (up->gap.len) {
 		/* Written after the fact: what was played meanwhile is lost. */
 		hw_read(sd, &tx_hw);
-		tx_place(sd, up->gap_start, fill, up->gap_len, tx_hw);
+		tx_place(sd, up->gap.start, fill, up->gap.len, tx_hw);
 	}
-	period_out(sd, up, tx, rx);
+	/* the in-kernel modem's load_us is a modem of its own: here, usr's */
+	if (sd->load_units)
+		sd->load_sink += smodem_load_run(rx, up->n, sd->load_units);
+	period_out(sd, up, tx);
 	if (next != up->n)
 		smodem_set_period(sd, next);
 }

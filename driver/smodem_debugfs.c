@@ -72,23 +72,37 @@ static int stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
 
-static ssize_t reset_write(struct file *f, const char __user *buf, size_t n,
-			   loff_t *off)
+/*
+ * A number written to one of sd's files (any base kstrtou32 reads), for
+ * set(), which acts on it or refuses it with an error and changes nothing.
+ */
+static ssize_t write_u32(struct file *f, const char __user *buf, size_t n,
+			 int (*set)(struct smodem_dev *sd, u32 v))
 {
-	struct smodem_dev *sd = file_inode(f)->i_private;
 	u32 v;
 	int err = kstrtou32_from_user(buf, n, 0, &v);
 
+	if (!err)
+		err = set(file_inode(f)->i_private, v);
+	return err ? err : n;
+}
+
+static int reset_set(struct smodem_dev *sd, u32 v)
+{
 	/* "1" restarts the measurement; anything else is a mistake to report */
-	if (err)
-		return err;
 	if (v != 1)
 		return -EINVAL;
 	/* Racy against a running context by design: a measurement restart. */
 	memset(&sd->stats, 0, sizeof(sd->stats));
 	memset(&sd->stolen.sum, 0, sizeof(sd->stolen.sum));
 	WRITE_ONCE(sd->stats.since_ns, ktime_get_ns());
-	return n;
+	return 0;
+}
+
+static ssize_t reset_write(struct file *f, const char __user *buf, size_t n,
+			   loff_t *off)
+{
+	return write_u32(f, buf, n, reset_set);
 }
 
 static const struct file_operations reset_fops = {
@@ -98,19 +112,18 @@ static const struct file_operations reset_fops = {
 	.llseek = noop_llseek,
 };
 
-static ssize_t period_write(struct file *f, const char __user *buf, size_t n,
-			    loff_t *off)
+static int period_set(struct smodem_dev *sd, u32 v)
 {
-	struct smodem_dev *sd = file_inode(f)->i_private;
-	u32 v;
-	int err = kstrtou32_from_user(buf, n, 0, &v);
-
-	if (err)
-		return err;
 	if (v < SMODEM_PERIOD_MIN || v > sd->p.ring / 2)
 		return -EINVAL;
 	smodem_set_period(sd, v);
-	return n;
+	return 0;
+}
+
+static ssize_t period_write(struct file *f, const char __user *buf, size_t n,
+			    loff_t *off)
+{
+	return write_u32(f, buf, n, period_set);
 }
 
 static ssize_t period_read(struct file *f, char __user *buf, size_t n,

@@ -3,11 +3,13 @@
  * The modem's side of /dev/ttySM<n> (see smodem_link.h): it reaches the
  * port through sd->tty under RCU, because the port may be unregistered (and
  * later freed) while the modem still runs, and touches only what the port's
- * raw spinlock guards.
+ * raw spinlock guards.  The in-kernel modem reaches these through
+ * sd->link's ops (the end of this file), as smodemd's reaches its area.
  */
 #include <linux/kernel.h>
 #include <linux/rcupdate.h>
 #include "smodem.h"
+#include "smodem_trace.h"
 #include "smodem_tty_int.h"
 
 /* What the modem asks of the port, with its lock held and the port alive. */
@@ -196,4 +198,70 @@ unsigned int smodem_link_tx_get(struct smodem_dev *sd, u8 *buf,
 	struct link_op op = { .fn = tx_out, .sd = sd, .out = buf, .n = max };
 
 	return with_port(&op);
+}
+
+/* -- the link's ops, for the in-kernel modem -------------------------------- */
+
+static struct smodem_dev *dev_of(struct smodem_link *l)
+{
+	return container_of(l, struct smodem_dev, link);
+}
+
+static void tty_take(struct smodem_link *l, struct smodem_cmd *cmd)
+{
+	smodem_link_take(dev_of(l), cmd);
+}
+
+static void tty_connected(struct smodem_link *l, u32 id, u32 rate, u32 conn)
+{
+	smodem_link_connected(dev_of(l), id, rate, conn);
+}
+
+static void tty_result(struct smodem_link *l, u32 id, enum at_result rc)
+{
+	smodem_link_result(dev_of(l), id, rc);
+}
+
+static void tty_ring(struct smodem_link *l, bool on)
+{
+	smodem_link_ring(dev_of(l), on);
+}
+
+/* The tty has no use for it: a phase is the trace's. */
+static void tty_phase(struct smodem_link *l, u32 phase, u32 arg)
+{
+	trace_smodem_phase(dev_of(l), phase, arg);
+}
+
+static unsigned int tty_rx(struct smodem_link *l, const u8 *buf,
+			   unsigned int n)
+{
+	return smodem_link_rx(dev_of(l), buf, n);
+}
+
+static unsigned int tty_rx_room(struct smodem_link *l)
+{
+	return smodem_link_rx_room(dev_of(l));
+}
+
+static unsigned int tty_tx_get(struct smodem_link *l, u8 *buf,
+			       unsigned int max)
+{
+	return smodem_link_tx_get(dev_of(l), buf, max);
+}
+
+static const struct smodem_link_ops tty_link_ops = {
+	.take = tty_take,
+	.connected = tty_connected,
+	.result = tty_result,
+	.ring = tty_ring,
+	.phase = tty_phase,
+	.rx = tty_rx,
+	.rx_room = tty_rx_room,
+	.tx_get = tty_tx_get,
+};
+
+void smodem_link_init(struct smodem_dev *sd)
+{
+	sd->link.ops = &tty_link_ops;
 }

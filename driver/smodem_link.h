@@ -51,6 +51,45 @@ struct smodem_cmd {
 	struct at_call call;
 };
 
+/**
+ * struct smodem_link_ops - the link as the modem (smodem_modem.c) sees it
+ * @take: the pending command, taken (a hang-up cancels a call not yet
+ *	started); @cmd->what 0: nothing
+ * @connected: smodem_link_connected()
+ * @result: smodem_link_result()
+ * @ring: smodem_link_ring()
+ * @phase: the call's phase changed (enum smdsp_modem_phase or
+ *	SMODEM_PHASE_FAX_*, arg as the smodem_phase tracepoint has it)
+ * @rx: smodem_link_rx()
+ * @rx_room: smodem_link_rx_room()
+ * @tx_get: smodem_link_tx_get()
+ *
+ * Each is called from the modem's periods only, in whatever context they
+ * run, and must be safe there (hard IRQ included).  The kernel's is the
+ * tty's (smodem_link.c: smodem_link_tty()); smodemd's writes the shared
+ * area of context=usr (driver/smodem_usr.h), whose reports the kernel
+ * gives the tty's link in turn.
+ */
+struct smodem_link;
+struct smodem_link_ops {
+	void (*take)(struct smodem_link *l, struct smodem_cmd *cmd);
+	void (*connected)(struct smodem_link *l, u32 id, u32 rate, u32 conn);
+	void (*result)(struct smodem_link *l, u32 id, enum at_result rc);
+	void (*ring)(struct smodem_link *l, bool on);
+	void (*phase)(struct smodem_link *l, u32 phase, u32 arg);
+	unsigned int (*rx)(struct smodem_link *l, const u8 *buf, unsigned int n);
+	unsigned int (*rx_room)(struct smodem_link *l);
+	unsigned int (*tx_get)(struct smodem_link *l, u8 *buf, unsigned int max);
+};
+
+/* Embedded in whatever provides it, which its ops reach by container_of. */
+struct smodem_link {
+	const struct smodem_link_ops *ops;
+};
+
+/* The kernel's side: the tty's link of a device (sd->link). */
+void smodem_link_init(struct smodem_dev *sd);
+
 /* Takes the pending command (a hang-up cancels a call not yet started). */
 void smodem_link_take(struct smodem_dev *sd, struct smodem_cmd *cmd);
 

@@ -6,12 +6,20 @@
  * CPU.  The amount of work is calibrated once at load, with interrupts off,
  * and then fixed: preemption stretches the wall-clock time of the work, as it
  * did the study's pump, but not the CPU it needs.
+ *
+ * In the contexts that run the modem in the kernel the work is a modem of
+ * its own, wrapped around the real one (smodem_load_modem()), so that the
+ * per-period path still makes one call.  context=usr spends it in the
+ * kernel at SMODEM_USR_DONE (smodem_period_put()), after the daemon's
+ * modem.
  */
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/irqflags.h>
 #include <linux/preempt.h>
+#include <linux/slab.h>
 #include "smodem.h"
+#include "smodem_modem.h"
 
 /* Work units per millisecond of CPU, measured by smodem_load_calibrate(). */
 static u32 units_per_ms;
@@ -83,4 +91,80 @@ u64 smodem_load_units(u32 us)
 u32 smodem_load_units_per_ms(void)
 {
 	return units_per_ms;
+}
+
+/* The real modem, then the work on the period's input. */
+struct load_modem {
+	struct smodem_modem base;
+	struct smodem_modem *inner;
+	u64 units;
+	u32 sink;			/* the work's result, kept */
+};
+
+static struct load_modem *load_of(struct smodem_modem *m)
+{
+	return container_of(m, struct load_modem, base);
+}
+
+static u32 load_period(struct smodem_modem *m, const s16 *rx, s16 *tx, u32 n)
+{
+	struct load_modem *lm = load_of(m);
+	u32 next = lm->inner->ops->period(lm->inner, rx, tx, n);
+
+	lm->sink += smodem_load_run(rx, n, lm->units);
+	return next;
+}
+
+static void load_gap(struct smodem_modem *m, u32 len, u32 late)
+{
+	struct smodem_modem *in = load_of(m)->inner;
+
+	in->ops->gap(in, len, late);
+}
+
+static void load_fill(struct smodem_modem *m, s16 *tx, u32 n)
+{
+	struct smodem_modem *in = load_of(m)->inner;
+
+	in->ops->fill(in, tx, n);
+}
+
+static void load_show(struct smodem_modem *m, struct seq_file *sf)
+{
+	struct smodem_modem *in = load_of(m)->inner;
+
+	in->ops->show(in, sf);
+}
+
+static void load_free(struct smodem_modem *m)
+{
+	struct load_modem *lm = load_of(m);
+
+	lm->inner->ops->free(lm->inner);
+	kfree(lm);
+}
+
+static const struct smodem_modem_ops load_ops = {
+	.period = load_period,
+	.gap = load_gap,
+	.fill = load_fill,
+	.show = load_show,
+	.free = load_free,
+};
+
+struct smodem_modem *smodem_load_modem(struct smodem_modem *inner, u64 units)
+{
+	struct load_modem *lm;
+
+	if (IS_ERR(inner) || !units)
+		return inner;
+	lm = kzalloc(sizeof(*lm), GFP_KERNEL);
+	if (!lm) {
+		inner->ops->free(inner);
+		return ERR_PTR(-ENOMEM);
+	}
+	lm->base.ops = &load_ops;
+	lm->inner = inner;
+	lm->units = units;
+	return &lm->base;
 }

@@ -153,21 +153,26 @@ struct smodem_dev *smodem_dev_alloc(const char *name, struct device *dev)
 	sd->load_units = smodem_load_units(smodem_p.load_us);
 	sd->rx_buf = kcalloc(max, sizeof(s16), GFP_KERNEL);
 	sd->tx_buf = kcalloc(max, sizeof(s16), GFP_KERNEL);
-	if (!sd->rx_buf || !sd->tx_buf) {
+	sd->fill.buf = kcalloc(smodem_p.ring, sizeof(s16), GFP_KERNEL);
+	sd->fill.chunk = max;
+	sd->fill.place = smodem_fill_place;
+	if (!sd->rx_buf || !sd->tx_buf || !sd->fill.buf) {
 		err = -ENOMEM;
 		goto free;
 	}
-	sd->calls = engine;
-	sd->phase_periods = phase_periods;
+	smodem_link_init(sd);
 	/* context=usr: the daemon runs it, the context stands in for it. */
 	if (smodem_p.context != SMODEM_CTX_USR)
-		sd->modem = smodem_modem_create(sd, engine, phase_periods);
+		sd->modem = smodem_load_modem(
+			smodem_modem_create(&sd->link, sd->p.rate,
+					    sd->p.engine, sd->p.phase_periods),
+			sd->load_units);
 	if (IS_ERR(sd->modem)) {
 		err = PTR_ERR(sd->modem);
 		sd->modem = NULL;
 		goto free;
 	}
-	if (engine) {
+	if (sd->p.engine) {
 		/*
 		 * Each growth of the lead is a gap in the call's signal, which
 		 * the line takes for a dial pulse or a hook flash and a modem
@@ -191,6 +196,7 @@ void smodem_dev_free(struct smodem_dev *sd)
 		sd->modem->ops->free(sd->modem);
 	kfree(sd->rx_buf);
 	kfree(sd->tx_buf);
+	kfree(sd->fill.buf);
 	ida_free(&smodem_ids, sd->id);
 	kfree(sd);
 }
@@ -208,7 +214,7 @@ int smodem_dev_register(struct smodem_dev *sd)
 	if (err)
 		return err;
 	smodem_stolen_watch(sd, true);
-	err = smodem_tty_register(sd, engine);
+	err = smodem_tty_register(sd, sd->p.engine);
 	if (err)
 		goto stop_ctx;
 	trace_smodem_phase(sd, SMDSP_PHASE_ONHOOK, 0);
@@ -259,7 +265,8 @@ static int __init smodem_init(void)
 		.res_period_us = res_period_us,
 		.res_deadline_us = res_deadline_us, .usr_mode = usr_mode,
 		.res_gain_pm = res_gain_pm, .res_ceiling_us = res_ceiling_us,
-		.stolen = stolen,
+		.stolen = stolen, .engine = engine,
+		.phase_periods = phase_periods,
 		.devices = devices, .vline_pairs = vline_pairs,
 		.ncpus = ncpus,
 	};
@@ -295,22 +302,6 @@ static int __init smodem_init(void)
 			       cpu, i);
 			return -EINVAL;
 		}
-	}
-	if (engine > 1 || phase_periods > 1) {
-		pr_err("smodem: engine and phase_periods must be 0 or 1\n");
-		return -EINVAL;
-	}
-	if (engine && smodem_p.rate != SMDSP_MODEM_RATE) {
-		pr_err("smodem: engine=1 (the default) needs rate=%u; engine=0 for other rates\n",
-		       SMDSP_MODEM_RATE);
-		return -EINVAL;
-	}
-	/* The longest period a phase asks for must fit twice, as period_samples. */
-	if (phase_periods && (!engine ||
-			      smodem_p.ring < 2 * (SMDSP_MODEM_RATE / 80))) {
-		pr_err("smodem: phase_periods=1 needs engine=1 and ring_samples >= %u\n",
-		       2 * (SMDSP_MODEM_RATE / 80));
-		return -EINVAL;
 	}
 	smodem_load_calibrate();
 	if (smodem_p.stolen) {

@@ -22,15 +22,16 @@
  * side as they are (DLE shielded), its bytes back the same way, and its
  * results travel as AT_RC_FAX_* results after the bytes they follow.
  *
- * The same source runs in smodemd for context=usr (tools/smodemd), with
- * the link's functions and the phase event carried to the kernel in the
- * shared area (driver/smodem_usr.h): one call control for every context.
- * What differs between the two is smodem_compat.h's.
+ * The same source runs in smodemd for context=usr (tools/smodemd), whose
+ * link carries the commands, bytes, reports and phases in the shared area
+ * (driver/smodem_usr.h): one call control for every context.  What the
+ * modem asks of the world is its link's (struct smodem_link_ops); what
+ * differs in the language between the two sides is smodem_compat.h's.
  */
+#include "smodem_compat.h"
 #include <smdsp/pump.h>
 #include <smdsp/modem.h>
 #include <smdsp/faxdte.h>
-#include "smodem_compat.h"
 #include "smodem_call.h"
 #include "smodem_link.h"
 #include "smodem_modem.h"
@@ -83,7 +84,7 @@ struct pump_modem {
 
 struct call_modem {
 	struct smodem_modem base;
-	struct smodem_dev *sd;
+	struct smodem_link *link;
 	struct smdsp_pump *pump;
 	struct smdsp_modem *m;		/* the pump's */
 	bool phase_periods;
@@ -136,6 +137,12 @@ static const char *const phase_names[] = {
 static const char *name_of(const char *const *names, size_t n, u32 i)
 {
 	return i < n && names[i] ? names[i] : "unknown";
+}
+
+/* A result for the DTE, of the call running. */
+static void call_result(struct call_modem *cm, enum at_result rc)
+{
+	cm->link->ops->result(cm->link, cm->id, rc);
 }
 
 /* -- the pump alone --------------------------------------------------------- */
@@ -215,7 +222,7 @@ static void start_call(struct call_modem *cm)
 		err = smdsp_modem_dial(cm->m, digits);
 	}
 	if (err)
-		smodem_link_result(cm->sd, cm->id, AT_RC_NO_CARRIER);
+		call_result(cm, AT_RC_NO_CARRIER);
 }
 
 /* -- Class 1 -------------------------------------------------------------- */
@@ -266,7 +273,7 @@ static void start_fax_call(struct call_modem *cm)
 	}
 	if (err) {
 		fax_off(cm);
-		smodem_link_result(cm->sd, cm->id, AT_RC_NO_CARRIER);
+		call_result(cm, AT_RC_NO_CARRIER);
 	}
 }
 
@@ -277,8 +284,7 @@ static void fax_command(struct call_modem *cm)
 	fax_on(cm);
 	/* an abort of what already ended (or never started): its OK */
 	if (op == SMDSP_FAXDTE_ABORT && smdsp_faxdte_done(cm->fdte)) {
-		smodem_link_result(cm->sd, cm->id,
-				   smodem_fax_rc(SMDSP_FAXDTE_RC_OK));
+		call_result(cm, smodem_fax_rc(SMDSP_FAXDTE_RC_OK));
 		return;
 	}
 	smdsp_faxdte_command(cm->fdte, op, cm->cmd.fax_arg);
@@ -287,14 +293,14 @@ static void fax_command(struct call_modem *cm)
 /* The DTE's next bytes, up to room of them, from the link into buf. */
 static unsigned int dte_bytes(struct call_modem *cm, unsigned int room)
 {
-	return smodem_link_tx_get(cm->sd, cm->buf,
-				  min_t(unsigned int, room, sizeof(cm->buf)));
+	return cm->link->ops->tx_get(cm->link, cm->buf,
+				     min_t(unsigned int, room, sizeof(cm->buf)));
 }
 
 /* How many of the line's bytes the DTE has room for, in buf. */
 static unsigned int dte_room(struct call_modem *cm)
 {
-	return min_t(unsigned int, smodem_link_rx_room(cm->sd),
+	return min_t(unsigned int, cm->link->ops->rx_room(cm->link),
 		     sizeof(cm->buf));
 }
 
@@ -302,7 +308,7 @@ static unsigned int dte_room(struct call_modem *cm)
 static void to_dte(struct call_modem *cm, unsigned int k)
 {
 	cm->cur.rx_bytes += k;
-	smodem_link_rx(cm->sd, cm->buf, k);
+	cm->link->ops->rx(cm->link, cm->buf, k);
 }
 
 /* The DTE's bytes after CONNECT of +FTH/+FTM, as far as the pump has room. */
@@ -323,13 +329,13 @@ static void fax_report(struct call_modem *cm, enum smdsp_faxdte_rc rc)
 		cm->fax_setup = false;
 		if (rc != SMDSP_FAXDTE_RC_CONNECT) {
 			fax_off(cm);
-			smodem_link_result(cm->sd, cm->id, AT_RC_NO_CARRIER);
+			call_result(cm, AT_RC_NO_CARRIER);
 			return;
 		}
 		cm->connected = true;
 		cm->cur.connects++;
 	}
-	smodem_link_result(cm->sd, cm->id, smodem_fax_rc(rc));
+	call_result(cm, smodem_fax_rc(rc));
 }
 
 /* Frames, data and results for the DTE, in their order. */
@@ -356,12 +362,12 @@ static void fax_trace(struct call_modem *cm)
 		return;
 	cm->fax_phase = ph;
 	cm->dirty = true;
-	trace_smodem_phase(cm->sd, ph, smdsp_faxmodem_mod(cm->fax));
+	cm->link->ops->phase(cm->link, ph, smdsp_faxmodem_mod(cm->fax));
 }
 
 static void take_command(struct call_modem *cm)
 {
-	smodem_link_take(cm->sd, &cm->cmd);
+	cm->link->ops->take(cm->link, &cm->cmd);
 	if (!cm->cmd.what)
 		return;
 	cm->dirty = true;
@@ -398,12 +404,16 @@ static void bytes_to_line(struct call_modem *cm)
 	}
 }
 
-/* A full link leaves the rest in the modem, which counts overruns. */
+/*
+ * A full link leaves the rest in the modem, which counts overruns.  The
+ * modem is asked first: most periods it has nothing, and the link's room
+ * is a lock taken.
+ */
 static void bytes_from_line(struct call_modem *cm)
 {
 	unsigned int room, k;
 
-	while ((room = dte_room(cm)) != 0) {
+	while (smdsp_modem_read_avail(cm->m) && (room = dte_room(cm)) != 0) {
 		k = smdsp_modem_read(cm->m, cm->buf, room);
 		if (!k)
 			break;
@@ -436,21 +446,21 @@ static void call_ended(struct call_modem *cm, u32 cause)
 		rc = AT_RC_NO_CARRIER;
 		break;
 	}
-	smodem_link_result(cm->sd, cm->id, rc);
+	call_result(cm, rc);
 }
 
 static void ring_off(struct call_modem *cm)
 {
 	if (cm->ring_left) {
 		cm->ring_left = 0;
-		smodem_link_ring(cm->sd, false);
+		cm->link->ops->ring(cm->link, false);
 	}
 }
 
 static void phase_event(struct call_modem *cm,
 			const struct smdsp_modem_event *ev)
 {
-	trace_smodem_phase(cm->sd, ev->phase, ev->arg);
+	cm->link->ops->phase(cm->link, ev->phase, ev->arg);
 	if (ev->phase != SMDSP_PHASE_ONHOOK)
 		ring_off(cm);
 	switch (ev->phase) {
@@ -458,7 +468,7 @@ static void phase_event(struct call_modem *cm,
 		/* ATD...; : dialled, back to command mode, line kept. */
 		if (cm->stay) {
 			cm->stay = false;
-			smodem_link_result(cm->sd, cm->id, AT_RC_OK);
+			call_result(cm, AT_RC_OK);
 		}
 		break;
 	case SMDSP_PHASE_CONNECTED:
@@ -471,7 +481,7 @@ static void phase_event(struct call_modem *cm,
 			cm->ec_wait = true;
 		} else {
 			cm->connected = true;
-			smodem_link_connected(cm->sd, cm->id, ev->arg, 0);
+			cm->link->ops->connected(cm->link, cm->id, ev->arg, 0);
 		}
 		break;
 	case SMDSP_PHASE_RETRAIN:
@@ -519,11 +529,11 @@ static void ec_settle(struct call_modem *cm)
 	if (v == SMODEM_EC_REFUSE) {
 		/* LOCAL: the pump reports nothing, the tty hears it here. */
 		smdsp_modem_hangup(cm->m);
-		smodem_link_result(cm->sd, cm->id, AT_RC_NO_CARRIER);
+		call_result(cm, AT_RC_NO_CARRIER);
 		return;
 	}
 	cm->connected = true;
-	smodem_link_connected(cm->sd, cm->id, cm->cur.rate, conn_flags(cm));
+	cm->link->ops->connected(cm->link, cm->id, cm->cur.rate, conn_flags(cm));
 }
 
 /* Events of this period; true if any. */
@@ -546,7 +556,7 @@ static bool events(struct call_modem *cm, u32 n)
 			ring_off(cm);
 			cm->ring_left = SMODEM_RING_ON_MS *
 					(SMDSP_MODEM_RATE / 1000);
-			smodem_link_ring(cm->sd, true);
+			cm->link->ops->ring(cm->link, true);
 		}
 	}
 	return any;
@@ -602,7 +612,7 @@ static u32 call_period(struct smodem_modem *base, const s16 *rx, s16 *tx,
 	if (cm->fax_phase != SMODEM_PHASE_FAX_ON_HOOK) {
 		/* back to the data engine: the trace says the fax side is on hook */
 		cm->fax_phase = SMODEM_PHASE_FAX_ON_HOOK;
-		trace_smodem_phase(cm->sd, cm->fax_phase, 0);
+		cm->link->ops->phase(cm->link, cm->fax_phase, 0);
 	}
 	bytes_to_line(cm);
 	smdsp_pump_process(cm->pump, rx, tx, n);
@@ -807,10 +817,10 @@ static const struct smodem_modem_ops call_ops = {
 
 /* -- lifetime ------------------------------------------------------------ */
 
-struct smodem_modem *smodem_modem_create(struct smodem_dev *sd, bool calls,
-					 bool phase_periods)
+struct smodem_modem *smodem_modem_create(struct smodem_link *link, u32 rate,
+					 bool calls, bool phase_periods)
 {
-	struct smdsp_pump_config pc = { .sample_rate = sd->p.rate };
+	struct smdsp_pump_config pc = { .sample_rate = rate };
 	struct smdsp_pump *pump = smdsp_pump_create(&pc);
 	struct smdsp_modem *m = smdsp_pump_modem(pump);
 	struct call_modem *cm;
@@ -839,7 +849,7 @@ struct smodem_modem *smodem_modem_create(struct smodem_dev *sd, bool calls,
 	}
 	cm->fax_phase = SMODEM_PHASE_FAX_ON_HOOK;
 	cm->base.ops = &call_ops;
-	cm->sd = sd;
+	cm->link = link;
 	cm->pump = pump;
 	cm->m = m;
 	cm->phase_periods = phase_periods;

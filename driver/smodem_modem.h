@@ -11,7 +11,7 @@
 
 #include <linux/types.h>
 
-struct smodem_dev;
+struct smodem_link;
 struct smodem_modem;
 struct seq_file;
 
@@ -44,11 +44,67 @@ struct smodem_modem {
 };
 
 /*
- * Process context, before the device starts.  calls: call control behind
- * the tty (8000 Hz only, checked at load); phase_periods: the period
- * follows the call's phase (smdsp_modem_period()).
+ * Process context, before the device starts.  link: what call control
+ * talks to (smodem_link.h), kept until free; rate: the line's, Hz; calls:
+ * call control behind the tty (8000 Hz only, checked at load);
+ * phase_periods: the period follows the call's phase
+ * (smdsp_modem_period()).
  */
-struct smodem_modem *smodem_modem_create(struct smodem_dev *sd, bool calls,
-					 bool phase_periods);
+struct smodem_modem *smodem_modem_create(struct smodem_link *link, u32 rate,
+					 bool calls, bool phase_periods);
+
+/**
+ * struct smodem_gap - how the output lead moved before a period
+ * @grew: it grew: the modem is told (ops->gap()) and fills what it left
+ * @len: the frames to fill, ahead of the period's own output
+ * @late: frames of the move the output engine had already played
+ * @start: the first frame to fill (the kernel's count, for placing them)
+ */
+struct smodem_gap {
+	bool grew;
+	u32 len;
+	u32 late;
+	u64 start;
+};
+
+/**
+ * struct smodem_fill - where a gap's frames go
+ * @buf: room for the longest gap (a ring)
+ * @chunk: the most frames one ops->fill() is given (the longest period)
+ * @place: NULL, or puts buf[0, gap->len) in its place at once, before the
+ *	period runs (the kernel's core: ahead of the output engine).  smodemd
+ *	has none: the kernel places its fill when the period is done
+ */
+struct smodem_fill {
+	s16 *buf;
+	u32 chunk;
+	void (*place)(const struct smodem_fill *f, const struct smodem_gap *gap);
+};
+
+/*
+ * One period as every side runs it, the kernel's core (smodem_core.c) and
+ * smodemd alike: a grown lead's frames filled (and placed), then the period
+ * itself.  Returns the period the modem wants next (ops->period()).
+ * Inline: it is the per-period path, in both.
+ */
+static inline u32 smodem_modem_step(struct smodem_modem *m,
+				    const struct smodem_gap *gap,
+				    const struct smodem_fill *fill,
+				    const s16 *rx, s16 *tx, u32 n)
+{
+	u32 off, k;
+
+	if (gap->grew) {
+		m->ops->gap(m, gap->len, gap->late);
+		for (off = 0; off < gap->len; off += k) {
+			k = gap->len - off < fill->chunk ? gap->len - off :
+							   fill->chunk;
+			m->ops->fill(m, fill->buf + off, k);
+		}
+		if (fill->place)
+			fill->place(fill, gap);
+	}
+	return m->ops->period(m, rx, tx, n);
+}
 
 #endif

@@ -5,7 +5,14 @@
  */
 #include <linux/errno.h>
 #include <linux/string.h>
+#include <smdsp/modem.h>
 #include "smodem_params.h"
+
+/* The reasons below name the figures: they are static strings. */
+_Static_assert(SMDSP_MODEM_RATE == 8000, "engine=1's reason names 8000");
+/* phase_periods: the longest period a phase asks for (12.5 ms), twice */
+#define PHASE_RING_MIN		(2 * (SMDSP_MODEM_RATE / 80))
+_Static_assert(PHASE_RING_MIN == 200, "phase_periods=1's reason names 200");
 
 const char * const smodem_context_names[SMODEM_CTX_COUNT] = {
 	[SMODEM_CTX_INT] = "int",
@@ -137,6 +144,20 @@ int smodem_params_check(const struct smodem_params *p, const char **why)
 	 */
 	if (p->period < SMODEM_PERIOD_MIN || p->period > p->ring / 2) {
 		*why = "period_samples must be >= 8 and <= ring_samples / 2";
+		return -EINVAL;
+	}
+	if (p->engine > 1 || p->phase_periods > 1) {
+		*why = "engine and phase_periods must be 0 or 1";
+		return -EINVAL;
+	}
+	/* The call control's pump runs at one rate. */
+	if (p->engine && p->rate != SMDSP_MODEM_RATE) {
+		*why = "engine=1 (the default) needs rate=8000; engine=0 for other rates";
+		return -EINVAL;
+	}
+	if (p->phase_periods &&
+	    (!p->engine || p->ring < PHASE_RING_MIN)) {
+		*why = "phase_periods=1 needs engine=1 and ring_samples >= 200";
 		return -EINVAL;
 	}
 	if (p->load_us > SMODEM_LOAD_MAX_US) {

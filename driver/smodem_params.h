@@ -56,6 +56,8 @@ struct smodem_params {
 	u32 res_ceiling_us;	/* feedback, catchup: the most runtime; 0: default */
 	bool stolen;		/* stolen-time accounting (forced by feedback) */
 	u32 usr_mode;		/* usr: /dev/smodem<n>'s permission bits */
+	u32 engine;		/* 1: call control behind the tty */
+	u32 phase_periods;	/* 1: the period follows the call's phase */
 	u32 devices;		/* vline: how many modems */
 	u32 vline_pairs;	/* vline: 1 = modems 2k, 2k+1 wired together */
 	/* Per device (by id): the CPU of its interrupt and processing, -1 any */

@@ -77,7 +77,7 @@ def boot_fuzz(kver, out_dir, timeout_s=300, **kw):
     out = guestboot.fresh_dir(out_dir)
     files = {"usr/bin/runas": str(guestboot.build_static(out, "tests/module/runas.c")),
              "usr/bin/usrfuzz": str(guestboot.build_static(
-                 out, "tests/module/usrfuzz.c", incs=("tools/smodemd/shim", "driver"))),
+                 out, "tests/module/usrfuzz.c", incs=("driver",))),
              "usr/bin/ttyat": str(guestboot.build_ttyat(out)),
              "usr/bin/smodemd": str(guestboot.smodemd()),
              "opt/smodem/smodem.ko": str(guestboot.module(kver))}

@@ -46,7 +46,7 @@ def run():
         out = guestboot.fresh_dir(OUT / kver)
         runas = guestboot.build_static(out, "tests/module/runas.c")
         hostile = guestboot.build_static(out, "tests/module/usrhostile.c",
-                                         incs=("tools/smodemd/shim", "driver"))
+                                         incs=("driver",))
         return guestboot.run_checks(
             kver, "usr_perm_checks.sh", out, audio="ac97", share="deferred",
             extra_files={"usr/bin/runas": str(runas), "usr/bin/smodemd": str(guestboot.smodemd()),

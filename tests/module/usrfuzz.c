@@ -65,10 +65,7 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/types.h>
-#ifndef BIT
-#define BIT(n) (1u << (n))
-#endif
+#include "smodem_compat.h"
 #include "smodem_usr.h"
 
 /* driver/smodem_params.h's, which needs the kernel's headers */

@@ -59,10 +59,7 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/types.h>
-#ifndef BIT
-#define BIT(n) (1u << (n))
-#endif
+#include "smodem_compat.h"
 #include "smodem_usr.h"
 
 static const char *dev_path, *tty_path, *stats_path, *kprobe_path;

@@ -203,6 +203,25 @@ static void test_params(void)
 	p.context = SMODEM_CTX_DPC;
 	CHECK(check(p, &why) == -EINVAL && strstr(why, "stolen=1"));
 
+	/* engine and phase_periods: switches, call control at 8000 Hz only */
+	p = defaults(); p.engine = 1; p.phase_periods = 1;
+	CHECK(check(p, &why) == 0);
+	p.engine = 2;
+	CHECK(check(p, &why) == -EINVAL && strstr(why, "engine"));
+	p = defaults(); p.phase_periods = 2;
+	CHECK(check(p, &why) == -EINVAL && strstr(why, "phase_periods"));
+	p = defaults(); p.engine = 1; p.rate = 9600;
+	CHECK(check(p, &why) == -EINVAL && strstr(why, "rate=8000"));
+	p.engine = 0;
+	CHECK(check(p, &why) == 0);
+	p = defaults(); p.phase_periods = 1;
+	CHECK(check(p, &why) == -EINVAL && strstr(why, "needs engine=1"));
+	/* two 12.5 ms periods: 200 frames; 128 holds only 2.5 ms ones */
+	p = defaults(); p.engine = 1; p.phase_periods = 1; p.ring = 200;
+	CHECK(check(p, &why) == 0);
+	p.ring = 199; p.period = 50;
+	CHECK(check(p, &why) == -EINVAL && strstr(why, "ring_samples >= 200"));
+
 	CHECK(smodem_period_ns(100, 8000) == 12500000);
 	CHECK(smodem_period_ns(90, 7200) == 12500000);
 	CHECK(smodem_period_ns(20, 8000) == 2500000);

@@ -17,9 +17,10 @@
  * the DTE and the modem's reports, which it hands to the tty.  Nothing is
  * allocated after the set-up.
  *
- * The smodem_link_* functions below are the modem's side of the link as
- * the kernel's driver/smodem_link.c is in the other contexts: they read
- * and write the area instead of the tty's queues.
+ * The modem's link (struct smodem_link_ops) is the area here, as it is
+ * the tty's queues in the other contexts (driver/smodem_link.c): commands
+ * and the DTE's bytes read from it, the bytes for the DTE, reports and
+ * phases written to it for the kernel to hand on.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,9 +41,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/kernel.h>
-#include <linux/seq_file.h>
-#include "smodemd_dev.h"
+#include "smodem_compat.h"
 #include "smodem_link.h"
 #include "smodem_modem.h"
 #include "smodem_usr.h"
@@ -87,18 +86,26 @@ static void die(const char *fmt, ...)
 
 /* -- the link, the modem's side ------------------------------------------- */
 
-static struct smodem_usr_area *area_of(struct smodem_dev *sd)
+/* A modem's link: its area, and what did not fit there. */
+struct area_link {
+	struct smodem_link link;
+	struct smodem_usr_area *area;
+	u64 reports_lost;	/* more in one period than the area holds */
+};
+
+static struct area_link *link_of(struct smodem_link *l)
 {
-	return sd->area;
+	return container_of(l, struct area_link, link);
 }
 
-static void report(struct smodem_dev *sd, u32 type, u32 id, u32 a, u32 b)
+static void report(struct smodem_link *l, u32 type, u32 id, u32 a, u32 b)
 {
-	struct smodem_usr_area *ar = area_of(sd);
+	struct area_link *al = link_of(l);
+	struct smodem_usr_area *ar = al->area;
 	struct smodem_usr_report *r;
 
 	if (ar->nrep >= SMODEM_USR_REPORTS) {
-		sd->reports_lost++;
+		al->reports_lost++;
 		return;
 	}
 	r = &ar->rep[ar->nrep];
@@ -109,56 +116,57 @@ static void report(struct smodem_dev *sd, u32 type, u32 id, u32 a, u32 b)
 	ar->nrep++;
 }
 
-void smodem_link_take(struct smodem_dev *sd, struct smodem_cmd *cmd)
+static void area_take(struct smodem_link *l, struct smodem_cmd *cmd)
 {
-	struct smodem_usr_area *ar = area_of(sd);
+	struct smodem_usr_area *ar = link_of(l)->area;
 
 	memcpy(cmd, &ar->cmd, sizeof(*cmd));
 	ar->cmd.what = 0;	/* taken once */
 }
 
-void smodem_link_connected(struct smodem_dev *sd, u32 id, u32 rate, u32 conn)
+static void area_connected(struct smodem_link *l, u32 id, u32 rate, u32 conn)
 {
-	report(sd, SMODEM_USR_CONNECTED, id, rate, conn);
+	report(l, SMODEM_USR_CONNECTED, id, rate, conn);
 }
 
-void smodem_link_result(struct smodem_dev *sd, u32 id, enum at_result rc)
+static void area_result(struct smodem_link *l, u32 id, enum at_result rc)
 {
-	report(sd, SMODEM_USR_RESULT, id, rc, 0);
+	report(l, SMODEM_USR_RESULT, id, rc, 0);
 }
 
-void smodem_link_ring(struct smodem_dev *sd, bool on)
+static void area_ring(struct smodem_link *l, bool on)
 {
-	report(sd, SMODEM_USR_RING, 0, on, 0);
+	report(l, SMODEM_USR_RING, 0, on, 0);
 }
 
-void smodemd_phase(struct smodem_dev *sd, u32 phase, u32 arg)
+/* The kernel emits the smodem_phase trace event at SMODEM_USR_DONE. */
+static void area_phase(struct smodem_link *l, u32 phase, u32 arg)
 {
-	report(sd, SMODEM_USR_PHASE, 0, phase, arg);
+	report(l, SMODEM_USR_PHASE, 0, phase, arg);
 }
 
-unsigned int smodem_link_rx_room(struct smodem_dev *sd)
+static unsigned int area_rx_room(struct smodem_link *l)
 {
-	struct smodem_usr_area *ar = area_of(sd);
+	struct smodem_usr_area *ar = link_of(l)->area;
 
 	return ar->rx_room - ar->rx_len;
 }
 
-unsigned int smodem_link_rx(struct smodem_dev *sd, const u8 *buf,
+static unsigned int area_rx(struct smodem_link *l, const u8 *buf,
 			    unsigned int n)
 {
-	struct smodem_usr_area *ar = area_of(sd);
-	unsigned int k = min(n, smodem_link_rx_room(sd));
+	struct smodem_usr_area *ar = link_of(l)->area;
+	unsigned int k = min(n, area_rx_room(l));
 
 	memcpy(ar->rx_bytes + ar->rx_len, buf, k);
 	ar->rx_len += k;
 	return k;
 }
 
-unsigned int smodem_link_tx_get(struct smodem_dev *sd, u8 *buf,
+static unsigned int area_tx_get(struct smodem_link *l, u8 *buf,
 				unsigned int max)
 {
-	struct smodem_usr_area *ar = area_of(sd);
+	struct smodem_usr_area *ar = link_of(l)->area;
 	unsigned int k = min(max, ar->tx_len - ar->tx_used);
 
 	memcpy(buf, ar->tx_bytes + ar->tx_used, k);
@@ -166,29 +174,21 @@ unsigned int smodem_link_tx_get(struct smodem_dev *sd, u8 *buf,
 	return k;
 }
 
+static const struct smodem_link_ops area_link_ops = {
+	.take = area_take,
+	.connected = area_connected,
+	.result = area_result,
+	.ring = area_ring,
+	.phase = area_phase,
+	.rx = area_rx,
+	.rx_room = area_rx_room,
+	.tx_get = area_tx_get,
+};
+
 /* -- the stats lines --------------------------------------------------------- */
 
 /* Periods between two renderings of the modem's stats lines. */
 #define SHOW_PERIODS	40
-
-void seq_printf(struct seq_file *m, const char *fmt, ...)
-{
-	va_list ap;
-	int k;
-
-	if (m->len >= m->size)
-		return;
-	va_start(ap, fmt);
-	k = vsnprintf(m->buf + m->len, m->size - m->len, fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		m->len = min(m->size, m->len + (size_t)k);
-}
-
-void seq_puts(struct seq_file *m, const char *s)
-{
-	seq_printf(m, "%s", s);
-}
 
 /* Into the buffer the kernel does not print, then name it. */
 static void show(struct smodem_modem *m, struct smodem_usr_area *a)
@@ -479,33 +479,15 @@ static struct smodem_usr_area *map_area(int fd, const char *dev)
 
 /* -- the periods ------------------------------------------------------------ */
 
-/* One upcall: the gap first, as the kernel's core does, then the period. */
-static void one_period(struct smodem_modem *m, struct smodem_usr_area *a,
-		       s16 *rx, s16 *tx, s16 *fill)
-{
-	u32 left = a->gap_len, k;
-	s16 *p = fill;
-
-	if (a->gap) {
-		m->ops->gap(m, a->gap_len, a->gap_late);
-		while (left) {
-			k = min(left, a->max_frames);
-			m->ops->fill(m, p, k);
-			p += k;
-			left -= k;
-		}
-	}
-	a->next = m->ops->period(m, rx, tx, a->n);
-}
-
 /* One modem this daemon serves. */
 struct modem {
 	const char *path;
 	int fd;
-	struct smodem_dev sd;
+	struct area_link link;
 	struct smodem_modem *m;
 	struct smodem_usr_area *a;
-	s16 *rx, *tx, *fill;
+	s16 *rx, *tx;
+	struct smodem_fill fill;	/* placed by the kernel at DONE */
 	u64 period_ns;		/* T: period_samples / rate */
 	long long done;		/* periods served */
 	int cpu;		/* the module's cpus= for its device, -1 any */
@@ -614,11 +596,12 @@ static void open_modem(struct modem *md, int nonblock)
 	a = md->a = map_area(md->fd, md->path);
 	md->rx = (s16 *)((u8 *)a + a->rx_off);
 	md->tx = (s16 *)((u8 *)a + a->tx_off);
-	md->fill = (s16 *)((u8 *)a + a->fill_off);
-	md->sd.id = a->dev_id;
-	md->sd.p.rate = a->rate;
-	md->sd.area = a;
-	md->m = smodem_modem_create(&md->sd, a->flags & SMODEM_USR_F_CALLS,
+	md->fill.buf = (s16 *)((u8 *)a + a->fill_off);
+	md->fill.chunk = a->max_frames;
+	md->link.link.ops = &area_link_ops;
+	md->link.area = a;
+	md->m = smodem_modem_create(&md->link.link, a->rate,
+				    a->flags & SMODEM_USR_F_CALLS,
 				    a->flags & SMODEM_USR_F_PHASE);
 	if (IS_ERR(md->m))
 		die("%s: the modem: %s", md->path, strerror(-PTR_ERR(md->m)));
@@ -663,11 +646,16 @@ static void admit(int n, long cost_us)
 
 static void handle(struct modem *md)
 {
+	struct smodem_usr_area *a = md->a;
+	struct smodem_gap gap = { .grew = a->gap, .len = a->gap_len,
+				  .late = a->gap_late };
 	u64 t0 = now_ns(), dt;
 
-	one_period(md->m, md->a, md->rx, md->tx, md->fill);
-	if (md->a->seq % SHOW_PERIODS == 1)
-		show(md->m, md->a);
+	/* the gap first, as the kernel's core does, then the period */
+	a->next = smodem_modem_step(md->m, &gap, &md->fill, md->rx, md->tx,
+				    a->n);
+	if (a->seq % SHOW_PERIODS == 1)
+		show(md->m, a);
 	dt = now_ns() - t0;
 	if (dt > md->max_ns)
 		md->max_ns = dt;
@@ -827,10 +815,12 @@ int main(int argc, char **argv)
 	} else {
 		pthread_attr_init(&attr);
 		pthread_attr_setstacksize(&attr, 1 << 20);
-		for (i = 0; i < n; i++)
-			if ((errno = pthread_create(&modems[i].thread, &attr,
-						    serve_one, &modems[i])))
-				die("pthread_create: %s", strerror(errno));
+		for (i = 0; i < n; i++) {
+			err = pthread_create(&modems[i].thread, &attr,
+					     serve_one, &modems[i]);
+			if (err)
+				die("pthread_create: %s", strerror(err));
+		}
 		for (i = 0; i < n; i++)
 			pthread_join(modems[i].thread, NULL);
 	}
@@ -846,7 +836,7 @@ int main(int argc, char **argv)
 		if (o.verbose)
 			fprintf(stderr, PROG ": %s: %lld periods, last upcall %llu, %llu reports lost, longest handler %llu us, handlers %llu us in all\n",
 				md->path, md->done, (unsigned long long)md->a->seq,
-				(unsigned long long)md->sd.reports_lost,
+				(unsigned long long)md->link.reports_lost,
 				(unsigned long long)md->max_ns / 1000,
 				(unsigned long long)md->sum_ns / 1000);
 	}

@@ -51,6 +51,8 @@ struct smodem_cmd {
 	struct at_call call;
 };
 
+struct smodem_link;
+
 /**
  * struct smodem_link_ops - the link as the modem (smodem_modem.c) sees it
  * @take: the pending command, taken (a hang-up cancels a call not yet
@@ -70,7 +72,6 @@ struct smodem_cmd {
  * area of context=usr (driver/smodem_usr.h), whose reports the kernel
  * gives the tty's link in turn.
  */
-struct smodem_link;
 struct smodem_link_ops {
 	void (*take)(struct smodem_link *l, struct smodem_cmd *cmd);
 	void (*connected)(struct smodem_link *l, u32 id, u32 rate, u32 conn);

@@ -570,6 +570,12 @@ static void init_v32(struct smdsp_modem *m)
 	c.put_bit = data_put_bit;
 	c.status_fn = v32_status;
 	c.user = m;
+	/*
+	 * 4-wire until the driver hands the engine its I/O loop's latency: the
+	 * canceller's near window sits that far behind what it sent, and a ring's
+	 * output lead is far more than the first block's length it would assume.
+	 */
+	c.four_wire = true;
 	smdsp_v32bis_init(&m->v32, &c);
 	m->v32_heard = false;
 }

@@ -155,7 +155,7 @@ echo_call() {
 		ATH %tiocm > $T/$name.txt 2>&1
 	echo $? > $T/$name.rc
 	call_stats_trace $name
-	[ -n "$V32_DIAL" ] && v32_call $name
+	if [ -n "${V32_DIAL:-}" ]; then v32_call $name; fi
 	rmmod smodem
 	echo $? > $T/$name-rmmod.rc
 	loaded > $T/$name.loaded

@@ -26,12 +26,12 @@ unsigned int smdsp_v34_info_bits(enum smdsp_v34_info_kind kind)
 	return (unsigned int)kind < SMDSP_V34_INFO_KINDS ? len_of[kind] : 0;
 }
 
-static unsigned int frame_bit(const uint8_t *f, unsigned int i)
+unsigned int smdsp_v34_info_bit(const uint8_t *f, unsigned int i)
 {
 	return (f[i >> 3] >> (i & 7)) & 1;
 }
 
-static void frame_put(uint8_t *f, unsigned int *pos, uint32_t v, unsigned int width)
+void smdsp_v34_info_put(uint8_t *f, unsigned int *pos, uint32_t v, unsigned int width)
 {
 	unsigned int k;
 
@@ -43,13 +43,13 @@ static void frame_put(uint8_t *f, unsigned int *pos, uint32_t v, unsigned int wi
 	}
 }
 
-static uint32_t frame_get(const uint8_t *f, unsigned int *pos, unsigned int width)
+uint32_t smdsp_v34_info_get(const uint8_t *f, unsigned int *pos, unsigned int width)
 {
 	uint32_t v = 0;
 	unsigned int k;
 
 	for (k = 0; k < width; k++, (*pos)++)
-		v |= (uint32_t)frame_bit(f, *pos) << k;
+		v |= (uint32_t)smdsp_v34_info_bit(f, *pos) << k;
 	return v;
 }
 
@@ -59,7 +59,7 @@ uint16_t smdsp_v34_info_crc(const uint8_t *frame, unsigned int first, unsigned i
 	unsigned int i;
 
 	for (i = first; i < first + n; i++) {
-		unsigned int fb = ((crc >> 15) & 1) ^ frame_bit(frame, i);
+		unsigned int fb = ((crc >> 15) & 1) ^ smdsp_v34_info_bit(frame, i);
 
 		crc = (uint16_t)(crc << 1);
 		if (fb)
@@ -216,16 +216,16 @@ int smdsp_v34_info_pack(const struct smdsp_v34_info *info, uint8_t frame[SMDSP_V
 		if (v[i] >> w[i])
 			return -EINVAL;	/* does not fit its bits */
 	memset(frame, 0, SMDSP_V34_INFO_BYTES);
-	frame_put(frame, &pos, 0xf, 4);
+	smdsp_v34_info_put(frame, &pos, 0xf, 4);
 	/* the sync's left-most bit is first in time: reverse it into LSB-first order */
 	for (i = 0; i < 8; i++)
-		frame_put(frame, &pos, (SMDSP_V34_INFO_SYNC >> (7 - i)) & 1, 1);
+		smdsp_v34_info_put(frame, &pos, (SMDSP_V34_INFO_SYNC >> (7 - i)) & 1, 1);
 	for (i = 0; i < n; i++)
-		frame_put(frame, &pos, v[i], w[i]);
+		smdsp_v34_info_put(frame, &pos, v[i], w[i]);
 	crc = smdsp_v34_info_crc(frame, FIELDS_AT, pos - FIELDS_AT);
 	for (i = 0; i < 16; i++)
-		frame_put(frame, &pos, (crc >> (15 - i)) & 1, 1);
-	frame_put(frame, &pos, 0xf, 4);
+		smdsp_v34_info_put(frame, &pos, (crc >> (15 - i)) & 1, 1);
+	smdsp_v34_info_put(frame, &pos, 0xf, 4);
 	return (int)pos;
 }
 
@@ -242,7 +242,7 @@ int smdsp_v34_info_unpack(enum smdsp_v34_info_kind kind, const uint8_t *frame, u
 	if (nbits < len - 4)
 		return -SMDSP_V34_INFO_ERR_SHORT;
 	for (i = 0; i < 8; i++)
-		sync = (sync << 1) | frame_bit(frame, 4 + i);
+		sync = (sync << 1) | smdsp_v34_info_bit(frame, 4 + i);
 	if (sync != SMDSP_V34_INFO_SYNC)
 		return -SMDSP_V34_INFO_ERR_SYNC;
 	if (smdsp_v34_info_crc(frame, FIELDS_AT, len - 4 - FIELDS_AT))
@@ -252,7 +252,7 @@ int smdsp_v34_info_unpack(enum smdsp_v34_info_kind kind, const uint8_t *frame, u
 	n = fields_of(info, v, w);	/* only the widths matter here */
 	pos = FIELDS_AT;
 	for (i = 0; i < n; i++)
-		v[i] = frame_get(frame, &pos, w[i]);
+		v[i] = smdsp_v34_info_get(frame, &pos, w[i]);
 	set_fields(info, v);
 	return fields_ok(info) ? 0 : -SMDSP_V34_INFO_ERR_RANGE;
 }

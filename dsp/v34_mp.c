@@ -21,33 +21,6 @@
 
 #define SYNC_BITS 17
 
-static unsigned int bit_at(const uint8_t *f, unsigned int i)
-{
-	return (f[i >> 3] >> (i & 7)) & 1;
-}
-
-static void put(uint8_t *f, unsigned int *pos, uint32_t v, unsigned int width)
-{
-	unsigned int k;
-
-	for (k = 0; k < width; k++, (*pos)++) {
-		if ((v >> k) & 1)
-			f[*pos >> 3] |= (uint8_t)(1u << (*pos & 7));
-		else
-			f[*pos >> 3] &= (uint8_t)~(1u << (*pos & 7));
-	}
-}
-
-static uint32_t get(const uint8_t *f, unsigned int *pos, unsigned int width)
-{
-	uint32_t v = 0;
-	unsigned int k;
-
-	for (k = 0; k < width; k++, (*pos)++)
-		v |= (uint32_t)bit_at(f, *pos) << k;
-	return v;
-}
-
 unsigned int smdsp_v34_mp_bits(unsigned int type)
 {
 	return type == 0 ? SMDSP_V34_MP0_BITS : type == 1 ? SMDSP_V34_MP1_BITS : 0;
@@ -61,7 +34,7 @@ static unsigned int crc_at(unsigned int type)
 
 uint16_t smdsp_v34_mp_crc(const uint8_t *frame, unsigned int nbits)
 {
-	unsigned int type = bit_at(frame, 18);
+	unsigned int type = smdsp_v34_info_bit(frame, 18);
 
 	if (nbits < smdsp_v34_mp_bits(type))
 		return 0xffff;
@@ -81,35 +54,35 @@ int smdsp_v34_mp_pack(const struct smdsp_v34_mp *mp, uint8_t *frame)
 
 	if (!range_ok(mp))
 		return -EINVAL;
-	put(frame, &pos, 0x1ffff, SYNC_BITS);
-	put(frame, &pos, 0, 1);
-	put(frame, &pos, mp->type, 1);
-	put(frame, &pos, 0, 1);
-	put(frame, &pos, mp->rate_c_to_a, 4);
-	put(frame, &pos, mp->rate_a_to_c, 4);
-	put(frame, &pos, mp->aux, 1);
-	put(frame, &pos, mp->trellis, 2);
-	put(frame, &pos, mp->nonlinear, 1);
-	put(frame, &pos, mp->expanded, 1);
-	put(frame, &pos, mp->ack, 1);
-	put(frame, &pos, 0, 1);
-	put(frame, &pos, mp->rates, 15);
-	put(frame, &pos, mp->asymmetric, 1);
+	smdsp_v34_info_put(frame, &pos, 0x1ffff, SYNC_BITS);
+	smdsp_v34_info_put(frame, &pos, 0, 1);
+	smdsp_v34_info_put(frame, &pos, mp->type, 1);
+	smdsp_v34_info_put(frame, &pos, 0, 1);
+	smdsp_v34_info_put(frame, &pos, mp->rate_c_to_a, 4);
+	smdsp_v34_info_put(frame, &pos, mp->rate_a_to_c, 4);
+	smdsp_v34_info_put(frame, &pos, mp->aux, 1);
+	smdsp_v34_info_put(frame, &pos, mp->trellis, 2);
+	smdsp_v34_info_put(frame, &pos, mp->nonlinear, 1);
+	smdsp_v34_info_put(frame, &pos, mp->expanded, 1);
+	smdsp_v34_info_put(frame, &pos, mp->ack, 1);
+	smdsp_v34_info_put(frame, &pos, 0, 1);
+	smdsp_v34_info_put(frame, &pos, mp->rates, 15);
+	smdsp_v34_info_put(frame, &pos, mp->asymmetric, 1);
 	if (mp->type == 1) {
 		for (i = 0; i < 6; i++) {
-			put(frame, &pos, 0, 1);
-			put(frame, &pos, (uint16_t)mp->h[i], 16);
+			smdsp_v34_info_put(frame, &pos, 0, 1);
+			smdsp_v34_info_put(frame, &pos, (uint16_t)mp->h[i], 16);
 		}
 	}
-	put(frame, &pos, 0, 1);
-	put(frame, &pos, mp->reserved, 16);
-	put(frame, &pos, 0, 1);
+	smdsp_v34_info_put(frame, &pos, 0, 1);
+	smdsp_v34_info_put(frame, &pos, mp->reserved, 16);
+	smdsp_v34_info_put(frame, &pos, 0, 1);
 	crc_pos = pos;
 	crc = smdsp_v34_info_crc(frame, SYNC_BITS, crc_pos - SYNC_BITS);
 	for (i = 0; i < 16; i++)
-		put(frame, &pos, (crc >> (15 - i)) & 1, 1);
+		smdsp_v34_info_put(frame, &pos, (crc >> (15 - i)) & 1, 1);
 	while (pos < smdsp_v34_mp_bits(mp->type))
-		put(frame, &pos, 0, 1);
+		smdsp_v34_info_put(frame, &pos, 0, 1);
 	return (int)pos;
 }
 
@@ -120,38 +93,38 @@ int smdsp_v34_mp_unpack(const uint8_t *frame, unsigned int nbits, struct smdsp_v
 	memset(mp, 0, sizeof(*mp));
 	if (nbits < SMDSP_V34_MP0_BITS)
 		return SMDSP_V34_MP_SHORT;
-	if (get(frame, &pos, SYNC_BITS) != 0x1ffff)
+	if (smdsp_v34_info_get(frame, &pos, SYNC_BITS) != 0x1ffff)
 		return SMDSP_V34_MP_SYNC;
-	type = bit_at(frame, 18);
+	type = smdsp_v34_info_bit(frame, 18);
 	if (nbits < smdsp_v34_mp_bits(type))
 		return SMDSP_V34_MP_SHORT;
 	for (i = SYNC_BITS; i <= crc_at(type) - 1; i += 17)
-		if (bit_at(frame, i))
+		if (smdsp_v34_info_bit(frame, i))
 			return SMDSP_V34_MP_START;
 	if (smdsp_v34_mp_crc(frame, nbits))
 		return SMDSP_V34_MP_CRC;
 	pos = 18;
-	mp->type = get(frame, &pos, 1);
+	mp->type = smdsp_v34_info_get(frame, &pos, 1);
 	pos++;
-	mp->rate_c_to_a = get(frame, &pos, 4);
-	mp->rate_a_to_c = get(frame, &pos, 4);
-	mp->aux = get(frame, &pos, 1);
-	mp->trellis = get(frame, &pos, 2);
-	mp->nonlinear = get(frame, &pos, 1);
-	mp->expanded = get(frame, &pos, 1);
-	mp->ack = get(frame, &pos, 1);
+	mp->rate_c_to_a = smdsp_v34_info_get(frame, &pos, 4);
+	mp->rate_a_to_c = smdsp_v34_info_get(frame, &pos, 4);
+	mp->aux = smdsp_v34_info_get(frame, &pos, 1);
+	mp->trellis = smdsp_v34_info_get(frame, &pos, 2);
+	mp->nonlinear = smdsp_v34_info_get(frame, &pos, 1);
+	mp->expanded = smdsp_v34_info_get(frame, &pos, 1);
+	mp->ack = smdsp_v34_info_get(frame, &pos, 1);
 	pos++;
 	/* bit 49 is reserved: not interpreted */
-	mp->rates = (uint16_t)(get(frame, &pos, 15) & 0x3fff);
-	mp->asymmetric = get(frame, &pos, 1);
+	mp->rates = (uint16_t)(smdsp_v34_info_get(frame, &pos, 15) & 0x3fff);
+	mp->asymmetric = smdsp_v34_info_get(frame, &pos, 1);
 	if (type == 1) {
 		for (i = 0; i < 6; i++) {
 			pos++;
-			mp->h[i] = (int16_t)(uint16_t)get(frame, &pos, 16);
+			mp->h[i] = (int16_t)(uint16_t)smdsp_v34_info_get(frame, &pos, 16);
 		}
 	}
 	pos++;
-	mp->reserved = (uint16_t)get(frame, &pos, 16);
+	mp->reserved = (uint16_t)smdsp_v34_info_get(frame, &pos, 16);
 	if (!range_ok(mp))
 		return SMDSP_V34_MP_RANGE;
 	return SMDSP_V34_MP_OK;
@@ -170,7 +143,7 @@ unsigned int smdsp_v34_mp_e(uint8_t *frame)
 {
 	unsigned int pos = 0;
 
-	put(frame, &pos, 0xfffff, SMDSP_V34_E_BITS);
+	smdsp_v34_info_put(frame, &pos, 0xfffff, SMDSP_V34_E_BITS);
 	return pos;
 }
 
@@ -181,7 +154,7 @@ bool smdsp_v34_mp_is_e(const uint8_t *frame, unsigned int n)
 	if (n < SMDSP_V34_E_BITS)
 		return false;
 	for (i = 0; i < SMDSP_V34_E_BITS; i++)
-		if (!bit_at(frame, i))
+		if (!smdsp_v34_info_bit(frame, i))
 			return false;
 	return true;
 }

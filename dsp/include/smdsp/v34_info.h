@@ -119,6 +119,14 @@ unsigned int smdsp_v34_info_bits(enum smdsp_v34_info_kind kind);
  */
 uint16_t smdsp_v34_info_crc(const uint8_t *frame, unsigned int first, unsigned int n);
 /*
+ * A frame's bits, first bit in bit 0 of byte 0 (INFO and MP alike): bit i;
+ * width bits of v written, and read, from *pos on, least significant first,
+ * *pos moved past them.
+ */
+unsigned int smdsp_v34_info_bit(const uint8_t *f, unsigned int i);
+void smdsp_v34_info_put(uint8_t *f, unsigned int *pos, uint32_t v, unsigned int width);
+uint32_t smdsp_v34_info_get(const uint8_t *f, unsigned int *pos, unsigned int width);
+/*
  * Packs info into frame (fill bits, sync, fields, CRC, fill bits); returns the
  * number of bits, or -EINVAL if a field is out of its table's range.
  */

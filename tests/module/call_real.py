@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import guestboot
+from smlab import checks
 from smlab.guest import available_kernels, run_guest
 from smlab.jack import jack_server
 from smlab.procs import Group
@@ -40,8 +41,7 @@ def run_call(args=DEFAULT_ARGS, nbytes=int(os.environ.get("CALL_BYTES", "512")),
     """One call; returns (guest result, results dir, smline records)."""
     kver = kernel()
     assert kver, "no 6.1 generic kernel installed: make deps"
-    ko = Path(os.environ.get("SMODEM_KO") or TOP / "build" / kver / "smodem.ko")
-    assert ko.is_file(), "%s missing: make modules" % ko
+    ko = checks.module(kver)
     assert SMLINE.is_file(), "%s missing: make line" % SMLINE
     out = Path(out)
     subprocess.run(["rm", "-rf", str(out)], check=True)

@@ -91,9 +91,21 @@ while [ $n -lt 40 ]; do
 	c=$(nth_context $n)
 	insmod $K hw=$hw context=$c || fails=$((fails + 1))
 	s=$(ls -d $D/*/stats | head -n 1)
-	(k=0; while cat "$s" > /dev/null 2>&1; do k=$((k + 1)); done
+	rm -f $T/unload-read.first
+	(k=0; while cat "$s" > /dev/null 2>&1; do
+		k=$((k + 1))
+		[ $k = 1 ] && : > $T/unload-read.first
+	 done
 	 echo $k >> $T/unload-read.reads) &
 	reader=$!
+	# the teardown lands while the reader is in its loop, however slow
+	# the kernel (a debug kernel's first fork and read take longer than
+	# the pause below): wait for its first read, at most 10 s
+	w=0
+	while [ ! -e $T/unload-read.first ] && [ $w -lt 1000 ]; do
+		usleep 10000
+		w=$((w + 1))
+	done
 	usleep $((20000 + n * 1000))
 	if [ "$hw" = ac97 ] && [ $((n % 2)) = 0 ]; then
 		pci=$(ls /sys/bus/pci/drivers/smodem/ | grep '^0000:' | head -n 1)

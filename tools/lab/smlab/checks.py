@@ -8,6 +8,7 @@ import path, can run their pieces."""
 import json
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -29,9 +30,20 @@ def generic_kernel():
     return have[0] if have else None
 
 
+def ko_release(ko):
+    """The kernel release a module was built for (its vermagic's first word)."""
+    r = subprocess.run([shutil.which("modinfo") or "/sbin/modinfo", "-F", "vermagic", str(ko)], capture_output=True, text=True)
+    return r.stdout.split()[0] if r.returncode == 0 and r.stdout.strip() else None
+
+
 def module(kver):
-    """build/<kver>/smodem.ko (SMODEM_KO overrides)."""
-    ko = Path(os.environ.get("SMODEM_KO") or TOP / "build" / kver / "smodem.ko")
+    """build/<kver>/smodem.ko; SMODEM_KO overrides it for the kernel it was
+    built for only (check-debug sets it for the debug kernel, and a test that
+    boots another flavour beside it must not load that module there)."""
+    ko = os.environ.get("SMODEM_KO")
+    if not ko or (Path(ko).is_file() and ko_release(ko) not in (None, kver)):
+        ko = TOP / "build" / kver / "smodem.ko"
+    ko = Path(ko)
     assert ko.is_file(), "%s missing: make modules" % ko
     return ko
 

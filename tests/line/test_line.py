@@ -724,3 +724,74 @@ def test_jack_loopback_tone():
     assert res["rate_hz"] == pytest.approx(8000, rel=0.02)
     assert res["samples"] >= 2 * RATE
     assert res["underruns"] == 0 and res["overruns"] == 0
+
+
+# ---------------------------------------------------------------- a hostile line
+# What a broken or malicious modem might put on the line (testmodem --hostile):
+# full-scale noise, a large DC offset, full-scale square waves, a steady tone on
+# each modem's carrier and calling/answer frequency, V.8's ANSam forever.  Each
+# far modem must give up on it by its own timers (none may hold the line until
+# the other side hangs up), smline must stay in step sample for sample, and the
+# next ordinary call on the same line must carry its data.
+HOSTILE = ["noise", "dc", "square", "square=1800", "tone=980", "tone=1100", "tone=1180",
+           "tone=1200", "tone=1300", "tone=1650", "tone=1800", "tone=2100", "tone=2400",
+           "ansam"]
+HOSTILE_FAR = ["v21", "v22bis,v42", "v32bis,v42", "v32bis,v8,v42", "fax"]
+
+
+@pytest.mark.parametrize("signal", HOSTILE)
+def test_hostile_line_far_answers(signal):
+    """The far end answers five calls (V.21, V.22bis, V.32bis, V.32bis after
+    V.8, fax) that bring only the signal for 40 s, then an ordinary V.22bis
+    call.  The trained modems and the fax give up within 30 s of the call's
+    start; V.21, which has no training, may take the signal for a carrier
+    (it then stays connected, as a hardware V.21 modem would)."""
+    la, ma = [], []
+    for i, words in enumerate(HOSTILE_FAR):
+        la += ["--route", "555200%d=answer:%s" % (i, words)]
+        ma += ["--dial", "555200%d" % i]
+    n = len(HOSTILE_FAR)
+    c = call(la + ["--route", answer_route(n=2048)],
+             ma + modem_args(n=2048) + ["--hostile", signal + ":40", "--hostile-calls", str(n),
+                                        "--max-s", "600"], timeout=120, calls=n + 1)
+    assert [m["result"] for m in c.modems] == ["HOSTILE"] * n + ["CONNECT"], c.modem_err
+    assert [r["call"] for r in c.records] == list(range(1, n + 2))
+    for words, r in zip(HOSTILE_FAR, c.records):
+        far = [(e["t"] - r["start_sample"]) / RATE for e in r["events"]
+               if e["event"] == "far end hangs up"]
+        assert r.get("bytes_to_modem", 0) == 0 or words == "v21", (words, r)
+        if words == "v21" and r["result"] == "connected":
+            assert r["end"] == "local-hangup", r
+            continue
+        assert r["result"] == "failed" and r["end"] == "remote-hangup", (words, r)
+        assert far and far[0] < 30, (words, r["failure"], far)
+    last = c.records[-1]
+    assert last["result"] == "connected" and last["expect_ok"], last
+    assert c.modems[-1]["expect_ok"] and c.modems[-1]["mismatches"] == 0
+    # in step: the modem's clock and the line's agree on when the last call ended
+    assert last["end_sample"] / RATE == pytest.approx(c.modems[-1]["end_s"], abs=1.5)
+
+
+@pytest.mark.parametrize("signal", HOSTILE)
+def test_hostile_line_far_calls(signal):
+    """The far end calls (each of the five) and the answering side brings
+    only the signal for 70 s: every caller gives up by its own timer (no
+    answer tone, an answer tone or V.8 that never ends, training, T.30's T1)
+    within 65 s."""
+    for words in HOSTILE_FAR:
+        c = call(["--incoming", "1.0=" + words],
+                 ["--answer", "1", "--hostile", signal + ":70", "--max-s", "120"], timeout=60)
+        r = c.rec
+        far = [(e["t"] - r["start_sample"]) / RATE for e in r["events"]
+               if e["event"] == "far end hangs up"]
+        assert c.modem["result"] == "HOSTILE", c.modem_err
+        assert r["result"] == "failed" and r["end"] == "remote-hangup", (words, r)
+        assert far and far[0] < 65, (words, r["failure"], far)
+        assert r.get("bytes_to_modem", 0) == 0
+
+
+@pytest.mark.parametrize("bad", ["hum", "tone=0", "tone=4000", "square=x", "noise:0", "noise:abc"])
+def test_hostile_option_rejected(bad):
+    r = subprocess.run([TESTMODEM, "--fd", "0", "--answer", "1", "--hostile", bad],
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 2 and "bad hostile signal" in r.stderr

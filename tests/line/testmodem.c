@@ -24,6 +24,13 @@
  *                      route words of tools/line/fax.h: faxsend=PATH,
  *                      faxrecv=PATH, faxmodems=..., ecm, ident=...); it
  *                      hangs up at T.30's phase E; the JSON gains "fax"
+ *   --hostile SIGNAL[:SECONDS]  instead of a modem, send SIGNAL for SECONDS
+ *                      (default 40) once off-hook, then hang up ("HOSTILE"):
+ *                      noise (full scale), dc (a +28000 offset), square[=HZ]
+ *                      (full scale, 1200 Hz), tone=HZ (-10 dBm0), ansam
+ *                      (2100 Hz, 15 Hz AM, reversals every 450 ms); the far
+ *                      modem must survive it and the line stay in step
+ *   --hostile-calls N  the first N calls are hostile (default: all)
  */
 #include <math.h>
 #include <stdio.h>
@@ -41,8 +48,10 @@
 #define BLOCK 80
 #define CP_BLOCK 400		/* 50 ms: 20 Hz bins keep 440 and 480 apart */
 
-enum tstate { T_START, T_WAIT_DT, T_DIAL, T_PROGRESS, T_MODEM, T_HANGUP,
-	      T_RING_WAIT, T_DONE };
+enum tstate { T_START, T_WAIT_DT, T_DIAL, T_PROGRESS, T_MODEM, T_HOSTILE,
+	      T_HANGUP, T_RING_WAIT, T_DONE };
+
+enum hostile { H_NONE, H_NOISE, H_DC, H_SQUARE, H_TONE, H_ANSAM };
 
 struct burst_log {
 	double on[64], off[64];
@@ -67,6 +76,11 @@ struct tm_ {
 	struct sml_modem_cfg mcfg;
 	struct sml_fax_cfg fcfg;
 	const char *send_spec, *expect_spec;
+	enum hostile hostile;
+	double hostile_hz, hostile_s;
+	int hostile_calls, call_no;
+	uint32_t hrng;
+	double hphase;
 	/* hook and dialing */
 	bool offhook;
 	dtmf_tx_state_t *dtmf;
@@ -199,11 +213,96 @@ static void cp_feed(struct tm_ *t, const int16_t *rx, int n)
 	}
 }
 
+/* ---- a hostile line: what a broken or malicious modem might send ---- */
+static int hostile_parse(struct tm_ *t, const char *v)
+{
+	char name[32];
+	const char *colon = strchr(v, ':');
+	size_t n = colon ? (size_t)(colon - v) : strlen(v);
+	char *end;
+
+	if (n >= sizeof(name))
+		return -1;
+	memcpy(name, v, n);
+	name[n] = 0;
+	t->hostile_s = colon ? strtod(colon + 1, &end) : 40;
+	if (colon && (*end || t->hostile_s <= 0))
+		return -1;
+	t->hostile_hz = 1200;
+	if (!strcmp(name, "noise")) {
+		t->hostile = H_NOISE;
+	} else if (!strcmp(name, "dc")) {
+		t->hostile = H_DC;
+	} else if (!strcmp(name, "ansam")) {
+		t->hostile = H_ANSAM;
+	} else if (!strncmp(name, "square", 6) || !strncmp(name, "tone=", 5)) {
+		t->hostile = name[0] == 's' ? H_SQUARE : H_TONE;
+		if (name[0] == 's' && !name[6])
+			return 0;
+		if (name[0] == 's' && name[6] != '=')
+			return -1;
+		t->hostile_hz = strtod(strchr(name, '=') + 1, &end);
+		if (*end || t->hostile_hz <= 0 || t->hostile_hz >= SML_RATE / 2)
+			return -1;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+static bool call_is_hostile(const struct tm_ *t)
+{
+	return t->hostile != H_NONE &&
+	       (t->hostile_calls < 0 || t->call_no < t->hostile_calls);
+}
+
+static void hostile_block(struct tm_ *t, int16_t *tx)
+{
+	double amp = sml_dbm0_to_rms(-10) * sqrt(2.0);
+	int i;
+
+	for (i = 0; i < BLOCK; i++) {
+		double c = sin(t->hphase);
+		int64_t k = t->now + i - t->st_since;
+
+		switch (t->hostile) {
+		case H_NOISE:
+			t->hrng ^= t->hrng << 13;
+			t->hrng ^= t->hrng >> 17;
+			t->hrng ^= t->hrng << 5;
+			tx[i] = (int16_t)(t->hrng >> 16);
+			break;
+		case H_DC:
+			tx[i] = 28000;
+			break;
+		case H_SQUARE:
+			tx[i] = c >= 0 ? 32767 : -32768;
+			break;
+		case H_TONE:
+			tx[i] = (int16_t)lrint(amp * c);
+			break;
+		case H_ANSAM:
+			/* V.8's ANSam: 15 Hz AM at 20 %, a reversal each 450 ms */
+			tx[i] = (int16_t)lrint(amp / 1.2 * (1.0 + 0.2 * sin(2.0 * M_PI * 15.0 * k / SML_RATE)) *
+					       (k / SML_MS(450) % 2 ? -c : c));
+			break;
+		case H_NONE:
+			break;
+		}
+		t->hphase = fmod(t->hphase + 2.0 * M_PI * (t->hostile == H_ANSAM ? 2100.0 : t->hostile_hz) /
+				 SML_RATE, 2.0 * M_PI);
+	}
+}
+
 /* ---- modem and data ---- */
 static void start_modem(struct tm_ *t, bool answer)
 {
 	struct sml_modem_cfg c = t->mcfg;
 
+	if (call_is_hostile(t)) {
+		set_state(t, T_HOSTILE);
+		return;
+	}
 	if (t->fcfg.on) {
 		struct sml_fax_cfg fc = t->fcfg;
 
@@ -384,6 +483,11 @@ static void step(struct tm_ *t, const int16_t *rx, int16_t *tx)
 			hang_up(t, "CONNECT");
 		break;
 	}
+	case T_HOSTILE:
+		hostile_block(t, tx);
+		if (t->now - t->st_since >= (int64_t)(t->hostile_s * SML_RATE))
+			hang_up(t, "HOSTILE");
+		break;
 	case T_HANGUP:
 		if (t->now - t->st_since >= SML_MS(1000))
 			set_state(t, T_DONE);
@@ -551,6 +655,8 @@ int main(int argc, char **argv)
 	t.hold_s = 0.5;
 	t.max_s = 180;
 	t.done_at = -1;
+	t.hostile_calls = -1;
+	t.hrng = 0x2545f491;
 	sml_modem_cfg_default(&t.mcfg);
 	sml_fax_cfg_default(&t.fcfg);
 	for (i = 1; i < argc; i++) {
@@ -610,6 +716,15 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			i++;
+		} else if (!strcmp(o, "--hostile") && v) {
+			if (hostile_parse(&t, v)) {
+				fprintf(stderr, "testmodem: bad hostile signal %s\n", v);
+				return 2;
+			}
+			i++;
+		} else if (!strcmp(o, "--hostile-calls") && v) {
+			t.hostile_calls = atoi(v);
+			i++;
 		} else if (!strcmp(o, "-v")) {
 			sml_log_level = SML_LOG_DEBUG;
 		} else {
@@ -644,6 +759,7 @@ int main(int argc, char **argv)
 				break;
 			report(&t, false);
 			reset_call(&t);
+			t.call_no++;
 			t.dial = t.dials[t.next_dial++];
 			set_state(&t, T_START);
 		}

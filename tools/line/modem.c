@@ -925,6 +925,18 @@ static void run_caller(struct sml_modem *m, const int16_t *rx, int16_t *tx,
 	}
 	if (m->v8_sent && m->phase != SML_PH_V8)
 		set_phase(m, SML_PH_V8, "CM");
+	/*
+	 * An answer tone lasts 2.6-4 s (V.25) and V.8's exchange a few more: a
+	 * tone that never ends, or a V.8 that never finishes, is not a modem.
+	 * Without this a line that plays 2100 Hz forever held the call until
+	 * the other side hung up.
+	 */
+	if ((m->phase == SML_PH_ANS || m->phase == SML_PH_V8) &&
+	    m->now - m->phase_start >= SML_MS(m->cfg.wait_ans_ms)) {
+		fail(m, m->phase == SML_PH_V8 ? "V.8 did not finish" :
+		     "answer tone did not end");
+		return;
+	}
 	if (m->v8 && m->v8_status == V8_STATUS_V8_CALL) {
 		pick_v8_modulation(m);
 		if (!m->v8_mods) {

@@ -215,11 +215,17 @@ static void tx_cj(struct smdsp_v8 *s)
 	unsigned int end = s->tx_pos;
 
 	/*
-	 * Complete the octet in progress (octets start every 10 bits after
-	 * the 10-bit preamble), but stop a preamble at once: its ten ones
-	 * and CJ's first zero octet would read as a CI sync.
+	 * Ten ones and CJ's first zero octet read as a CI sync, which eats
+	 * that octet (SpanDSP's answerer then counts two zero octets, not
+	 * three, and never hears CJ). Counting the stop bit before it, a
+	 * preamble stopped after at most eight of its ones is safe; from the
+	 * ninth on, send the rest of it and its sync octet, so that CJ follows
+	 * a sync. Anywhere else, complete the octet in progress (octets start
+	 * every 10 bits after the preamble): each holds a zero.
 	 */
-	if (end >= PREAMBLE_BITS && end < s->tx_len && end % 10)
+	if (end < s->tx_len && end >= PREAMBLE_BITS - 1 && end < 2 * PREAMBLE_BITS)
+		end = 2 * PREAMBLE_BITS;
+	else if (end >= PREAMBLE_BITS && end < s->tx_len && end % 10)
 		end += 10 - end % 10;
 	if (end > s->tx_len)
 		end = s->tx_len;

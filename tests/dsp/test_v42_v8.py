@@ -259,6 +259,11 @@ def test_v8_with_spandsp_selects_v22bis(v8, name):
     assert r['lapm'] == '1'
 
 
+def test_v8_cj_heard_at_every_line_delay(v8):
+    r = v8['ours_calls_span_sweep']
+    assert r['ok'] == '1' and int(r['of']) >= 100, r
+
+
 def test_v8_ours_ours(v8):
     assert v8['ours_ours_v22bis']['ok'] == '1'
     assert v8['ours_ours_v22bis']['selected'] == '0x4/0x4'

@@ -190,9 +190,39 @@ static struct smdsp_v8_config our_cfg(int calling)
 }
 
 /* ours against SpanDSP's V.8 */
+/* a line of d samples each way (d < DELAY_MAX) between the two ends */
+#define DELAY_MAX	4096
+struct delay_line {
+	int16_t buf[DELAY_MAX];
+	int d, pos;
+};
+
+static void line_pass(struct delay_line *l, int16_t *x, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		int16_t in = x[i];
+
+		x[i] = l->buf[l->pos];
+		l->buf[l->pos] = in;
+		l->pos = l->pos + 1 >= l->d ? 0 : l->pos + 1;
+	}
+}
+
+static int t_span_line(int ours_calling, int v92, unsigned int span_mods, int delay_ms,
+		       int line_samples, const char *name);
+
 static void t_span(int ours_calling, int v92, unsigned int span_mods, int delay_ms,
 		   const char *name)
 {
+	t_span_line(ours_calling, v92, span_mods, delay_ms, 0, name);
+}
+
+static int t_span_line(int ours_calling, int v92, unsigned int span_mods, int delay_ms,
+		       int line_samples, const char *name)
+{
+	static struct delay_line up, down;
 	struct smdsp_v8_config c = our_cfg(ours_calling);
 	struct our_side o;
 	struct span_side sp;
@@ -203,6 +233,9 @@ static void t_span(int ours_calling, int v92, unsigned int span_mods, int delay_
 	int ok;
 
 	memset(&sp, 0, sizeof(sp));
+	memset(&up, 0, sizeof(up));
+	memset(&down, 0, sizeof(down));
+	up.d = down.d = line_samples;
 	our_init(&o, &c);
 	span_parms(&parms, MODEM_CONNECT_TONES_ANSAM_PR, span_mods, v92);
 	sp.v8 = v8_init(NULL, !ours_calling, &parms, span_result, &sp);
@@ -218,6 +251,10 @@ static void t_span(int ours_calling, int v92, unsigned int span_mods, int delay_
 			continue;
 		}
 		our_tx(&o, to_span, BLOCK);
+		if (line_samples) {
+			line_pass(&up, to_span, BLOCK);
+			line_pass(&down, to_ours, BLOCK);
+		}
 		v8_rx(sp.v8, to_span, BLOCK);
 		our_rx(&o, to_ours, BLOCK, t);
 		if (o.done_at >= 0 && (sp.status == V8_STATUS_V8_CALL ||
@@ -254,6 +291,7 @@ static void t_span(int ours_calling, int v92, unsigned int span_mods, int delay_
 	}
 	our_free(&o);
 	v8_free(sp.v8);
+	return ok;
 }
 
 /* ours against ours, through the same SpanDSP V.21 modems */
@@ -381,6 +419,22 @@ int main(void)
 	t_span(0, 0, V8_MOD_V22 | V8_MOD_V90 | V8_MOD_V23, 0, "span_calls_ours_v92_msgs");
 	/* SpanDSP's JM echoes our CM (V.21 too), though it was set up for V.22 only */
 	t_span(1, 0, V8_MOD_V22, 0, "ours_calls_span_v22_only");
+	/*
+	 * JM reaches our caller at every point of its CM (about 90 bits of 26.7
+	 * samples) across line delays: our CJ must follow whatever bit it
+	 * interrupts and SpanDSP's answerer hear it. Before CJ finished the
+	 * preamble's ninth and tenth ones, 2 of 65 delays failed here.
+	 */
+	{
+		int d, good = 0, n = 0;
+
+		for (d = 1; d < 2400; d += 13, n++)
+			good += t_span_line(1, -1, V8_MOD_V22 | V8_MOD_V32 | V8_MOD_V21, 0, d,
+					    "ours_calls_span_line");
+		printf("RESULT name=ours_calls_span_sweep ok=%d good=%d of=%d\n",
+		       good == n, good, n);
+		CHECK(good == n, "CJ heard by SpanDSP at %d of %d line delays", good, n);
+	}
 	t_ours_ours(SMDSP_V8_MOD_V22 | SMDSP_V8_MOD_V21, SMDSP_V8_MOD_V22 | SMDSP_V8_MOD_V21,
 		    SMDSP_V8_MOD_V22, "ours_ours_v22bis");
 	t_ours_ours(SMDSP_V8_MOD_V22 | SMDSP_V8_MOD_V21, SMDSP_V8_MOD_V21, SMDSP_V8_MOD_V21,

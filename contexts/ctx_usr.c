@@ -324,6 +324,7 @@ static int usr_wait(struct usr *u, bool nonblock)
 	a->gap = u->up.gap.grew;
 	a->gap_len = u->up.gap.len;
 	a->gap_late = u->up.gap.late;
+	a->lead = u->up.gap.lead;
 	a->tx_len = u->tx_len;
 	a->tx_used = 0;
 	a->rx_room = u->rx_room;

@@ -73,10 +73,13 @@ static inline bool smodem_call_ec_required(enum at_ec ec)
  * The pump's configuration for one call.  S6 is both the blind dialling
  * delay and, when longer than SMODEM_DIALTONE_MS (its 2 s default is too
  * short to recognise a dial tone: 1 s North American, 2.6 s ETSI), the
- * wait for one.
+ * wait for one.  lead: the core's output lead (frames, 0: not known),
+ * the soonest the call's own echo can be back: V.32bis's canceller runs
+ * there, over a 2-wire line.
  */
 static inline void smodem_call_config(const struct at_call *c, bool answer,
-					struct smdsp_modem_config *cfg)
+				      u32 lead,
+				      struct smdsp_modem_config *cfg)
 {
 	u32 s6_ms = c->dialtone_wait_s * 1000;
 
@@ -104,6 +107,7 @@ static inline void smodem_call_config(const struct at_call *c, bool answer,
 	cfg->max_rate = c->max_rate;
 	cfg->wait_answer_ms = c->carrier_wait_s * 1000;
 	cfg->carrier_loss_ms = c->carrier_loss_ds * 100;
+	cfg->echo_latency = lead;
 }
 
 /*

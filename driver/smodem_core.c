@@ -266,6 +266,7 @@ static void tx_grow(struct smodem_dev *sd, u64 pos, u32 n, u64 tx_hw,
 	up->gap.start = g.start;
 	up->gap.len = up->gap.grew ? g.len : 0;
 	up->gap.late = up->gap.grew ? g.late : 0;
+	up->gap.lead = g.lead;
 	sd->tx_lead = g.lead;
 }
 

@@ -196,7 +196,7 @@ static void start_call(struct call_modem *cm)
 	char digits[AT_DIAL_MAX + 1];
 	int err;
 
-	smodem_call_config(c, answer, &cfg);
+	smodem_call_config(c, answer, cm->base.lead, &cfg);
 	err = smdsp_modem_configure(cm->m, &cfg);
 	cm->connected = false;
 	cm->ec_wait = false;
@@ -784,6 +784,10 @@ static void call_show(struct smodem_modem *base, struct seq_file *sf)
 	seq_printf(sf, "engine_tx_gaps %llu\n", cs.tx_gaps);
 	seq_printf(sf, "engine_tx_gap_filled %llu\n", cs.tx_gap_filled);
 	seq_printf(sf, "engine_tx_gap_late %llu\n", cs.tx_gap_late);
+	/* V.32bis's canceller: -1 none (4-wire), 0 no V.32bis in the call */
+	seq_printf(sf, "engine_echo_latency %d\n", cs.dsp.echo_latency);
+	seq_printf(sf, "engine_echo_erle_db %d\n", cs.dsp.echo_erle_db_q8 / 256);
+	seq_printf(sf, "engine_v32_rtd %d\n", cs.dsp.v32_rtd);
 	seq_printf(sf, "engine_fax %d\n", cs.fax_on);
 	seq_printf(sf, "engine_fax_phase %u\n", cs.fax_phase);
 	seq_printf(sf, "engine_fax_frames_tx %u\n", cs.fax.frames_tx);

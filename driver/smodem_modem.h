@@ -39,8 +39,16 @@ struct smodem_modem_ops {
 	void (*free)(struct smodem_modem *m);
 };
 
+/**
+ * struct smodem_modem - the modem as the core sees it
+ * @ops: what the core asks of it
+ * @lead: the output lead of the period running (smodem_modem_step()): a
+ *	period's output is written this many frames after its input, so its
+ *	echo can be back no earlier (V.32bis's echo canceller sits there)
+ */
 struct smodem_modem {
 	const struct smodem_modem_ops *ops;
+	u32 lead;
 };
 
 /*
@@ -59,12 +67,14 @@ struct smodem_modem *smodem_modem_create(struct smodem_link *link, u32 rate,
  * @len: the frames to fill, ahead of the period's own output
  * @late: frames of the move the output engine had already played
  * @start: the first frame to fill (the kernel's count, for placing them)
+ * @lead: the lead from this period on, grown or not (0: not known)
  */
 struct smodem_gap {
 	bool grew;
 	u32 len;
 	u32 late;
 	u64 start;
+	u32 lead;
 };
 
 /**
@@ -94,6 +104,7 @@ static inline u32 smodem_modem_step(struct smodem_modem *m,
 {
 	u32 off, k;
 
+	m->lead = gap->lead;
 	if (gap->grew) {
 		m->ops->gap(m, gap->len, gap->late);
 		for (off = 0; off < gap->len; off += k) {

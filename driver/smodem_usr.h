@@ -94,7 +94,7 @@ struct smodem_usr_area {
 	u32 tx_len;		/* bytes for the line: tx_bytes[0, tx_len) */
 	u32 rx_room;		/* bytes the tty can take now */
 	u32 attach;		/* this open()'s number, from 1 */
-	u32 pad0;
+	u32 lead;		/* the output lead from this period on (frames) */
 	struct smodem_cmd cmd;	/* what == 0: no command */
 
 	/* The daemon's, read at DONE. */

@@ -161,10 +161,14 @@ fuzz: $(DSP_FUZZ)
 # our receiver decodes in each file and fails if a V.34 call's file (a name without "V32")
 # gave no INFO0 with a good CRC; tests/dsp/v34_probe_recordings finds each file's L1/L2, prints
 # the line probing analysis and the rate it would choose beside the rate in the file's name, and
-# fails if a file has no probing signal. Optional: the files are not in the repository.
+# fails if a file has no probing signal; tests/dsp/v34_phase2_recordings runs our phase 2 controller
+# listening only to each file (an answer modem hears *_L_caller, a call modem *_R_answerer), prints
+# each step of the far end's phase 2 as it follows it, and fails if one was not followed to INFO1.
+# Optional: the files are not in the repository.
 RECORDINGS    ?=
 DSP_V34REC    := $(DSP_BUILD)/tests/v34_recordings
 DSP_V34PROBE  := $(DSP_BUILD)/tests/v34_probe_recordings
+DSP_V34P2REC  := $(DSP_BUILD)/tests/v34_phase2_recordings
 .PHONY: check-recordings check-recordings-v32bis check-recordings-v34
 # both receivers over the recordings; each half says what it followed
 check-recordings: check-recordings-v32bis check-recordings-v34
@@ -177,11 +181,17 @@ $(DSP_V34PROBE): tests/dsp/v34_probe_recordings.c $(DSP_LIB)
 	@mkdir -p $(dir $@)
 	$(DSP_CC) $(DSP_TCFLAGS) $< $(DSP_LIB) -o $@
 
-check-recordings-v34: $(DSP_V34REC) $(DSP_V34PROBE)
+$(DSP_V34P2REC): tests/dsp/v34_phase2_recordings.c $(DSP_LIB)
+	@mkdir -p $(dir $@)
+	$(DSP_CC) $(DSP_TCFLAGS) $< $(DSP_LIB) -o $@
+
+check-recordings-v34: $(DSP_V34REC) $(DSP_V34PROBE) $(DSP_V34P2REC)
 	@test -n "$(RECORDINGS)" || { echo "usage: make check-recordings RECORDINGS=dir"; exit 2; }
 	@set -e; files=$$(ls $(RECORDINGS)/*_L_caller.raw $(RECORDINGS)/*_R_answerer.raw 2>/dev/null \
 		| grep -iv v32 || true); \
 	test -n "$$files" || { echo "no V.34 *_L_caller.raw / *_R_answerer.raw in $(RECORDINGS)"; exit 2; }; \
 	$(DSP_V34REC) --require-info0 $$files; \
 	echo "== line probing (L1/L2) in each file"; \
-	$(DSP_V34PROBE) --require $$files
+	$(DSP_V34PROBE) --require $$files; \
+	echo "== phase 2 followed, listening only"; \
+	$(DSP_V34P2REC) --require $$files

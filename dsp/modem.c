@@ -134,6 +134,8 @@ struct smdsp_modem {
 	bool v32_heard;		/* its start-up began: AC heard (caller), AA heard (answerer) */
 	/* answerer without V.8: AC, then V.22bis if no AA came */
 	bool v32_auto;
+	bool v32_used;		/* this call: V.32bis's start-up ran (its canceller's figures) */
+	unsigned int last_n;	/* the last smdsp_modem_process() call's length */
 	struct smdsp_async_tx *atx;
 	struct smdsp_async_rx *arx;
 
@@ -561,6 +563,7 @@ static void v32_status(void *user, enum smdsp_status st)
 static void init_v32(struct smdsp_modem *m)
 {
 	struct smdsp_v32bis_config c;
+	unsigned int lat;
 
 	memset(&c, 0, sizeof(c));
 	c.caller = m->calling;
@@ -571,13 +574,16 @@ static void init_v32(struct smdsp_modem *m)
 	c.status_fn = v32_status;
 	c.user = m;
 	/*
-	 * 4-wire until the driver hands the engine its I/O loop's latency: the
-	 * canceller's near window sits that far behind what it sent, and a ring's
-	 * output lead is far more than the first block's length it would assume.
+	 * The canceller's near window sits the I/O loop's latency behind what
+	 * was sent: the user's, or the period's, never the CHUNK this engine
+	 * hands V.32bis its samples in.
 	 */
-	c.four_wire = true;
+	lat = m->cfg.echo_latency ? m->cfg.echo_latency : m->last_n;
+	c.four_wire = m->cfg.four_wire;
+	c.echo_latency = lat > SMDSP_V32BIS_MAX_LATENCY ? SMDSP_V32BIS_MAX_LATENCY + 1 : (int)lat;
 	smdsp_v32bis_init(&m->v32, &c);
 	m->v32_heard = false;
+	m->v32_used = true;
 }
 
 static void start_v32(struct smdsp_modem *m)
@@ -628,6 +634,7 @@ static void go_offhook(struct smdsp_modem *m, bool calling)
 	m->rx_overruns = 0;
 	m->v8_run = V8_IDLE;
 	m->v8_used = false;
+	m->v32_used = false;
 	m->v8_lapm = false;
 	m->v8_no_lapm = false;
 	m->v8_sig = -1;
@@ -1275,6 +1282,8 @@ int smdsp_modem_process(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, u
 {
 	if (!m || (n && (!rx || !tx)))
 		return -EINVAL;
+	if (n)
+		m->last_n = n;
 	while (n) {
 		unsigned int k = n < CHUNK ? n : CHUNK;
 
@@ -1325,7 +1334,7 @@ static bool tx_more(struct smdsp_modem *m, int16_t *tx, unsigned int n)
 		if (m->pump == PUMP_V22)
 			smdsp_v22bis_tx(&m->v22, tx, n);
 		else if (m->pump == PUMP_V32)
-			smdsp_v32bis_tx_process(&m->v32.tx, tx, n);
+			smdsp_v32bis_fill(&m->v32, tx, n);
 		else if (m->pump == PUMP_V21)
 			smdsp_fsk_tx_process(&m->fsk_tx, tx, n);
 		else
@@ -1425,6 +1434,12 @@ void smdsp_modem_get_stats(const struct smdsp_modem *m, struct smdsp_modem_stats
 	smdsp_async_rx_get_stats(m->arx, &st->async_rx);
 	if (m->v42_status >= 0)
 		smdsp_v42_get_stats(m->v42, &st->v42);
+	st->v32_rtd = -1;
+	if (m->v32_used) {
+		st->echo_latency = smdsp_v32bis_echo_latency(&m->v32);
+		st->echo_erle_db_q8 = smdsp_v32bis_echo_erle_db_q8(&m->v32);
+		st->v32_rtd = smdsp_v32bis_rtd(&m->v32);
+	}
 }
 
 static int check_config(struct smdsp_modem_config *c)

@@ -36,6 +36,20 @@
  * chosen again, so a worse line gets a lower one (status RETRAIN, then
  * TRAINED).
  *
+ * Rate renegotiation (V.32bis's, in the data, without a training): the end
+ * that asks sends S, S-bar and R4 (the rates it asks for); the other, having
+ * found S in its data, S until it has R4, S-bar and R5 (R4 and what it
+ * allows); the first, with R5, E at the fastest rate of both, B1 and the
+ * data; the other, hearing E, the same. No rate in common: the cleardown
+ * (a rate sequence naming none) and FAILED; no answer within
+ * SMDSP_V32BIS_RENEG_MS: a retrain. An end asks by itself for less when
+ * its data's SNR stays under the rate's need for a second or its
+ * receiver's raw errors come in bursts (the canceller's residual of a loud
+ * shifted far echo, which TRN's SNR, measured with this end silent, never
+ * saw), and for more when the SNR allows it for a few seconds. The
+ * receiver ends the data where S began, nothing of S delivered
+ * (v32bis_rx.c); the canceller is frozen through this end's S and S-bar.
+ *
  * The echo canceller (dsp/echo.c, near 128 + far 256 taps, unless the
  * configuration says four_wire): over a 2-wire line each receiver hears its
  * own signal back, through the local hybrid (the near echo) and from the
@@ -116,7 +130,20 @@ enum {
 	ANS_AC, ANS_CA, ANS_AC2, ANS_R1, ANS_R2, ANS_R3, ANS_E,
 	CAL_WAIT_AC, CAL_AA, CAL_CC, CAL_TRAIN1, CAL_R2, CAL_E,
 	ST_DATA, ST_FAILED,
+	RN_R4, RN_S, RN_R5, RN_E, RN_CLEAR,
 };
+
+/*
+ * Renegotiation: a second of data too poor for the rate goes down, and so
+ * do two bursts of raw errors (raw_watch()); UP_S seconds with the SNR a
+ * higher rate needs and UP_MARGIN_10 more go up, not within UP_HOLD_S of
+ * going down for the bursts (the line that caused them may come back).
+ */
+#define UP_S 3
+#define UP_MARGIN_10 20
+#define UP_HOLD_S 20
+#define RAW_BURST 8
+#define BURST_S 5
 
 unsigned int smdsp_v32bis_snr_rates(int snr_10)
 {
@@ -251,6 +278,9 @@ static void td_block(struct smdsp_v32bis_tonedet *d)
 		}
 	}
 	d->off = d->on[far][0] ? 0 : d->off + 1;
+	d->own = own;
+	d->end = d->n;
+	d->blocks++;
 	d->a_re = 0;
 	d->a_im = 0;
 	d->b_re = 0;
@@ -274,11 +304,84 @@ static void td_process(struct smdsp_v32bis_tonedet *d, const int16_t *x, unsigne
 		d->c_re += v * d->c3000[d->i];
 		d->c_im -= v * d->s3000[d->i];
 		d->pow += (uint64_t)((int64_t)v * v);
+		d->n++;
 		if (++d->i == SMDSP_V32BIS_BLK) {
 			d->i = 0;
 			td_block(d);
 		}
 	}
+}
+
+/*
+ * The near echo where the loop's latency misses it. echo_latency is the
+ * soonest this end's echo can be back; an audio path beyond the driver's
+ * ring (a sound server's buffers, a virtual machine's) delays it further,
+ * by an amount nobody on this side knows, and a near window that sits at
+ * the latency given cancels nothing. So the start-up times it on this
+ * end's first tone, which V.32 sends alone in its own bins: the caller's
+ * AA (1800 Hz) while the far end's AC or CA is at 600 and 3000 Hz, the
+ * answerer's AC while the caller is silent. The bins' power before the
+ * echo could be back (the latency given) is the floor; the first of
+ * NEAR_BLOCKS blocks in a row NEAR_RISE times above it (so that a far
+ * end's reversal, spread over every bin for a block or two, is not taken
+ * for it) is the echo. Found past the near window, the latency moves
+ * there, NEAR_BACK samples ahead of that block: the echo began within
+ * about a block of its start.
+ */
+#define NEAR_BLOCKS 4
+#define NEAR_RISE 16
+#define NEAR_BACK 64
+/* past the whole near window: one that holds part of a long echo stays */
+#define NEAR_REACH SMDSP_V32BIS_EC_NEAR
+
+static void near_start(struct smdsp_v32bis *s)
+{
+	if (!s->ec || s->near_lat >= 0 || s->retrains)
+		return;
+	s->near_on = true;
+	s->near_t0 = s->sent;
+	s->near_floor = 0;
+	s->near_run = 0;
+	s->near_blocks = s->td.blocks;
+}
+
+static void near_watch(struct smdsp_v32bis *s)
+{
+	const struct smdsp_v32bis_tonedet *d = &s->td;
+	/* the block's first sample, after the tone's first went out */
+	uint32_t from = d->end - SMDSP_V32BIS_BLK - s->near_t0;
+	/* a tone at -60 dBm0 in the bins: |z|^2 = (20 A)^2 */
+	uint64_t a = (uint64_t)smdsp_dbm0_to_amp(-600);
+	uint64_t least = 400 * a * a;
+
+	s->near_blocks = d->blocks;
+	/* after the tones the far end's training has 1800 Hz in it too */
+	if (smdsp_v32bis_phase(s) != SMDSP_V32BIS_PH_TONES) {
+		s->near_on = false;
+		return;
+	}
+	if ((int32_t)from < 0)
+		return;
+	if (from + SMDSP_V32BIS_BLK <= (uint32_t)s->lat) {
+		if (d->own > s->near_floor)
+			s->near_floor = d->own;
+		return;
+	}
+	if (d->own > NEAR_RISE * s->near_floor && d->own > least) {
+		if (!s->near_run++)
+			s->near_at = from;
+		if (s->near_run < NEAR_BLOCKS)
+			return;
+		s->near_on = false;
+		s->near_lat = (int)s->near_at;
+		if (s->near_at > (uint32_t)s->lat + NEAR_REACH &&
+		    s->near_at - NEAR_BACK <= SMDSP_V32BIS_MAX_LATENCY)
+			s->lat = (int)(s->near_at - NEAR_BACK);
+		return;
+	}
+	s->near_run = 0;
+	if (from > SMDSP_V32BIS_MAX_LATENCY + SMDSP_V32BIS_EC_NEAR)
+		s->near_on = false;
 }
 
 int smdsp_v32bis_init(struct smdsp_v32bis *s, const struct smdsp_v32bis_config *c)
@@ -294,9 +397,9 @@ int smdsp_v32bis_init(struct smdsp_v32bis *s, const struct smdsp_v32bis_config *
 	td_init(&s->td, c->caller);
 	s->rtd = -1;
 	s->cap = SMDSP_V32BIS_ALL;
-	s->lat = c->echo_latency > 0 && c->echo_latency <= SMDSP_V32BIS_HIST - SMDSP_V32BIS_BLK ?
-		 c->echo_latency : 0;
-	if (!c->four_wire) {
+	s->lat = c->echo_latency > 0 ? c->echo_latency : 0;
+	s->near_lat = -1;
+	if (!c->four_wire && s->lat <= SMDSP_V32BIS_MAX_LATENCY) {
 		struct smdsp_echo_config ecc = { .near_taps = SMDSP_V32BIS_EC_NEAR,
 						 .far_taps = SMDSP_V32BIS_EC_FAR,
 						 .far_delay_max = SMDSP_V32BIS_EC_DELAY };
@@ -312,6 +415,7 @@ int smdsp_v32bis_init(struct smdsp_v32bis *s, const struct smdsp_v32bis_config *
 	} else {
 		s->state = ANS_AC;
 		smdsp_v32bis_tx_send(&s->tx, SMDSP_V32BIS_AC, 0, 0);
+		near_start(s);
 	}
 	return 0;
 }
@@ -522,6 +626,15 @@ static unsigned int far_rates(struct smdsp_v32bis *s)
 	return r > 0 ? (unsigned int)r : 0;
 }
 
+/* the raw error watch from now on (raw_watch()) */
+static void rn_raw_reset(struct smdsp_v32bis *s)
+{
+	s->q_errs = s->rx.raw_errs;
+	memset(s->q_w, 0, sizeof(s->q_w));
+	s->q_last = 0;
+	s->q_bad = 0;
+}
+
 static void fail(struct smdsp_v32bis *s)
 {
 	ec_stop(s, SMDSP_ECHO_FREEZE);
@@ -555,6 +668,9 @@ static void retrain(struct smdsp_v32bis *s)
 	s->rate = 0;
 	s->start = s->now;
 	s->retrains++;
+	s->good = 0;
+	s->q_bad = 0;
+	s->rn_frozen = false;
 	d->run[0] = 0;
 	d->run[1] = 0;
 	d->rev[0] = 0;
@@ -576,16 +692,258 @@ void smdsp_v32bis_retrain(struct smdsp_v32bis *s)
 		retrain(s);
 }
 
-/* In the data: the far end's retrain tone, or an SNR too low for the rate. */
+/* The rates a renegotiation may take from what this end receives now (a set). */
+static unsigned int rn_allowed(struct smdsp_v32bis *s, bool asking)
+{
+	unsigned int cur = smdsp_v32bis_rate_bit(s->rate), r = (cur - 1) | SMDSP_V32BIS_4800;
+
+	if (!s->low && !s->q_bad)
+		r |= cur;
+	/* the hold after going down is on asking for more, not on granting it */
+	if (!s->q_bad && (!asking || !s->rn_up_after || (int32_t)(s->now - s->rn_up_after) >= 0))
+		r |= smdsp_v32bis_snr_rates(smdsp_v32bis_rx_snr_10(&s->rx) - UP_MARGIN_10);
+	return r & s->cfg.rates;
+}
+
+/* S, S-bar, then R (R4 or R5) until the answer: the loops and the canceller as in the data */
+static void rn_send(struct smdsp_v32bis *s, unsigned int rates)
+{
+	s->rn_offer = rates;
+	smdsp_v32bis_tx_queue(&s->tx, SMDSP_V32BIS_SBAR, SMDSP_V32BIS_SBAR_LEN, 0);
+	smdsp_v32bis_tx_queue(&s->tx, SMDSP_V32BIS_R, 0, smdsp_v32bis_rword(rates, false));
+}
+
+/*
+ * The canceller through this end's S and S-bar: frozen. Three lines (600,
+ * 1800, 3000 Hz) steer the taps nowhere else, and the far end's signal
+ * meanwhile walks them off everywhere else: after one S tracking through
+ * double talk the residual came back at 22 dB under the signal. It tracks
+ * again from the rate words on.
+ */
+static void rn_echo(struct smdsp_v32bis *s)
+{
+	enum smdsp_v32bis_sig sig = smdsp_v32bis_tx_signal(&s->tx, NULL);
+	bool narrow = sig == SMDSP_V32BIS_S || sig == SMDSP_V32BIS_SBAR;
+
+	if (!s->ec || narrow == s->rn_frozen)
+		return;
+	s->rn_frozen = narrow;
+	if (narrow)
+		smdsp_echo_set_adapt(s->ec, SMDSP_ECHO_FREEZE);
+	else
+		ec_track(s);
+}
+
+static void rn_begin(struct smdsp_v32bis *s, unsigned int state)
+{
+	if (s->ec) {
+		smdsp_echo_set_adapt(s->ec, SMDSP_ECHO_FREEZE);
+		s->rn_frozen = true;
+	}
+	s->rn_from_far = state == RN_S;
+	s->rn_was = s->rate;
+	s->state = state;
+	s->rn_start = s->now;
+	s->rx_trained = false;
+	s->low = 0;
+	s->good = 0;
+	s->q_bad = 0;
+}
+
+/* This end starts a renegotiation: S (256 symbols), S-bar, R4. */
+static void rn_start(struct smdsp_v32bis *s, unsigned int rates)
+{
+	s->rn_asked++;
+	smdsp_v32bis_tx_send(&s->tx, SMDSP_V32BIS_S, 256, 0);
+	rn_send(s, rates);
+	rn_begin(s, RN_R4);
+}
+
+/* No rate in common: the cleardown, a rate sequence naming none, then silence. */
+static void rn_clear(struct smdsp_v32bis *s)
+{
+	s->cleared = true;
+	smdsp_v32bis_tx_send(&s->tx, SMDSP_V32BIS_R, 64, smdsp_v32bis_rword(0, false));
+	smdsp_v32bis_tx_queue(&s->tx, SMDSP_V32BIS_SILENCE, 0, 0);
+	s->state = RN_CLEAR;
+}
+
+/* The rate word the far end's renegotiation sent (twice); false before it. */
+static bool rn_word(struct smdsp_v32bis *s, unsigned int *rates)
+{
+	bool e;
+	int r;
+
+	if (smdsp_v32bis_rx_state(&s->rx) != SMDSP_V32BIS_RX_R || !smdsp_v32bis_rx_rword(&s->rx))
+		return false;
+	r = smdsp_v32bis_rword_rates(smdsp_v32bis_rx_rword(&s->rx), &e);
+	*rates = r > 0 ? (unsigned int)r : 0;
+	return true;
+}
+
+/* The renegotiation's states, each block. */
+static void rn_step(struct smdsp_v32bis *s)
+{
+	enum smdsp_v32bis_rx_state rs = smdsp_v32bis_rx_state(&s->rx);
+	unsigned int r, rate;
+	uint32_t sent;
+
+	/*
+	 * the far end's retrain tone, not its S and S-bar, whose 1800 Hz the
+	 * answerer's detector hears too: only while the receiver follows
+	 * nothing of a renegotiation (a retrain's tones end it there at its
+	 * time limit)
+	 */
+	if (s->state != RN_CLEAR && s->td.run[s->cfg.caller ? 1 : 0] >= TONE_BLOCKS &&
+	    (rs == SMDSP_V32BIS_RX_IDLE || rs == SMDSP_V32BIS_RX_DATA)) {
+		retrain(s);
+		return;
+	}
+	if (s->state != RN_CLEAR && s->now - s->rn_start > (uint32_t)SMDSP_V32BIS_RENEG_MS * 8 + loop_u(s)) {
+		s->rn_fails++;
+		retrain(s);
+		return;
+	}
+	rn_echo(s);
+	switch (s->state) {
+	case RN_R4:
+		/*
+		 * the far end's R5, our R4 sent twice (when both asked at once,
+		 * the far end's R4 may come before ours is out)
+		 */
+		if (smdsp_v32bis_tx_signal(&s->tx, &sent) != SMDSP_V32BIS_R || sent < 16 || !rn_word(s, &r))
+			break;
+		rate = smdsp_v32bis_best(r & s->rn_offer);
+		if (!rate) {
+			if (!r)
+				s->cleared = true;
+			if (r)
+				rn_clear(s);
+			else
+				fail(s);
+			break;
+		}
+		s->rate = rate;
+		to_data(s);
+		s->state = RN_E;
+		break;
+	case RN_S:
+		/* the far end's R4, our S long enough (256 symbols) */
+		if (smdsp_v32bis_tx_signal(&s->tx, &sent) == SMDSP_V32BIS_S && sent < 256)
+			break;
+		if (!rn_word(s, &r))
+			break;
+		if (!r) {
+			/* its cleardown: ours back */
+			rn_clear(s);
+			break;
+		}
+		r &= rn_allowed(s, false);
+		if (!r) {
+			rn_clear(s);
+			break;
+		}
+		rn_send(s, r);
+		s->state = RN_R5;
+		break;
+	case RN_R5:
+		/* the far end's E: the rate it chose of our R5 */
+		if (rs < SMDSP_V32BIS_RX_B1)
+			break;
+		rate = smdsp_v32bis_rx_rate(&s->rx);
+		if (!(smdsp_v32bis_rate_bit(rate) & s->rn_offer)) {
+			s->rn_fails++;
+			retrain(s);
+			break;
+		}
+		s->rate = rate;
+		to_data(s);
+		s->state = RN_E;
+		break;
+	case RN_E:
+		if (s->rx_trained && smdsp_v32bis_rx_trained(&s->rx)) {
+			/*
+			 * the far end asked for less: its line limits the rate, and
+			 * it asks again when it improves
+			 */
+			if (s->rn_from_far && s->rate < s->rn_was)
+				s->rn_up_after = s->now + UP_HOLD_S * 8000;
+			s->state = ST_DATA;
+			s->renegs++;
+			s->low = 0;
+			s->good = 0;
+			s->q_bad = 0;
+			rn_raw_reset(s);
+			status(s, SMDSP_STATUS_TRAINED);
+		}
+		break;
+	case RN_CLEAR:
+		if (smdsp_v32bis_tx_signal(&s->tx, NULL) == SMDSP_V32BIS_SILENCE)
+			fail(s);
+		break;
+	default:
+		break;
+	}
+}
+
+int smdsp_v32bis_renegotiate(struct smdsp_v32bis *s, unsigned int rates)
+{
+	if (s->state != ST_DATA)
+		return -EBUSY;
+	rates = (rates ? rates : rn_allowed(s, true)) & s->cfg.rates;
+	if (!rates) {
+		rn_clear(s);
+		return 0;
+	}
+	rn_start(s, rates);
+	/* what was asked for stands a while: not straight back up by itself */
+	s->rn_up_after = s->now + UP_HOLD_S * 8000;
+	return 0;
+}
+
+/*
+ * The receiver's raw errors (its slicer against the code's decision): the
+ * residual echo of a loud, shifted far echo comes and goes (its phase
+ * against the canceller's loop), and an SNR averaged over the data reads
+ * well above what those moments cost. RAW_BURST of them within 48 symbols
+ * (the decoder's span, four blocks) is a burst the code barely survives
+ * (measured: never on the suite's lines, 4 to 20 a call on the lines whose
+ * data had errors); two within BURST_S seconds and the rate is too fast.
+ */
+static void raw_watch(struct smdsp_v32bis *s)
+{
+	uint32_t d = s->rx.raw_errs - s->q_errs, sum;
+	unsigned int k;
+
+	s->q_errs = s->rx.raw_errs;
+	s->q_w[s->q_i++ & 3] = d < 0xffff ? (uint16_t)d : 0xffff;
+	sum = (uint32_t)s->q_w[0] + s->q_w[1] + s->q_w[2] + s->q_w[3];
+	if (s->rate == 4800 || sum < RAW_BURST)
+		return;
+	for (k = 0; k < 4; k++)
+		s->q_w[k] = 0;
+	if (s->q_last && s->now - s->q_last < BURST_S * 8000)
+		s->q_bad = 1;
+	s->q_last = s->now;
+}
+
+/* In the data: the far end's retrain tone or renegotiation, or an SNR too low (or high) for the rate. */
 static void data_watch(struct smdsp_v32bis *s)
 {
 	struct smdsp_v32bis_tonedet *d = &s->td;
-	unsigned int allowed_now;
+	unsigned int allowed_now, cur = smdsp_v32bis_rate_bit(s->rate), up;
 
+	/* the far end's S, found in the data before its 1800 Hz could pass for AA */
+	if (smdsp_v32bis_rx_state(&s->rx) == SMDSP_V32BIS_RX_S) {
+		smdsp_v32bis_tx_send(&s->tx, SMDSP_V32BIS_S, 0, 0);
+		rn_begin(s, RN_S);
+		return;
+	}
 	if (d->run[s->cfg.caller ? 1 : 0] >= TONE_BLOCKS) {
 		retrain(s);
 		return;
 	}
+	raw_watch(s);
 	/*
 	 * the receiver's SNR, over the last 32 symbols, under what the rate
 	 * needs for 1 s: no margin, as the nearest point's error reads the
@@ -593,17 +951,42 @@ static void data_watch(struct smdsp_v32bis *s)
 	 * 24.4 and 25.8 dB where TRN reads 23)
 	 */
 	allowed_now = smdsp_v32bis_snr_rates(smdsp_v32bis_rx_snr_10(&s->rx) + DATA_MARGIN_10);
-	if (s->no_auto || (allowed_now & smdsp_v32bis_rate_bit(s->rate))) {
+	if (s->no_auto || (allowed_now & cur)) {
 		s->low = 0;
 	} else if (++s->low * SMDSP_V32BIS_BLK >= 8000) {
+		if (!s->no_reneg && cur > SMDSP_V32BIS_4800 && ((cur - 1) & s->cfg.rates)) {
+			rn_start(s, (cur - 1) & s->cfg.rates);
+			return;
+		}
 		/*
 		 * TRN's SNR was measured with this end silent: on a 2-wire line
 		 * the data add the canceller's residual, and the same TRN would
 		 * choose the same rate again. Not above this one for the call.
 		 */
-		s->cap = (smdsp_v32bis_rate_bit(s->rate) - 1) | SMDSP_V32BIS_4800;
+		s->cap = (cur - 1) | SMDSP_V32BIS_4800;
 		s->low = 0;
 		retrain(s);
+		return;
+	}
+	if (s->no_reneg)
+		return;
+	if (s->q_bad && cur > SMDSP_V32BIS_4800 && ((cur - 1) & s->cfg.rates)) {
+		s->rn_up_after = s->now + UP_HOLD_S * 8000;
+		rn_start(s, (cur - 1) & s->cfg.rates);
+		return;
+	}
+	/* the caller knows what the answerer offers (R1); the answerer only what R2 chose */
+	up = rn_allowed(s, true) & ~((cur << 1) - 1) & (s->cfg.caller ? s->far : SMDSP_V32BIS_ALL);
+	s->good = up ? s->good + 1 : 0;
+	/*
+	 * the answerer waits longer: two ends asking at once (their S crossing)
+	 * is not handled well (doc/v32bis.md), and a line that improves for
+	 * both would start both clocks together
+	 */
+	if (s->good * SMDSP_V32BIS_BLK >= (s->cfg.caller ? UP_S * 8000 : UP_S * 12000)) {
+		rn_start(s, rn_allowed(s, true));
+		/* tried once: not again for a while, whatever the far end answers */
+		s->rn_up_after = s->now + UP_HOLD_S * 8000;
 	}
 }
 
@@ -696,6 +1079,7 @@ static void step(struct smdsp_v32bis *s)
 	case CAL_WAIT_AC:
 		if (d->run[1] >= TONE_BLOCKS) {
 			smdsp_v32bis_tx_send(&s->tx, SMDSP_V32BIS_AA, 0, 0);
+			near_start(s);
 			d->rev[1] = 0;
 			s->state = CAL_AA;
 			status(s, SMDSP_STATUS_TRAINING);
@@ -778,17 +1162,27 @@ static void step(struct smdsp_v32bis *s)
 			ec_stop(s, SMDSP_ECHO_TRACK);
 			s->state = ST_DATA;
 			s->low = 0;
+			s->good = 0;
+			s->q_bad = 0;
+			rn_raw_reset(s);
 			status(s, SMDSP_STATUS_TRAINED);
 		}
 		break;
 	case ST_DATA:
 		data_watch(s);
 		break;
+	case RN_R4:
+	case RN_S:
+	case RN_R5:
+	case RN_E:
+	case RN_CLEAR:
+		rn_step(s);
+		return;
 	default:
 		break;
 	}
-	if (s->state != ST_DATA && s->state != ST_FAILED &&
-	    s->now - s->start > (uint32_t)SMDSP_V32BIS_STARTUP_MS * 8)
+	/* the start-up's (or a retrain's) limit; a renegotiation has its own */
+	if (s->state < ST_DATA && s->now - s->start > (uint32_t)SMDSP_V32BIS_STARTUP_MS * 8)
 		fail(s);
 }
 
@@ -815,7 +1209,7 @@ void smdsp_v32bis_process(struct smdsp_v32bis *s, const int16_t *rx, int16_t *tx
 	unsigned int k, m, i;
 
 	if (!s->lat && n)
-		s->lat = n < SMDSP_V32BIS_HIST - SMDSP_V32BIS_BLK ? (int)n : SMDSP_V32BIS_HIST - SMDSP_V32BIS_BLK;
+		s->lat = n < SMDSP_V32BIS_MAX_LATENCY ? (int)n : SMDSP_V32BIS_MAX_LATENCY;
 	/* in pieces of at most a block, so that the start-up reacts within 5 ms */
 	for (k = 0; k < n; k += m) {
 		const int16_t *in;
@@ -825,6 +1219,8 @@ void smdsp_v32bis_process(struct smdsp_v32bis *s, const int16_t *rx, int16_t *tx
 		/* in the data too: the far end's retrain */
 		if (s->state != ST_FAILED)
 			td_process(&s->td, in, m);
+		if (s->near_on && s->td.blocks != s->near_blocks)
+			near_watch(s);
 		smdsp_v32bis_rx_process(&s->rx, in, m);
 		s->now += m;
 		ec_schedule(s);
@@ -834,6 +1230,31 @@ void smdsp_v32bis_process(struct smdsp_v32bis *s, const int16_t *rx, int16_t *tx
 			s->hist[(s->sent + i) & (SMDSP_V32BIS_HIST - 1)] = tx[k + i];
 		s->sent += m;
 	}
+}
+
+void smdsp_v32bis_fill(struct smdsp_v32bis *s, int16_t *tx, unsigned int n)
+{
+	unsigned int i;
+
+	smdsp_v32bis_tx_process(&s->tx, tx, n);
+	/*
+	 * Their echo comes back after those already sent and before those
+	 * still to come, as the loop's latency has them: sent runs on ahead
+	 * of now, and cancel() reads the line at the same lag behind rx.
+	 */
+	for (i = 0; i < n; i++)
+		s->hist[(s->sent + i) & (SMDSP_V32BIS_HIST - 1)] = tx[i];
+	s->sent += n;
+}
+
+int smdsp_v32bis_echo_latency(const struct smdsp_v32bis *s)
+{
+	return s->ec ? s->lat : -1;
+}
+
+int smdsp_v32bis_near_delay(const struct smdsp_v32bis *s)
+{
+	return s->near_lat;
 }
 
 enum smdsp_v32bis_phase smdsp_v32bis_phase(const struct smdsp_v32bis *s)
@@ -885,6 +1306,31 @@ unsigned int smdsp_v32bis_retrains(const struct smdsp_v32bis *s)
 	return s->retrains;
 }
 
+void smdsp_v32bis_set_auto_reneg(struct smdsp_v32bis *s, bool on)
+{
+	s->no_reneg = !on;
+}
+
+unsigned int smdsp_v32bis_renegs(const struct smdsp_v32bis *s)
+{
+	return s->renegs;
+}
+
+unsigned int smdsp_v32bis_reneg_asked(const struct smdsp_v32bis *s)
+{
+	return s->rn_asked;
+}
+
+unsigned int smdsp_v32bis_reneg_fails(const struct smdsp_v32bis *s)
+{
+	return s->rn_fails;
+}
+
+bool smdsp_v32bis_cleared(const struct smdsp_v32bis *s)
+{
+	return s->cleared;
+}
+
 int smdsp_v32bis_echo_erle_db_q8(const struct smdsp_v32bis *s)
 {
 	return s->erle_q8;
@@ -899,8 +1345,8 @@ int smdsp_v32bis_echo_print(const struct smdsp_v32bis *s, char *buf, size_t len)
 
 int smdsp_v32bis_print(const struct smdsp_v32bis *s, char *buf, size_t len)
 {
-	return snprintf(buf, len, "v32bis %s state=%u rate=%u rtd=%d far=0x%x snr=%d rx_snr=%d retrains=%u now=%u lat=%d erle=%d",
+	return snprintf(buf, len, "v32bis %s state=%u rate=%u rtd=%d far=0x%x snr=%d rx_snr=%d retrains=%u renegs=%u/%u/%u offer=0x%x raw=%u/%u now=%u lat=%d erle=%d",
 			s->cfg.caller ? "caller" : "answerer", s->state, s->rate, s->rtd, s->far,
-			s->snr_10, smdsp_v32bis_rx_snr_10(&s->rx), s->retrains, s->now, s->lat,
-			s->erle_q8 / 256);
+			s->snr_10, smdsp_v32bis_rx_snr_10(&s->rx), s->retrains, s->renegs, s->rn_asked, s->rn_fails, s->rn_offer,
+			s->rx.raw_errs, s->rx.raw_syms, s->now, s->lat, s->erle_q8 / 256);
 }

@@ -29,6 +29,15 @@
  * must come out as ones (under 10 % wrong) for the receiver to be trained;
  * the data follows, the equalizer moving every fourth symbol as in V.17.
  *
+ * In the data it also watches for the far end's S (a rate renegotiation):
+ * twelve symbols running as S does (the point two back again, a quarter
+ * turn from the one before: rotation-free, as the carrier may sit a quarter
+ * turn off after the data). The data's decisions are held HOLD symbols, so
+ * that the symbols of S are dropped, not delivered, and the data's last
+ * ones are re-decided on the best survivor as it stood just before S. Then
+ * S-bar, the rate words at once (no TRN), E and B1 on the loops the data
+ * left, the equalizer still; B1's ones after the check are not data.
+ *
  * The receiver follows one training: its user (the start-up's controller)
  * resets it before each S it expects, so that neither the carrier
  * detector's memory of the tones before nor an earlier training's loops
@@ -75,8 +84,24 @@
  * the rest go to the user as data (ones, an idle line).
  */
 #define B1_CHECK 64
+/*
+ * A renegotiation's S in the data: symbols running as S does (the same
+ * point two symbols back, a quarter turn from the one before, at the
+ * constellation's power) before it counts; at 4800 bit/s, where S is data
+ * too, a run of 12 is one chance in 8^12 a symbol
+ */
+#define S_RUN 12
+#define S_TOL (PNORM / 6)
+#define RS_MAX 1024	/* |z - z two back|^2: 2.6 units */
+/*
+ * A decision is delivered HOLD symbols after its symbol came (the Viterbi
+ * decoder's delay within it): long enough for S to be found first, so
+ * that no symbol of S is delivered as data and the data's last symbols
+ * are those the best survivor held just before S (SMDSP_V32BIS_RX_HIST)
+ */
+#define HOLD 28
 
-enum { ST_ACQ, ST_ABAB, ST_SBAR, ST_TRN, ST_R, ST_B1, ST_DATA };
+enum { ST_ACQ, ST_ABAB, ST_SBAR, ST_TRN, ST_R, ST_B1, ST_DATA, ST_RS };
 
 static void acquire(void *modem)
 {
@@ -89,6 +114,8 @@ static void acquire(void *modem)
 	s->rate = 0;
 	s->rword = 0;
 	s->cand = 0;
+	s->reneg = false;
+	s->hold_ones = 0;
 }
 
 int smdsp_v32bis_rx_init(struct smdsp_v32bis_rx *s, bool caller, smdsp_put_bit_fn put_bit,
@@ -135,7 +162,7 @@ enum smdsp_v32bis_rx_state smdsp_v32bis_rx_state(const struct smdsp_v32bis_rx *s
 		[ST_ACQ] = SMDSP_V32BIS_RX_IDLE, [ST_ABAB] = SMDSP_V32BIS_RX_S,
 		[ST_SBAR] = SMDSP_V32BIS_RX_SBAR, [ST_TRN] = SMDSP_V32BIS_RX_TRN,
 		[ST_R] = SMDSP_V32BIS_RX_R, [ST_B1] = SMDSP_V32BIS_RX_B1,
-		[ST_DATA] = SMDSP_V32BIS_RX_DATA,
+		[ST_DATA] = SMDSP_V32BIS_RX_DATA, [ST_RS] = SMDSP_V32BIS_RX_S,
 	};
 
 	return (enum smdsp_v32bis_rx_state)map[s->stage];
@@ -283,6 +310,13 @@ static void start_b1(struct smdsp_v32bis_rx *s, unsigned int rate)
 	q->ted.shift = DATA_TED_SHIFT;
 	q->ted.int_shift = DATA_TED_INT;
 	q->ted.frac = DATA_TED_FRAC;
+	s->nsym = 0;
+	s->dq_lo = 0;
+	s->dq_hi = 0;
+	s->s_run = 0;
+	/* after a renegotiation B1's ones are not data: the user's stream goes on */
+	s->hold_ones = s->reneg;
+	s->reneg = false;
 }
 
 /* The rate words in the 4800 bit/s stream of TRN, R and E. */
@@ -305,7 +339,8 @@ static void word_bits(struct smdsp_v32bis_rx *s, unsigned int b)
 			start_b1(s, smdsp_v32bis_best((unsigned int)rates));
 		return;
 	}
-	if (rates && s->win == s->cand && s->wbits == 16) {
+	/* in a renegotiation a word with no rate is the cleardown */
+	if ((rates || s->reneg) && s->win == s->cand && s->wbits == 16) {
 		s->rword = s->win;
 		if (s->stage == ST_TRN) {
 			s->stage = ST_R;
@@ -323,8 +358,15 @@ static void deliver(struct smdsp_v32bis_rx *s, unsigned int q)
 	unsigned int i;
 	int b;
 
+	if (s->hold_ones && s->stage == ST_DATA && ++qr->symbols > SMDSP_V32BIS_B1_LEN)
+		s->hold_ones = 0;
 	for (i = 0; i < s->bits; i++) {
 		b = descr(s, (int)(q >> i) & 1);
+		if (s->hold_ones && s->stage == ST_DATA) {
+			if (b)
+				continue;
+			s->hold_ones = 0;
+		}
 		if (s->stage == ST_B1) {
 			s->ones_bits++;
 			s->ones_errs += !b;
@@ -345,22 +387,164 @@ static void deliver(struct smdsp_v32bis_rx *s, unsigned int q)
 	}
 }
 
+/* A decision: B1's at once, the data's held (HOLD) */
+static void decided(struct smdsp_v32bis_rx *s, uint32_t n, unsigned int code)
+{
+	if (s->stage != ST_DATA) {
+		deliver(s, s->rate == 4800 ? code : smdsp_trellis_diff_decode(&s->diff, code));
+		return;
+	}
+	if (s->dq_lo == s->dq_hi)
+		s->dq_lo = n;
+	s->dq[n & (SMDSP_V32BIS_RX_HIST - 1)] = (uint8_t)code;
+	s->dq_hi = n + 1;
+}
+
+static void release(struct smdsp_v32bis_rx *s, uint32_t upto)
+{
+	while (s->dq_lo != s->dq_hi && (int32_t)(upto - s->dq_lo) > 0 && s->stage == ST_DATA) {
+		unsigned int c = s->dq[s->dq_lo++ & (SMDSP_V32BIS_RX_HIST - 1)];
+
+		deliver(s, s->rate == 4800 ? c : smdsp_trellis_diff_decode(&s->diff, c));
+	}
+}
+
+static int64_t dot(struct smdsp_cplx a, struct smdsp_cplx b)
+{
+	return ((int64_t)a.re * b.re + (int64_t)a.im * b.im) >> 10;
+}
+
+static int64_t dist2(struct smdsp_cplx a, struct smdsp_cplx b)
+{
+	int64_t r = (int64_t)a.re - b.re, i = (int64_t)a.im - b.im;
+
+	return (r * r + i * i) >> 10;
+}
+
+static struct smdsp_cplx zh(const struct smdsp_v32bis_rx *s, uint32_t n)
+{
+	return s->zh[n & (SMDSP_V32BIS_RX_HIST - 1)];
+}
+
+/* symbol n runs as S does: n - 2 the same point, n - 1 a quarter turn away, all at S's power */
+static bool s_like(const struct smdsp_v32bis_rx *s, uint32_t n)
+{
+	struct smdsp_cplx z = zh(s, n), z1 = zh(s, n - 1), z2 = zh(s, n - 2);
+	int64_t p = dot(z, z), c = dot(z, z1);
+
+	return p > (PNORM >> 10) / 2 && p < 2 * (PNORM >> 10) && dist2(z, z2) < (S_TOL >> 10) &&
+	       c < (PNORM >> 10) / 3 && -c < (PNORM >> 10) / 3;
+}
+
+/*
+ * S found at symbol t: it began where the symbols before stop matching its
+ * two points. What came before is the data: the decisions held up to
+ * there are delivered, at the trellis rates those of the best survivor
+ * just before S (the later ones were chosen with S's symbols taken for
+ * data); the rest is dropped. Then S, S-bar and the rate words.
+ */
+static void s_found(struct smdsp_v32bis_rx *s, uint32_t t)
+{
+	uint32_t n0 = t - 1, n;
+
+	while (t - n0 < SMDSP_V32BIS_RX_HIST - 2 && (int32_t)(n0 - 1 - s->dq_lo) >= 0 &&
+	       dist2(zh(s, n0 - 1), zh(s, n0 + 1)) < (S_TOL >> 10))
+		n0--;
+	if (s->rate != 4800) {
+		const uint8_t *snap = s->snap[(n0 - 1) & (SMDSP_V32BIS_RX_HIST - 1)];
+
+		for (n = s->dq_lo; (int32_t)(n - n0) < 0; n++) {
+			unsigned int c = (int32_t)(n0 - n) <= SMDSP_VITERBI_DEPTH ?
+					 snap[SMDSP_VITERBI_DEPTH - (n0 - n)] :
+					 s->dq[n & (SMDSP_V32BIS_RX_HIST - 1)];
+
+			deliver(s, smdsp_trellis_diff_decode(&s->diff, c));
+		}
+	} else {
+		release(s, n0);
+	}
+	s->dq_lo = 0;
+	s->dq_hi = 0;
+	s->stage = ST_RS;
+	s->reneg = true;
+	s->q.trained = false;
+	s->q.symbols = t - n0 + 1;
+	s->rword = 0;
+	s->cand = 0;
+}
+
+/* the best survivor's decisions now, oldest first */
+static void snapshot(struct smdsp_v32bis_rx *s, uint32_t n)
+{
+	const struct smdsp_viterbi *v = &s->vit;
+	uint8_t *d = s->snap[n & (SMDSP_V32BIS_RX_HIST - 1)];
+	unsigned int b = 0, k, col;
+
+	while (b < SMDSP_TRELLIS_STATES - 1 && v->metric[b])
+		b++;
+	col = v->pos;
+	for (k = SMDSP_VITERBI_DEPTH; k > 0; k--) {
+		d[k - 1] = v->path[v->cur][b].c[col];
+		col = col ? col - 1 : v->depth - 1;
+	}
+}
+
 static void data_symbol(struct smdsp_v32bis_rx *s, struct smdsp_cplx z)
 {
+	uint32_t n = s->nsym++;
 	unsigned int k;
 	int code;
 
+	s->zh[n & (SMDSP_V32BIS_RX_HIST - 1)] = z;
 	s->eq_skip = s->eq_skip ? s->eq_skip - 1 : DATA_EQ_EVERY - 1;
 	if (s->rate == 4800) {
 		k = decide4(z, false);
 		track(s, z, smdsp_v17_abcd[k], !s->eq_skip, 4, 11);
-		deliver(s, quad_turn(s, k));
+		decided(s, n, quad_turn(s, k));
+	} else {
+		code = smdsp_viterbi_step(&s->vit, z.re, z.im);
+		s->hard[n & (SMDSP_V32BIS_RX_HIST - 1)] = s->vit.hard;
+		snapshot(s, n);
+		track(s, z, s->points[s->vit.hard], !s->eq_skip, 4, 11);
+		if (code >= 0) {
+			uint32_t m = n - (SMDSP_VITERBI_DEPTH - 1);
+
+			if (s->stage == ST_DATA) {
+				s->raw_syms++;
+				s->raw_errs += s->hard[m & (SMDSP_V32BIS_RX_HIST - 1)] != code;
+			}
+			decided(s, m, (unsigned int)code);
+		}
+	}
+	if (s->stage != ST_DATA)
+		return;
+	s->s_run = n >= 2 && s_like(s, n) ? s->s_run + 1 : 0;
+	if (s->s_run >= S_RUN) {
+		s_found(s, n);
 		return;
 	}
-	code = smdsp_viterbi_step(&s->vit, z.re, z.im);
-	track(s, z, s->points[s->vit.hard], !s->eq_skip, 4, 11);
-	if (code >= 0)
-		deliver(s, smdsp_trellis_diff_decode(&s->diff, (unsigned int)code));
+	release(s, n + 1 - HOLD);
+}
+
+/* A renegotiation's S: the carrier followed on the nearest of the four points, S-bar found */
+static void rs_symbol(struct smdsp_v32bis_rx *s, struct smdsp_cplx z)
+{
+	struct smdsp_qam_rx *q = &s->q;
+	uint32_t n = s->nsym++;
+
+	s->zh[n & (SMDSP_V32BIS_RX_HIST - 1)] = z;
+	track(s, z, smdsp_v17_abcd[decide4(z, false)], false, 4, 11);
+	/* the answering end's S lasts until it has read the rate words */
+	if (++q->symbols > RS_MAX) {
+		smdsp_qam_rx_status(q, SMDSP_STATUS_TRAINING_FAILED);
+		acquire(s);
+		return;
+	}
+	/* S-bar: the point opposite the one due */
+	if (q->symbols > S_RUN && dot(z, zh(s, n - 2)) < -(PNORM >> 10) / 2) {
+		s->stage = ST_SBAR;
+		q->symbols = 1;
+	}
 }
 
 static void symbol(struct smdsp_v32bis_rx *s)
@@ -401,11 +585,13 @@ static void symbol(struct smdsp_v32bis_rx *s)
 		track(s, z, d, false, 2, 7);
 		break;
 	case ST_SBAR:
-		track(s, z, smdsp_v17_abcd[2 + (q->symbols & 1)], true, 2, 7);
+		/* after the data the carrier may sit a quarter turn off: the nearest point */
+		k = s->reneg ? decide4(z, false) : 2 + (q->symbols & 1);
+		track(s, z, smdsp_v17_abcd[k], !s->reneg, s->reneg ? 4 : 2, s->reneg ? 11 : 7);
 		if (++q->symbols == SMDSP_V32BIS_SBAR_LEN) {
 			s->stage = ST_TRN;
 			q->symbols = 0;
-			s->quad = 3;	/* S-bar's last point, D */
+			s->quad = k;	/* S-bar's last point, D */
 			s->win = 0;
 			s->wbits = 0;
 			s->cand = 0;
@@ -417,16 +603,21 @@ static void symbol(struct smdsp_v32bis_rx *s)
 		break;
 	case ST_TRN:
 	case ST_R:
-		ac = s->stage == ST_TRN && q->symbols < SMDSP_V32BIS_TRN_AC;
+		/* a renegotiation's rate words follow S-bar at once, the loops as in the data */
+		ac = s->stage == ST_TRN && q->symbols < SMDSP_V32BIS_TRN_AC && !s->reneg;
 		k = decide4(z, ac);
 		upd = true;
-		if (s->stage == ST_TRN && !ac && trn_ref(s, k) != k)
+		if (s->stage == ST_TRN && !ac && !s->reneg && trn_ref(s, k) != k)
 			upd = false;
 		/* the carrier's frequency: fast at first, then quieter for the data */
-		track(s, z, smdsp_v17_abcd[k], upd, 2,
-		      s->stage == ST_TRN && q->symbols < TRN_FAST ? 7 : TRN_ISHIFT);
+		if (s->reneg)
+			track(s, z, smdsp_v17_abcd[k], false, 4, 11);
+		else
+			track(s, z, smdsp_v17_abcd[k], upd, 2,
+			      s->stage == ST_TRN && q->symbols < TRN_FAST ? 7 : TRN_ISHIFT);
 		word_bits(s, quad_bits(s, k));
-		if (s->stage <= ST_R && ++q->symbols > (s->stage == ST_TRN ? TRN_MAX : R_MAX)) {
+		if (s->stage <= ST_R &&
+		    ++q->symbols > (s->stage == ST_TRN && !s->reneg ? TRN_MAX : R_MAX)) {
 			smdsp_qam_rx_status(q, SMDSP_STATUS_TRAINING_FAILED);
 			acquire(s);
 		}
@@ -435,6 +626,9 @@ static void symbol(struct smdsp_v32bis_rx *s)
 	case ST_DATA:
 		data_symbol(s, z);
 		break;
+	case ST_RS:
+		rs_symbol(s, z);
+		break;
 	}
 }
 
@@ -442,7 +636,7 @@ static void half_baud(void *user, int32_t zr, int32_t zi)
 {
 	struct smdsp_v32bis_rx *s = user;
 
-	if (smdsp_qam_rx_half(&s->q, zr, zi, s->stage >= ST_B1, acquire, s))
+	if (smdsp_qam_rx_half(&s->q, zr, zi, s->stage >= ST_B1 || s->reneg, acquire, s))
 		symbol(s);
 }
 

@@ -171,6 +171,9 @@ int smdsp_v32bis_tx_send(struct smdsp_v32bis_tx *s, enum smdsp_v32bis_sig sig,
 	if (s->cur.sig == SMDSP_V32BIS_R) {
 		/* a rate sequence ends with a whole word */
 		s->cur.syms = (s->cur_sent + 7) & ~7U;
+	} else if (s->cur.sig == SMDSP_V32BIS_S) {
+		/* S ends with B: S-bar's C comes where A was due */
+		s->cur.syms = (s->cur_sent + 1) & ~1U;
 	} else {
 		/* the rest at the next symbol */
 		s->cur.syms = 1;
@@ -221,6 +224,8 @@ static void advance(struct smdsp_v32bis_tx *s)
 		return;
 	/* an open-ended rate sequence ends with a whole word */
 	if (!s->cur.syms && s->cur.sig == SMDSP_V32BIS_R && (s->cur_sent & 7))
+		return;
+	if (!s->cur.syms && s->cur.sig == SMDSP_V32BIS_S && (s->cur_sent & 1))
 		return;
 	if (s->qlen) {
 		s->cur = s->queue[s->qhead];

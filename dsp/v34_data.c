@@ -80,6 +80,17 @@ struct smdsp_v34_data_tx *smdsp_v34_data_tx_create(const struct smdsp_v34_data_c
 	return s;
 }
 
+int smdsp_v34_data_tx_configure(struct smdsp_v34_data_tx *s, const struct smdsp_v34_data_config *cfg)
+{
+	struct smdsp_v34_data_config old = s->cfg;
+
+	if (tx_init(s, cfg)) {
+		tx_init(s, &old);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 void smdsp_v34_data_tx_free(struct smdsp_v34_data_tx *s)
 {
 	smdsp_free(s);
@@ -194,6 +205,17 @@ struct smdsp_v34_data_rx *smdsp_v34_data_rx_create(const struct smdsp_v34_data_c
 	return s;
 }
 
+int smdsp_v34_data_rx_configure(struct smdsp_v34_data_rx *s, const struct smdsp_v34_data_config *cfg)
+{
+	struct smdsp_v34_data_config old = s->cfg;
+
+	if (rx_init(s, cfg)) {
+		rx_init(s, &old);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 void smdsp_v34_data_rx_free(struct smdsp_v34_data_rx *s)
 {
 	smdsp_free(s);
@@ -219,6 +241,16 @@ int smdsp_v34_data_rx_print(const struct smdsp_v34_data_rx *s, char *buf, size_t
 	return snprintf(buf, len, "v34_data_rx R=%u states=%u frames=%u bad_points=%u bad_shell=%u",
 			s->out_frame.p.data_rate, s->cfg.states, (unsigned int)s->stats.frames,
 			(unsigned int)s->stats.bad_points, (unsigned int)s->stats.bad_shell);
+}
+
+const struct smdsp_v34_frame_params *smdsp_v34_data_rx_params(const struct smdsp_v34_data_rx *s)
+{
+	return &s->out_frame.p;
+}
+
+uint32_t smdsp_v34_data_rx_power(const struct smdsp_v34_data_rx *s)
+{
+	return mean_power(&s->map, &s->out_frame.p);
 }
 
 void smdsp_v34_data_rx_get_stats(const struct smdsp_v34_data_rx *s, struct smdsp_v34_data_stats *st)

@@ -15,7 +15,12 @@ pass/fail), in one run:
      (TEXT_BYTES of the repository's documentation, thr, no load) through
      the guest's tty against the line rate (2400 bit/s: 300 bytes/s), and
      the compression ratio of each end's encoder on that text and on the
-     random bytes of the reference call.
+     random bytes of the reference call;
+  f. V.32bis (V32BIS=1, the default): the reference call at 14400
+     (AT+MS=V32B to smline's v32bis route, thr, no load) against the line
+     rate (1800 bytes/s) and against our two V.32bis modems back to back
+     (build/line/b2b --mod v32bis: smline's far modem at both ends, no
+     guest), and the text of step e through V.42bis at 14400.
 
 The guest side is tools/guest/modem_calls.sh; the far end is smline
 answering V.22bis + V.42, sending NBYTES (send=random) and checking what
@@ -38,7 +43,7 @@ Every option (--help) defaults to its variable when that is set: KERNEL,
 CLOCK, ICOUNT_SHIFT, NBYTES (4096), TEXT_BYTES (16384; 0: no step e),
 CONTEXTS (int dpc thr res usr), LOAD_US
 (1840), IDLE_S (20), OTHER_CLOCK (1: also the call on the other clock; 0:
-skip it), JOBS (1), SCHEDULER, BENCH_OUT (out), MODULE (default
+skip it), V32BIS (1: step f; 0: skip it), JOBS (1), SCHEDULER, BENCH_OUT (out), MODULE (default
 build/<kernel>/smodem.ko), SMLINE (build/line/smline).
 Writes BENCH_OUT/bench-modem.json, BENCH_OUT/bench-modem.md and the raw
 runs under BENCH_OUT/bench-modem/.
@@ -81,18 +86,23 @@ SMODEMD = TOP / "build" / "smodemd" / "smodemd-static"
 log = cli.logger("bench-modem")
 
 
-def route(nbytes, words="", files=None):
+def route(nbytes, words="", files=None, mod="v22bis"):
     """smline's route for the call; words: further route words (",ansdelay=2100");
-    files: (what smline sends, what it expects) as paths instead of random bytes."""
+    files: (what smline sends, what it expects) as paths instead of random bytes;
+    mod: the far modem's modulation word (v22bis, v32bis)."""
     if files:
-        return ("%s=answer:v22bis,v42,send=file:%s,expect=file:%s%s"
-                % (NUMBER, files[0], files[1], words))
-    return ("%s=answer:v22bis,v42,send=random:%d:%d,expect=random:%d:%d%s"
-            % (NUMBER, nbytes, SEED_LINE, nbytes, SEED_MODEM, words))
+        return ("%s=answer:%s,v42,send=file:%s,expect=file:%s%s"
+                % (NUMBER, mod, files[0], files[1], words))
+    return ("%s=answer:%s,v42,send=random:%d:%d,expect=random:%d:%d%s"
+            % (NUMBER, mod, nbytes, SEED_LINE, nbytes, SEED_MODEM, words))
 
 
 # line rate of V.22bis in 8-bit bytes per second, what V.42bis is measured against
 LINE_BPS = 2400 / 8
+# and of V.32bis at 14400 (step f)
+LINE_BPS_V32 = 14400 / 8
+# the modem's +MS for each far modulation: V.32bis with its automode, as a V.32bis modem's default
+AT_MS = {"v22bis": "", "v32bis": "+MS=V32B"}
 # step e's text: the documentation, the guest sending one part, smline another
 TEXT_SOURCES = ("README.md", "doc/*.md", "tools/line/README.md", "dsp/README.md")
 
@@ -107,9 +117,9 @@ def text_payload(n, part):
 
 
 # -- the reference: two SpanDSP modems back to back ------------------------------
-def run_b2b(nbytes, b2b=B2B):
+def run_b2b(nbytes, b2b=B2B, mod="v22bis"):
     t0 = time.monotonic()
-    p = subprocess.run([str(b2b), "--mod", "v22bis", "--v42", "--bytes", str(nbytes)],
+    p = subprocess.run([str(b2b), "--mod", mod, "--v42", "--bytes", str(nbytes)],
                        capture_output=True, text=True, timeout=120)
     r = json.loads(p.stdout.strip().splitlines()[-1])
     r["rc"] = p.returncode
@@ -178,7 +188,8 @@ def far_receive_times(events_text, nbytes, per_call=()):
     first calls (with V.42bis: what the modem's encoder made of its
     payload, line_bytes()).
     [{"data_t", "done_t" (None: never complete), "last_iframe_t", "iframes",
-      "info_bytes"}]"""
+      "info_bytes", "first_iframe_t", "first_info" (the first frame's information
+      bytes), "done_info" (information bytes up to done_t)}]"""
     calls, by_number = [], {}
     for line in events_text.splitlines():
         if not line.strip():
@@ -187,7 +198,8 @@ def far_receive_times(events_text, nbytes, per_call=()):
         ev, t = e["event"], e["t"]
         if e["source"] == "exchange" and ev in ("off-hook", "incoming"):
             by_number[e["call"]] = {"data_t": None, "done_t": None, "last_iframe_t": None,
-                                    "iframes": 0, "info_bytes": 0, "_next_ns": None}
+                                    "iframes": 0, "info_bytes": 0, "_next_ns": None,
+                                    "first_iframe_t": None, "first_info": 0, "done_info": None}
             calls.append(by_number[e["call"]])
             continue
         cur = by_number.get(e["call"])
@@ -204,6 +216,8 @@ def far_receive_times(events_text, nbytes, per_call=()):
             cur["_next_ns"] = (ns + 1) & 0x7F
             cur["iframes"] += 1
             cur["info_bytes"] += e["len"] - 3
+            if cur["first_iframe_t"] is None:
+                cur["first_iframe_t"], cur["first_info"] = t, e["len"] - 3
             prev, cur["last_iframe_t"] = cur["last_iframe_t"], t
             i = calls.index(cur)
             n = per_call[i] if i < len(per_call) else nbytes
@@ -212,17 +226,19 @@ def far_receive_times(events_text, nbytes, per_call=()):
                 # escape's guard time (1 s without data) carries only the "+++"
                 late = i < len(per_call) and prev is not None and t - prev > ESCAPE_GUARD_S
                 cur["done_t"] = prev if late else t
+                cur["done_info"] = cur["info_bytes"] - (e["len"] - 3 if late else 0)
     for c in calls:
         del c["_next_ns"]
     return calls
 
 
 # -- one guest boot ------------------------------------------------------------------
-def guest_env(steps, nbytes, trace_events=""):
+def guest_env(steps, nbytes, trace_events="", mod="v22bis"):
     """trace_events: trace-cmd's -e options for each call ("": the phases,
-    period changes, overruns and DMA halts)."""
+    period changes, overruns and DMA halts); mod: the far modem's
+    modulation, which the modem's +MS follows (AT_MS)."""
     env = {"STEPS": " ".join(steps), "SMODEM_ARGS": SMODEM_ARGS,
-           "DIAL": "T" + NUMBER, "AT_SETUP": "AT\\N3", "NBYTES": str(nbytes)}
+           "DIAL": "T" + NUMBER, "AT_SETUP": "AT\\N3" + AT_MS[mod], "NBYTES": str(nbytes)}
     if trace_events:
         env["TRACE_EVENTS"] = trace_events
     return env
@@ -240,11 +256,12 @@ def line_bytes(rec, nbytes):
 
 def run_boot(clock, steps, out, nbytes, kver, ko, smline=SMLINE, shift=0,
              timeout_s=1200, progress=True, cmdline_extra="", line_extra=(), route_words="",
-             trace_events="", text=False):
+             trace_events="", text=False, mod="v22bis"):
     """Boot once, run the steps; return the raw material of every call.
     line_extra: further smline options (--noise, --seed); route_words: further
     words of the far end's route; trace_events: guest_env()'s; text: the
-    files each way are text (text_payload()), not random bytes."""
+    files each way are text (text_payload()), not random bytes; mod: the far
+    modem's modulation (v22bis, v32bis: the modem's +MS follows)."""
     from smlab.guest import run_guest
     from smlab.dbusline import DbusLine
     from smlab.jack import jack_server
@@ -258,9 +275,9 @@ def run_boot(clock, steps, out, nbytes, kver, ko, smline=SMLINE, shift=0,
     calls = out / "calls.jsonl"
     events = out / "events.jsonl"
     files = (out / "rx.bin", out / "tx.bin") if text else None
-    line_args = ["--route", route(nbytes, route_words, files), "--json", str(calls), "--events",
-                 str(events), "-vv"] + list(line_extra)
-    kw = dict(audio="ac97", share="deferred", env=guest_env(steps, nbytes, trace_events),
+    line_args = ["--route", route(nbytes, route_words, files, mod), "--json", str(calls),
+                 "--events", str(events), "-vv"] + list(line_extra)
+    kw = dict(audio="ac97", share="deferred", env=guest_env(steps, nbytes, trace_events, mod),
               extra_files={"opt/smodem/smodem.ko": str(ko),
                            "opt/bench/tx.bin": str(out / "tx.bin"),
                            "opt/bench/rx.bin": str(out / "rx.bin"),
@@ -368,6 +385,12 @@ def analyse_call(tag, run, rec, far, nbytes):
         c["far_rx_s"] = _r(far["done_t"] - far["data_t"])
         if c["far_rx_s"] > 0:
             c["from_modem_Bps"] = _r(nbytes / c["far_rx_s"], 1)
+        # the stream itself, first I frame to last: without the DTE's start after
+        # CONNECT, which at 14400 is a fifth of a 4 KiB transfer
+        t1, info = far.get("first_iframe_t"), far.get("done_info")
+        if t1 is not None and info and far["done_t"] > t1 and info > far.get("first_info", 0):
+            share = (info - far["first_info"]) / info
+            c["from_modem_stream_Bps"] = _r(nbytes * share / (far["done_t"] - t1), 1)
     if rec:
         c["setup_s"] = rec.get("setup_s")
         c["transfer_s"] = rec.get("transfer_s")
@@ -391,7 +414,8 @@ def analyse_call(tag, run, rec, far, nbytes):
             "engine_v42_bytes_rx", "engine_tx_gap_late", "engine_v42bis_dirs",
             "engine_v42bis_p1", "engine_v42bis_p2", "engine_v42bis_tx_in",
             "engine_v42bis_tx_out", "engine_v42bis_rx_in", "engine_v42bis_rx_out",
-            "engine_v42bis_errors") if k in st}
+            "engine_v42bis_errors", "engine_echo_latency", "engine_echo_erle_db",
+            "engine_v32_rtd") if k in st}
         c["v42bis"] = v42bis_figures(st, rec)
         c["overruns"] = st.get("overruns")
         c["modem_retransmissions"] = st.get("engine_v42_retransmissions")
@@ -591,6 +615,52 @@ def markdown(rep):
         L += ["", "Throughput as in a. (the payload's bytes per second of line time); ratio: "
               "bytes into an encoder over bytes out of it (the module's `engine_v42bis_*`, "
               "smline's record). The text: the repository's documentation, thr, no load."]
+    f = rep.get("v32bis")
+    if f is not None:
+        fb, fc, ft = f.get("b2b") or {}, f.get("call") or {}, f.get("text") or {}
+        r = f.get("ratio") or {}
+        L += ["", "## f. V.32bis at 14400 (AT+MS=V32B, smline's V.32bis far modem: ours)", "",
+              "| | modem -> line B/s | line -> modem B/s | against the line rate (%d B/s) | "
+              "both ways done (s) | data |" % LINE_BPS_V32,
+              "|---|---|---|---|---|---|",
+              "| our far modem <-> our far modem (b2b --mod v32bis, no guest) | %s | %s | "
+              "%s / %s | %s | %s |" % (
+                  _f(fb.get("to_answer_Bps"), "%.1f"), _f(fb.get("to_caller_Bps"), "%.1f"),
+                  _f(_pct(fb.get("to_answer_Bps"), LINE_BPS_V32), "%.1f %%"),
+                  _f(_pct(fb.get("to_caller_Bps"), LINE_BPS_V32), "%.1f %%"),
+                  _f(fb.get("both_done_s")),
+                  "ok" if fb.get("rate") == 14400 and fb.get("answer_bad") == 0 and
+                  fb.get("caller_bad") == 0 and fb.get("answer_got") == fb.get("bytes") and
+                  fb.get("caller_got") == fb.get("bytes") else "FAILED"),
+              "| smodem (thr, no load) <-> smline, %s clock, random bytes | %s (%s) | %s | "
+              "%s / %s | %s | %s |" % (
+                  rep["clock"], _f(fc.get("from_modem_stream_Bps"), "%.1f"),
+                  _f(fc.get("from_modem_Bps"), "%.1f"), _f(fc.get("to_modem_Bps"), "%.1f"),
+                  _f(_pct(fc.get("from_modem_stream_Bps"), LINE_BPS_V32), "%.1f %%"),
+                  _f(_pct(fc.get("to_modem_Bps"), LINE_BPS_V32), "%.1f %%"),
+                  _f(fc.get("transfer_s")), "ok" if call_ok(fc) else "FAILED: %s" % failure(fc)),
+              "| ratio to b2b (goal >= 95 %%) | %s | %s | | | |" % (
+                  _f(r.get("from_modem_pct"), "%.1f %%"), _f(r.get("to_modem_pct"), "%.1f %%"))]
+        if ft:
+            v = ft.get("v42bis") or {}
+            L.append("| the same, text through V.42bis, %s bytes each way (ratios %s / %s) | %s (%s) | "
+                     "%s | %s / %s | %s | %s |" % (
+                         _f(ft.get("nbytes"), "%d"), _f(v.get("ratio_modem"), "%.3f"),
+                         _f(v.get("ratio_far"), "%.3f"), _f(ft.get("from_modem_stream_Bps"), "%.1f"),
+                         _f(ft.get("from_modem_Bps"), "%.1f"), _f(ft.get("to_modem_Bps"), "%.1f"),
+                         _f(_pct(ft.get("from_modem_stream_Bps"), LINE_BPS_V32), "%.0f %%"),
+                         _f(_pct(ft.get("to_modem_Bps"), LINE_BPS_V32), "%.0f %%"),
+                         _f(ft.get("transfer_s")),
+                         "ok" if call_ok(ft) else "FAILED: %s" % failure(ft)))
+        st = fc.get("stats") or {}
+        L += ["", "Throughput as in a., but modem -> line from the modem's first I frame to the one "
+              "that completes the file (in brackets as in a., from the far modem's data phase: at "
+              "14400 the DTE's start after CONNECT is a fifth of 4 KiB's time); the line rate's "
+              "share is what V.42 leaves of 14400 bit/s (its framing, acknowledgements and bit "
+              "stuffing: b2b's is the bound). The modem's "
+              "echo canceller ran at %s samples (ERLE %s dB, round trip %s samples)." % (
+                  _f(st.get("engine_echo_latency"), "%d"), _f(st.get("engine_echo_erle_db"), "%d"),
+                  _f(st.get("engine_v32_rtd"), "%d"))]
     for note in rep.get("notes", []):
         L += ["", "Note: " + note]
     L += ["", "Raw runs: %s/<clock>/<call>/ (console.log, smline.log, calls.jsonl, "
@@ -598,13 +668,19 @@ def markdown(rep):
     return "\n".join(L)
 
 
-def build_report(meta, b2b, calls, main_clock, contexts):
-    """Assemble the JSON report from the analysed calls:
-    calls = {(clock, tag): analysed call}."""
+def _both_done(b2b):
     b2b = dict(b2b)
     if b2b.get("answer_done_s") is not None:
         b2b["both_done_s"] = _r(max(b2b["answer_done_s"] - b2b["answer_data_s"],
                                     b2b["caller_done_s"] - b2b["caller_data_s"]))
+    return b2b
+
+
+def build_report(meta, b2b, calls, main_clock, contexts, b2b_v32=None):
+    """Assemble the JSON report from the analysed calls:
+    calls = {(clock, tag): analysed call}; b2b_v32: step f's reference
+    (None: no step f)."""
+    b2b = _both_done(b2b)
     clean = calls.get((main_clock, "clean")) or {}
     rep = dict(meta)
     rep["b2b"] = b2b
@@ -620,6 +696,16 @@ def build_report(meta, b2b, calls, main_clock, contexts):
     if text is not None:
         rep["v42bis"] = {"text_bytes": text.get("nbytes"), "text": text, "random": clean}
         rep["all_calls"] = [c for c in rep["all_calls"] if c is not text] + [text]
+    v32 = calls.get((main_clock, "v32bis"))
+    if b2b_v32 is not None or v32 is not None:
+        fb, v32 = _both_done(b2b_v32 or {}), v32 or {}
+        rep["v32bis"] = {
+            "b2b": fb, "call": v32, "text": calls.get((main_clock, "v32bis-text")),
+            "line_Bps": LINE_BPS_V32,
+            "ratio": {"from_modem_pct": _r(_pct(v32.get("from_modem_stream_Bps"),
+                                                fb.get("to_answer_Bps")), 1),
+                      "to_modem_pct": _r(_pct(v32.get("to_modem_Bps"), fb.get("to_caller_Bps")), 1),
+                      "goal_pct": 95}}
     return rep
 
 
@@ -633,7 +719,7 @@ def one_call(clock, tag, ctx, load_us, spin, idle_s, raw, nbytes, kver, ko, smli
     """One boot, one call; returns the analysed call (failures recorded).
     args: further insmod arguments (name=value, after SMODEM_ARGS);
     cmdline_extra: the guest kernel's command line extra; line: run_boot()'s
-    line_extra, route_words, trace_events."""
+    line_extra, route_words, trace_events, mod."""
     out = raw / clock / tag
     if any(":" in x or "," in x or " " in x for x in args):
         raise ValueError("insmod arguments must not hold ':', ',' or spaces: %s" % " ".join(args))
@@ -682,6 +768,20 @@ def plan(a, ko, raw):
             load_us=0, spin=False, idle_s=0, nbytes=a.text_bytes,
             shift=a.icount_shift if a.clock == "virtual" else 0, raw=str(raw), module=str(ko),
             smline=str(a.smline), text=True))
+    if getattr(a, "v32bis", 0):
+        # step f: V.32bis, its reference, the call, and the text through V.42bis
+        sh = a.icount_shift if a.clock == "virtual" else 0
+        pieces.append(runner.Piece.make("b2b", a.kernel, "b2b-v32bis", nbytes=a.nbytes,
+                                        b2b=str(B2B), mod="v32bis"))
+        pieces.append(runner.Piece.make(
+            "call", a.kernel, "%s-v32bis" % a.clock, clock=a.clock, tag="v32bis", context="thr",
+            load_us=0, spin=False, idle_s=0, nbytes=a.nbytes, shift=sh, raw=str(raw),
+            module=str(ko), smline=str(a.smline), mod="v32bis"))
+        if a.text_bytes:
+            pieces.append(runner.Piece.make(
+                "call", a.kernel, "%s-v32bis-text" % a.clock, clock=a.clock, tag="v32bis-text",
+                context="thr", load_us=0, spin=False, idle_s=0, nbytes=a.text_bytes, shift=sh,
+                raw=str(raw), module=str(ko), smline=str(a.smline), text=True, mod="v32bis"))
     return pieces
 
 
@@ -703,6 +803,8 @@ def run_piece(piece):
     """The reference or one call (a function of this module, so that a Dask
     worker imports it by name)."""
     if piece.kind == "b2b":
+        if piece.get("mod"):
+            return run_b2b(piece.get("nbytes"), piece.get("b2b"), piece.get("mod"))
         return run_b2b(piece.get("nbytes"), piece.get("b2b"))
     clk, tag, ctx, load, spin, idle = (piece.get(k) for k in (
         "clock", "tag", "context", "load_us", "spin", "idle_s"))
@@ -710,6 +812,8 @@ def run_piece(piece):
         % (clk, tag, ctx, load, ", spinning competitor" if spin else "",
            ", %d s idle line first" % idle if idle else ""))
     extra = {"text": True} if piece.get("text") else {}
+    if piece.get("mod"):
+        extra["mod"] = piece.get("mod")
     c = one_call(clk, tag, ctx, load, spin, idle, Path(piece.get("raw")), piece.get("nbytes"),
                  piece.kernel, Path(piece.get("module")), Path(piece.get("smline")), piece.get("shift"),
                  **extra)
@@ -743,6 +847,8 @@ def main(argv=None):
         "seconds of idle line before the virtual-clock reference call")
     opt("--other-clock", "OTHER_CLOCK", 1, cli.int_range(0, 1),
         "1: the reference call once more on the other clock; 0: skip it")
+    opt("--v32bis", "V32BIS", 1, cli.int_range(0, 1),
+        "1: step f, V.32bis at 14400 (its reference, the call, the text); 0: skip it")
     opt("--jobs", "JOBS", 1, cli.int_range(1, 64),
         "pieces at a time (more than 1 changes the wall-clock figures)")
     opt("--scheduler", "SCHEDULER", None, str,
@@ -778,8 +884,8 @@ def main(argv=None):
 
     def said(piece, figs):
         if piece.kind == "b2b":
-            log("    b2b: %.1f B/s caller->answerer, %.1f B/s answerer->caller"
-                % (figs["to_answer_Bps"], figs["to_caller_Bps"]))
+            log("    %s: %.1f B/s caller->answerer, %.1f B/s answerer->caller"
+                % (piece.key, figs["to_answer_Bps"], figs["to_caller_Bps"]))
     rep = runner.run(pieces, run_piece, record, settings, jobs=a.jobs, retries=1,
                      scheduler=a.scheduler, say=log, on_result=said)
     b2b = rep.figures.get("b2b", {})
@@ -796,7 +902,8 @@ def main(argv=None):
             "clock": clock, "icount_shift": shift, "nbytes": nbytes, "load_us": load_us,
             "smodem_args": SMODEM_ARGS, "route": route(nbytes), "raw": str(raw),
             "notes": notes}
-    report = build_report(meta, b2b, calls, clock, contexts)
+    report = build_report(meta, b2b, calls, clock, contexts,
+                          rep.figures.get("b2b-v32bis") if a.v32bis else None)
     report["wall_s"] = round(time.monotonic() - t0, 1)
     base.mkdir(parents=True, exist_ok=True)
     (base / "bench-modem.json").write_text(json.dumps(report, indent=1, default=str) + "\n")

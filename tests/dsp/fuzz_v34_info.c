@@ -3,7 +3,10 @@
  * libFuzzer target: V.34's INFO receiver fed arbitrary samples (byte 0: its
  * role and the frame kinds it looks for), every event it gives drained; the
  * first bytes also go to the frame unpacker (a frame it takes must pack back
- * to the same bits) and to the shell mapper (map and unmap must agree).
+ * to the same bits) and to the shell mapper (map and unmap must agree). The
+ * same samples go to a phase 2 controller (the same role; byte 0's bit 4:
+ * listen only): its state stays in range, and once it ends it has finished
+ * with valid parameters or failed with a reason.
  */
 #include <stdint.h>
 #include <stddef.h>
@@ -14,6 +17,7 @@
 /* white-box: both run in place, set up by their *_init() per input */
 #include <smdsp/private/v34_info.h>
 #include <smdsp/private/v34_shell.h>
+#include <smdsp/private/v34_phase2.h>
 
 static void frames(const uint8_t *data, size_t size)
 {
@@ -69,11 +73,35 @@ static void shell(const uint8_t *data, size_t size)
 	}
 }
 
+static void phase2_check(const struct smdsp_v34_phase2 *p2)
+{
+	struct smdsp_v34_phase2_result r;
+	enum smdsp_v34_phase2_state st = smdsp_v34_phase2_state(p2);
+
+	if (st >= SMDSP_V34P2_STATES)
+		abort();
+	if (!smdsp_v34_phase2_result(p2, &r))
+		return;
+	if (st == SMDSP_V34P2_DONE && !p2->cfg.listen_only &&
+	    (r.fail != SMDSP_V34P2_OK || r.a_to_c.symrate >= SMDSP_V34_SYMRATES ||
+	     r.c_to_a.symrate >= SMDSP_V34_SYMRATES || !r.a_to_c.max_rate || !r.c_to_a.max_rate ||
+	     r.a_to_c.max_rate > 14 * 2400 || r.c_to_a.max_rate > 14 * 2400 || r.a_to_c.preemph > 10 ||
+	     r.c_to_a.preemph > 10))
+		abort();
+	if (st == SMDSP_V34P2_FAILED && (r.fail == SMDSP_V34P2_OK || r.fail >= SMDSP_V34P2_FAILS))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct smdsp_v34_info_rx rx;
+	static struct smdsp_v34_phase2 p2;
+	struct smdsp_v34_phase2_config cfg = { .level_dbm0_10 = -120, .far_level_dbm0_10 = -120,
+					       .info0 = { .rate_2743 = 1, .rate_2800 = 1, .rate_3429 = 1,
+							  .low_3000 = 1, .high_3000 = 1, .low_3200 = 1,
+							  .high_3200 = 1, .allow_3429 = 1, .power_reduction = 1 } };
 	struct smdsp_v34_info_event ev;
-	int16_t x[256];
+	int16_t x[256], y[256];
 	size_t pos = 1;
 
 	if (size < 1)
@@ -81,6 +109,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	frames(data, size);
 	shell(data, size);
 	smdsp_v34_info_rx_init(&rx, data[0] & 1, (data[0] >> 1) & 7);
+	cfg.calling = data[0] & 1;
+	cfg.listen_only = (data[0] >> 4) & 1;
+	smdsp_v34_phase2_init(&p2, &cfg);
 	while (pos + 1 < size) {
 		size_t n = (size - pos) / 2;
 
@@ -90,8 +121,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pos += n * 2;
 		smdsp_v34_info_rx_process(&rx, x, (unsigned int)n);
 		while (smdsp_v34_info_rx_get(&rx, &ev))
-			if (ev.type == SMDSP_V34_EV_FRAME && ev.nbits + 4 != smdsp_v34_info_bits(ev.info.kind))
+			if (ev.type == SMDSP_V34_EV_FRAME && (unsigned int)ev.nbits + 4 != smdsp_v34_info_bits(ev.info.kind))
 				abort();
+		smdsp_v34_phase2_process(&p2, x, y, (unsigned int)n);
+		phase2_check(&p2);
 	}
 	return 0;
 }

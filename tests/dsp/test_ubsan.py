@@ -54,6 +54,9 @@ PROGRAMS = {
     'test_v34_mod': ([], CCS),
     'test_v34_probe': ([], CCS),
     'test_v34_rtd': ([], CCS),
+    'test_v34_phase2': ([], CCS),
+    'test_v34_train': (['--quick'], CCS),
+    'test_v32bis_reneg': ([], ('gcc',)),
     'test_v17': (['--quick'], ('gcc',)),
     'test_v32bis': (['--quick'], ('clang',)),
     'test_v32bis_call': ([], ('gcc',)),
@@ -69,7 +72,7 @@ PROGRAMS = {
 # (dsp/dsp.mk's DSP_UB_SKIP: not built either); test_v42bis_far is smline's SpanDSP modem against the
 # engine, whose V.42 and V.42bis test_v42 and test_engine run here
 NOT_RUN = {'test_v17_ber', 'test_v32bis_ber', 'test_v22bis_ber', 'test_v27ter_ber', 'test_v29_ber', 'test_hdlc_fer',
-           'test_v34_data_ber', 'test_v42bis_far'}
+           'test_v34_data_ber', 'test_v34_train_ber', 'test_v42bis_far'}
 
 
 def _sources(kind):
@@ -185,8 +188,9 @@ def _corpus(target, seed):
             for cfg in (0x00, 0xe1, 0x7f, 0xa2):
                 out['%s-%02x' % (name, cfg)] = bytes([cfg]) + _pcm(x)
         elif target == 'fuzz_v34_info':
-            # byte 0: the role (bit 0), the frame kinds looked for (bits 1-3); then the line
-            for cfg in (0x00, 0x01, 0x0e, 0x0f):
+            # byte 0: the role (bit 0), the frame kinds looked for (bits 1-3), phase 2 listening (bit 4);
+            # then the line
+            for cfg in (0x00, 0x01, 0x0e, 0x0f, 0x10, 0x11):
                 out['%s-%02x' % (name, cfg)] = bytes([cfg]) + _pcm(x)
         elif target == 'fuzz_faxmodem':
             # AT+FRM at V.17 14400, 12000 (short), V.29 9600, V.27ter 4800, and AT+FRH (V.21): then the line

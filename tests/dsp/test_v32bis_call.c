@@ -46,11 +46,13 @@ struct event {
 	int who;		/* 0 the caller, 1 the answerer */
 	double noise_at;	/* s: from then, white noise at noise_dbm0 on both receivers (0: none) */
 	double noise_dbm0;
+	bool no_reneg;		/* a low SNR retrains (smdsp_v32bis_set_auto_reneg() off) */
 };
 
 struct callres {
 	int data[2];		/* both in data mode */
 	unsigned int retrains[2];
+	unsigned int renegs[2];
 	double data_s[2];
 	unsigned int rate[2];
 	int rtd[2];
@@ -81,6 +83,8 @@ static void call_ev(const struct line_cfg *lc, unsigned int rates_c, unsigned in
 	e[1].src.reg = 0x4321;
 	m[0] = smdsp_v32bis_create(&cc);
 	m[1] = smdsp_v32bis_create(&ca);
+	for (i = 0; ev && ev->no_reneg && i < 2; i++)
+		smdsp_v32bis_set_auto_reneg(m[i], false);
 	memset(arx, 0, sizeof(arx));
 	memset(brx, 0, sizeof(brx));
 	for (k = 0; k < n; k++) {
@@ -121,6 +125,7 @@ static void call_ev(const struct line_cfg *lc, unsigned int rates_c, unsigned in
 
 		r->rate[i] = smdsp_v32bis_rate(m[i]);
 		r->retrains[i] = smdsp_v32bis_retrains(m[i]);
+		r->renegs[i] = smdsp_v32bis_renegs(m[i]);
 		r->rtd[i] = smdsp_v32bis_rtd(m[i]);
 		r->snr[i] = smdsp_v32bis_trn_snr_10(m[i]);
 		r->bits[i] = e[i].chk.bits;
@@ -143,10 +148,11 @@ static void show(const char *what, const struct callres *r)
 {
 	printf("%-30s caller: %s at %.2f s, %5u bit/s, RTD %5.1f ms, TRN SNR %4.1f dB, %6ld bits %ld err | "
 	       "answerer: %s at %.2f s, %5u bit/s, RTD %5.1f ms, TRN SNR %4.1f dB, %6ld bits %ld err; "
-	       "retrains %u/%u\n", what,
+	       "retrains %u/%u, renegotiations %u/%u\n", what,
 	       r->data[0] ? "data" : "NO DATA", r->data_s[0], r->rate[0], r->rtd[0] / 8.0, r->snr[0] / 10.0,
 	       r->bits[0], r->errors[0], r->data[1] ? "data" : "NO DATA", r->data_s[1], r->rate[1],
-	       r->rtd[1] / 8.0, r->snr[1] / 10.0, r->bits[1], r->errors[1], r->retrains[0], r->retrains[1]);
+	       r->rtd[1] / 8.0, r->snr[1] / 10.0, r->bits[1], r->errors[1], r->retrains[0], r->retrains[1],
+	       r->renegs[0], r->renegs[1]);
 }
 
 static int intact(const struct callres *r, unsigned int rate, double data_s)
@@ -246,8 +252,19 @@ int main(void)
 		call_ev(&cl, 0, 0, 10, &ev, &r);
 		show("noise from 4 s, SNR 21 dB", &r);
 		CHECK(r.data[0] && r.data[1] && r.rate[0] == r.rate[1] && r.rate[0] < 14400 &&
-		      r.retrains[0] + r.retrains[1] >= 1 && r.errors[0] == 0 && r.errors[1] == 0 &&
-		      r.bits[0] > 0 && r.bits[1] > 0, "worse line: rate %u/%u, retrains %u/%u, errors %ld/%ld",
+		      !r.retrains[0] && !r.retrains[1] && r.renegs[0] >= 1 && r.renegs[0] == r.renegs[1] &&
+		      r.errors[0] == 0 && r.errors[1] == 0 && r.bits[0] > 0 && r.bits[1] > 0,
+		      "worse line: rate %u/%u, retrains %u/%u, renegotiations %u/%u, errors %ld/%ld",
+		      r.rate[0], r.rate[1], r.retrains[0], r.retrains[1], r.renegs[0], r.renegs[1], r.errors[0],
+		      r.errors[1]);
+		/* without the renegotiation: V.32's retrain */
+		ev.no_reneg = true;
+		call_ev(&cl, 0, 0, 10, &ev, &r);
+		show("the same, renegotiation off", &r);
+		CHECK(r.data[0] && r.data[1] && r.rate[0] == r.rate[1] && r.rate[0] < 14400 &&
+		      r.retrains[0] + r.retrains[1] >= 1 && !r.renegs[0] && !r.renegs[1] && r.errors[0] == 0 &&
+		      r.errors[1] == 0 && r.bits[0] > 0 && r.bits[1] > 0,
+		      "worse line: rate %u/%u, retrains %u/%u, errors %ld/%ld",
 		      r.rate[0], r.rate[1], r.retrains[0], r.retrains[1], r.errors[0], r.errors[1]);
 	}
 	return t_report("test_v32bis_call");

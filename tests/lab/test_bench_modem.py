@@ -81,8 +81,11 @@ def test_far_receive_times():
     # frame comes after
     assert c["data_t"] == 9.56 and c["done_t"] == 12.02
     assert c["iframes"] == 4 and c["info_bytes"] == 387 and c["last_iframe_t"] == 20.0
+    # the stream from its first new I frame (step f): what came after it, up to the file's end
+    assert (c["first_info"], c["done_info"]) == (128, 384), c
     assert calls[1] == {"data_t": 35.0, "done_t": None, "last_iframe_t": None,
-                        "iframes": 0, "info_bytes": 0}
+                        "iframes": 0, "info_bytes": 0, "first_iframe_t": None, "first_info": 0,
+                        "done_info": None}
 
 
 def test_far_receive_times_v42bis_escape():
@@ -220,6 +223,50 @@ def test_report_v42bis():
         ("virtual-v42bis", "v42bis", 16384, True)
 
 
+def test_report_v32bis():
+    """Step f: V.32bis's call against the line rate (1800 B/s) and against b2b's two V.32bis
+    far modems, the text through V.42bis; the plan's pieces say v32bis, the guest's +MS
+    follows the route's modulation."""
+    fb = {"to_answer_Bps": 1675.3, "to_caller_Bps": 1682.1, "answer_data_s": 7.34,
+          "caller_data_s": 7.36, "answer_done_s": 17.12, "caller_done_s": 17.1, "rate": 14400,
+          "bytes": 4096, "answer_got": 4096, "caller_got": 4096, "answer_bad": 0,
+          "caller_bad": 0}
+    v32 = _call("v32bis", from_modem_Bps=1300.0, from_modem_stream_Bps=1600.0, to_modem_Bps=1650.0,
+                stats={"engine_echo_latency": 3536, "engine_echo_erle_db": 40,
+                       "engine_v32_rtd": 3293})
+    text = _call("v32bis-text", nbytes=16384, from_modem_Bps=3000.0, from_modem_stream_Bps=3200.0,
+                 to_modem_Bps=3400.0,
+                 v42bis={"ratio_modem": 2.1, "ratio_far": 2.2})
+    meta = {"date": "today", "kernel": "k", "clock": "virtual", "icount_shift": 0,
+            "nbytes": 4096, "load_us": 1840, "smodem_args": bm.SMODEM_ARGS, "raw": "r",
+            "notes": [], "wall_s": 300}
+    rep = bm.build_report(meta, {}, {("virtual", "v32bis"): v32, ("virtual", "v32bis-text"): text},
+                          "virtual", [], fb)
+    assert rep["v32bis"]["ratio"] == {"from_modem_pct": 95.5, "to_modem_pct": 98.1,
+                                      "goal_pct": 95}
+    assert rep["v32bis"]["b2b"]["both_done_s"] == 9.78
+    md = bm.markdown(rep)
+    assert "| our far modem <-> our far modem (b2b --mod v32bis, no guest) | 1675.3 | 1682.1 | " \
+           "93.1 % / 93.5 % | 9.78 | ok |" in md, md
+    assert "| smodem (thr, no load) <-> smline, virtual clock, random bytes | 1600.0 (1300.0) | " \
+           "1650.0 | 88.9 % / 91.7 % | 15.20 | ok |" in md, md
+    assert "| ratio to b2b (goal >= 95 %) | 95.5 % | 98.1 % | | | |" in md, md
+    assert "(ratios 2.100 / 2.200) | 3200.0 (3000.0) | 3400.0 | 178 % / 189 % |" in md, md
+    assert "echo canceller ran at 3536 samples (ERLE 40 dB, round trip 3293 samples)" in md, md
+    # no step f: no section
+    assert "## f." not in bm.markdown(bm.build_report(meta, {}, {}, "virtual", []))
+    a = type("A", (), dict(clock="virtual", idle_s=0, contexts=[], other_clock=0, kernel="k",
+                           nbytes=4096, icount_shift=0, load_us=1840, smline="s",
+                           text_bytes=16384, v32bis=1))
+    ps = bm.plan(a, "ko", "raw")[-3:]
+    assert [(p.key, p.get("mod"), p.get("text")) for p in ps] == [
+        ("b2b-v32bis", "v32bis", None), ("virtual-v32bis", "v32bis", None),
+        ("virtual-v32bis-text", "v32bis", True)]
+    assert bm.route(10, mod="v32bis").startswith("5551234=answer:v32bis,v42,")
+    assert bm.guest_env(["s"], 10, mod="v32bis")["AT_SETUP"] == "AT\\N3+MS=V32B"
+    assert bm.guest_env(["s"], 10)["AT_SETUP"] == "AT\\N3"
+
+
 def test_failure_without_record():
     assert bm.failure(None) == "no call"
     assert bm.failure({"dte_result": "fail NO CARRIER"}) == \
@@ -262,7 +309,7 @@ def test_main_on_the_runner(tmp_path, monkeypatch):
     contexts' calls again, not the clean ones."""
     import smlab.guest
     for var in ("KERNEL", "CLOCK", "ICOUNT_SHIFT", "NBYTES", "TEXT_BYTES", "CONTEXTS", "LOAD_US",
-                "IDLE_S",
+                "IDLE_S", "V32BIS",
                 "OTHER_CLOCK", "JOBS", "SCHEDULER", "BENCH_OUT", "MODULE", "SMLINE"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(smlab.guest, "available_kernels", lambda: ["kA"])
@@ -285,8 +332,9 @@ def test_main_on_the_runner(tmp_path, monkeypatch):
     monkeypatch.setattr(bm, "one_call", one_call)
     monkeypatch.setattr(bm, "run_b2b", run_b2b)
     out = tmp_path / "out"
-    # step e (V.42bis, text) is test_report_v42bis's
-    args = ["--contexts", "int res", "--text-bytes", "0", "--jobs", "2", "--out", str(out),
+    # step e (V.42bis, text) is test_report_v42bis's, step f (V.32bis) test_report_v32bis's
+    args = ["--contexts", "int res", "--text-bytes", "0", "--v32bis", "0", "--jobs", "2",
+            "--out", str(out),
             "--module",
             str(tmp_path / "smodem.ko"), "--smline", str(tmp_path / "smline")]
 
@@ -294,7 +342,9 @@ def test_main_on_the_runner(tmp_path, monkeypatch):
         rep = json.loads((out / "bench-modem.json").read_text())
         for k in ("date", "wall_s"):
             rep.pop(k)
-        return rep, (out / "bench-modem.md").read_text()
+        # the table's header line holds the date (to the minute) and the wall time too
+        md = (out / "bench-modem.md").read_text().splitlines()
+        return rep, "\n".join(x for x in md if not x.endswith(" s wall."))
 
     fail.add("virtual-res")
     assert bm.main(args) == 1

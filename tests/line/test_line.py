@@ -458,6 +458,17 @@ def test_v32bis_far_modem(far, modem, mod, rate):
         assert c.rec["transfer_s"] < 4096 * 10 / 2400.0 / 2, c.rec
 
 
+def test_v32bis_far_modem_over_a_hybrid():
+    """Both ends 2-wire: the test modem hears itself through smline's hybrid (G.168 m3,
+    ERL 12 dB); its V.32bis echo canceller takes that out, and the call runs at 14400. The
+    same line with the canceller off would not (tests/dsp/test_v32bis_echo: no data)."""
+    c = call(["--hybrid", "m3", "--hybrid-erl", "12", "--route", answer_route("v32bis,v42", n=4096)],
+             modem_args("v32bis,v42", n=4096))
+    assert c.rec["wire"]["hybrid"] == 3, c.rec["wire"]
+    assert_transfer(c, n=4096, mod="V.32bis", rate=14400, v42=True, v8=False)
+    assert c.rec["errors"]["retrains"] == 0 and c.rec["retransmissions"] == 0, c.rec
+
+
 def test_several_calls():
     """One line, four calls in a row: each gets its own record."""
     c = call(["--route", "5550000=busy", "--route", answer_route(n=500),

@@ -27,7 +27,7 @@ expect {
 	"OK"
 	timeout 10 goto fail
 }
-send "ATE0 V1 X4 &C1 &D2"
+send "ATE0 V1 X4 &C1 &D2 +MS=V32B"
 expect {
 	"OK"
 	timeout 10 goto fail

@@ -121,11 +121,13 @@ class FarGuest(threading.Thread):
             self.err = e
 
 
-def ppp_call(kver, top, script, route_number, args, extra_files, early=False):
+def ppp_call(kver, top, script, route_number, args, extra_files, early=False,
+             mod="v22bis"):
     """tests/module/<script> in the modem's guest (guestboot.line_run, the
-    guest kernel's ppp_async), smline routing route_number to a V.22bis +
-    V.42 far modem bridged to the far guest's pppd.  Returns (results dir,
-    smline's records, the far guest's results dir, the FarGuest)."""
+    guest kernel's ppp_async), smline routing route_number to a far modem
+    (mod: its modulation word, v22bis or v32bis; with V.42) bridged to the
+    far guest's pppd.  Returns (results dir, smline's records, the far
+    guest's results dir, the FarGuest)."""
     top.mkdir(parents=True, exist_ok=True)
     link = top / "pty"
     if os.path.lexists(link):
@@ -136,7 +138,7 @@ def ppp_call(kver, top, script, route_number, args, extra_files, early=False):
     try:
         res, recs = guestboot.line_run(
             kver, script, top / "modem",
-            ["--route", "%s=answer:v22bis,v42,pty=%s" % (route_number, link)],
+            ["--route", "%s=answer:%s,v42,pty=%s" % (route_number, mod, link)],
             env={"SMODEM_ARGS": args}, extra_files=extra_files,
             kmods=["ppp_async"], timeout_s=1500)
     finally:

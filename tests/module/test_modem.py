@@ -7,6 +7,14 @@ the same module load, a V.32bis call (AT+MS=V32B, automode after the answer tone
 far modem (ours, dsp/v32bis.c, under SpanDSP's V.42): CONNECT 14400, +MCR:
 V32B, 4 KiB out and their echo back; context=oth gets that V.32bis call alone.
 
+The line is 2-wire: the guest's modem hears its own signal back through
+smline's hybrid (G.168 model m3, ERL 12 dB: HYBRID), 3500 to 4600 samples
+after it sent it (the ring's output lead, 2048, and QEMU's D-Bus audio path,
+whose length the driver cannot know and which changes with each module load). The driver hands the engine its lead, the
+V.32bis start-up finds the echo further back on its first tone, and the
+canceller cancels it (ERLE >= 20 dB); without it the call fails (no data).
+The V.22bis calls hear the same echo (out of their band).
+
 V.42bis is on at both ends by default: every call compresses (random
 bytes: transparent mode); the TEXT_CTX call carries 16 KiB of the README both
 ways instead (ratio > 1.5 each way, from the engine's stats and smline's
@@ -27,7 +35,10 @@ Cost: 1 guest, 3.3 min of wall time (2.4 min of QEMU's CPU) in make check on the
 2-core lab machine (2026-11-28); the V.32bis calls add about 170 s of guest time
 (7 calls of about 21 s of line time each, and the pauses between calls) and 0.8 min
 of QEMU's CPU (2026-11-29, measured on a loaded machine: 587 -> 758 guest-s, 1.8 -> 2.6 min); the V.42bis calls
-added 46 s of guest time (587 -> 633 guest seconds, the file alone, -n 1).
+added 46 s of guest time (587 -> 633 guest seconds, the file alone, -n 1). The echo
+canceller's longer start-up (TRN 3072 symbols where it trains) adds 1.5 s of line time
+to each V.32bis call: 821 guest-s, 6.0 min of wall time and 2.7 min of QEMU's CPU for the
+file alone, -n 1, beside other work at a load of about 9 (2026-11-29).
 """
 import re
 import zlib
@@ -44,7 +55,7 @@ CONTEXTS = ["int", "dpc", "thr", "res", "irqt", "usr"]
 NBYTES = 8192
 ROUTE = "5551234=answer:v22bis,v42,echo"
 # a short number, V.8 and a 1 s billing delay: the V.32bis call's set-up in about 10 s
-V32_ROUTE = "8=answer:v32bis,v42,echo,ansdelay=1000"
+V32_ROUTE = "8=answer:v32bis,v8,v42,echo,ansdelay=1000"
 V32_BYTES = 4096
 # the V.32bis call after each context's, and in these contexts alone
 V32_CONTEXTS = CONTEXTS + ["oth"]
@@ -52,6 +63,8 @@ V32_ONLY = ["oth"]
 # the same far modem without V.42bis: nothing in its XID
 ROUTE_NOBIS = "5551235=answer:v22bis,v42,nov42bis,echo"
 ARGS = "engine=1 phase_periods=1 ring_samples=8192"
+# the guest's hybrid on smline's wire: every call of the boot hears its own echo
+HYBRID = ["--hybrid", "m3", "--hybrid-erl", "12"]
 # usr_faults' two calls follow the contexts' in smline's records, then bis_calls'
 FAULT_CALLS = ["fault-kill", "fault-next", "fault-stall"]
 BIS_CALLS = ["bis-required", "bis-optional"]
@@ -79,7 +92,7 @@ def run():
     assert text.stat().st_size == TEXT_BYTES
     return guestboot.line_results(
         "modem", "modem_checks.sh", OUT, ["--route", ROUTE, "--route", V32_ROUTE,
-                                          "--route", ROUTE_NOBIS],
+                                          "--route", ROUTE_NOBIS] + HYBRID,
         env={"CONTEXTS": " ".join(CONTEXTS), "CALL_BYTES": str(NBYTES),
              "DIAL": "T5551234", "AT_SETUP": "AT\\N3+DR=1", "SMODEM_ARGS": ARGS,
              "USR_FAULTS": "1", "V32_DIAL": "T8", "V32_ONLY": " ".join(V32_ONLY),
@@ -234,7 +247,7 @@ def test_v32bis_call(ctx):
     assert text.rstrip().splitlines()[-2].startswith("TIOCM CAR=0"), text
     r = _record(ctx + "-v32")
     assert r["number"] == "8" and r["result"] == "connected", r
-    assert (r["modulation"], r["rate"], r["v42"], r["v8"]) == ("V.32bis", 14400, True, False), r
+    assert (r["modulation"], r["rate"], r["v42"], r["v8"]) == ("V.32bis", 14400, True, True), r
     assert r["bytes_from_modem"] >= V32_BYTES and r["bytes_to_modem"] >= V32_BYTES, r
     assert r["crc32_from_modem"] == r["crc32_to_modem"], r
     assert r["end"] == "local-hangup", r
@@ -243,6 +256,14 @@ def test_v32bis_call(ctx):
         (14400, "v32bis", "v42", 1), st
     assert st["engine_cfg_modulations"] == "v32bis,v22bis,v22,v21" and st["engine_v8"] == 1, st
     assert st["overruns"] == 0, st
+    # the line had echo, and the canceller took it out: at the lead the driver gave it or
+    # further back (QEMU's audio path), never sooner
+    assert (r["wire"]["hybrid"], r["wire"]["hybrid_erl_db"]) == (3, 12), r["wire"]
+    print("%s: lead %d, canceller at %d, ERLE %d dB, round trip %d" % (
+        ctx, st["tx_lead"], st["engine_echo_latency"], st["engine_echo_erle_db"],
+        st["engine_v32_rtd"]))
+    assert st["tx_lead"] <= st["engine_echo_latency"] <= 8152, st
+    assert st["engine_echo_erle_db"] >= 20, st
     assert _read(ctx + "-rmmod.rc").strip() == "0"
 
 

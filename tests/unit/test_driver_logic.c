@@ -14,6 +14,7 @@
 #include "smodem_ring.h"
 #include "smodem_call.h"
 #include "smodem_usr.h"
+#include "smodem_modem.h"
 
 static struct smodem_params defaults(void)
 {
@@ -457,7 +458,7 @@ static void test_engine_config(void)
 	unsigned int i;
 	char d[AT_DIAL_MAX + 1];
 
-	smodem_call_config(&c, false, &cfg);
+	smodem_call_config(&c, false, 0, &cfg);
 	CHECK(cfg.sample_rate == 8000 && cfg.flags == SMDSP_MODEM_FLAG_V42);
 	CHECK(cfg.modulations ==
 	      (SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 | SMDSP_MODEM_V21));
@@ -466,68 +467,72 @@ static void test_engine_config(void)
 	      cfg.carrier_loss_ms == 1400);
 	for (i = 0; i < sizeof(ecs) / sizeof(ecs[0]); i++) {
 		c.ec = ecs[i].ec;
-		smodem_call_config(&c, i % 2, &cfg);
+		smodem_call_config(&c, i % 2, 0, &cfg);
 		CHECK(!!(cfg.flags & SMDSP_MODEM_FLAG_V42) == ecs[i].v42);
 		CHECK(smodem_call_ec_required(c.ec) == ecs[i].required);
 	}
 	c = factory_call();
 	c.v8 = true;
-	smodem_call_config(&c, true, &cfg);
+	smodem_call_config(&c, true, 0, &cfg);
 	CHECK(cfg.flags == (SMDSP_MODEM_FLAG_V42 | SMDSP_MODEM_FLAG_V8));
 	/* Blind (X0, X1, X3) when dialling only. */
 	c.detect_dialtone = false;
-	smodem_call_config(&c, false, &cfg);
+	smodem_call_config(&c, false, 0, &cfg);
 	CHECK(cfg.flags & SMDSP_MODEM_FLAG_BLIND);
-	smodem_call_config(&c, true, &cfg);
+	smodem_call_config(&c, true, 0, &cfg);
 	CHECK(!(cfg.flags & SMDSP_MODEM_FLAG_BLIND));
 	/* A longer S6 waits longer for the dial tone too. */
 	c.dialtone_wait_s = 7;
-	smodem_call_config(&c, false, &cfg);
+	smodem_call_config(&c, false, 0, &cfg);
 	CHECK(cfg.blind_wait_ms == 7000 && cfg.dialtone_wait_ms == 7000);
 	/* The largest registers stay within what the engine takes. */
 	c.dialtone_wait_s = c.carrier_wait_s = c.comma_s = 255;
 	c.carrier_loss_ds = 255;
-	smodem_call_config(&c, false, &cfg);
+	smodem_call_config(&c, false, 0, &cfg);
 	CHECK(cfg.blind_wait_ms <= 255000 && cfg.dialtone_wait_ms <= 255000 &&
 	      cfg.comma_ms <= 255000 && cfg.wait_answer_ms <= 255000 &&
 	      cfg.carrier_loss_ms == 25500);
 	/* +MS */
 	c.mod = AT_MOD_V21;
-	smodem_call_config(&c, false, &cfg);
+	smodem_call_config(&c, false, 0, &cfg);
 	CHECK(cfg.modulations == SMDSP_MODEM_V21);
 	c.mod = AT_MOD_V22;
 	c.automode = false;
-	smodem_call_config(&c, false, &cfg);
+	smodem_call_config(&c, false, 0, &cfg);
 	CHECK(cfg.modulations == SMDSP_MODEM_V22);
 	/* V.32bis, with V.22bis and below as its automode's fallbacks, within the rate limits */
 	c.mod = AT_MOD_V32B;
 	c.automode = true;
-	smodem_call_config(&c, true, &cfg);
+	smodem_call_config(&c, true, 0, &cfg);
 	CHECK(cfg.modulations == (SMDSP_MODEM_V32BIS | SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 |
 				  SMDSP_MODEM_V21));
 	CHECK(cfg.min_rate == 0 && cfg.max_rate == 0);
 	c.min_rate = 2400;
 	c.max_rate = 9600;
-	smodem_call_config(&c, false, &cfg);
+	smodem_call_config(&c, false, 0, &cfg);
 	CHECK(cfg.modulations == (SMDSP_MODEM_V32BIS | SMDSP_MODEM_V22BIS));
 	CHECK(cfg.min_rate == 2400 && cfg.max_rate == 9600);
 	c.min_rate = 4800;
-	smodem_call_config(&c, false, &cfg);
+	smodem_call_config(&c, false, 0, &cfg);
 	CHECK(cfg.modulations == SMDSP_MODEM_V32BIS);
 	c.min_rate = 0;
 	c.max_rate = 0;
 	c.automode = false;
-	smodem_call_config(&c, false, &cfg);
+	smodem_call_config(&c, false, 0, &cfg);
 	CHECK(cfg.modulations == SMDSP_MODEM_V32BIS);
 	c.mod = AT_MOD_V32;
 	c.automode = true;
-	smodem_call_config(&c, false, &cfg);
+	smodem_call_config(&c, false, 0, &cfg);
 	CHECK(cfg.modulations == (SMDSP_MODEM_V32 | SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 |
 				  SMDSP_MODEM_V21));
 	c.max_rate = 1200;
-	smodem_call_config(&c, false, &cfg);
+	smodem_call_config(&c, false, 0, &cfg);
 	CHECK(cfg.modulations == (SMDSP_MODEM_V32 | SMDSP_MODEM_V22 | SMDSP_MODEM_V21));
 	c.max_rate = 0;
+	/* The output lead is V.32bis's echo latency, over a 2-wire line. */
+	CHECK(cfg.echo_latency == 0 && !cfg.four_wire);
+	smodem_call_config(&c, true, 2048, &cfg);
+	CHECK(cfg.echo_latency == 2048 && !cfg.four_wire);
 
 	smodem_call_digits(d, sizeof(d), "1,2W3!*#ABCD", true);
 	CHECK(!strcmp(d, "1,2W3*#ABCD"));
@@ -615,6 +620,82 @@ static void test_fault_judge(void)
 	CHECK(smodem_irq_skipped(1ULL << 40, 8, 8) == 0x7fffffff);
 }
 
+/* What a modem saw of the lead, by the op the core called. */
+struct lead_modem {
+	struct smodem_modem base;
+	u32 at_gap, at_fill, at_period;
+	u32 filled;
+};
+
+static u32 lm_period(struct smodem_modem *m, const s16 *rx, s16 *tx, u32 n)
+{
+	struct lead_modem *lm = (struct lead_modem *)m;
+
+	(void)rx;
+	lm->at_period = m->lead;
+	memset(tx, 0, n * sizeof(*tx));
+	return n;
+}
+
+static void lm_gap(struct smodem_modem *m, u32 len, u32 late)
+{
+	struct lead_modem *lm = (struct lead_modem *)m;
+
+	(void)len;
+	(void)late;
+	lm->at_gap = m->lead;
+}
+
+static void lm_fill(struct smodem_modem *m, s16 *tx, u32 n)
+{
+	struct lead_modem *lm = (struct lead_modem *)m;
+
+	lm->at_fill = m->lead;
+	lm->filled += n;
+	memset(tx, 0, n * sizeof(*tx));
+}
+
+/*
+ * The lead reaches the modem before anything of its period runs: a call
+ * the period starts is configured with it, and a gap's fill already
+ * belongs to the grown lead.  The kernel's core and smodemd both hand it
+ * over through the gap (the daemon from its area's lead).
+ */
+static void test_lead_to_modem(void)
+{
+	static const struct smodem_modem_ops ops = {
+		.period = lm_period, .gap = lm_gap, .fill = lm_fill,
+	};
+	struct lead_modem lm = { .base = { .ops = &ops } };
+	s16 rx[100] = { 0 }, tx[100], buf[300];
+	struct smodem_fill fill = { .buf = buf, .chunk = 100 };
+	struct smodem_tx_gap g;
+	struct smodem_gap gap = { 0 };
+	struct smodem_usr_area a;
+
+	/* the core's start: 2048 frames ahead (ring 8192), nothing grew */
+	g = smodem_tx_grow(0, 100, 2048, 0, 0, 0, 8192);
+	gap.lead = g.lead;
+	CHECK(smodem_modem_step(&lm.base, &gap, &fill, rx, tx, 100) == 100);
+	CHECK(lm.at_period == 2048 && lm.base.lead == 2048 && !lm.filled);
+	/* a skew of 2100 frames: the lead grows, its gap filled at the new lead */
+	g = smodem_tx_grow(100, 100, 2048, 2100, 0, 0, 8192);
+	gap.grew = g.lead != 2048;
+	gap.len = g.len;
+	gap.lead = g.lead;
+	CHECK(gap.grew && g.lead > 2048 && g.len == g.lead - 2048);
+	smodem_modem_step(&lm.base, &gap, &fill, rx, tx, 100);
+	CHECK(lm.at_gap == g.lead && lm.at_fill == g.lead && lm.at_period == g.lead &&
+	      lm.filled == g.len);
+	/* smodemd's copy of the area: the field the kernel writes at each WAIT */
+	memset(&a, 0, sizeof(a));
+	a.lead = 3000;
+	gap = (struct smodem_gap){ .grew = a.gap, .len = a.gap_len, .late = a.gap_late,
+				   .lead = a.lead };
+	smodem_modem_step(&lm.base, &gap, &fill, rx, tx, 100);
+	CHECK(lm.at_period == 3000);
+}
+
 int main(void)
 {
 	test_params();
@@ -623,6 +704,7 @@ int main(void)
 	test_lead();
 	test_gap_fill();
 	test_engine_config();
+	test_lead_to_modem();
 	test_usr_stalled();
 	test_fault_judge();
 	return t_report("test_driver_logic");

@@ -367,6 +367,7 @@ static void start_peer(struct sml_exchange *x, const struct sml_party *p)
 	}
 	mc.event_call = c->id;
 	mc.event_origin = c->answer;
+	mc.block = x->cfg.block;
 	sml_fifo_init(&c->to_modem, 512);
 	sml_fifo_init(&c->from_modem, 65536);
 	c->svc = sml_service_new(&p->service, &c->to_modem, &c->from_modem);

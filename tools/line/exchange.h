@@ -58,6 +58,7 @@ struct sml_exchange_cfg {
 	FILE *json;		/* call records, one JSON object per line */
 	const struct sml_wire_cfg *wire;	/* for the records */
 	const char *transport;
+	int block;		/* the main loop's, samples: the far modems' I/O latency */
 };
 
 void sml_exchange_cfg_default(struct sml_exchange_cfg *c);

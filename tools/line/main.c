@@ -660,6 +660,7 @@ int main(int argc, char **argv)
 	}
 	o.x.wire = &o.w;
 	o.x.transport = tname;
+	o.x.block = o.block;
 	w = sml_wire_new(&o.w);
 	x = sml_exchange_new(&o.x);
 	if (!w || !x)

@@ -587,6 +587,7 @@ static void start_pump(struct sml_modem *m)
 			.get_bit = pump_get_bit,
 			.put_bit = pump_put_bit,
 			.user = m,
+			.echo_latency = m->cfg.block,
 		};
 
 		m->v32 = sml_v32far_new(&vc);

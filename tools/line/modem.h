@@ -31,6 +31,8 @@ struct sml_modem_cfg {
 	/* --events: the call to stamp them with (0: none), the line sample of our sample 0 */
 	int event_call;
 	int64_t event_origin;
+	/* the samples smline moves a block: V.32bis's echo canceller's latency (0: the first block's) */
+	int block;
 };
 
 void sml_modem_cfg_default(struct sml_modem_cfg *c);

@@ -135,8 +135,7 @@ struct sml_v32far *sml_v32far_new(const struct sml_v32far_cfg *cfg)
 	c.put_bit = v32_put_bit;
 	c.status_fn = v32_status;
 	c.user = f;
-	/* as the engine's (dsp/modem.c): 4-wire until the loop latency is known */
-	c.four_wire = true;
+	c.echo_latency = cfg->echo_latency;
 	smdsp_v32bis_init(&f->v32, &c);
 	f->mode = FAR_V32;
 	if (cfg->caller && cfg->v22_fallback) {

@@ -24,6 +24,13 @@ struct sml_v32far_cfg {
 	bool v22_fallback;
 	double tx_dbm0;
 	double cutoff_dbm0;	/* SpanDSP V.22bis's carrier cutoff */
+	/*
+	 * The far modem's own I/O loop: samples from what it sends to the
+	 * soonest its echo could be back in what it hears (smline's block:
+	 * a block's output goes out as the next comes in); its echo
+	 * canceller sits there. 0: the length of the first block.
+	 */
+	int echo_latency;
 	int (*get_bit)(void *user);
 	void (*put_bit)(void *user, int bit);	/* bit < 0: a SIG_STATUS_* */
 	void *user;

@@ -648,7 +648,7 @@ static void handle(struct modem *md)
 {
 	struct smodem_usr_area *a = md->a;
 	struct smodem_gap gap = { .grew = a->gap, .len = a->gap_len,
-				  .late = a->gap_late };
+				  .late = a->gap_late, .lead = a->lead };
 	u64 t0 = now_ns(), dt;
 
 	/* the gap first, as the kernel's core does, then the period */

@@ -115,6 +115,16 @@ struct smdsp_modem_config {
 	 */
 	unsigned int min_rate;
 	unsigned int max_rate;
+	/*
+	 * V.32bis's echo canceller: the I/O loop's latency, in samples from a
+	 * sample leaving smdsp_modem_process() in tx to the earliest its echo
+	 * can be in rx (a driver's output lead); 0: the length of the
+	 * smdsp_modem_process() call that starts V.32bis (a loop that sends a
+	 * period's output as the next period comes in). four_wire: no
+	 * canceller (a 4-wire line, which has no echo).
+	 */
+	unsigned int echo_latency;
+	bool four_wire;
 };
 
 #define SMDSP_MODEM_AUTO_AC_MS	3000
@@ -141,6 +151,15 @@ struct smdsp_modem_stats {
 	struct smdsp_async_tx_stats async_tx;
 	struct smdsp_async_rx_stats async_rx;	/* framing errors: loss without V.42 */
 	struct smdsp_v42_stats v42;	/* retransmissions, REJ/SREJ, CRC errors, ... */
+	/*
+	 * V.32bis's echo canceller: the latency it ran at (samples; -1: none,
+	 * a 4-wire line or a latency it cannot run at; 0: no V.32bis yet) and
+	 * its ERLE at the end of its last training (dB, Q8); the round trip
+	 * V.32bis measured (samples, -1: none), the loop the far echo is in.
+	 */
+	int32_t echo_latency;
+	int32_t echo_erle_db_q8;
+	int32_t v32_rtd;
 };
 
 struct smdsp_modem;

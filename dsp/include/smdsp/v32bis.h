@@ -157,11 +157,17 @@ struct smdsp_v32bis_config {
 	 * The echo canceller (on unless four_wire): echo_latency is the samples
 	 * from a sample leaving smdsp_v32bis_process() in tx to the earliest
 	 * instant its echo can be in rx (the period of the I/O loop); 0: the
-	 * length of the first smdsp_v32bis_process() call.
+	 * length of the first smdsp_v32bis_process() call. A latency longer
+	 * than SMDSP_V32BIS_MAX_LATENCY leaves the canceller off: one whose
+	 * near window sat anywhere else would cancel nothing, and would learn
+	 * the far end's signal where it expects silence.
 	 */
 	bool four_wire;
 	int echo_latency;
 };
+
+/* the longest echo_latency the canceller can run at (its history less a block) */
+#define SMDSP_V32BIS_MAX_LATENCY 8152
 
 struct smdsp_v32bis;
 
@@ -172,6 +178,21 @@ void smdsp_v32bis_reset(struct smdsp_v32bis *s);
 int smdsp_v32bis_print(const struct smdsp_v32bis *s, char *buf, size_t len);
 /* n samples heard in rx, n to send out in tx. */
 void smdsp_v32bis_process(struct smdsp_v32bis *s, const int16_t *rx, int16_t *tx, unsigned int n);
+/*
+ * n more samples to send with nothing received (the I/O loop's output
+ * moved further ahead of its input): the transmitter goes on, the
+ * canceller's line takes them, the start-up's time does not move.
+ */
+void smdsp_v32bis_fill(struct smdsp_v32bis *s, int16_t *tx, unsigned int n);
+/*
+ * The canceller's latency in samples (0: not known yet), -1 without a
+ * canceller (4-wire): echo_latency, or later where the start-up found its
+ * near echo beyond it; and the near echo's delay the start-up timed (the
+ * first block it came back in, samples after the tone it echoes; -1: none
+ * found).
+ */
+int smdsp_v32bis_echo_latency(const struct smdsp_v32bis *s);
+int smdsp_v32bis_near_delay(const struct smdsp_v32bis *s);
 enum smdsp_v32bis_phase smdsp_v32bis_phase(const struct smdsp_v32bis *s);
 /* The data rate both ways (bit/s), 0 before it is agreed. */
 unsigned int smdsp_v32bis_rate(const struct smdsp_v32bis *s);
@@ -195,6 +216,32 @@ unsigned int smdsp_v32bis_retrains(const struct smdsp_v32bis *s);
  */
 int smdsp_v32bis_echo_erle_db_q8(const struct smdsp_v32bis *s);
 int smdsp_v32bis_echo_print(const struct smdsp_v32bis *s, char *buf, size_t len);
+/*
+ * V.32bis's rate renegotiation, in the data: S, S-bar and the rate
+ * sequence R4 (rates, SMDSP_V32BIS_*, within this end's; 0: what this end's
+ * data allows), the far end answering with S, S-bar and R5, then E, B1 and
+ * the data at the fastest rate of both, without a training (status
+ * TRAINED again, the new rate in smdsp_v32bis_rate()). No common rate:
+ * the cleardown (rate words with no rate), then the phase FAILED. No answer
+ * within SMDSP_V32BIS_RENEG_MS: a retrain. 0, or -EBUSY outside the data.
+ */
+#define SMDSP_V32BIS_RENEG_MS 3000
+int smdsp_v32bis_renegotiate(struct smdsp_v32bis *s, unsigned int rates);
+/*
+ * On (the default): a data SNR (or raw error rate) too poor for the rate
+ * renegotiates down, one good enough for a higher one up; off: too poor
+ * retrains (if the auto retrain is on), never up.
+ */
+void smdsp_v32bis_set_auto_reneg(struct smdsp_v32bis *s, bool on);
+/*
+ * Renegotiations done (either end's), those this end asked for, and those
+ * that fell back to a retrain.
+ */
+unsigned int smdsp_v32bis_renegs(const struct smdsp_v32bis *s);
+unsigned int smdsp_v32bis_reneg_asked(const struct smdsp_v32bis *s);
+unsigned int smdsp_v32bis_reneg_fails(const struct smdsp_v32bis *s);
+/* A cleardown was sent or heard (the phase is then FAILED). */
+bool smdsp_v32bis_cleared(const struct smdsp_v32bis *s);
 /* The rates an SNR (tenths of dB, the receiver's estimate on TRN) allows. */
 unsigned int smdsp_v32bis_snr_rates(int snr_10);
 

@@ -34,6 +34,12 @@ struct smdsp_v34_data_rx;
 
 /* NULL for a configuration V.34 does not allow (rate, states) or without memory. */
 struct smdsp_v34_data_tx *smdsp_v34_data_tx_create(const struct smdsp_v34_data_config *cfg);
+/*
+ * Another configuration in place (no allocation: the rate and precoder
+ * coefficients phase 4's MP exchange settles); also a reset. -EINVAL, and
+ * the old configuration kept, for one V.34 does not allow.
+ */
+int smdsp_v34_data_tx_configure(struct smdsp_v34_data_tx *s, const struct smdsp_v34_data_config *cfg);
 void smdsp_v34_data_tx_free(struct smdsp_v34_data_tx *s);
 void smdsp_v34_data_tx_reset(struct smdsp_v34_data_tx *s);
 int smdsp_v34_data_tx_print(const struct smdsp_v34_data_tx *s, char *buf, size_t len);
@@ -51,6 +57,8 @@ void smdsp_v34_data_tx_frame(struct smdsp_v34_data_tx *s, const uint8_t *bits, u
 uint32_t smdsp_v34_data_tx_power(const struct smdsp_v34_data_tx *s);
 
 struct smdsp_v34_data_rx *smdsp_v34_data_rx_create(const struct smdsp_v34_data_config *cfg);
+/* as smdsp_v34_data_tx_configure() */
+int smdsp_v34_data_rx_configure(struct smdsp_v34_data_rx *s, const struct smdsp_v34_data_config *cfg);
 void smdsp_v34_data_rx_free(struct smdsp_v34_data_rx *s);
 void smdsp_v34_data_rx_reset(struct smdsp_v34_data_rx *s);
 int smdsp_v34_data_rx_print(const struct smdsp_v34_data_rx *s, char *buf, size_t len);
@@ -62,6 +70,9 @@ int smdsp_v34_data_rx_print(const struct smdsp_v34_data_rx *s, char *buf, size_t
  */
 unsigned int smdsp_v34_data_rx_frame(struct smdsp_v34_data_rx *s, const int32_t in[16], uint8_t *bits,
 				     uint8_t *aux);
+const struct smdsp_v34_frame_params *smdsp_v34_data_rx_params(const struct smdsp_v34_data_rx *s);
+/* the transmitter's smdsp_v34_data_tx_power() for the same configuration */
+uint32_t smdsp_v34_data_rx_power(const struct smdsp_v34_data_rx *s);
 void smdsp_v34_data_rx_get_stats(const struct smdsp_v34_data_rx *s, struct smdsp_v34_data_stats *st);
 
 /* the Viterbi decoder's 31 4D symbols, rounded up to mapping frames */

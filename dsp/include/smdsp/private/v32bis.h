@@ -17,6 +17,7 @@
 #define SMDSP_V32BIS_TRN_AC 256		/* TRN's first symbols: A and C only */
 #define SMDSP_V32BIS_SBAR_LEN 16
 #define SMDSP_V32BIS_B1_LEN 128
+#define SMDSP_V32BIS_RX_HIST 32	/* a power of 2: symbols the data's end may be found back */
 
 struct smdsp_v32bis_seg {
 	uint8_t sig;		/* enum smdsp_v32bis_sig */
@@ -66,6 +67,23 @@ struct smdsp_v32bis_rx {
 	unsigned int eq_skip;
 	unsigned int ones_errs;
 	unsigned int ones_bits;
+	/*
+	 * In the data: the far end's S (a rate renegotiation). The last
+	 * symbols, the best survivor after each (the data's end decided as it
+	 * stood before S), and the decisions held back until S would have been
+	 * seen in them.
+	 */
+	uint32_t nsym;		/* data symbols since the data began */
+	struct smdsp_cplx zh[SMDSP_V32BIS_RX_HIST];
+	uint8_t snap[SMDSP_V32BIS_RX_HIST][SMDSP_VITERBI_DEPTH];	/* oldest first */
+	uint8_t hard[SMDSP_V32BIS_RX_HIST];	/* the slicer's point, before the code decides */
+	uint8_t dq[SMDSP_V32BIS_RX_HIST];	/* decided, not yet delivered: by symbol */
+	uint32_t dq_lo, dq_hi;	/* the symbols held: dq_lo up to dq_hi - 1 */
+	unsigned int s_run;	/* symbols running as S does */
+	bool reneg;		/* following a renegotiation: S, S-bar, R, E, B1 (no TRN) */
+	unsigned int hold_ones;	/* B1's ones after a renegotiation, not data */
+	uint32_t raw_errs;	/* the slicer unlike the code's decision, in the data */
+	uint32_t raw_syms;
 };
 
 int smdsp_v32bis_tx_init(struct smdsp_v32bis_tx *s, bool caller, int level_dbm0_10,
@@ -94,13 +112,17 @@ struct smdsp_v32bis_tonedet {
 	unsigned int hold[2];	/* blocks before another can count */
 	uint64_t lvl[2];	/* |z|^2 of the last block the tone held */
 	unsigned int off;	/* blocks running without either tone */
+	uint64_t own;		/* the last block's |z|^2 in this end's own tones' bins */
+	uint32_t n;		/* samples seen */
+	uint32_t end;		/* n at the last block's end */
+	unsigned int blocks;	/* blocks seen */
 };
 
 /* the echo canceller: near and far taps, the largest far delay (700 ms), tx kept for the loop's latency */
 #define SMDSP_V32BIS_EC_NEAR	128
 #define SMDSP_V32BIS_EC_FAR	256
 #define SMDSP_V32BIS_EC_DELAY	5600
-#define SMDSP_V32BIS_HIST	4096	/* a power of 2: the latency may be up to this less a block */
+#define SMDSP_V32BIS_HIST	8192	/* a power of 2: SMDSP_V32BIS_MAX_LATENCY and a block */
 /* what smdsp_echo_size() gives for that configuration (dsp/echo.c's arrays_size()), in int64s */
 #define SMDSP_V32BIS_EC_BYTES	(sizeof(struct smdsp_echo) + 12 * SMDSP_V32BIS_EC_NEAR + \
 				 20 * SMDSP_V32BIS_EC_FAR + 2 * (SMDSP_V32BIS_EC_DELAY + 1 + 4 * SMDSP_ECHO_HIL_L + 2))
@@ -129,11 +151,37 @@ struct smdsp_v32bis {
 	int16_t hist[SMDSP_V32BIS_HIST];	/* the tx samples sent, the echo canceller's input */
 	uint32_t sent;		/* tx samples sent since the start */
 	int lat;		/* the loop's latency in samples, 0 until known */
+	/* the near echo's own delay, timed on this end's first tone (near_watch()) */
+	bool near_on;
+	uint32_t near_t0;	/* the tx sample the tone began at */
+	uint64_t near_floor;	/* the own tones' bins before its echo could be back */
+	unsigned int near_run;	/* blocks in a row above the floor */
+	uint32_t near_at;	/* the first of them, samples after near_t0 */
+	unsigned int near_blocks;	/* td.blocks judged */
+	int near_lat;		/* the delay found (-1: none) */
 	uint32_t ec_learn, ec_on, ec_off;	/* the training window's times (now), 0: none */
 	unsigned int ec_gear;
 	uint32_t ec_track_at;	/* when the canceller starts tracking, 0: not pending */
 	uint32_t deaf_until;	/* the receiver reset until then (our own training's echo), 0: none */
 	int erle_q8;
+	/* rate renegotiation (V.32bis): R4 from the end that starts it, R5 from the other */
+	bool no_reneg;		/* a low SNR retrains instead */
+	bool cleared;		/* a cleardown sent or heard */
+	unsigned int rn_offer;	/* the rates this end's R4 or R5 offered */
+	uint32_t rn_start;
+	bool rn_from_far;	/* the far end asked */
+	bool rn_frozen;		/* the canceller frozen through this end's S */
+	unsigned int rn_was;	/* the rate before */
+	unsigned int renegs;	/* renegotiations done */
+	unsigned int rn_fails;	/* renegotiations that ended in a retrain */
+	unsigned int rn_asked;	/* renegotiations this end started */
+	uint32_t rn_up_after;	/* no renegotiation up before then (now), 0: none pending */
+	unsigned int good;	/* blocks of data with the SNR for a higher rate */
+	uint32_t q_errs;	/* the receiver's raw errors at the last block */
+	uint16_t q_w[4];	/* those of the last four blocks */
+	unsigned int q_i;
+	uint32_t q_last;	/* the last burst of them (now), 0: none */
+	unsigned int q_bad;	/* two bursts close together: too fast */
 };
 
 int smdsp_v32bis_init(struct smdsp_v32bis *s, const struct smdsp_v32bis_config *c);

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private to dsp/: the state behind <smdsp/v34_train.h> (v34_train_tx.c,
+ * v34_train_rx.c).
+ */
+#ifndef SMDSP_PRIVATE_V34_TRAIN_H
+#define SMDSP_PRIVATE_V34_TRAIN_H
+
+#include <smdsp/v34_train.h>
+#include <smdsp/v34_mod.h>
+#include <smdsp/v34_data.h>
+#include <smdsp/private/v34_scramble.h>
+
+#define SMDSP_V34_PE_TAPS 25		/* the pre-emphasis filter, symbol spaced */
+#define SMDSP_V34_EQ_TAPS 64		/* the equaliser, T/2 spaced: 32 symbols */
+#define SMDSP_V34_EQ_HIST (SMDSP_V34_EQ_TAPS + 8)	/* its inputs kept: 3 symbols more */
+#define SMDSP_V34_RX_RING 256		/* T/2 outputs kept for finding PP */
+#define SMDSP_V34_MP_MAX 200		/* bits of an MP frame kept */
+
+struct smdsp_v34_train_tx {
+	struct smdsp_v34_train_config cfg;
+	struct smdsp_v34_mod *mod;
+	struct smdsp_v34_data_tx *data;
+	const struct smdsp_v34_train_rx *rx;
+	struct smdsp_v34_scramble scr;
+	smdsp_get_bit_fn get_bit;
+	void *user;
+	enum smdsp_v34_train_state state;
+	uint32_t began[SMDSP_V34_T_FAILED + 1];
+	uint32_t symbols;		/* symbols pulled */
+	unsigned int count;		/* symbols (or bits) into the current state */
+	unsigned int diff;		/* MP and E's differential encoder */
+	uint16_t jword;			/* J's pattern being sent */
+	uint8_t mp[(SMDSP_V34_MP1_BITS + 7) / 8];
+	unsigned int mp_bits, mp_pos;
+	bool mp_ack;			/* sending MP' */
+	unsigned int rate;		/* settled data rate */
+	unsigned int frames;		/* mapping frames sent (B1 counts) */
+	int32_t pts[16];		/* the mapping frame being sent, 1/128 units */
+	unsigned int pt;		/* its next 2D symbol */
+	uint32_t gain;			/* 1/128 units to PCM, Q16 */
+	int32_t pe[SMDSP_V34_PE_TAPS][2];	/* pre-emphasis taps, Q14 complex */
+	struct smdsp_cplx pe_hist[SMDSP_V34_PE_TAPS];
+	unsigned int pe_pos;
+	bool pe_on;
+};
+
+struct smdsp_v34_train_rx {
+	struct smdsp_v34_train_config cfg;
+	struct smdsp_v34_demod *demod;
+	struct smdsp_v34_data_rx *data;
+	struct smdsp_v34_scramble dscr;
+	smdsp_put_bit_fn put_bit;
+	void *user;
+	enum smdsp_v34_train_state state;
+	struct smdsp_v34_train_stats st;
+	/* T/2 outputs */
+	struct smdsp_cplx ring[SMDSP_V34_RX_RING];
+	uint32_t t2;			/* T/2 outputs so far */
+	unsigned int s_run;		/* S: symbols with the steady period-2 pattern */
+	struct smdsp_cplx savg[4];	/* S: its pattern at each half symbol of two symbols */
+	int64_t chist[4];		/* S: the last four samples against it */
+	uint32_t rev_t2;		/* the S-bar reversal, T/2 index */
+	uint32_t pp_t2;			/* PP's symbol 0, T/2 index */
+	uint32_t agc;			/* input scale, Q16 */
+	/* the equaliser */
+	int32_t c[SMDSP_V34_EQ_TAPS][2];	/* Q20 */
+	int32_t x[2 * SMDSP_V34_EQ_HIST][2];	/* its inputs, stored twice */
+	unsigned int xpos;
+	int64_t tacc;			/* the timing error over 8 symbols */
+	struct smdsp_cplx oprev, dprev;	/* the last output and decision */
+	/* carrier */
+	uint32_t phase;
+	int32_t freq;
+	/* symbols out */
+	uint32_t sym;			/* the next symbol's index from PP's start */
+	unsigned int count;		/* symbols into the current state */
+	uint16_t jreg;			/* descrambled bits, the newest at bit 15 */
+	unsigned int jmatch;		/* J patterns 8 symbols apart */
+	uint32_t bad_hist;		/* TRN: the last 32 bits' errors */
+	bool trn16;
+	unsigned int prev_quad;		/* MP and E's differential decoder */
+	uint8_t mpbuf[(SMDSP_V34_MP_MAX + 7) / 8];
+	unsigned int mp_len;		/* bits in mpbuf (0: looking for sync) */
+	unsigned int ones;		/* ones in a row */
+	bool mp_ok, mp_ack;		/* an MP taken; one of them an MP' */
+	struct smdsp_v34_mp far;
+	/* precoding: h Q14 and the noise predictor it comes from */
+	int32_t hp[3][2];		/* predictor, Q20 */
+	int32_t ehist[3][2];		/* past equaliser errors */
+	int16_t h[6];			/* sent in MP, used in the data mode */
+	bool trained;
+	uint64_t err_acc, sig_acc;	/* the decision error and the signal, for the MSE */
+	uint64_t pe_acc, pr_acc;	/* the predictor's input and output power */
+	uint64_t w_err, w_sig;		/* data: the whitened error */
+	unsigned int w_n;
+	unsigned int mse_n;
+	/* data mode */
+	uint32_t unit;			/* equaliser units to 1/128 units, Q16 */
+	int32_t zhist[3][2];		/* past equaliser outputs, 1/128 units */
+	int32_t in[16];
+	unsigned int nin;
+	unsigned int rate;
+	uint32_t skip_bits;		/* B1's bits dropped so far */
+};
+
+#endif /* SMDSP_PRIVATE_V34_TRAIN_H */

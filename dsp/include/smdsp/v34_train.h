@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * V.34's phases 3 and 4 and the data mode on the line (10.1.3, 11): the
+ * transmitter (v34_train_tx.c) sends S, S-bar, PP, TRN, J, J', TRN, MP,
+ * MP', E, B1 and data on v34_mod's timing unit, with phase 2's
+ * pre-emphasis filter; the receiver (v34_train_rx.c) finds S and its
+ * reversal, trains its equaliser on PP and TRN, tracks carrier and symbol
+ * timing, reads J, MP and E, computes the precoding coefficients it sends,
+ * and decodes the data mode through v34_data.
+ *
+ * Both are given what phase 2 chose (symbol rate, carrier, data rate per
+ * direction, pre-emphasis). An end is a transmitter and a receiver; the
+ * transmitter asks its own receiver (set with smdsp_v34_train_tx_attach())
+ * when to end J (its receiver trained) and what to put in MP (its
+ * coefficients), and leaves MP for MP', MP' for E as the far end's MP and
+ * MP' arrive. The line between them is 4-wire: no echo canceller yet.
+ */
+#ifndef SMDSP_V34_TRAIN_H
+#define SMDSP_V34_TRAIN_H
+
+#include <smdsp/compat.h>
+#include <smdsp/bits.h>
+#include <smdsp/fixmath.h>
+#include <smdsp/v34_info.h>
+#include <smdsp/v34_mp.h>
+
+struct smdsp_v34_train_config {
+	enum smdsp_v34_symrate symrate;	/* the direction's symbol rate */
+	bool high;			/* its carrier */
+	unsigned int data_rate;		/* the most this end allows that way, bit/s */
+	unsigned int preemph;		/* transmitter: the pre-emphasis filter, 0-10 */
+	bool caller;			/* this end is the call modem */
+	bool trn16;			/* transmitter: phase 4's TRN on 16 points (J says so) */
+	unsigned int trn_symbols;	/* transmitter: phase 3's TRN, 0 for 2048 symbols */
+	bool no_precoding;		/* receiver: ask the far end for none (MP's h all 0) */
+};
+
+enum smdsp_v34_train_state {
+	SMDSP_V34_T_IDLE = 0,
+	SMDSP_V34_T_S,		/* tx: sending S; rx: S found */
+	SMDSP_V34_T_SBAR,
+	SMDSP_V34_T_PP,
+	SMDSP_V34_T_TRN,
+	SMDSP_V34_T_J,
+	SMDSP_V34_T_JP,		/* J' */
+	SMDSP_V34_T_TRN4,	/* phase 4's TRN */
+	SMDSP_V34_T_MP,
+	SMDSP_V34_T_MPP,	/* MP' */
+	SMDSP_V34_T_E,
+	SMDSP_V34_T_B1,
+	SMDSP_V34_T_DATA,
+	SMDSP_V34_T_FAILED,	/* rx: lost (no S reversal, no PP, no J in time) */
+};
+
+struct smdsp_v34_train_tx;
+struct smdsp_v34_train_rx;
+
+/* ---- the transmitter ---- */
+
+struct smdsp_v34_train_tx *smdsp_v34_train_tx_create(const struct smdsp_v34_train_config *cfg,
+						     smdsp_get_bit_fn get_bit, void *user);
+void smdsp_v34_train_tx_free(struct smdsp_v34_train_tx *s);
+/* back to the start of S */
+void smdsp_v34_train_tx_reset(struct smdsp_v34_train_tx *s);
+int smdsp_v34_train_tx_print(const struct smdsp_v34_train_tx *s, char *buf, size_t len);
+/* The receiver of the same end: its training ends J, its MP ends MP and MP'. */
+void smdsp_v34_train_tx_attach(struct smdsp_v34_train_tx *s, const struct smdsp_v34_train_rx *rx);
+void smdsp_v34_train_tx_process(struct smdsp_v34_train_tx *s, int16_t *out, unsigned int n);
+enum smdsp_v34_train_state smdsp_v34_train_tx_state(const struct smdsp_v34_train_tx *s);
+/* Symbols sent since reset, and the symbol at which each state began (0 if not yet). */
+uint32_t smdsp_v34_train_tx_symbols(const struct smdsp_v34_train_tx *s);
+uint32_t smdsp_v34_train_tx_began(const struct smdsp_v34_train_tx *s, enum smdsp_v34_train_state st);
+/* the data rate it settled on (0 before E) */
+unsigned int smdsp_v34_train_tx_rate(const struct smdsp_v34_train_tx *s);
+
+/*
+ * The training symbols by their definitions, for the tests as for the
+ * transmitter: PP's k-th symbol (k modulo 48) and the 4- and 16-point
+ * constellations of TRN, J, MP and E, in units of amp (the 4-point
+ * constellation is (+-amp, +-amp)); the 16-point one has the same power.
+ */
+void smdsp_v34_train_pp(unsigned int k, int32_t amp, struct smdsp_cplx *p);
+void smdsp_v34_train_point4(unsigned int dibit, int32_t amp, struct smdsp_cplx *p);
+void smdsp_v34_train_point16(unsigned int quad, int32_t amp, struct smdsp_cplx *p);
+/* J's 16 bits (sent bit 0 first): 4 or 16 point TRN, and J' */
+#define SMDSP_V34_J4 0x8990
+#define SMDSP_V34_J16 0x89b0
+#define SMDSP_V34_JP 0x899f
+/* the symbols of S, S-bar and PP; PP's period */
+#define SMDSP_V34_S_SYMS 128
+#define SMDSP_V34_SBAR_SYMS 16
+#define SMDSP_V34_PP_PERIOD 48
+#define SMDSP_V34_PP_SYMS 288
+#define SMDSP_V34_TRN4_SYMS 512
+/* the transmitter's 4-point amplitude (PCM units, each axis) */
+#define SMDSP_V34_TRAIN_AMP 3000
+
+/* ---- the receiver ---- */
+
+struct smdsp_v34_train_stats {
+	uint32_t symbols;		/* symbols out of the equaliser */
+	uint32_t trn_bits, trn_bad;	/* TRN's descrambled bits, and those not a one */
+	uint32_t j_seen;		/* J patterns matched */
+	uint32_t mp_good, mp_bad;	/* MP frames taken, refused (sync found, CRC or range bad) */
+	uint32_t data_bits;		/* data bits delivered */
+	uint32_t bad_points, bad_shell;	/* v34_data's counts */
+	int32_t mse_db10;		/* the last 256 symbols' decision error, dB below the signal (tenths) */
+	int32_t wmse_db10;		/* data: the same for what the Viterbi decoder gets (whitened) */
+	int32_t pred_gain_db10;		/* the noise predictor's gain, the precoder's worth */
+	int32_t timing_ticks;		/* the timing loop's total move */
+	int32_t pp_lag;			/* PP's position against the S-bar reversal, half symbols */
+};
+
+struct smdsp_v34_train_rx *smdsp_v34_train_rx_create(const struct smdsp_v34_train_config *cfg,
+						     smdsp_put_bit_fn put_bit, void *user);
+void smdsp_v34_train_rx_free(struct smdsp_v34_train_rx *s);
+void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s);
+int smdsp_v34_train_rx_print(const struct smdsp_v34_train_rx *s, char *buf, size_t len);
+void smdsp_v34_train_rx_process(struct smdsp_v34_train_rx *s, const int16_t *x, unsigned int n);
+enum smdsp_v34_train_state smdsp_v34_train_rx_state(const struct smdsp_v34_train_rx *s);
+void smdsp_v34_train_rx_get_stats(const struct smdsp_v34_train_rx *s, struct smdsp_v34_train_stats *st);
+/* trained: the coefficients for our MP are ready */
+bool smdsp_v34_train_rx_trained(const struct smdsp_v34_train_rx *s);
+/* the MP this end sends (h from its equaliser; rates from its config), false before trained */
+bool smdsp_v34_train_rx_our_mp(const struct smdsp_v34_train_rx *s, struct smdsp_v34_mp *mp);
+/* the far end's MP (and whether it was an MP'), false before one arrived */
+bool smdsp_v34_train_rx_far_mp(const struct smdsp_v34_train_rx *s, struct smdsp_v34_mp *mp, bool *ack);
+/* the far end's J: 16-point TRN in phase 4 */
+bool smdsp_v34_train_rx_far_trn16(const struct smdsp_v34_train_rx *s);
+
+#endif /* SMDSP_V34_TRAIN_H */

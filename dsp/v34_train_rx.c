@@ -1,0 +1,811 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * V.34 phases 3 and 4 and the data mode, receive side (10.1.3; 11.3, 11.4).
+ *
+ * v34_demod gives the far end's signal at T/2 (two matched-filter outputs a
+ * symbol, at instants the timing loop moves). Then:
+ *
+ * - S: outputs two symbols apart agree (S repeats every two symbols
+ *   whatever the sampling phase), 32 symbols in a row at a useful level.
+ *   Then each output is held against S's own pattern (averaged at each of
+ *   the four half-symbol phases of its period): the reversal to S-bar turns
+ *   the last two symbols' sum negative, which times PP's start to within a
+ *   symbol or so (16 symbols of S-bar later). (The product of outputs two
+ *   symbols apart would see the reversal only for two symbols, blurred by
+ *   the pulse: too weak a mark.)
+ * - PP: one period (48 symbols) is correlated against the known sequence
+ *   at every half-symbol lag within 6 symbols of that estimate; PP's
+ *   periodic autocorrelation is zero off lag 0, so the peak lag is where
+ *   PP's symbols sit and its value the channel's gain and phase. That sets
+ *   the input scale and the equaliser's centre tap (its other taps at 0),
+ *   and the rest of PP trains it by LMS against the known symbols.
+ * - TRN: decision-directed on the 4-point constellation (its absolute
+ *   phase is known from PP); the decided dibits, descrambled with the far
+ *   end's polynomial, should be ones (counted). The equaliser's error also
+ *   trains a 3-tap noise predictor: its coefficients are the precoding
+ *   coefficients h(1)-h(3) we send in MP, so that the far transmitter's
+ *   precoder takes the predictable part of our noise (9.6.2's intent: the
+ *   feedback part of a decision-feedback equaliser moved to the
+ *   transmitter).
+ * - J, twice in a row on a symbol boundary, ends our training (4 or 16
+ *   points next); J' starts phase 4's TRN (512 symbols), then MP frames
+ *   (differential, scrambled: sync of 17 ones, CRC checked by v34_mp) until
+ *   an MP' and E's 20 ones. The symbol after E starts B1 and the first
+ *   mapping frame of a superframe: that is the superframe's timing, which
+ *   v34_data's framer then follows.
+ * - Data: the equaliser output z (scaled to v34_data's 1/128 units) is
+ *   whitened, r(n) = z(n) + sum h(i) z(n - i), which is the precoder's y(n)
+ *   plus noise, and goes to v34_data's Viterbi decoder; B1's data frame is
+ *   dropped. The loops and the adaptation then work on r against the
+ *   nearest odd-integer point (a tentative y): the equaliser's gradient is
+ *   the whitened error times its inputs filtered by 1 + sum h(i) z^-i, so
+ *   that equaliser and predictor together keep minimising what the decoder
+ *   sees, and no recursion through h can spread a wrong tentative decision.
+ *
+ * Carrier: a second-order loop on the angle between output and decision.
+ * Timing: Mueller and Mueller's detector on the output and the decisions
+ * (the pulse's slope one symbol either side) moves the demodulator's
+ * instants (smdsp_v34_demod_adjust()) from TRN's 256th symbol on, so that a
+ * 32-symbol equaliser holds at +-100 ppm for any length of call: the
+ * equaliser alone would have to follow 1.8 ticks a symbol, and with a
+ * roll-off of 1/8 a twentieth of a symbol off costs 20 dB of MSE.
+ * Precoding is asked for only when the predictor gains more than 1 dB.
+ */
+#include <smdsp/private/v34_train.h>
+#include <smdsp/private/v34_mod.h>
+
+#define R_AMP 4096		/* the equaliser's 4-point constellation: (+-R, +-R) */
+#define CTR (SMDSP_V34_EQ_TAPS / 2)
+#define S_RUN 32
+#define PP_SEARCH 12		/* half symbols each side */
+#define SHIFT_TRAIN 14
+#define SHIFT_TRACK 16
+#define SHIFT_DATA 17
+#define TIMING_FROM (SMDSP_V34_PP_SYMS + 256)
+
+static void set_state(struct smdsp_v34_train_rx *s, enum smdsp_v34_train_state st)
+{
+	s->state = st;
+	s->count = 0;
+}
+
+static void cmul_conj(const struct smdsp_cplx *a, const struct smdsp_cplx *b, int64_t *re, int64_t *im)
+{
+	*re = (int64_t)a->re * b->re + (int64_t)a->im * b->im;
+	*im = (int64_t)a->im * b->re - (int64_t)a->re * b->im;
+}
+
+static void rotate(struct smdsp_cplx *v, uint32_t ph)
+{
+	int32_t c = smdsp_cos(ph), sn = smdsp_sin(ph);
+	int64_t re = (int64_t)v->re * c - (int64_t)v->im * sn;
+	int64_t im = (int64_t)v->re * sn + (int64_t)v->im * c;
+
+	v->re = (int32_t)(re >> 15);
+	v->im = (int32_t)(im >> 15);
+}
+
+static void eq_push(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *y)
+{
+	int32_t re = (int32_t)(((int64_t)y->re * s->agc) >> 16);
+	int32_t im = (int32_t)(((int64_t)y->im * s->agc) >> 16);
+
+	s->xpos = (s->xpos + 1) % SMDSP_V34_EQ_HIST;
+	s->x[s->xpos][0] = re;
+	s->x[s->xpos][1] = im;
+	s->x[s->xpos + SMDSP_V34_EQ_HIST][0] = re;
+	s->x[s->xpos + SMDSP_V34_EQ_HIST][1] = im;
+}
+
+/* tap i weighs the input i T/2 older than the newest */
+static void eq_out(const struct smdsp_v34_train_rx *s, struct smdsp_cplx *o)
+{
+	const int32_t(*x)[2] = &s->x[s->xpos + SMDSP_V34_EQ_HIST];
+	int64_t re = 0, im = 0;
+	int i;
+
+	for (i = 0; i < SMDSP_V34_EQ_TAPS; i++) {
+		re += (int64_t)s->c[i][0] * x[-i][0] - (int64_t)s->c[i][1] * x[-i][1];
+		im += (int64_t)s->c[i][0] * x[-i][1] + (int64_t)s->c[i][1] * x[-i][0];
+	}
+	o->re = smdsp_sat32(re >> 20);
+	o->im = smdsp_sat32(im >> 20);
+}
+
+/*
+ * c -= e conj(v) >> shift, e in the equaliser's input frame, v the inputs
+ * filtered by g = 1, h(1), h(2), h(3) (Q14) over the last symbols: the
+ * gradient of the whitened error (g NULL: the plain error, v = x).
+ */
+static void eq_update(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *e, int shift, const int16_t *h)
+{
+	const int32_t(*x)[2] = &s->x[s->xpos + SMDSP_V34_EQ_HIST];
+	int i, j;
+
+	for (i = 0; i < SMDSP_V34_EQ_TAPS; i++) {
+		int64_t vr = x[-i][0], vi = x[-i][1], re, im;
+
+		if (h) {
+			vr *= 1 << 14;
+			vi *= 1 << 14;
+			for (j = 1; j <= 3; j++) {
+				int64_t hr = h[2 * j - 2], hi = h[2 * j - 1];
+				int64_t ar = x[-i - 2 * j][0], ai = x[-i - 2 * j][1];
+
+				vr += hr * ar - hi * ai;
+				vi += hr * ai + hi * ar;
+			}
+			vr >>= 14;
+			vi >>= 14;
+		}
+		re = (int64_t)e->re * vr + (int64_t)e->im * vi;
+		im = (int64_t)e->im * vr - (int64_t)e->re * vi;
+		s->c[i][0] -= (int32_t)(re >> shift);
+		s->c[i][1] -= (int32_t)(im >> shift);
+	}
+}
+
+/* num / den for 64-bit values, den > 0 */
+static int64_t div_norm(int64_t num, int64_t den)
+{
+	while (den > 0x3fffffff) {
+		den >>= 1;
+		num >>= 1;
+	}
+	return smdsp_div_s64(num, (int32_t)den + 1);
+}
+
+static void quad_decide(const struct smdsp_cplx *o, struct smdsp_cplx *d, unsigned int *q)
+{
+	/* quadrants in smdsp_v34_train_point4's order: 45, 135, 225, 315 degrees */
+	if (o->re >= 0)
+		*q = o->im >= 0 ? 0 : 3;
+	else
+		*q = o->im >= 0 ? 1 : 2;
+	smdsp_v34_train_point4(*q, R_AMP, d);
+}
+
+static void quad16_decide(const struct smdsp_cplx *o, struct smdsp_cplx *d, unsigned int *q)
+{
+	const int32_t u2 = 2 * (int32_t)(((int64_t)R_AMP * 29309) >> 16);
+
+	quad_decide(o, d, q);
+	if (smdsp_abs32(o->re) > u2)
+		*q |= 4;
+	if (smdsp_abs32(o->im) > u2)
+		*q |= 8;
+	smdsp_v34_train_point16(*q, R_AMP, d);
+}
+
+static void mse_acc(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *e, const struct smdsp_cplx *d)
+{
+	s->err_acc += (uint64_t)((int64_t)e->re * e->re + (int64_t)e->im * e->im);
+	s->sig_acc += (uint64_t)((int64_t)d->re * d->re + (int64_t)d->im * d->im);
+	if (++s->mse_n == 256) {
+		s->st.mse_db10 = smdsp_power_to_dbm0(s->sig_acc >> 8) - smdsp_power_to_dbm0((s->err_acc >> 8) + 1);
+		s->err_acc = 0;
+		s->sig_acc = 0;
+		s->mse_n = 0;
+	}
+}
+
+/* the noise predictor: r = e + sum hp(i) e(n - i), NLMS on |r|^2 */
+static void predictor(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *e)
+{
+	int64_t rr = e->re, ri = e->im, pw = 1;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		rr += ((int64_t)s->hp[i][0] * s->ehist[i][0] - (int64_t)s->hp[i][1] * s->ehist[i][1]) >> 20;
+		ri += ((int64_t)s->hp[i][0] * s->ehist[i][1] + (int64_t)s->hp[i][1] * s->ehist[i][0]) >> 20;
+		pw += (int64_t)s->ehist[i][0] * s->ehist[i][0] + (int64_t)s->ehist[i][1] * s->ehist[i][1];
+	}
+	s->pe_acc += (uint64_t)((int64_t)e->re * e->re + (int64_t)e->im * e->im) >> 4;
+	s->pr_acc += (uint64_t)(rr * rr + ri * ri) >> 4;
+	for (i = 0; i < 3; i++) {
+		int64_t gr = rr * s->ehist[i][0] + ri * s->ehist[i][1];
+		int64_t gi = ri * s->ehist[i][0] - rr * s->ehist[i][1];
+
+		/* a step of 2^-9 of the normalised gradient */
+		s->hp[i][0] -= (int32_t)div_norm(gr * (1 << 11), pw);
+		s->hp[i][1] -= (int32_t)div_norm(gi * (1 << 11), pw);
+	}
+	s->ehist[2][0] = s->ehist[1][0];
+	s->ehist[2][1] = s->ehist[1][1];
+	s->ehist[1][0] = s->ehist[0][0];
+	s->ehist[1][1] = s->ehist[0][1];
+	s->ehist[0][0] = e->re;
+	s->ehist[0][1] = e->im;
+}
+
+static void finish_training(struct smdsp_v34_train_rx *s)
+{
+	int i, k;
+
+	/*
+	 * Precoding only for a prediction gain above 1 dB (5/4 in power): below
+	 * that the noise is white enough, and a tentative decision's error
+	 * would cost more in the receiver's recursion than the gain.
+	 */
+	if (4 * s->pe_acc < 5 * s->pr_acc || s->cfg.no_precoding)
+		memset(s->hp, 0, sizeof(s->hp));
+	s->st.pred_gain_db10 = smdsp_power_to_dbm0(s->pe_acc >> 8) - smdsp_power_to_dbm0((s->pr_acc >> 8) + 1);
+
+	for (i = 0; i < 3; i++)
+		for (k = 0; k < 2; k++) {
+			int32_t v = s->hp[i][k] >> 6;
+
+			/* inside Q2.14, and a precoder that cannot run away */
+			if (v > 24576)
+				v = 24576;
+			if (v < -24576)
+				v = -24576;
+			s->h[2 * i + k] = (int16_t)v;
+		}
+	s->trained = true;
+}
+
+static uint32_t ones32(uint32_t v)
+{
+	uint32_t n = 0;
+
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+static unsigned int descr(struct smdsp_v34_train_rx *s, unsigned int bit)
+{
+	return smdsp_v34_descramble_bit(&s->dscr, bit);
+}
+
+static void mp_bit(struct smdsp_v34_train_rx *s, unsigned int bit)
+{
+	unsigned int need;
+
+	if (!s->mp_len) {
+		if (bit) {
+			s->ones++;
+			return;
+		}
+		if (s->ones >= 17) {
+			memset(s->mpbuf, 0, sizeof(s->mpbuf));
+			s->mpbuf[0] = 0xff;
+			s->mpbuf[1] = 0xff;
+			s->mpbuf[2] = 0x01;
+			s->mp_len = 18;
+		}
+		s->ones = 0;
+		return;
+	}
+	if (bit)
+		s->mpbuf[s->mp_len / 8] |= (uint8_t)(1u << (s->mp_len % 8));
+	s->mp_len++;
+	need = smdsp_v34_mp_bits(smdsp_v34_info_bit(s->mpbuf, 18));
+	if (s->mp_len < 19 || s->mp_len < need)
+		return;
+	{
+		struct smdsp_v34_mp mp;
+
+		if (smdsp_v34_mp_unpack(s->mpbuf, need, &mp) == SMDSP_V34_MP_OK) {
+			s->far = mp;
+			s->mp_ok = true;
+			s->mp_ack |= mp.ack;
+			s->st.mp_good++;
+		} else {
+			s->st.mp_bad++;
+		}
+	}
+	s->mp_len = 0;
+	s->ones = 0;
+}
+
+static bool start_data(struct smdsp_v34_train_rx *s)
+{
+	struct smdsp_v34_data_config dc = { 0 };
+	unsigned int far_rate = 2400 * (s->cfg.caller ? s->far.rate_a_to_c : s->far.rate_c_to_a);
+	uint32_t p;
+
+	dc.symbol_rate = s->cfg.symrate;
+	dc.data_rate = far_rate < s->cfg.data_rate ? far_rate : s->cfg.data_rate;
+	dc.states = 16;
+	dc.caller = !s->cfg.caller;
+	memcpy(dc.h, s->h, sizeof(dc.h));
+	if (smdsp_v34_data_rx_configure(s->data, &dc))
+		return false;
+	s->rate = dc.data_rate;
+	/* the data points' mean power against the 4-point training's 2 R^2 */
+	p = smdsp_v34_data_rx_power(s->data);
+	s->unit = smdsp_isqrt64(smdsp_div_u64((uint64_t)p << 32, 2u * R_AMP * R_AMP));
+	s->skip_bits = 0;
+	s->nin = 0;
+	memset(s->zhist, 0, sizeof(s->zhist));
+	return true;
+}
+
+/* nearest odd integer to v / 128 */
+static int odd_near(int32_t v)
+{
+	int32_t q = v >= 0 ? v / 256 : -((-v + 255) / 256);
+
+	return 2 * q + 1;
+}
+
+/*
+ * Data: o (the equaliser's output, turned) whitened to r, which goes to the
+ * Viterbi decoder; back in *w (r in equaliser units) and *d (the nearest
+ * odd-integer point, the tentative y) for the loops and the adaptation.
+ */
+static void data_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o, struct smdsp_cplx *w,
+			struct smdsp_cplx *d)
+{
+	int64_t zr = ((int64_t)o->re * s->unit) >> 16, zi = ((int64_t)o->im * s->unit) >> 16;
+	int64_t rr = zr, ri = zi;
+	int yr, yi, i;
+
+	for (i = 0; i < 3; i++) {
+		rr += ((int64_t)s->h[2 * i] * s->zhist[i][0] - (int64_t)s->h[2 * i + 1] * s->zhist[i][1]) >> 14;
+		ri += ((int64_t)s->h[2 * i] * s->zhist[i][1] + (int64_t)s->h[2 * i + 1] * s->zhist[i][0]) >> 14;
+	}
+	for (i = 2; i > 0; i--) {
+		s->zhist[i][0] = s->zhist[i - 1][0];
+		s->zhist[i][1] = s->zhist[i - 1][1];
+	}
+	s->zhist[0][0] = (int32_t)zr;
+	s->zhist[0][1] = (int32_t)zi;
+	s->in[s->nin++] = smdsp_sat32(rr);
+	s->in[s->nin++] = smdsp_sat32(ri);
+	yr = odd_near(smdsp_sat32(rr));
+	yi = odd_near(smdsp_sat32(ri));
+	s->w_err += (uint64_t)((rr - 128LL * yr) * (rr - 128LL * yr) + (ri - 128LL * yi) * (ri - 128LL * yi));
+	s->w_sig += (uint64_t)(128LL * yr * 128LL * yr + 128LL * yi * 128LL * yi);
+	if (++s->w_n == 256) {
+		s->st.wmse_db10 = smdsp_power_to_dbm0(s->w_sig >> 12) - smdsp_power_to_dbm0((s->w_err >> 12) + 1);
+		s->w_err = 0;
+		s->w_sig = 0;
+		s->w_n = 0;
+	}
+	/* back to equaliser units */
+	w->re = (int32_t)smdsp_div_s64(rr * 65536, (int32_t)s->unit);
+	w->im = (int32_t)smdsp_div_s64(ri * 65536, (int32_t)s->unit);
+	d->re = (int32_t)smdsp_div_s64(128LL * 65536 * yr, (int32_t)s->unit);
+	d->im = (int32_t)smdsp_div_s64(128LL * 65536 * yi, (int32_t)s->unit);
+	if (s->nin == 16) {
+		uint8_t bits[SMDSP_V34_MAX_B], aux;
+		const struct smdsp_v34_frame_params *p;
+		unsigned int n = smdsp_v34_data_rx_frame(s->data, s->in, bits, &aux), t;
+		struct smdsp_v34_data_stats ds;
+
+		s->nin = 0;
+		p = smdsp_v34_data_rx_params(s->data);
+		for (t = 0; t < n; t++) {
+			/* B1's data frame first */
+			if (s->skip_bits < p->n - p->w) {
+				s->skip_bits++;
+				continue;
+			}
+			s->st.data_bits++;
+			if (s->put_bit)
+				s->put_bit(s->user, bits[t]);
+		}
+		smdsp_v34_data_rx_get_stats(s->data, &ds);
+		s->st.bad_points = ds.bad_points;
+		s->st.bad_shell = ds.bad_shell;
+	}
+}
+
+/* one equaliser output for symbol s->sym (its index from PP's first symbol) */
+static void symbol(struct smdsp_v34_train_rx *s)
+{
+	struct smdsp_cplx o, d, e, eb, w;
+	const int16_t *hf = NULL;
+	unsigned int q = 0, b;
+	int64_t pr, pi;
+	int32_t dphi;
+	int shift = SHIFT_TRACK;
+	uint32_t k = s->sym++;
+
+	eq_out(s, &o);
+	rotate(&o, (uint32_t)-s->phase);
+	s->st.symbols++;
+	if (k < SMDSP_V34_PP_SYMS) {
+		smdsp_v34_train_pp(k, R_AMP, &d);
+		shift = SHIFT_TRAIN;
+	} else if (s->state == SMDSP_V34_T_DATA) {
+		/* the loops and the adaptation on the whitened signal */
+		data_symbol(s, &o, &w, &d);
+		o = w;
+		shift = SHIFT_DATA;
+		hf = s->h;
+	} else if (s->state == SMDSP_V34_T_TRN4 && s->trn16) {
+		quad16_decide(&o, &d, &q);
+	} else {
+		quad_decide(&o, &d, &q);
+		if (k < SMDSP_V34_PP_SYMS + 512)
+			shift = SHIFT_TRAIN;
+	}
+	e.re = o.re - d.re;
+	e.im = o.im - d.im;
+	mse_acc(s, &e, &d);
+	/* the carrier loop, once the equaliser has a first shape */
+	if (k >= 96) {
+		cmul_conj(&o, &d, &pr, &pi);
+		dphi = (int32_t)smdsp_atan2((int32_t)(pi >> 16), (int32_t)(pr >> 16));
+		s->freq += dphi >> 12;
+		s->phase += (uint32_t)((dphi >> 5) + s->freq);
+	}
+	eb = e;
+	rotate(&eb, s->phase);
+	eq_update(s, &eb, shift, hf);
+	/*
+	 * The timing loop (Mueller and Mueller): o(k) conj(d(k-1)) - o(k-1)
+	 * conj(d(k)) is about -2 P tau / T for a sampling tau late (the pulse's
+	 * slope one symbol out); every 8 symbols a quarter of the estimate.
+	 */
+	if (k >= TIMING_FROM) {
+		int64_t a, b, c2, d2;
+
+		cmul_conj(&o, &s->dprev, &a, &b);
+		cmul_conj(&s->oprev, &d, &c2, &d2);
+		s->tacc += (a - c2) >> 8;
+		if (!(k & 7)) {
+			int32_t adj = (int32_t)div_norm(s->tacc * 280, (2LL * R_AMP * R_AMP) >> 8);
+
+			smdsp_v34_demod_adjust(s->demod, adj);
+			s->st.timing_ticks += adj;
+			s->tacc = 0;
+		}
+	}
+	s->oprev = o;
+	s->dprev = d;
+	if (k < SMDSP_V34_PP_SYMS)
+		return;
+
+	if (s->state == SMDSP_V34_T_PP)
+		set_state(s, SMDSP_V34_T_TRN);
+	switch (s->state) {
+	case SMDSP_V34_T_TRN:
+	case SMDSP_V34_T_J:
+		if (s->state == SMDSP_V34_T_TRN && k >= SMDSP_V34_PP_SYMS + 512)
+			predictor(s, &e);
+		for (b = 0; b < 2; b++) {
+			unsigned int bit = descr(s, (q >> b) & 1);
+
+			s->jreg = (uint16_t)((s->jreg >> 1) | (bit << 15));
+			/* TRN's bits once the descrambler has filled: ones */
+			if (s->state == SMDSP_V34_T_TRN && k >= SMDSP_V34_PP_SYMS + 32) {
+				s->st.trn_bits++;
+				s->st.trn_bad += !bit;
+				s->bad_hist = (s->bad_hist << 1) | (bit ? 0u : 1u);
+			}
+		}
+		s->count++;
+		if (s->jreg == SMDSP_V34_J4 || s->jreg == SMDSP_V34_J16) {
+			bool t16 = s->jreg == SMDSP_V34_J16;
+
+			if (s->jmatch && s->count == 8 && t16 == s->trn16)
+				s->jmatch++;
+			else
+				s->jmatch = 1;
+			s->trn16 = t16;
+			s->count = 0;
+			s->st.j_seen++;
+			if (s->jmatch >= 2 && s->state == SMDSP_V34_T_TRN) {
+				/* the two J's bits were not TRN's */
+				s->st.trn_bad -= ones32(s->bad_hist);
+				s->st.trn_bits -= 32;
+				finish_training(s);
+				set_state(s, SMDSP_V34_T_J);
+			}
+		} else if (s->jreg == SMDSP_V34_JP && s->state == SMDSP_V34_T_J) {
+			set_state(s, SMDSP_V34_T_TRN4);
+		}
+		break;
+	case SMDSP_V34_T_TRN4:
+		descr(s, q & 1);
+		descr(s, (q >> 1) & 1);
+		if (s->trn16) {
+			descr(s, (q >> 2) & 1);
+			descr(s, (q >> 3) & 1);
+		}
+		if (++s->count == SMDSP_V34_TRN4_SYMS) {
+			set_state(s, SMDSP_V34_T_MP);
+			s->prev_quad = 0;
+			s->mp_len = 0;
+			s->ones = 0;
+		}
+		break;
+	case SMDSP_V34_T_MP:
+		b = (q - s->prev_quad) & 3;
+		s->prev_quad = q;
+		mp_bit(s, descr(s, b & 1));
+		mp_bit(s, descr(s, b >> 1));
+		if (s->mp_ack && !s->mp_len && s->ones >= 20) {
+			if (start_data(s))
+				set_state(s, SMDSP_V34_T_DATA);
+			else
+				set_state(s, SMDSP_V34_T_FAILED);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* PP's position: the half-symbol lag of the best correlation with one period */
+static void find_pp(struct smdsp_v34_train_rx *s)
+{
+	int64_t best = -1, bre = 0, bim = 0;
+	int l, bl = 0;
+	unsigned int k, i;
+	uint32_t base = s->rev_t2 + 2 * SMDSP_V34_SBAR_SYMS;
+
+	for (l = -PP_SEARCH; l <= PP_SEARCH; l++) {
+		int64_t re = 0, im = 0, m;
+
+		for (k = 0; k < SMDSP_V34_PP_PERIOD; k++) {
+			const struct smdsp_cplx *y = &s->ring[(base + l + 2 * k) % SMDSP_V34_RX_RING];
+			struct smdsp_cplx p;
+			int64_t a, b;
+
+			smdsp_v34_train_pp(k, R_AMP, &p);
+			cmul_conj(y, &p, &a, &b);
+			re += a >> 8;
+			im += b >> 8;
+		}
+		re >>= 8;
+		im >>= 8;
+		m = re * re + im * im;
+		if (m > best) {
+			best = m;
+			bl = l;
+			bre = re;
+			bim = im;
+		}
+	}
+	s->st.pp_lag = bl;
+	s->pp_t2 = base + bl;
+	{
+		/* |C| (scaled by 2^-16) = 48 G 2 R^2: the input scale that makes G 1 */
+		uint32_t mag = smdsp_isqrt64((uint64_t)best);
+
+		if (!mag)
+			mag = 1;
+		s->agc = (uint32_t)smdsp_div_u64((uint64_t)SMDSP_V34_PP_PERIOD * 2 * R_AMP * R_AMP, mag);
+		memset(s->c, 0, sizeof(s->c));
+		s->c[CTR][0] = (int32_t)smdsp_div_s64(bre * (1 << 20), (int32_t)mag);
+		s->c[CTR][1] = (int32_t)-smdsp_div_s64(bim * (1 << 20), (int32_t)mag);
+	}
+	/* the equaliser's history from the ring, scaled */
+	for (i = SMDSP_V34_EQ_TAPS; i > 0; i--)
+		eq_push(s, &s->ring[(s->t2 - i) % SMDSP_V34_RX_RING]);
+	s->phase = 0;
+	s->freq = 0;
+	set_state(s, SMDSP_V34_T_PP);
+}
+
+static void t2_output(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *y)
+{
+	uint32_t i = s->t2++;
+
+	s->ring[i % SMDSP_V34_RX_RING] = *y;
+	switch (s->state) {
+	case SMDSP_V34_T_IDLE:
+	case SMDSP_V34_T_S:
+	case SMDSP_V34_T_SBAR:
+		break;
+	case SMDSP_V34_T_FAILED:
+		return;
+	default:
+		eq_push(s, y);
+		if (i >= s->pp_t2 + CTR && !((i - s->pp_t2 - CTR) & 1)) {
+			s->sym = (i - s->pp_t2 - CTR) / 2;
+			symbol(s);
+		}
+		return;
+	}
+	if (i < 4)
+		return;
+	if (s->state == SMDSP_V34_T_IDLE) {
+		const struct smdsp_cplx *o = &s->ring[(i - 4) % SMDSP_V34_RX_RING];
+		int64_t re, im, p = ((int64_t)y->re * y->re + (int64_t)y->im * y->im) >> 8;
+		int64_t po = ((int64_t)o->re * o->re + (int64_t)o->im * o->im) >> 8;
+
+		/* a level worth training on (about -50 dBm0) repeating every two symbols */
+		cmul_conj(y, o, &re, &im);
+		re >>= 8;
+		if (p > 1000 && po > 1000 && 2 * re > (p + po) / 2 && re > 0)
+			s->s_run++;
+		else
+			s->s_run = 0;
+		if (s->s_run >= 2 * S_RUN) {
+			unsigned int j;
+
+			for (j = 0; j < 4; j++) {
+				s->savg[(i - j) % 4] = s->ring[(i - j) % SMDSP_V34_RX_RING];
+				s->chist[j] = 0;
+			}
+			set_state(s, SMDSP_V34_T_S);
+		}
+	} else if (s->state == SMDSP_V34_T_S) {
+		struct smdsp_cplx *a = &s->savg[i % 4];
+		int64_t re, im, e = 0, sum = 0;
+		unsigned int j;
+
+		/* against S's own two-symbol pattern: the reversal turns it negative */
+		cmul_conj(y, a, &re, &im);
+		s->chist[i % 4] = re >> 8;
+		for (j = 0; j < 4; j++) {
+			sum += s->chist[j];
+			e += ((int64_t)s->savg[j].re * s->savg[j].re + (int64_t)s->savg[j].im * s->savg[j].im) >> 8;
+		}
+		if (re > 0) {
+			a->re += (y->re - a->re) / 16;
+			a->im += (y->im - a->im) / 16;
+		}
+		if (sum < -e / 2) {
+			s->rev_t2 = i - 2;
+			set_state(s, SMDSP_V34_T_SBAR);
+		} else if (sum < e / 8 && sum > -e / 8 && ++s->count > 8) {
+			/* neither S nor its reversal for long: not S after all */
+			s->s_run = 0;
+			set_state(s, SMDSP_V34_T_IDLE);
+		} else if (sum >= e / 8) {
+			s->count = 0;
+		}
+	} else if (i >= s->rev_t2 + 2 * SMDSP_V34_SBAR_SYMS + PP_SEARCH + 2 * SMDSP_V34_PP_PERIOD + 2) {
+		find_pp(s);
+	}
+}
+
+struct smdsp_v34_train_rx *smdsp_v34_train_rx_create(const struct smdsp_v34_train_config *cfg,
+						     smdsp_put_bit_fn put_bit, void *user)
+{
+	struct smdsp_v34_data_config dc = { 0 };
+	struct smdsp_v34_train_rx *s;
+
+	if ((unsigned int)cfg->symrate >= SMDSP_V34_SYMRATES)
+		return NULL;
+	s = smdsp_alloc(sizeof(*s));
+	if (!s)
+		return NULL;
+	s->cfg = *cfg;
+	s->put_bit = put_bit;
+	s->user = user;
+	dc.symbol_rate = cfg->symrate;
+	dc.data_rate = cfg->data_rate;
+	dc.states = 16;
+	dc.caller = !cfg->caller;
+	s->demod = smdsp_v34_demod_create(cfg->symrate, cfg->high, 2);
+	s->data = smdsp_v34_data_rx_create(&dc);
+	if (!s->demod || !s->data) {
+		smdsp_v34_train_rx_free(s);
+		return NULL;
+	}
+	smdsp_v34_train_rx_reset(s);
+	return s;
+}
+
+void smdsp_v34_train_rx_free(struct smdsp_v34_train_rx *s)
+{
+	if (!s)
+		return;
+	smdsp_v34_demod_free(s->demod);
+	smdsp_v34_data_rx_free(s->data);
+	smdsp_free(s);
+}
+
+void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s)
+{
+	smdsp_v34_demod_reset(s->demod);
+	smdsp_v34_scramble_init(&s->dscr, !s->cfg.caller);
+	memset(&s->st, 0, sizeof(s->st));
+	memset(s->ring, 0, sizeof(s->ring));
+	memset(s->c, 0, sizeof(s->c));
+	memset(s->x, 0, sizeof(s->x));
+	memset(s->hp, 0, sizeof(s->hp));
+	memset(s->ehist, 0, sizeof(s->ehist));
+	memset(s->h, 0, sizeof(s->h));
+	memset(&s->far, 0, sizeof(s->far));
+	s->t2 = 0;
+	s->s_run = 0;
+	s->agc = 1 << 16;
+	s->xpos = 0;
+	s->phase = 0;
+	s->freq = 0;
+	s->tacc = 0;
+	s->sym = 0;
+	s->jreg = 0;
+	s->jmatch = 0;
+	s->bad_hist = 0;
+	s->trn16 = false;
+	s->mp_len = 0;
+	s->ones = 0;
+	s->mp_ok = false;
+	s->mp_ack = false;
+	s->trained = false;
+	s->err_acc = 0;
+	s->sig_acc = 0;
+	s->mse_n = 0;
+	s->pe_acc = 0;
+	s->pr_acc = 0;
+	s->w_err = 0;
+	s->w_sig = 0;
+	s->w_n = 0;
+	s->rate = 0;
+	set_state(s, SMDSP_V34_T_IDLE);
+}
+
+static const char *const state_names[] = {
+	"idle", "S", "S-bar", "PP", "TRN", "J", "J'", "TRN4", "MP", "MP'", "E", "B1", "data", "failed"
+};
+
+int smdsp_v34_train_rx_print(const struct smdsp_v34_train_rx *s, char *buf, size_t len)
+{
+	return snprintf(buf, len,
+			"v34_train_rx %s symbols=%u mse=%d.%d dB wmse=%d.%d dB pgain=%d.%d dB rate=%u trn_bad=%u/%u mp=%u/%u bits=%u timing=%d h=%d,%d %d,%d %d,%d",
+			state_names[s->state], s->st.symbols, s->st.mse_db10 / 10, smdsp_abs32(s->st.mse_db10 % 10),
+			s->st.wmse_db10 / 10, smdsp_abs32(s->st.wmse_db10 % 10), s->st.pred_gain_db10 / 10,
+			smdsp_abs32(s->st.pred_gain_db10 % 10),
+			s->rate, s->st.trn_bad, s->st.trn_bits, s->st.mp_good, s->st.mp_bad, s->st.data_bits,
+			s->st.timing_ticks, s->h[0], s->h[1], s->h[2], s->h[3], s->h[4], s->h[5]);
+}
+
+void smdsp_v34_train_rx_process(struct smdsp_v34_train_rx *s, const int16_t *x, unsigned int n)
+{
+	/* 12 samples make at most 11 outputs at 3429 baud, two a symbol */
+	struct smdsp_cplx y[16];
+
+	while (n) {
+		unsigned int m = n > 12 ? 12 : n, got, i;
+
+		got = smdsp_v34_demod_process(s->demod, x, m, y, 16);
+		for (i = 0; i < got; i++)
+			t2_output(s, &y[i]);
+		x += m;
+		n -= m;
+	}
+}
+
+enum smdsp_v34_train_state smdsp_v34_train_rx_state(const struct smdsp_v34_train_rx *s)
+{
+	return s->state;
+}
+
+void smdsp_v34_train_rx_get_stats(const struct smdsp_v34_train_rx *s, struct smdsp_v34_train_stats *st)
+{
+	*st = s->st;
+}
+
+bool smdsp_v34_train_rx_trained(const struct smdsp_v34_train_rx *s)
+{
+	return s->trained;
+}
+
+bool smdsp_v34_train_rx_our_mp(const struct smdsp_v34_train_rx *s, struct smdsp_v34_mp *mp)
+{
+	if (!s->trained)
+		return false;
+	memset(mp, 0, sizeof(*mp));
+	mp->type = 1;
+	if (s->cfg.caller)
+		mp->rate_a_to_c = s->cfg.data_rate / 2400;
+	else
+		mp->rate_c_to_a = s->cfg.data_rate / 2400;
+	memcpy(mp->h, s->h, sizeof(mp->h));
+	return true;
+}
+
+bool smdsp_v34_train_rx_far_mp(const struct smdsp_v34_train_rx *s, struct smdsp_v34_mp *mp, bool *ack)
+{
+	if (!s->mp_ok)
+		return false;
+	*mp = s->far;
+	*ack = s->mp_ack;
+	return true;
+}
+
+bool smdsp_v34_train_rx_far_trn16(const struct smdsp_v34_train_rx *s)
+{
+	return s->trn16;
+}

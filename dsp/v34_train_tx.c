@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * V.34 phases 3 and 4 and the data mode, transmit side (10.1.3; 11.3, 11.4).
+ *
+ * One symbol at a time for v34_mod's timing unit (the symbol rate and
+ * carrier phase 2 chose), in this order:
+ *
+ * - S, 128 symbols alternating between point 0 of the 4-point constellation
+ *   and that point turned 90 degrees, then S-bar, 16 symbols of the same
+ *   turned 180 degrees: a line spectrum (the carrier and the carrier plus
+ *   and minus half the symbol rate) whose reversal marks the time PP starts.
+ * - PP, six periods of a 48-symbol sequence of unit-modulus points: with
+ *   k = 4i + I (I = 0-3, i = 0-11), p(k) = e^(j pi i (I + 2 i) / 6) as we
+ *   read 10.1.3.6; a period's periodic autocorrelation is 0 away from lag 0
+ *   (proven in test_v34_train), so one period correlated against what
+ *   arrives gives the channel's response, and the rest train the equaliser.
+ * - TRN, scrambled ones (this end's scrambler, GPC or GPA, from zero) two
+ *   bits a symbol on the 4-point constellation.
+ * - J, its 16 bits scrambled as TRN (4 or 16 points next), repeated until
+ *   this end's receiver has trained; then J' once.
+ * - Phase 4's TRN (4 or 16 points, as J said), 512 symbols.
+ * - MP (type 1: our receiver's precoding coefficients) repeated until the
+ *   far end's MP arrives, then MP' until its MP' arrives and one whole MP'
+ *   has gone; E (20 ones) after it. MP and E are scrambled and
+ *   differentially encoded, two bits a symbol (a dibit adds to the quadrant).
+ * - B1: one data frame of ones through v34_data, then the user's bits. The
+ *   data rate and precoder are settled from the two MPs (the lower rate of
+ *   the two for each direction; the far end's coefficients).
+ *
+ * The data mode's points (1/128 units) are scaled to the training's power.
+ * The pre-emphasis filter of phase 2 (its gain from smdsp_v34_preemph_db10)
+ * is a 25-tap complex filter at the symbol rate on the symbols, designed at
+ * create by frequency sampling across the band and scaled to keep the
+ * power; index 0 bypasses it. At the symbol rate its response repeats every
+ * S, so a slope cannot hold up to the band's edges: 9 taps were 1.7 dB off
+ * phase 2's shape at +-0.4 S, 25 taps are within 0.5 dB (test_v34_train).
+ */
+#include <smdsp/private/v34_train.h>
+#include <smdsp/private/v34_mod.h>
+#include <smdsp/v34_probe.h>
+
+#define TRN_DEFAULT 2048
+#define E_BITS 20
+
+void smdsp_v34_train_pp(unsigned int k, int32_t amp, struct smdsp_cplx *p)
+{
+	unsigned int i, I;
+	uint32_t ph;
+
+	k %= SMDSP_V34_PP_PERIOD;
+	i = k / 4;
+	I = k % 4;
+	/* pi i (I + 2 i) / 6 = i (I + 2 i) twelfths of a turn */
+	ph = (uint32_t)smdsp_div_u64((uint64_t)((i * (I + 2 * i)) % 12) << 32, 12);
+	/* unit modulus at the 4-point constellation's power: |p| = amp sqrt 2 */
+	p->re = (int32_t)(((int64_t)smdsp_cos(ph) * amp * 46341) >> 30);
+	p->im = (int32_t)(((int64_t)smdsp_sin(ph) * amp * 46341) >> 30);
+}
+
+/* dibit 0-3 to the quadrants 45, 135, 225, 315 degrees: a dibit adds quarter turns */
+void smdsp_v34_train_point4(unsigned int dibit, int32_t amp, struct smdsp_cplx *p)
+{
+	static const int8_t sx[4] = { 1, -1, -1, 1 }, sy[4] = { 1, 1, -1, -1 };
+
+	p->re = sx[dibit & 3] * amp;
+	p->im = sy[dibit & 3] * amp;
+}
+
+/* bits 0-1 the quadrant as the 4-point one, bits 2-3 the point in it (1 or 3 each axis) */
+void smdsp_v34_train_point16(unsigned int quad, int32_t amp, struct smdsp_cplx *p)
+{
+	/* (1, 3) at the 4-point power: amp / sqrt 5 per unit, 29309 = 2^16 / sqrt 5 */
+	int32_t u = (int32_t)(((int64_t)amp * 29309) >> 16);
+	int32_t a = (quad & 4) ? 3 : 1, b = (quad & 8) ? 3 : 1;
+	struct smdsp_cplx q;
+
+	smdsp_v34_train_point4(quad & 3, 1, &q);
+	p->re = q.re * a * u;
+	p->im = q.im * b * u;
+}
+
+/* called while symbol s->symbols is made: the new state starts with the next one */
+static void set_state(struct smdsp_v34_train_tx *s, enum smdsp_v34_train_state st)
+{
+	s->state = st;
+	s->began[st] = s->symbols + 1;
+	s->count = 0;
+}
+
+/* the pre-emphasis filter by frequency sampling: S/9 apart across the band */
+static void pe_design(struct smdsp_v34_train_tx *s)
+{
+	const int sr = (int)((smdsp_v34_symrate_mbaud(s->cfg.symrate) + 500) / 1000);
+	const int fc = (int)((smdsp_v34_carrier_mhz(s->cfg.symrate, s->cfg.high) + 500) / 1000);
+	int64_t g[SMDSP_V34_PE_TAPS], e = 0;
+	uint32_t norm;
+	int m, k;
+
+	s->pe_on = s->cfg.preemph > 0 && s->cfg.preemph <= 10;
+	if (!s->pe_on)
+		return;
+	for (m = 0; m < SMDSP_V34_PE_TAPS; m++) {
+		int f = fc + (m - SMDSP_V34_PE_TAPS / 2) * sr / SMDSP_V34_PE_TAPS;
+		int db = smdsp_v34_preemph_db10(s->cfg.preemph, s->cfg.symrate, s->cfg.high, f);
+
+		/* amplitude, Q14 */
+		g[m] = (int64_t)(smdsp_db_to_amp_q32(db) >> 18);
+		e += g[m] * g[m];
+	}
+	/* the mean power gain back to 1 */
+	norm = smdsp_isqrt64((uint64_t)smdsp_div_u64((uint64_t)e, SMDSP_V34_PE_TAPS));
+	for (k = 0; k < SMDSP_V34_PE_TAPS; k++) {
+		int64_t re = 0, im = 0;
+
+		for (m = 0; m < SMDSP_V34_PE_TAPS; m++) {
+			int t = ((m - SMDSP_V34_PE_TAPS / 2) * (k - SMDSP_V34_PE_TAPS / 2)) %
+				SMDSP_V34_PE_TAPS;
+			uint32_t ph;
+
+			if (t < 0)
+				t += SMDSP_V34_PE_TAPS;
+			ph = (uint32_t)smdsp_div_u64((uint64_t)t << 32, SMDSP_V34_PE_TAPS);
+			re += g[m] * smdsp_cos(ph);
+			im += g[m] * smdsp_sin(ph);
+		}
+		/* / 9, / norm (Q14), Q15 trig: Q14 taps */
+		s->pe[k][0] = (int32_t)smdsp_div_s64(smdsp_div_s64(re, SMDSP_V34_PE_TAPS) * (1 << 14),
+						     (int32_t)norm) >> 15;
+		s->pe[k][1] = (int32_t)smdsp_div_s64(smdsp_div_s64(im, SMDSP_V34_PE_TAPS) * (1 << 14),
+						     (int32_t)norm) >> 15;
+	}
+}
+
+static void pe_filter(struct smdsp_v34_train_tx *s, struct smdsp_cplx *c)
+{
+	int64_t re = 0, im = 0;
+	unsigned int k;
+
+	if (!s->pe_on)
+		return;
+	s->pe_pos = (s->pe_pos + 1) % SMDSP_V34_PE_TAPS;
+	s->pe_hist[s->pe_pos] = *c;
+	for (k = 0; k < SMDSP_V34_PE_TAPS; k++) {
+		const struct smdsp_cplx *h = &s->pe_hist[(s->pe_pos + SMDSP_V34_PE_TAPS - k) %
+							  SMDSP_V34_PE_TAPS];
+
+		re += (int64_t)h->re * s->pe[k][0] - (int64_t)h->im * s->pe[k][1];
+		im += (int64_t)h->re * s->pe[k][1] + (int64_t)h->im * s->pe[k][0];
+	}
+	c->re = smdsp_sat16((int32_t)(re >> 14));
+	c->im = smdsp_sat16((int32_t)(im >> 14));
+}
+
+static unsigned int scr2(struct smdsp_v34_train_tx *s, unsigned int b0, unsigned int b1)
+{
+	unsigned int d = smdsp_v34_scramble_bit(&s->scr, b0);
+
+	return d | (smdsp_v34_scramble_bit(&s->scr, b1) << 1);
+}
+
+static void build_mp(struct smdsp_v34_train_tx *s, bool ack)
+{
+	struct smdsp_v34_mp mp;
+
+	if (!s->rx || !smdsp_v34_train_rx_our_mp(s->rx, &mp))
+		memset(&mp, 0, sizeof(mp));
+	mp.type = 1;
+	if (s->cfg.caller)
+		mp.rate_c_to_a = s->cfg.data_rate / 2400;
+	else
+		mp.rate_a_to_c = s->cfg.data_rate / 2400;
+	if (!mp.rate_c_to_a)
+		mp.rate_c_to_a = 1;
+	if (!mp.rate_a_to_c)
+		mp.rate_a_to_c = 1;
+	mp.rates = 0x3fff;
+	mp.asymmetric = true;
+	mp.ack = ack;
+	memset(s->mp, 0, sizeof(s->mp));
+	s->mp_bits = (unsigned int)smdsp_v34_mp_pack(&mp, s->mp);
+	s->mp_pos = 0;
+	s->mp_ack = ack;
+}
+
+/* the rate and coefficients from the far end's MP; false if v34_data refuses them */
+static bool settle(struct smdsp_v34_train_tx *s)
+{
+	struct smdsp_v34_data_config dc = { 0 };
+	struct smdsp_v34_mp far;
+	unsigned int far_rate;
+	bool ack;
+
+	if (!s->rx || !smdsp_v34_train_rx_far_mp(s->rx, &far, &ack))
+		return false;
+	far_rate = 2400 * (s->cfg.caller ? far.rate_c_to_a : far.rate_a_to_c);
+	dc.symbol_rate = s->cfg.symrate;
+	dc.data_rate = far_rate < s->cfg.data_rate ? far_rate : s->cfg.data_rate;
+	dc.states = 16;
+	dc.caller = s->cfg.caller;
+	if (far.type == 1)
+		memcpy(dc.h, far.h, sizeof(dc.h));
+	if (smdsp_v34_data_tx_configure(s->data, &dc))
+		return false;
+	s->rate = dc.data_rate;
+	s->gain = smdsp_isqrt64(smdsp_div_u64((2ULL * SMDSP_V34_TRAIN_AMP * SMDSP_V34_TRAIN_AMP) << 32,
+					      smdsp_v34_data_tx_power(s->data)));
+	s->frames = 0;
+	s->pt = 16;
+	return true;
+}
+
+static void data_symbol(struct smdsp_v34_train_tx *s, struct smdsp_cplx *c)
+{
+	if (s->pt >= 16) {
+		const struct smdsp_v34_frame_params *p = smdsp_v34_data_tx_params(s->data);
+		uint8_t bits[SMDSP_V34_MAX_B];
+		unsigned int n = smdsp_v34_data_tx_bits(s->data), t;
+		bool b1 = s->frames < p->p;
+
+		for (t = 0; t < n; t++)
+			bits[t] = b1 ? 1 : (s->get_bit ? (uint8_t)(s->get_bit(s->user) & 1) : 1);
+		smdsp_v34_data_tx_frame(s->data, bits, 0, s->pts, NULL);
+		s->frames++;
+		s->pt = 0;
+		if (!b1 && s->state == SMDSP_V34_T_B1) {
+			/* this symbol is already data */
+			set_state(s, SMDSP_V34_T_DATA);
+			s->began[SMDSP_V34_T_DATA] = s->symbols;
+		}
+	}
+	c->re = (int32_t)(((int64_t)s->pts[s->pt] * s->gain) >> 16);
+	c->im = (int32_t)(((int64_t)s->pts[s->pt + 1] * s->gain) >> 16);
+	s->pt += 2;
+}
+
+static unsigned int mp_dibit(struct smdsp_v34_train_tx *s)
+{
+	unsigned int b0 = smdsp_v34_info_bit(s->mp, s->mp_pos);
+	unsigned int b1 = smdsp_v34_info_bit(s->mp, s->mp_pos + 1);
+
+	s->mp_pos += 2;
+	return scr2(s, b0, b1);
+}
+
+static void get_symbol(void *user, struct smdsp_cplx *c)
+{
+	struct smdsp_v34_train_tx *s = user;
+	const int32_t a = SMDSP_V34_TRAIN_AMP;
+	unsigned int d;
+	bool ack;
+	struct smdsp_v34_mp far;
+
+	switch (s->state) {
+	case SMDSP_V34_T_S:
+		/* point 0, then turned 90 degrees */
+		smdsp_v34_train_point4(s->count & 1, a, c);
+		if (++s->count == SMDSP_V34_S_SYMS)
+			set_state(s, SMDSP_V34_T_SBAR);
+		break;
+	case SMDSP_V34_T_SBAR:
+		smdsp_v34_train_point4((s->count & 1) + 2, a, c);
+		if (++s->count == SMDSP_V34_SBAR_SYMS)
+			set_state(s, SMDSP_V34_T_PP);
+		break;
+	case SMDSP_V34_T_PP:
+		smdsp_v34_train_pp(s->count, a, c);
+		if (++s->count == SMDSP_V34_PP_SYMS)
+			set_state(s, SMDSP_V34_T_TRN);
+		break;
+	case SMDSP_V34_T_TRN:
+		smdsp_v34_train_point4(scr2(s, 1, 1), a, c);
+		if (++s->count == (s->cfg.trn_symbols ? s->cfg.trn_symbols : TRN_DEFAULT)) {
+			set_state(s, SMDSP_V34_T_J);
+			s->jword = s->cfg.trn16 ? SMDSP_V34_J16 : SMDSP_V34_J4;
+		}
+		break;
+	case SMDSP_V34_T_J:
+	case SMDSP_V34_T_JP:
+		d = (s->count % 8) * 2;
+		smdsp_v34_train_point4(scr2(s, (s->jword >> d) & 1, (s->jword >> (d + 1)) & 1), a, c);
+		if (++s->count % 8)
+			break;
+		if (s->state == SMDSP_V34_T_JP) {
+			set_state(s, SMDSP_V34_T_TRN4);
+		} else if (s->rx && smdsp_v34_train_rx_trained(s->rx)) {
+			set_state(s, SMDSP_V34_T_JP);
+			s->jword = SMDSP_V34_JP;
+		}
+		break;
+	case SMDSP_V34_T_TRN4:
+		if (s->cfg.trn16)
+			smdsp_v34_train_point16(scr2(s, 1, 1) | (scr2(s, 1, 1) << 2), a, c);
+		else
+			smdsp_v34_train_point4(scr2(s, 1, 1), a, c);
+		if (++s->count == SMDSP_V34_TRN4_SYMS) {
+			set_state(s, SMDSP_V34_T_MP);
+			build_mp(s, false);
+			s->diff = 0;
+		}
+		break;
+	case SMDSP_V34_T_MP:
+	case SMDSP_V34_T_MPP:
+		s->diff = (s->diff + mp_dibit(s)) & 3;
+		smdsp_v34_train_point4(s->diff, a, c);
+		s->count++;
+		if (s->mp_pos < s->mp_bits)
+			break;
+		/* a frame has gone: what next depends on what the far end sent */
+		if (s->rx && smdsp_v34_train_rx_far_mp(s->rx, &far, &ack)) {
+			if (s->state == SMDSP_V34_T_MPP && ack) {
+				set_state(s, SMDSP_V34_T_E);
+				break;
+			}
+			if (s->state == SMDSP_V34_T_MP)
+				set_state(s, SMDSP_V34_T_MPP);
+		}
+		build_mp(s, s->state == SMDSP_V34_T_MPP);
+		break;
+	case SMDSP_V34_T_E:
+		s->diff = (s->diff + scr2(s, 1, 1)) & 3;
+		smdsp_v34_train_point4(s->diff, a, c);
+		if (++s->count == E_BITS / 2) {
+			if (settle(s))
+				set_state(s, SMDSP_V34_T_B1);
+			else
+				set_state(s, SMDSP_V34_T_FAILED);
+		}
+		break;
+	case SMDSP_V34_T_B1:
+	case SMDSP_V34_T_DATA:
+		data_symbol(s, c);
+		break;
+	default:
+		c->re = 0;
+		c->im = 0;
+		return;
+	}
+	pe_filter(s, c);
+	s->symbols++;
+}
+
+struct smdsp_v34_train_tx *smdsp_v34_train_tx_create(const struct smdsp_v34_train_config *cfg,
+						     smdsp_get_bit_fn get_bit, void *user)
+{
+	struct smdsp_v34_data_config dc = { 0 };
+	struct smdsp_v34_train_tx *s;
+
+	if ((unsigned int)cfg->symrate >= SMDSP_V34_SYMRATES)
+		return NULL;
+	s = smdsp_alloc(sizeof(*s));
+	if (!s)
+		return NULL;
+	s->cfg = *cfg;
+	s->get_bit = get_bit;
+	s->user = user;
+	dc.symbol_rate = cfg->symrate;
+	dc.data_rate = cfg->data_rate;
+	dc.states = 16;
+	dc.caller = cfg->caller;
+	s->mod = smdsp_v34_mod_create(cfg->symrate, cfg->high, get_symbol, s);
+	s->data = smdsp_v34_data_tx_create(&dc);
+	if (!s->mod || !s->data) {
+		smdsp_v34_train_tx_free(s);
+		return NULL;
+	}
+	pe_design(s);
+	smdsp_v34_train_tx_reset(s);
+	return s;
+}
+
+void smdsp_v34_train_tx_free(struct smdsp_v34_train_tx *s)
+{
+	if (!s)
+		return;
+	smdsp_v34_mod_free(s->mod);
+	smdsp_v34_data_tx_free(s->data);
+	smdsp_free(s);
+}
+
+void smdsp_v34_train_tx_reset(struct smdsp_v34_train_tx *s)
+{
+	smdsp_v34_mod_reset(s->mod);
+	smdsp_v34_scramble_init(&s->scr, s->cfg.caller);
+	memset(s->began, 0, sizeof(s->began));
+	memset(s->pe_hist, 0, sizeof(s->pe_hist));
+	s->symbols = 0;
+	s->rate = 0;
+	s->pt = 16;
+	set_state(s, SMDSP_V34_T_S);
+	s->began[SMDSP_V34_T_S] = 0;
+}
+
+void smdsp_v34_train_tx_attach(struct smdsp_v34_train_tx *s, const struct smdsp_v34_train_rx *rx)
+{
+	s->rx = rx;
+}
+
+static const char *const state_names[] = {
+	"idle", "S", "S-bar", "PP", "TRN", "J", "J'", "TRN4", "MP", "MP'", "E", "B1", "data", "failed"
+};
+
+int smdsp_v34_train_tx_print(const struct smdsp_v34_train_tx *s, char *buf, size_t len)
+{
+	return snprintf(buf, len, "v34_train_tx %s symbols=%u rate=%u preemph=%u%s",
+			state_names[s->state], s->symbols, s->rate, s->cfg.preemph, s->cfg.caller ? " caller" : "");
+}
+
+void smdsp_v34_train_tx_process(struct smdsp_v34_train_tx *s, int16_t *out, unsigned int n)
+{
+	smdsp_v34_mod_process(s->mod, out, n);
+}
+
+enum smdsp_v34_train_state smdsp_v34_train_tx_state(const struct smdsp_v34_train_tx *s)
+{
+	return s->state;
+}
+
+uint32_t smdsp_v34_train_tx_symbols(const struct smdsp_v34_train_tx *s)
+{
+	return s->symbols;
+}
+
+uint32_t smdsp_v34_train_tx_began(const struct smdsp_v34_train_tx *s, enum smdsp_v34_train_state st)
+{
+	return (unsigned int)st <= SMDSP_V34_T_FAILED ? s->began[st] : 0;
+}
+
+unsigned int smdsp_v34_train_tx_rate(const struct smdsp_v34_train_tx *s)
+{
+	return s->rate;
+}

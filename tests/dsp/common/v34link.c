@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Two of our V.34 ends over the line model (test code): see v34link.h. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "v34link.h"
+
+#define BLK 80
+
+struct src {
+	uint64_t s;
+};
+
+static int prng_bit(struct src *r)
+{
+	r->s ^= r->s << 13;
+	r->s ^= r->s >> 7;
+	r->s ^= r->s << 17;
+	return (int)(r->s >> 63);
+}
+
+static int get_bit(void *user)
+{
+	return prng_bit(user);
+}
+
+struct sink {
+	struct src ref;
+	unsigned long bits, errors;
+};
+
+static void put_bit(void *user, int bit)
+{
+	struct sink *k = user;
+
+	k->errors += (unsigned long)(prng_bit(&k->ref) != bit);
+	k->bits++;
+}
+
+int v34link_verbose;
+
+struct end {
+	struct smdsp_v34_train_tx *tx;
+	struct smdsp_v34_train_rx *rx;
+	struct src src;
+	struct sink sink;
+};
+
+static bool end_init(struct end *e, const struct link_cfg *lc, bool caller, uint64_t seed)
+{
+	struct smdsp_v34_train_config tc = { 0 }, rc = { 0 };
+
+	memset(e, 0, sizeof(*e));
+
+	tc.symrate = lc->symrate;
+	tc.high = lc->high;
+	tc.data_rate = caller ? lc->rate_ca : lc->rate_ac;
+	tc.preemph = lc->preemph;
+	tc.caller = caller;
+	tc.trn16 = lc->trn16;
+	tc.no_precoding = lc->no_precoding;
+	rc = tc;
+	rc.data_rate = caller ? lc->rate_ac : lc->b_rx_limit ? lc->b_rx_limit : lc->rate_ca;
+	e->src.s = seed;
+	e->sink.ref.s = seed ^ 0x5555;	/* the far end's source seed, set by the caller of end_init */
+	e->tx = smdsp_v34_train_tx_create(&tc, get_bit, &e->src);
+	e->rx = smdsp_v34_train_rx_create(&rc, put_bit, &e->sink);
+	if (!e->tx || !e->rx)
+		return false;
+	smdsp_v34_train_tx_attach(e->tx, e->rx);
+	return true;
+}
+
+void run_link(const struct link_cfg *lc, struct link_res *res)
+{
+	struct end e[2];
+	struct line *l = line_create(&lc->line);
+	int16_t tx[2][BLK], rx[2][BLK];
+	long n, total = (long)(lc->seconds * 8000);
+	clock_t cpu = 0;
+	bool ok;
+	int i;
+
+	ok = end_init(&e[0], lc, true, 0x1234567ULL + lc->line.seed);
+	ok &= end_init(&e[1], lc, false, 0x7654321ULL + lc->line.seed);
+	memset(res, 0, sizeof(*res));
+	if (!ok) {
+		/* a configuration V.34 does not allow: refused at create */
+		for (i = 0; i < 2; i++) {
+			res->st[i] = SMDSP_V34_T_FAILED;
+			smdsp_v34_train_tx_free(e[i].tx);
+			smdsp_v34_train_rx_free(e[i].rx);
+		}
+		line_free(l);
+		return;
+	}
+	e[0].sink.ref.s = e[1].src.s;
+	e[1].sink.ref.s = e[0].src.s;
+	for (n = 0; n < total; n += BLK) {
+		clock_t t0;
+
+		smdsp_v34_train_tx_process(e[0].tx, tx[0], BLK);
+		smdsp_v34_train_tx_process(e[1].tx, tx[1], BLK);
+		line_process(l, tx[0], rx[0], tx[1], rx[1], BLK);
+		t0 = clock();
+		smdsp_v34_train_rx_process(e[0].rx, rx[0], BLK);
+		smdsp_v34_train_rx_process(e[1].rx, rx[1], BLK);
+		cpu += clock() - t0;
+		if (v34link_verbose > 1 && n % 3200 == 0) {
+			char buf[400];
+
+			smdsp_v34_train_rx_print(e[0].rx, buf, sizeof(buf));
+			printf("  %.1f A %s\n", n / 8000.0, buf);
+			smdsp_v34_train_rx_print(e[1].rx, buf, sizeof(buf));
+			printf("  %.1f B %s\n", n / 8000.0, buf);
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		char buf[400];
+
+		res->st[i] = smdsp_v34_train_rx_state(e[i].rx);
+		res->bits[i] = e[i].sink.bits;
+		res->errors[i] = e[i].sink.errors;
+		smdsp_v34_train_rx_get_stats(e[i].rx, &res->stats[i]);
+		res->mse[i] = res->stats[i].mse_db10;
+		res->rate[i] = smdsp_v34_train_tx_rate(e[i].tx);
+		if (v34link_verbose) {
+			smdsp_v34_train_tx_print(e[i].tx, buf, sizeof(buf));
+			printf("  %s\n", buf);
+			smdsp_v34_train_rx_print(e[i].rx, buf, sizeof(buf));
+			printf("  %s errors=%lu\n", buf, e[i].sink.errors);
+		}
+		smdsp_v34_train_tx_free(e[i].tx);
+		smdsp_v34_train_rx_free(e[i].rx);
+	}
+	res->cpu_rx = (double)cpu / CLOCKS_PER_SEC;
+	res->seconds = lc->seconds;
+	line_free(l);
+}
+

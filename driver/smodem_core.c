@@ -4,7 +4,8 @@
  *
  *   backend interrupt -> smodem_irq() -> ctx->kick()
  *   context           -> smodem_run() -> process_one() per complete period
- *                                         -> modem->ops->period()
+ *                                         -> smodem_modem_step()
+ *                                            -> modem->ops->period()
  *
  * smodem_run() reads the hardware position, moves each complete period
  * out of the input ring, makes the one outward call per period (to the

@@ -174,6 +174,22 @@ static void track_point(struct smdsp_v17_rx *s, struct smdsp_cplx z, const int8_
 	smdsp_qam_rx_track(&s->q, z, d[0] * U, d[1] * U, eq, pshift, ishift);
 }
 
+enum smdsp_v17_abab smdsp_v17_rx_abab(struct smdsp_qam_rx *q, struct smdsp_cplx z, uint32_t *err)
+{
+	unsigned int k = smdsp_qam_rx_b_due(q);
+	const int8_t *d = smdsp_v17_abcd[k];
+
+	if (!k && q->symbols >= ACQ_END + ABAB_MIN &&
+	    (int64_t)z.re * d[0] + (int64_t)z.im * d[1] < 0)
+		return *err > ABAB_ERR_MAX * (q->symbols - ACQ_END) ? SMDSP_V17_ABAB_LOST :
+								       SMDSP_V17_ABAB_END;
+	if (++q->symbols > ABAB_MAX)
+		return SMDSP_V17_ABAB_LOST;
+	*err += sq_err(z, d);
+	smdsp_qam_rx_track(q, z, d[0] * U, d[1] * U, false, 2, 7);
+	return SMDSP_V17_ABAB_ON;
+}
+
 /* Two bits of the training's scrambler: the first in bit 1. */
 static unsigned int train_dibit(struct smdsp_v17_rx *s, unsigned int pattern)
 {
@@ -272,6 +288,7 @@ static void symbol(struct smdsp_v17_rx *s)
 	static const uint8_t turn[4] = { 1, 0, 2, 3 };
 	struct smdsp_qam_rx *q = &s->q;
 	struct smdsp_cplx z = smdsp_qam_rx_symbol(q);
+	enum smdsp_v17_abab ab;
 	unsigned int k;
 	const int8_t *d;
 
@@ -284,33 +301,18 @@ static void symbol(struct smdsp_v17_rx *s)
 		}
 		break;
 	case ST_ABAB:
-		k = smdsp_qam_rx_b_due(q);
-		d = smdsp_v17_abcd[k];
-		if (!k && q->symbols >= ACQ_END + ABAB_MIN &&
-		    (int64_t)z.re * d[0] + (int64_t)z.im * d[1] < 0) {
-			/*
-			 * The opposite of the A that was due: segment 2's first
-			 * point, C; unless the alternation was not followed
-			 * closely: the acquisition found it in noise.
-			 */
-			if (s->abab_err > ABAB_ERR_MAX * (q->symbols - ACQ_END)) {
-				acquire(s);
-				break;
-			}
+		ab = smdsp_v17_rx_abab(q, z, &s->abab_err);
+		if (ab == SMDSP_V17_ABAB_LOST) {
+			/* in noise, or no segment 2: start again on what comes */
+			acquire(s);
+		} else if (ab == SMDSP_V17_ABAB_END) {
+			/* the opposite of the A that was due: segment 2's first point, C */
 			s->stage = ST_CDBA;
 			q->symbols = 1;
 			s->scr = SMDSP_V17_SCR_INIT;
 			d = smdsp_v17_abcd[cdba[train_dibit(s, 3)]];
 			track_point(s, z, d, !s->short_train, 2, 7);
-			break;
 		}
-		if (++q->symbols > ABAB_MAX) {
-			/* no segment 2: start again on what comes */
-			acquire(s);
-			break;
-		}
-		s->abab_err += sq_err(z, d);
-		track_point(s, z, d, false, 2, 7);
 		break;
 	case ST_CDBA:
 		s->abcd = cdba[train_dibit(s, 3)];
@@ -340,38 +342,16 @@ static void symbol(struct smdsp_v17_rx *s)
 	}
 }
 
-/* smdsp_qam_rx_half() with V.17's carrier detector. */
 static void half_baud(void *user, int32_t zr, int32_t zi)
 {
 	struct smdsp_v17_rx *s = user;
-	struct smdsp_qam_rx *q = &s->q;
 
 	/*
 	 * Until segment 4, a rise in level is the far modem starting after
 	 * noise that the receiver took for its training (segments 1 to 3 keep
 	 * their level, echo included); the data's points swing too much for it.
 	 */
-	switch (smdsp_qam_det_step(&s->q.det, &zr, &zi, s->stage >= ST_ONES)) {
-	case SMDSP_QAM_IDLE:
-		return;
-	case SMDSP_QAM_UP:
-		acquire(s);
-		smdsp_qam_rx_status(q, SMDSP_STATUS_CARRIER_UP);
-		break;
-	case SMDSP_QAM_DOWN:
-		q->trained = false;
-		smdsp_qam_rx_status(q, SMDSP_STATUS_CARRIER_DOWN);
-		return;
-	case SMDSP_QAM_AGAIN:
-		acquire(s);
-		break;
-	case SMDSP_QAM_SIGNAL:
-		break;
-	}
-	smdsp_qam_gardner_push(&q->ted, zr, zi);
-	smdsp_eq_push(&q->eq, (int16_t)zr, (int16_t)zi);
-	q->half = !q->half;
-	if (!q->half)
+	if (smdsp_qam_rx_half(&s->q, zr, zi, s->stage >= ST_ONES, acquire, s))
 		symbol(s);
 }
 

@@ -33,7 +33,7 @@
 #define SEG3_LEN 64
 #define SHUTDOWN_SYMS 32
 #define SILENCE_SYMS 48
-#define TXU 1024		/* transmit constellation unit */
+#define TXU SMDSP_V17_TX_UNIT
 #define TRAIN_POW 40		/* the mean square of every constellation, units^2 */
 /*
  * The carrier's first sample: 5 samples on (45 degrees). With the pulse
@@ -142,22 +142,29 @@ static void prefill(struct smdsp_v17_tx *s, bool tep)
 	}
 }
 
-int smdsp_v17_tx_init(struct smdsp_v17_tx *s, unsigned int rate, int level_dbm0_10, bool tep,
-		      bool short_train, smdsp_get_bit_fn get_bit, smdsp_status_fn status_fn,
-		      void *user)
+void smdsp_v17_qam_tx_init(struct smdsp_qam_tx *qt, int level_dbm0_10)
 {
-	unsigned int np, r, k;
+	unsigned int r, k;
 	uint64_t tab_pow = 0;
 
-	if (!smdsp_v17_points(rate, &np))
-		return -EINVAL;
-	memset(s, 0, sizeof(*s));
-	smdsp_qam_tx_init(&s->qt, 1800000, SMDSP_V17_CAR_PERIOD, 10, 1, smdsp_v29_tx_rrc[0]);
+	smdsp_qam_tx_init(qt, 1800000, SMDSP_V17_CAR_PERIOD, 10, 1, smdsp_v29_tx_rrc[0]);
 	for (r = 0; r < 10; r++)
 		for (k = 0; k < SMDSP_QAM_TX_SYMS; k++)
 			tab_pow += (int32_t)smdsp_v29_tx_rrc[r][k] * smdsp_v29_tx_rrc[r][k];
 	/* every rate and the training have the same mean square: one gain */
-	s->qt.gain = smdsp_qam_tx_gain(level_dbm0_10, (uint64_t)TXU * TXU * TRAIN_POW, tab_pow / 10);
+	qt->gain = smdsp_qam_tx_gain(level_dbm0_10, (uint64_t)TXU * TXU * TRAIN_POW, tab_pow / 10);
+}
+
+int smdsp_v17_tx_init(struct smdsp_v17_tx *s, unsigned int rate, int level_dbm0_10, bool tep,
+		      bool short_train, smdsp_get_bit_fn get_bit, smdsp_status_fn status_fn,
+		      void *user)
+{
+	unsigned int np;
+
+	if (!smdsp_v17_points(rate, &np))
+		return -EINVAL;
+	memset(s, 0, sizeof(*s));
+	smdsp_v17_qam_tx_init(&s->qt, level_dbm0_10);
 	prefill(s, tep);
 	s->qt.car_idx = CAR_START;
 	s->rate = rate;

@@ -49,11 +49,9 @@
 
 #define U SMDSP_V32BIS_UNIT
 #define PNORM (40 * U * U)	/* every constellation's mean square */
+/* S is followed by V.17's receiver (smdsp_v17_rx_abab()), at its unit */
+_Static_assert(SMDSP_V32BIS_UNIT == SMDSP_V17_UNIT, "V.32bis's unit is V.17's");
 #define AGC_SYMS 16
-#define ACQ_END (SMDSP_QAM_ACQ_SKIP + SMDSP_QAM_ACQ_LEN)
-#define ABAB_MIN 8
-#define ABAB_MAX 288		/* S is 256 symbols */
-#define ABAB_ERR_MAX ((PNORM >> 10) / 2)
 #define EQ_LEN 24
 #define EQ_CENTRE 8
 #define DATA_EQ_EVERY 4
@@ -195,15 +193,6 @@ int smdsp_v32bis_rx_snr_10(const struct smdsp_v32bis_rx *s)
 		top--;
 	l2 = top * 256 + (int)(top >= 8 ? (r >> (top - 8)) & 255 : (r << (8 - top)) & 255) - 16 * 256;
 	return l2 * 30103 / 256000;
-}
-
-/* |z - d|^2, units^2 >> 10, at most 2^22 */
-static uint32_t sq_err(struct smdsp_cplx z, const int8_t *d)
-{
-	int64_t er = (int64_t)d[0] * U - z.re, ei = (int64_t)d[1] * U - z.im;
-	uint64_t e = ((uint64_t)(er * er) + (uint64_t)(ei * ei)) >> 10;
-
-	return e < (1U << 22) ? (uint32_t)e : 1U << 22;
 }
 
 static void track(struct smdsp_v32bis_rx *s, struct smdsp_cplx z, const int8_t *d, bool eq,
@@ -552,7 +541,7 @@ static void symbol(struct smdsp_v32bis_rx *s)
 	struct smdsp_qam_rx *q = &s->q;
 	struct smdsp_cplx z = smdsp_qam_rx_symbol(q);
 	unsigned int k;
-	const int8_t *d;
+	enum smdsp_v17_abab ab;
 	bool ac, upd;
 
 	switch (s->stage) {
@@ -563,26 +552,16 @@ static void symbol(struct smdsp_v32bis_rx *s)
 		}
 		break;
 	case ST_ABAB:
-		k = smdsp_qam_rx_b_due(q);
-		d = smdsp_v17_abcd[k];
-		if (!k && q->symbols >= ACQ_END + ABAB_MIN &&
-		    (int64_t)z.re * d[0] + (int64_t)z.im * d[1] < 0) {
-			/* S-bar's C where A was due; unless S was not followed closely */
-			if (s->abab_err > ABAB_ERR_MAX * (q->symbols - ACQ_END)) {
-				acquire(s);
-				break;
-			}
+		/* S is V.17's segment 1 */
+		ab = smdsp_v17_rx_abab(q, z, &s->abab_err);
+		if (ab == SMDSP_V17_ABAB_LOST) {
+			acquire(s);
+		} else if (ab == SMDSP_V17_ABAB_END) {
+			/* S-bar's C where A was due */
 			s->stage = ST_SBAR;
 			q->symbols = 1;
 			track(s, z, smdsp_v17_abcd[2], true, 2, 7);
-			break;
 		}
-		if (++q->symbols > ABAB_MAX) {
-			acquire(s);
-			break;
-		}
-		s->abab_err += sq_err(z, d);
-		track(s, z, d, false, 2, 7);
 		break;
 	case ST_SBAR:
 		/* after the data the carrier may sit a quarter turn off: the nearest point */

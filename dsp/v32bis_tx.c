@@ -27,11 +27,9 @@
  * x^-23: the two directions of a call differ.
  */
 #include <smdsp/private/v32bis.h>
-#include <smdsp/private/v17.h>	/* the points */
-#include <smdsp/private/v29.h>	/* the pulse */
+#include <smdsp/private/v17.h>	/* the points and the modulator */
 
-#define TXU 1024		/* transmit constellation unit */
-#define TRAIN_POW 40		/* the mean square of A..D and of every constellation, units^2 */
+#define TXU SMDSP_V17_TX_UNIT	/* V.17's modulator, A..D and every constellation */
 
 /* The rate bits of a word, B5 4800, B9 7200, B6 9600, B10 12000, B12 14400. */
 static const uint16_t rate_bits[5] = { 0x0020, 0x0200, 0x0040, 0x0400, 0x1000 };
@@ -106,15 +104,8 @@ int smdsp_v32bis_descramble(uint32_t *reg, int bit, bool gpc)
 int smdsp_v32bis_tx_init(struct smdsp_v32bis_tx *s, bool caller, int level_dbm0_10,
 			 smdsp_get_bit_fn get_bit, smdsp_status_fn status_fn, void *user)
 {
-	unsigned int r, k;
-	uint64_t tab_pow = 0;
-
 	memset(s, 0, sizeof(*s));
-	smdsp_qam_tx_init(&s->qt, 1800000, SMDSP_V17_CAR_PERIOD, 10, 1, smdsp_v29_tx_rrc[0]);
-	for (r = 0; r < 10; r++)
-		for (k = 0; k < SMDSP_QAM_TX_SYMS; k++)
-			tab_pow += (int32_t)smdsp_v29_tx_rrc[r][k] * smdsp_v29_tx_rrc[r][k];
-	s->qt.gain = smdsp_qam_tx_gain(level_dbm0_10, (uint64_t)TXU * TXU * TRAIN_POW, tab_pow / 10);
+	smdsp_v17_qam_tx_init(&s->qt, level_dbm0_10);
 	smdsp_qam_tx_calls(&s->qt, get_bit, status_fn, user);
 	s->caller = caller;
 	s->level_dbm0_10 = level_dbm0_10;

@@ -260,20 +260,29 @@ static void string_done(struct smdsp_v42bis *s, uint16_t code)
 	s->win_comp += code >= d->c3 ? d->c2 + 1 : d->c2;
 }
 
+/*
+ * Either side's dictionary into compressed mode (ECM): no code bits
+ * pending, and the string in progress ends here: its successor
+ * extends it.
+ */
+static void dict_compressed(struct v42bis_dict *d)
+{
+	d->transparent = 0;
+	d->bits = 0;
+	d->nbits = 0;
+	if (d->cur) {
+		d->update_at = d->cur;
+		d->cur = 0;
+	}
+}
+
 static void go_compressed(struct smdsp_v42bis *s)
 {
 	struct v42bis_dict *d = &s->enc;
 
 	out_byte(s, d->esc);
 	out_byte(s, CMD_ECM);
-	d->transparent = 0;
-	d->bits = 0;
-	d->nbits = 0;
-	/* the string in progress ends here: its successor extends it */
-	if (d->cur) {
-		d->update_at = d->cur;
-		d->cur = 0;
-	}
+	dict_compressed(d);
 	s->st.to_compressed++;
 }
 
@@ -464,13 +473,7 @@ static int dec_transparent(struct smdsp_v42bis *s, uint8_t b, uint8_t *out)
 	s->dec_escaped = 0;
 	switch (b) {
 	case CMD_ECM:
-		d->transparent = 0;
-		d->bits = 0;
-		d->nbits = 0;
-		if (d->cur) {
-			d->update_at = d->cur;
-			d->cur = 0;
-		}
+		dict_compressed(d);
 		return 0;
 	case CMD_EID:
 		dec_char(s, d->esc, out);

@@ -76,6 +76,8 @@ SEED_MODEM = 12     # what the guest sends, smline checks (expect=random:N:12)
 # falls seconds behind while on hook).
 SMODEM_ARGS = "engine=1 ring_samples=8192"
 GUEST_SCRIPT = TOP / "tools" / "guest" / "modem_calls.sh"
+# the tty chat it sources, shared with compare_calls.sh
+GUEST_CHAT = TOP / "tools" / "guest" / "chat.sh"
 B2B = TOP / "build" / "line" / "b2b"
 SMLINE = TOP / "build" / "line" / "smline"
 CONTEXTS = ["int", "dpc", "thr", "res", "usr"]
@@ -279,6 +281,7 @@ def run_boot(clock, steps, out, nbytes, kver, ko, smline=SMLINE, shift=0,
                  "--events", str(events), "-vv"] + list(line_extra)
     kw = dict(audio="ac97", share="deferred", env=guest_env(steps, nbytes, trace_events, mod),
               extra_files={"opt/smodem/smodem.ko": str(ko),
+                           "opt/guest/chat.sh": str(GUEST_CHAT),
                            "opt/bench/tx.bin": str(out / "tx.bin"),
                            "opt/bench/rx.bin": str(out / "rx.bin"),
                            **({"usr/bin/smodemd": str(SMODEMD)} if SMODEMD.is_file() else {})},
@@ -788,11 +791,16 @@ def plan(a, ko, raw):
 PATHS = ("b2b", "module", "smline", "raw")
 
 
+def script_digest():
+    """The guest side of a call, by content: modem_calls.sh and chat.sh."""
+    return runner.digest(GUEST_SCRIPT, GUEST_CHAT)
+
+
 def settings(piece):
     """What a piece's figures depend on (programs by content): its digest."""
     files = {k: resume.file_digest(v) for k, v in piece.settings if k in PATHS and k != "raw"}
     if piece.kind == "call":
-        files["script"] = resume.file_digest(GUEST_SCRIPT)
+        files["script"] = script_digest()
         if SMODEMD.is_file():
             files["smodemd"] = resume.file_digest(SMODEMD)
     return runner.digest(piece.kind, piece.kernel, SMODEM_ARGS, files,

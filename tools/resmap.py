@@ -229,7 +229,7 @@ def main(argv=None):
     settings = {"kernel": a.kernel, "module": resume.file_digest(a.module),
                 "smline": resume.file_digest(a.smline),
                 "guest_append": a.guest_append,
-                "script": resume.file_digest(bm.GUEST_SCRIPT), "nbytes": a.nbytes, "ring": a.ring,
+                "script": bm.script_digest(), "nbytes": a.nbytes, "ring": a.ring,
                 "smodem_args": bm.SMODEM_ARGS, "load_us": LOAD_US}
     t0 = time.monotonic()
     record = out / "record.jsonl"

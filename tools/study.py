@@ -300,7 +300,7 @@ class Digests:
                  "qemu": runner.digest(Path(qemu)) if qemu else None,
                  "module": resume.file_digest(piece.get("module")),
                  "smline": resume.file_digest(piece.get("smline")),
-                 "calls_script": resume.file_digest(bm.GUEST_SCRIPT),
+                 "calls_script": bm.script_digest(),
                  "compare": resume.file_digest(Path(cmp.__file__)),
                  "bench_modem": resume.file_digest(Path(bm.__file__)),
                  "smtrace": resume.file_digest(Path(smtrace.__file__)),

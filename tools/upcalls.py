@@ -3,7 +3,7 @@
 its context switch comparison) with modems as the periodic work.
 
 One guest boot of the 6.1 generic kernel per background load, on the
-instruction-counted clock (tests/module/upcalls_checks.sh): for each modem
+instruction-counted clock (tests/module/guest/upcalls_checks.sh): for each modem
 count N, hw=vline devices=N vline_pairs=1 context=usr load_us=LOAD_US (the
 study's V.90 pump, 1.84 ms every 12.5 ms: 14.7 % of the CPU per modem), one
 smodemd serving all N, first with its single rate-monotonic thread (the
@@ -365,8 +365,8 @@ def main(argv=None):
     out.mkdir(parents=True, exist_ok=True)
     settings = {"kernel": a.kernel, "module": resume.file_digest(a.module),
                 "smodemd": resume.file_digest(checks.smodemd()),
-                "script": resume.file_digest(TOP / "tests/module" / SCRIPT),
-                "guestlib": resume.file_digest(TOP / "tests/module/guestlib.sh"),
+                "script": resume.file_digest(TOP / "tests/module/guest" / SCRIPT),
+                "guestlib": resume.file_digest(TOP / "tests/module/guest/guestlib.sh"),
                 "ns": a.ns, "modes": a.modes, "load_us": a.load_us, "nbytes": a.nbytes}
     t0 = time.monotonic()
     log("%d boots (%s) on %s, %d at a time; modems %s, modes %s" % (

@@ -17,19 +17,21 @@ BYTES = re.compile(r'(\d+) bytes? \((static|dynamic[^)]*)\)')
 
 
 # gcc marks calls through function pointers as edges to "__indirect_call". The
-# callbacks are wired by the engine (modem.c) and by the blocks that stack on
-# each other, so the possible targets of an indirect call are known per file:
-# every indirect call in that file is taken to reach the deepest of them.
+# callbacks are wired by the engine (modem.c, modem_phase.c, modem_v8.c) and by
+# the blocks that stack on each other, so the possible targets of an indirect
+# call are known per file: every indirect call in that file is taken to reach
+# the deepest of them.  A static callback is 'file.c:name', an extern one its
+# bare name (gcc's node titles).
+ENGINE_BITS = ['smdsp_modem_data_get_bit', 'smdsp_modem_data_put_bit']
 INDIRECT = {
-    'v22bis.c': ['modem.c:data_get_bit', 'modem.c:data_put_bit', 'modem.c:v22_status'],
+    'v22bis.c': ENGINE_BITS + ['modem_phase.c:v22_status'],
     'v22bis_rx.c': ['v22bis.c:rx_sym', 'v22bis.c:rx_status'],
     'v22bis_tx.c': ['v22bis.c:tx_sym_hook', 'v22bis.c:tx_get_bit'],
-    'v32bis.c': ['modem.c:data_get_bit', 'modem.c:data_put_bit', 'modem.c:v32_status'],
+    'v32bis.c': ENGINE_BITS + ['modem_phase.c:v32_status'],
     'v32bis_rx.c': ['v32bis.c:put_bit', 'v32bis.c:rx_status'],
     'v32bis_tx.c': ['v32bis.c:get_bit'],
-    'qam.c': ['v32bis.c:rx_status'],
-    'fsk.c': ['modem.c:data_get_bit', 'modem.c:data_put_bit', 'modem.c:v8_get_bit',
-              'modem.c:v8_put_bit'],
+    'qam.c': ['v32bis.c:rx_status', 'v17_rx.c:acquire'],
+    'fsk.c': ENGINE_BITS + ['modem_v8.c:v8_get_bit', 'modem_v8.c:v8_put_bit'],
     'async.c': ['modem.c:atx_get_byte', 'modem.c:arx_put_byte'],
     'hdlc_tx.c': ['v42.c:hdlc_next'],
     'hdlc_rx.c': ['v42.c:hdlc_frame'],
@@ -49,6 +51,8 @@ def resolve_indirect(calls, frames, sites):
             # a callback that is no node of its own was inlined away: nothing to add
             if target in by_suffix:
                 calls.setdefault(src, set()).add(by_suffix[target])
+            elif ':' not in target and target in frames:
+                calls.setdefault(src, set()).add(target)
 
 
 def load(objdir):

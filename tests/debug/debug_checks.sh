@@ -1,6 +1,6 @@
 # Guest side of tests/debug/test_debug_kernel.py (busybox sh, root), on the
 # debug kernel (tools/lab/debug-kernel.sh).  test_debug_kernel.py puts in
-# front of it tests/module/guestlib.sh and guest_checks.sh's own preamble,
+# front of it tests/module/guest/guestlib.sh and guest_checks.sh's own preamble,
 # and in place of the UNLOAD-READ line below guest_checks.sh's unload-read
 # check itself (taken from that file, not copied).  Every dmesg line since
 # boot ends up in one of $T/*.dmesg: the host judges them all.

@@ -6,7 +6,7 @@ lockup detectors).  One boot (tests/debug/debug_checks.sh):
   DEBUG_OBJECTS' stats, KASAN's boot line), or every test fails;
 - SMODEM_DEBUG_CYCLES (default 1000) insmod/rmmod cycles, context=int, dpc,
   thr, res in turn;
-- tests/module/guest_checks.sh's unload-read check (the stats file read
+- tests/module/guest/guest_checks.sh's unload-read check (the stats file read
   while the device goes away; taken from that file at run time);
 - kmemleak scanned twice after everything is unloaded;
 
@@ -54,7 +54,7 @@ def splats(text):
 def unload_read_check():
     """guest_checks.sh's preamble (variables, helpers) and its unload-read
     check, cut out of the file by their own lines."""
-    text = (TOP / "tests/module/guest_checks.sh").read_text()
+    text = (TOP / "tests/module/guest/guest_checks.sh").read_text()
     pre_end = text.index("# One context under observation")
     start = text.index('say "unload-read"')
     last = "lsmod | grep -c '^smodem' > $T/unload-read.loaded\n"
@@ -67,7 +67,7 @@ def script():
     body = (TOP / "tests/debug/debug_checks.sh").read_text()
     assert "\nUNLOAD-READ\n" in body
     body = body.replace("\nUNLOAD-READ\n", "\n" + check)
-    return ((TOP / "tests/module/guestlib.sh").read_text() + pre +
+    return ((TOP / "tests/module/guest/guestlib.sh").read_text() + pre +
             "\n" + body)
 
 

@@ -47,7 +47,7 @@ def run_call(args=DEFAULT_ARGS, nbytes=int(os.environ.get("CALL_BYTES", "512")),
     subprocess.run(["rm", "-rf", str(out)], check=True)
     out.mkdir(parents=True)
     exe = guestboot.build_ttyat(out)
-    script = (TOP / "tests/module/call_real.sh").read_text()
+    script = (TOP / "tests/module/guest/call_real.sh").read_text()
     calls = out / "calls.jsonl"
     # 21 ms JACK periods: with 5.3 ms ones (256) the loaded 2-core host
     # gave the dummy driver xruns, each a slip on the line (garbled data).

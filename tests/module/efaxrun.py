@@ -1,7 +1,7 @@
 """efax (Debian's package, unchanged) in a guest, Class 1 on /dev/ttySM0,
 against smline's SpanDSP fax terminal over the virtual line (QEMU's D-Bus
 audio, instruction-counted clock): the guest side is
-tests/module/fax_efax.sh, one boot runs a list of steps.
+tests/module/guest/fax_efax.sh, one boot runs a list of steps.
 
 Each step is a dict: kind (send: efax dials and sends the image; recv:
 efax waits as `fax answer` does and smline's terminal calls and sends it),

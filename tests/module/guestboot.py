@@ -25,7 +25,7 @@ def once(key, boot):
 
 def tty_results(name, script, outdir):
     """Boot the 6.1 generic kernel once with ttyat and the module, run
-    tests/module/<script>; every test of the file reads the same results."""
+    tests/module/guest/<script>; every test of the file reads the same results."""
     kver = generic_kernel()
 
     def boot():

@@ -1,7 +1,7 @@
 """The far end's pppd for the PPP tests of tests/module: a second guest
 of the same kernel, real clock, whose second serial port is smline's pty
 bridge of the far modem's data (route word pty=LINK), running
-tests/module/ppp_far.sh (pppd, 10.0.0.2:10.0.0.1) until the modem's end
+tests/module/guest/ppp_far.sh (pppd, 10.0.0.2:10.0.0.1) until the modem's end
 terminates the link.
 
 By default the far guest boots once the pty is there (at answer time).
@@ -47,7 +47,7 @@ class FarGuest(threading.Thread):
 
     def _boot(self, chardev):
         self.started_at = time.monotonic()
-        text = (TOP / "tests/module/ppp_far.sh").read_text()
+        text = (TOP / "tests/module/guest/ppp_far.sh").read_text()
         self.res = run_guest(
             self.kver, "sh -s <<'SMODEM_EOF'\n%s\nSMODEM_EOF\n" % text,
             str(self.out), clock="real", audio="none", share="live",
@@ -123,7 +123,7 @@ class FarGuest(threading.Thread):
 
 def ppp_call(kver, top, script, route_number, args, extra_files, early=False,
              mod="v22bis"):
-    """tests/module/<script> in the modem's guest (guestboot.line_run, the
+    """tests/module/guest/<script> in the modem's guest (guestboot.line_run, the
     guest kernel's ppp_async), smline routing route_number to a far modem
     (mod: its modulation word, v22bis or v32bis; with V.42) bridged to the
     far guest's pppd.  Returns (results dir, smline's records, the far

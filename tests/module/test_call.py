@@ -5,8 +5,8 @@ input.  A dial attempt goes off hook, hears no dial tone and ends in
 NO DIALTONE through the real engine; the phases are traced; with
 phase_periods=1 the interrupt period is 20 samples on hook and 100 off hook.
 
-tests/module/call_checks.sh runs in the guest with ttyat (built here from
-tests/module/ttyat.c).  The real call (real clock, AC'97 on a private JACK
+tests/module/guest/call_checks.sh runs in the guest with ttyat (built here from
+tests/module/guest/ttyat.c).  The real call (real clock, AC'97 on a private JACK
 server, build/line/smline answering) is in tests/realtime: `make check-real`.
 SMODEM_KO overrides the module (default
 build/<kver>/smodem.ko, built by `make modules`), SMODEM_TTY_KERNEL the

@@ -10,7 +10,7 @@ with the new call's generation and taken as its result.  On one CPU that
 needs the DTE to run inside the modem's processing of that period, so this
 test makes it: one boot of the 6.1 generic kernel with preempt=full,
 engine=1 phase_periods=1 context=thr (the modem's thread at SCHED_FIFO 50)
-and tests/module/callid_checks.sh, where ttyat's race (SCHED_FIFO 99) aims
+and tests/module/guest/callid_checks.sh, where ttyat's race (SCHED_FIFO 99) aims
 its command at that period on the instruction-counted clock:
 
   ATS7=1DT2;          smline never answers 2; OK once dialled (the ';'),

@@ -1,6 +1,6 @@
 """A misbehaving device and a hostile line: the module's debugfs
 injections (inject_fault, inject_line: driver/smodem_fault.h) from a QEMU
-guest, tests/module/fault_checks.sh, one boot per backend:
+guest, tests/module/guest/fault_checks.sh, one boot per backend:
 
 - vline (context=int, modems 0 and 1 wired, 0 dials 1): during a call,
   each recoverable fault (an interrupt storm, missed interrupts, positions

@@ -4,7 +4,7 @@
 from the DTE) and ttySM0 calling (ATD: CNG, CONNECT on the answerer's flags,
 the frame DLE-shielded with its FCS, DLE ETX, OK); the Class 1 commands'
 answers; the fax phases in the smodem_phase trace.  A check of the wiring
-(tests/module/fax_checks.sh); interoperability is proven against SpanDSP in
+(tests/module/guest/fax_checks.sh); interoperability is proven against SpanDSP in
 tests/dsp/test_faxmodem.c and tests/unit/test_class1.c.
 
 Cost: 1 guest, 0.2 min of wall time (0.2 min of QEMU's CPU) in make check on the

@@ -1,6 +1,6 @@
 """smodem.ko in a QEMU guest (Debian's own kernels, virtual clock).
 
-One boot per kernel and backend runs tests/module/guest_checks.sh, which
+One boot per kernel and backend runs tests/module/guest/guest_checks.sh, which
 leaves raw results in the share; the tests below judge them.  Kernels: 6.1
 generic and 6.1 PREEMPT_RT; test_guest_module_612.py runs the same tests on
 6.12 generic and 6.12 PREEMPT_RT (all four must be installed: `make deps`).
@@ -100,7 +100,7 @@ def _boot(kver, hw):
         "".join(a + "\n" for a, _, _ in BAD_PARAMS))
     mods = [str(TOP / "build" / kver / "smodem.ko")]
     if hw == "ac97":
-        mods.append(str(kmod.build(kver, TOP / "tests/module/irqhog/irqhog.c")))
+        mods.append(str(kmod.build(kver, TOP / "tests/module/guest/irqhog/irqhog.c")))
     return guestboot.run_checks(
         kver, "guest_checks.sh", out, args=hw, modules=mods,
         audio="ac97" if hw == "ac97" else "none", timeout_s=900,

@@ -33,7 +33,7 @@ KERNEL_SOURCES = sorted(
     [str(p.relative_to(TOP)) for p in (TOP / "dsp/include/smdsp").glob("*.h")] +
     [str(p.relative_to(TOP)) for p in (TOP / "dsp/include/smdsp/private").glob("*.h")] +
     # the lab's own modules
-    ["tools/netload/netload.c", "tests/module/irqhog/irqhog.c"])
+    ["tools/netload/netload.c", "tests/module/guest/irqhog/irqhog.c"])
 
 
 def test_flavours_installed():

@@ -3,7 +3,7 @@ one boot: each insmod/rmmod stops and restarts the AC'97 streams;
 smline's D-Bus transport (tools/line/transport_dbus.c) resynchronises there,
 so the round trip after N reloads equals the round trip after the first load.
 
-tests/module/line_reload_checks.sh dials the busy number 7 (ATX4: the modem
+tests/module/guest/line_reload_checks.sh dials the busy number 7 (ATX4: the modem
 waits for the dial tone) after the first load and after each of RELOADS
 reloads.  smline's events give, per attempt, the line time from the
 modem's off-hook to the first DTMF digit it heard: the exchange's dial tone

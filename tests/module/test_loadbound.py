@@ -2,7 +2,7 @@
 
 One boot of the 6.1 generic kernel (instruction-counted clock,
 preempt=full: the study's kernel preempted its threads) runs
-tests/module/loadbound_checks.sh: lbprobe (tools/loadbound/probe.c) at
+tests/module/guest/loadbound_checks.sh: lbprobe (tools/loadbound/probe.c) at
 SCHED_FIFO 40 under context=int load_us=1840 (the study's 1.84 ms of
 processing every 12.5 ms, in the interrupt), then at SCHED_FIFO 60 above
 context=thr's thread (SCHED_FIFO 50).  The host analyses both traces with

@@ -1,5 +1,5 @@
 """Several modems in one machine ("Many modems"), in one guest boot
-on the instruction-counted clock (tests/module/many_checks.sh).
+on the instruction-counted clock (tests/module/guest/many_checks.sh).
 
 - hw=vline devices=8 in every context but irqt (int dpc thr res oth usr):
   eight ttys, debugfs directories, stats with their own interrupts at

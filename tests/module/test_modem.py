@@ -26,8 +26,8 @@ smodemd-static, `make smodemd`), attached after insmod; the same call, the
 same checks.  Then its faults: a second daemon refused, the daemon killed
 with SIGKILL mid-call (NO CARRIER, DCD off), the next daemon's call.
 
-tests/module/modem_checks.sh runs in the guest (with ttyat, built from
-tests/module/ttyat.c); smline writes one JSON record per call. SMODEM_KO
+tests/module/guest/modem_checks.sh runs in the guest (with ttyat, built from
+tests/module/guest/ttyat.c); smline writes one JSON record per call. SMODEM_KO
 overrides the module (default build/<kver>/smodem.ko), SMODEM_TTY_KERNEL
 the kernel.
 

@@ -1,7 +1,7 @@
 """Per-device CPU placement ("On SMP guests (real clock),
 per-device CPU placement"): one boot of the 6.1 generic kernel on two CPUs
 (the real clock: QEMU's instruction counting boots only one), the AC'97
-there too (tests/module/placement_checks.sh).
+there too (tests/module/guest/placement_checks.sh).
 
 cpus=C0,C1,... puts device i's interrupt on CPU Ci (hw=vline: its pinned
 timer; hw=ac97: the IRQ's affinity) and its processing there too (the

@@ -14,7 +14,7 @@ kernel, each with its ppp_async and Debian's pppd:
     answer time), has it as its second serial port (QEMU -chardev tty on
     the pty's slave, ttyS1 in the guest); pppd there, 10.0.0.2:10.0.0.1.
 
-tests/module/ppp_modem.sh and ppp_far.sh run in the guests.
+tests/module/guest/ppp_modem.sh and ppp_far.sh run in the guests.
 SMODEM_KO overrides the module, SMODEM_TTY_KERNEL the kernel.
 
 Cost: 2 guests, 0.6 min of wall time (0.4 min of QEMU's CPU) in make check on the

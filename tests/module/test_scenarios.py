@@ -20,8 +20,8 @@ clock (the same calls on every run):
     (ATS7=8), 10 NO DIALTONE (smline --no-dialtone-calls 10: the line is
     unplugged for that call only)
 
-tests/module/scenario_checks.sh runs in the guest with ttyat (built here
-from tests/module/ttyat.c); smline writes one JSON record per call; the
+tests/module/guest/scenario_checks.sh runs in the guest with ttyat (built here
+from tests/module/guest/ttyat.c); smline writes one JSON record per call; the
 phases are traced (smtrace).  Flow control, the unload during a call and
 pppd are in test_scenarios_data.py.  SMODEM_KO overrides the module,
 SMODEM_TTY_KERNEL the kernel.

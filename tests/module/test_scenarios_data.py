@@ -18,7 +18,7 @@ instruction-counted clock:
     session up (SIGHUP, EOF); then rmmod returns 0, the module is gone,
     no warning in dmesg, and the far end's record ends the call
 
-tests/module/scenario_data_checks.sh runs in the guest.  The rest of the
+tests/module/guest/scenario_data_checks.sh runs in the guest.  The rest of the
 scenarios are in test_scenarios.py.  SMODEM_KO overrides the module,
 SMODEM_TTY_KERNEL the kernel.
 

@@ -33,7 +33,7 @@ def _boot():
     files = dict(netload.guest_files(kver))
     files["usr/bin/stolenpoll"] = str(guestboot.build_static(out, "tools/guest/stolenpoll.c"))
     res = run_guest(
-        kver, (TOP / "tests/module/stolen_checks.sh").read_text(), str(out),
+        kver, (TOP / "tests/module/guest/stolen_checks.sh").read_text(), str(out),
         modules=[str(guestboot.module(kver))], audio="ac97", kmods=list(netload.KMODS),
         qemu_extra=netload.qemu_args(), extra_files=files, cmdline_extra="preempt=full",
         timeout_s=600 * guestboot.timeout_scale())

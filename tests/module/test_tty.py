@@ -1,7 +1,7 @@
 """/dev/ttySM0 in a QEMU guest: the AT interpreter, modem-control lines,
 hang-ups and unloading (6.1 generic kernel, virtual clock, one boot).
 
-tests/module/tty_checks.sh runs in the guest with tests/module/ttyat.c
+tests/module/guest/tty_checks.sh runs in the guest with tests/module/guest/ttyat.c
 (built here, static) and leaves transcripts in the share; the tests below
 judge them.  The AC'97 is joined to smline (build/line/smline) through
 QEMU's D-Bus audio on the instruction-counted clock: the calls are real

@@ -4,7 +4,7 @@ queue ioctls, hang-ups and reopens through the real tty, from several
 processes at once, in command mode and in data mode during calls over the
 line (smline's SpanDSP modem through QEMU's D-Bus audio, virtual clock).
 
-tests/module/fuzz_checks.sh runs tests/module/ttyfuzz.c (built static here)
+tests/module/guest/fuzz_checks.sh runs tests/module/guest/ttyfuzz.c (built static here)
 with the module loaded in each of CONTEXTS (command mode, then data mode
 during a call: to 5551239 in the first, whose far end hangs up 3 s into the
 call, to 5551234 in the others; then a plain AT and a clean call with data)
@@ -46,7 +46,7 @@ def results():
     def build():
         bindir = OUT / "bin"
         bindir.mkdir(parents=True, exist_ok=True)
-        return guestboot.build_static(bindir, "tests/module/ttyfuzz.c")
+        return guestboot.build_static(bindir, "tests/module/guest/ttyfuzz.c")
     print("fuzz seed %d, %d s per phase" % (SEED, SECONDS))
     per_ctx = 2 * SECONDS + 120
     return guestboot.line_results(

@@ -3,7 +3,7 @@ study's experiments with modems, one boot of the 6.1 generic kernel with no
 background load, 1 to 4 modems (load_us=1840: up to 59 % of the CPU, below
 every bound), each served by smodemd's single rate-monotonic thread and by
 one thread per modem, the pairs calling each other (tools/upcalls.py,
-tests/module/upcalls_checks.sh).  Below the admission test's bound every
+tests/module/guest/upcalls_checks.sh).  Below the admission test's bound every
 period must be taken and every call must move its bytes, in both modes; the
 single thread must block less often per period than one thread per modem.
 With four modems the last one served finishes 7.2 ms after its interrupt,

@@ -1,6 +1,6 @@
 """Hostile daemons for context=usr ("A hostile daemon"): one
-boot of the 6.1 generic kernel (tests/module/usr_fuzz_checks.sh) running
-tests/module/usrfuzz.c as uid 1000 (tests/module/runas.c, no
+boot of the 6.1 generic kernel (tests/module/guest/usr_fuzz_checks.sh) running
+tests/module/guest/usrfuzz.c as uid 1000 (tests/module/guest/runas.c, no
 capabilities) against the module loaded with usr_mode=0666.
 
 - hw=vline devices=2 vline_pairs=1: FUZZ_DAEMONS daemons race for both
@@ -75,9 +75,9 @@ def boot_fuzz(kver, out_dir, timeout_s=300, **kw):
     env = settings()
     print("usrfuzz: seed %s, %s s" % (env["FUZZ_SEED"], env["FUZZ_SECONDS"]))
     out = guestboot.fresh_dir(out_dir)
-    files = {"usr/bin/runas": str(guestboot.build_static(out, "tests/module/runas.c")),
+    files = {"usr/bin/runas": str(guestboot.build_static(out, "tests/module/guest/runas.c")),
              "usr/bin/usrfuzz": str(guestboot.build_static(
-                 out, "tests/module/usrfuzz.c", incs=("driver",))),
+                 out, "tests/module/guest/usrfuzz.c", incs=("driver",))),
              "usr/bin/ttyat": str(guestboot.build_ttyat(out)),
              "usr/bin/smodemd": str(guestboot.smodemd()),
              "opt/smodem/smodem.ko": str(guestboot.module(kver))}

@@ -1,6 +1,6 @@
 """One smodemd serving several modems ("Many modems per daemon"),
 one boot of the 6.1 generic kernel on the instruction-counted clock
-(tests/module/usr_many_checks.sh).
+(tests/module/guest/usr_many_checks.sh).
 
 - hw=vline devices=4 vline_pairs=1 context=usr, load_us=0 (four modems'
   calls at load_us=1840 are tests/module/test_upcalls.py's): one smodemd

@@ -1,7 +1,7 @@
 """Who may attach a daemon to context=usr's /dev/smodem<n>:
-one boot of the 6.1 generic kernel, tests/module/usr_perm_checks.sh, with
+one boot of the 6.1 generic kernel, tests/module/guest/usr_perm_checks.sh, with
 smodemd (build/smodemd/smodemd-static) run as uid 1000 by
-tests/module/runas.c (no capabilities; RLIMIT_RTPRIO / RLIMIT_MEMLOCK as
+tests/module/guest/runas.c (no capabilities; RLIMIT_RTPRIO / RLIMIT_MEMLOCK as
 systemd's LimitRTPRIO= / LimitMEMLOCK= would set them).
 
 - usr_mode=0600 (the default): the node is root's, mode 0600; uid 1000
@@ -13,7 +13,7 @@ systemd's LimitRTPRIO= / LimitMEMLOCK= would set them).
 Every refused daemon exits 1 and leaves the modem without a daemon.
 
 Then the weaknesses found by reading the interface's code, each a
-scenario of tests/module/usrhostile.c (a daemon that is its own DTE) in a
+scenario of tests/module/guest/usrhostile.c (a daemon that is its own DTE) in a
 third load (context=usr engine=1 ring_samples=8192): a daemon gone after a
 fax operation or with the tty's report queue full still ends the call; the
 period and output lead it chose do not outlive it; a new daemon finds the
@@ -44,8 +44,8 @@ def run():
     def boot():
         assert kver, "no 6.1 generic kernel installed: make deps"
         out = guestboot.fresh_dir(OUT / kver)
-        runas = guestboot.build_static(out, "tests/module/runas.c")
-        hostile = guestboot.build_static(out, "tests/module/usrhostile.c",
+        runas = guestboot.build_static(out, "tests/module/guest/runas.c")
+        hostile = guestboot.build_static(out, "tests/module/guest/usrhostile.c",
                                          incs=("driver",))
         return guestboot.run_checks(
             kver, "usr_perm_checks.sh", out, audio="ac97", share="deferred",
@@ -143,7 +143,7 @@ def test_mode_0666_user_fifo_with_rtprio_limit():
     assert st["usr_attaches"] == 5, st
 
 
-# -- found by reading the interface's code (tests/module/usrhostile.c)
+# -- found by reading the interface's code (tests/module/guest/usrhostile.c)
 
 def _hostile(name):
     """usrhostile's result line for scenario name: {key: value}."""

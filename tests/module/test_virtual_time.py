@@ -1,6 +1,6 @@
 """Calls in virtual time are exact, repeatable experiments.
 
-The same two calls (tests/module/vt_checks.sh: a context=thr call moving
+The same two calls (tests/module/guest/vt_checks.sh: a context=thr call moving
 1 KiB each way, and a context=res call whose reservation is far too small
 for load_us) run in two boots of the 6.1 generic kernel, the AC'97 joined
 to smline through QEMU's D-Bus audio on the instruction-counted clock.

@@ -15,54 +15,23 @@
 #   MAX_CALLS  calls at most (0: no limit but the stop)
 # Writes OUTDIR/marks.txt ("TAG EVENT UPTIME": dial, connect, rxdone,
 # hungup, failed), OUTDIR/callN.txt (the DTE's transcript, ending with
-# "RESULT ok" or "RESULT fail ...", and "DATA ok" or "DATA bad ...").
+# "RESULT ok" or "RESULT fail ...", and "DATA ok" or "DATA bad ...").  The chat
+# with the tty is chat.sh's (/opt/guest/chat.sh).
 set -u
 O=$1
 D=/dev/ttySM0
-CR=$(printf '\r')
+. /opt/guest/chat.sh
 
 mark() {
 	read -r up _ < /proc/uptime
 	echo "$1 $2 $up" >> "$O/marks.txt"
-}
-secs() { read -r up _ < /proc/uptime; echo "${up%.*}"; }
-stat_of() {
-	for f in /sys/kernel/debug/smodem/*/stats; do
-		grep "^$1 " "$f" 2>/dev/null | cut -d' ' -f2
-		return
-	done
-}
-
-wait_for() {
-	end=$(( $(secs) + $1 ))
-	RESULT=
-	while [ "$(secs)" -lt $end ]; do
-		if IFS= read -r -t 2 line <&3; then
-			line=${line%"$CR"}
-			[ -n "$line" ] || continue
-			echo "< $(echo "$line" | cut -c1-100)" >> "$LOG"
-			if echo "$line" | grep -Eq "$2"; then
-				RESULT=$line
-				return 0
-			fi
-		fi
-	done
-	echo "! timeout ($1 s) waiting for $2" >> "$LOG"
-	return 1
-}
-
-at() {
-	echo "> $1" >> "$LOG"
-	printf '%s\r' "$1" >&3
-	wait_for "${2:-5}" '^(OK|ERROR|NO CARRIER|BUSY|NO DIALTONE|NO ANSWER|CONNECT)'
 }
 
 call_once() {
 	tag=$1
 	LOG=$O/$tag.txt
 	: > "$LOG"
-	stty -F $D 115200 raw -echo clocal >> "$LOG" 2>&1
-	exec 3<>$D
+	open_port
 	at ATE0
 	at ATX4
 	[ -n "$AT_SETUP" ] && at "$AT_SETUP"
@@ -71,7 +40,7 @@ call_once() {
 		echo "RESULT fail ${RESULT:-timeout}" >> "$LOG"
 		mark "$tag" failed
 		at ATH 5
-		exec 3>&-
+		close_port
 		return 1
 	fi
 	echo "CONNECTED $RESULT" >> "$LOG"
@@ -81,13 +50,7 @@ call_once() {
 	# a third of V.22bis's 2400 bit/s at worst, plus the line's delays
 	timeout $((NBYTES / 80 + 20)) head -c "$NBYTES" <&3 > "$O/$tag.rx"
 	mark "$tag" rxdone
-	n=0
-	while kill -0 $wp 2>/dev/null && [ $n -lt $((NBYTES / 40 + 40)) ]; do
-		sleep 0.5
-		n=$((n + 1))
-	done
-	kill $wp 2>/dev/null
-	wait $wp
+	writer_done $wp
 	# until the engine has sent every byte, then one frame time more
 	key=engine_tx_bytes
 	[ "$(stat_of engine_link)" = v42 ] && key=engine_v42_bytes_tx
@@ -104,13 +67,9 @@ call_once() {
 		echo "DATA bad n=$NBYTES got=$(wc -c < "$O/$tag.rx")" >> "$LOG"
 	fi
 	rm -f "$O/$tag.rx"
-	sleep 1.2
-	echo "> +++" >> "$LOG"
-	printf '+++' >&3
-	wait_for 4 '^OK'
-	at ATH 5
+	hang_up
 	mark "$tag" hungup
-	exec 3>&-
+	close_port
 	echo "RESULT ok" >> "$LOG"
 	return 0
 }

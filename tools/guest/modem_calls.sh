@@ -18,6 +18,7 @@
 #                bytes must equal /opt/bench/rx.bin
 #   TRACE_EVENTS trace-cmd's -e options for each call (default: the phases,
 #                period changes, overruns and DMA halts)
+# The chat with the tty is chat.sh's (/opt/guest/chat.sh).
 # Every moment that matters is a mark, "TAG EVENT UPTIME" in marks.txt and
 # "SMLAB: bench TAG EVENT up=UPTIME" on the console, where the host stamps it
 # with its own wall clock.  Results go to /share/results.  Every wait is
@@ -27,43 +28,13 @@ K=/opt/smodem/smodem.ko
 D=/dev/ttySM0
 T=/tmp/results
 R=/share/results
-CR=$(printf '\r')
 mkdir -p $T $R
+. /opt/guest/chat.sh
 
 mark() {
 	read -r up _ < /proc/uptime
 	echo "$1 $2 $up" >> $T/marks.txt
 	echo "SMLAB: bench $1 $2 up=$up" > /dev/console
-}
-secs() { read -r up _ < /proc/uptime; echo "${up%.*}"; }
-dev_file() { for f in /sys/kernel/debug/smodem/*/"$1"; do echo "$f"; return; done; }
-stat_of() { grep "^$1 " "$(dev_file stats)" 2>/dev/null | cut -d' ' -f2; }
-
-# Read lines from the port (fd 3) until one matches the extended regex $2
-# or $1 seconds pass; the transcript goes to $LOG, the line to RESULT.
-wait_for() {
-	end=$(( $(secs) + $1 ))
-	RESULT=
-	while [ "$(secs)" -lt $end ]; do
-		if IFS= read -r -t 2 line <&3; then
-			line=${line%"$CR"}
-			[ -n "$line" ] || continue
-			# a line of data mode garbage is cut short
-			echo "< $(echo "$line" | cut -c1-100)" >> "$LOG"
-			if echo "$line" | grep -Eq "$2"; then
-				RESULT=$line
-				return 0
-			fi
-		fi
-	done
-	echo "! timeout ($1 s) waiting for $2" >> "$LOG"
-	return 1
-}
-
-at() {
-	echo "> $1" >> "$LOG"
-	printf '%s\r' "$1" >&3
-	wait_for "${2:-5}" '^(OK|ERROR|NO CARRIER|BUSY|NO DIALTONE|NO ANSWER|CONNECT)'
 }
 
 # The engine has sent (and V.42 had acknowledged) the whole file; no
@@ -85,10 +56,7 @@ call_once() {
 	tag=$1
 	LOG=$T/$tag.txt
 	: > "$LOG"
-	# CLOCAL: the open must not wait for carrier (the termios stays with
-	# the port between opens); raw, no echo
-	stty -F $D 115200 raw -echo clocal >> "$LOG" 2>&1
-	exec 3<>$D
+	open_port
 	at ATE0
 	at ATX4
 	at "$AT_SETUP"
@@ -96,7 +64,7 @@ call_once() {
 	if ! at "ATD$DIAL" 60 || [ "${RESULT%% *}" != CONNECT ]; then
 		echo "RESULT fail ${RESULT:-timeout}" >> "$LOG"
 		mark "$tag" failed
-		exec 3>&-
+		close_port
 		return 1
 	fi
 	mark "$tag" connect
@@ -105,15 +73,7 @@ call_once() {
 	# a third of V.22bis's 2400 bit/s at worst, plus the line's delays
 	timeout $((NBYTES / 80 + 20)) head -c "$NBYTES" <&3 > $T/$tag.rx
 	mark "$tag" rxdone
-	# the writer is done when the tty took the last byte; a dead line
-	# leaves it blocked in write(): bounded, then killed
-	n=0
-	while kill -0 $wp 2>/dev/null && [ $n -lt $((NBYTES / 40 + 40)) ]; do
-		sleep 0.5
-		n=$((n + 1))
-	done
-	kill $wp 2>/dev/null
-	wait $wp
+	writer_done $wp
 	echo "WRITER rc=$?" >> "$LOG"
 	mark "$tag" txdone
 	# Until the engine has sent every byte (in I frames with V.42, all
@@ -132,14 +92,9 @@ call_once() {
 		echo "DATA bad n=$NBYTES got=$(wc -c < $T/$tag.rx)" \
 			"differing=$(cmp -l $T/$tag.rx /opt/bench/rx.bin 2>/dev/null | wc -l)" >> "$LOG"
 	fi
-	# guard time, +++, guard time, ATH
-	sleep 1.2
-	echo "> +++" >> "$LOG"
-	printf '+++' >&3
-	wait_for 4 '^OK'
-	at ATH 5
+	hang_up
 	mark "$tag" hungup
-	exec 3>&-
+	close_port
 	echo "RESULT ok" >> "$LOG"
 	return 0
 }

@@ -40,7 +40,8 @@ LINE_CORE_OBJS := $(addprefix $(LINE_OUT)/, util.o modem.o wire.o resample.o ech
 LINE_DSP_OBJS := $(patsubst dsp/%.c,$(LINE_OUT)/dsp/%.o,$(wildcard dsp/*.c))
 LINE_DSP_LIB  := $(LINE_OUT)/libsmdsp.a
 LINE_DSP_HDRS := $(wildcard dsp/include/smdsp/*.h dsp/include/smdsp/private/*.h)
-LINE_OBJS := $(LINE_CORE_OBJS) $(LINE_OUT)/transport_pipe.o $(LINE_OUT)/main.o \
+LINE_OBJS := $(LINE_CORE_OBJS) $(LINE_OUT)/transport_pipe.o $(LINE_OUT)/options.o \
+	$(LINE_OUT)/main.o \
 	$(LINE_JACK_OBJ) $(LINE_DBUS_OBJ)
 
 LINE_PROGS := $(LINE_OUT)/smline $(LINE_OUT)/testmodem $(LINE_OUT)/b2b \

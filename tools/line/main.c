@@ -3,6 +3,10 @@
  * smline: a simulated telephone line with an exchange and a far-end modem,
  * for the smodem soft modem in a QEMU guest (or any program speaking raw
  * 8 kHz samples). See tools/line/README.md.
+ *
+ * This file is the program's flow: the transport, the exchange and the wire
+ * set up from the options (options.c), then one block at a time through hook,
+ * wire and exchange until the calls or the duration are done.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,363 +22,11 @@
 
 #include "exchange.h"
 #include "hook.h"
-#include "echopath.h"
+#include "options.h"
 #include "transport.h"
 #include "wire.h"
 
-#define MAX_BLOCK 1024
-
-struct opts {
-	char transport[1024];
-	struct sml_exchange_cfg x;
-	struct sml_wire_cfg w;
-	bool hook_control;
-	int hook_threshold;
-	const char *control;
-	const char *json;
-	const char *events;
-	int calls;
-	double duration_s;
-	int block;
-	double tone_test_s;
-	double tone_hz, tone_dbm0;
-};
-
-static struct opts o;
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: smline [options]\n"
-"transport:\n"
-"  --transport jack            real time, JACK client 'smline' (default)\n"
-"  --transport pipe:fd=N       offline, raw S16LE 8 kHz on a socket/fd\n"
-"  --transport pipe:in=N,out=M | file:IN,OUT | pipe:unix=PATH [,prefill=K]\n"
-"  --jack-client NAME  --connect  --connect-in PORT  --connect-out PORT\n"
-"  --latency SAMPLES           queue towards the modem (jack, default 240)\n"
-"  --transport dbus:ADDRESS    virtual time, QEMU's D-Bus audio on that bus\n"
-"  --dbus-tick-us US (QEMU's audio timer-period, 1000)  --dbus-delay SAMPLES (1536)\n"
-"  --dbus-stall-s S (5)  --dbus-wait-s S (60)  --ready FILE (touched when listening)\n"
-"exchange:\n"
-"  --route NUMBER=answer[:WORDS] | busy | noanswer | unobtainable\n"
-"        WORDS: v21|v22|v22bis|v32|v32bis, v8, v42, rings=N, ansdelay=MS, txlevel=DBM0,\n"
-"        nov42bis (V.42bis is on with v42), v42bis_p1=N (512-4096, 4096),\n"
-"        v42bis_p2=N (6-250, 250),\n"
-"        echo, send=random:N:SEED|file:PATH, expect=..., save=PATH,\n"
-"        pty[=LINK], hangup=done|SECONDS;\n"
-"        fax (T.30 terminal), faxsend=PATH.tif, faxrecv=PATH.tif,\n"
-"        faxmodems=v17+v29+v27ter, ecm, ident=TEXT\n"
-"  --incoming SECONDS[=WORDS]  a call to the modem at this line time;\n"
-"        WORDS as above plus from=NUMBER, rings=N (give up after N)\n"
-"  --no-dialtone               line unplugged\n"
-"  --no-dialtone-calls N[,M...] these calls (record numbers) find it unplugged\n"
-"  --dialtone-timeout S  --interdigit S  --hangup-ms MS  --clear-ms MS\n"
-"  --ring-cadence ON_MS,OFF_MS  --ring-hz F  --ring-dbm0 L\n"
-"  --hook dc|control  --hook-threshold N  --control FIFO\n"
-"wire:\n"
-"  --atten DB  --noise DBM0  --echo DB  --echo-ms MS  --delay MS  --ppm P\n"
-"  --seed N\n"
-"  --hybrid m1..m8|none  the modem's hybrid, a G.168 echo path (near echo)\n"
-"  --hybrid-erl DB       its echo return loss (12)\n"
-"  --far-echo DB         a far echo DB below the modem's signal (0: none)\n"
-"  --far-echo-ms MS      its round trip (0-2000)  --far-echo-hz HZ  its frequency offset\n"
-"  --far-hybrid m1..m8   the far hybrid's echo path (m1)\n"
-"run:\n"
-"  --json PATH|-  --calls N  --duration S  --block N  --config FILE\n"
-"  --events PATH               call events, far modem phases, V.42 and T.30 frames (JSON Lines)\n"
-"  --tone-test S [--tone-hz F --tone-dbm0 L]  loopback level/rate check\n"
-"  -v (debug) -vv (frames) -q\n");
-}
-
-static int set_opt(const char *name, const char *val);
-
-static int need(const char *name, const char *val)
-{
-	if (!val) {
-		fprintf(stderr, "smline: %s needs a value\n", name);
-		return -1;
-	}
-	return 0;
-}
-
-static int load_config(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char line[2048];
-	int lineno = 0;
-
-	if (!f) {
-		perror(path);
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line, *name, *val;
-
-		lineno++;
-		p[strcspn(p, "\r\n")] = '\0';
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p || *p == '#')
-			continue;
-		name = p;
-		val = p + strcspn(p, " \t");
-		if (*val) {
-			*val++ = '\0';
-			while (*val == ' ' || *val == '\t')
-				val++;
-		}
-		if (set_opt(name, *val ? val : NULL) < 0) {
-			fprintf(stderr, "smline: %s:%d: bad line\n", path, lineno);
-			fclose(f);
-			return -1;
-		}
-	}
-	fclose(f);
-	return 0;
-}
-
-/* returns 1 if val was used, 0 if not, -1 on error */
-static int set_opt(const char *name, const char *val)
-{
-	int r;
-
-	while (*name == '-')
-		name++;
-#define NEED() do { if (need(name, val)) return -1; } while (0)
-	if (!strcmp(name, "transport")) {
-		NEED();
-		snprintf(o.transport, sizeof(o.transport), "%s", val);
-	} else if (!strcmp(name, "jack-client")) {
-		NEED();
-#ifdef SML_HAVE_JACK
-		sml_jack_opts.client = strdup(val);
-#endif
-	} else if (!strcmp(name, "connect")) {
-#ifdef SML_HAVE_JACK
-		sml_jack_opts.connect_in = "in-qemu:input 0";
-		sml_jack_opts.connect_out = "out-qemu:output 0";
-#endif
-		return 0;
-	} else if (!strcmp(name, "connect-in")) {
-		NEED();
-#ifdef SML_HAVE_JACK
-		sml_jack_opts.connect_in = strdup(val);
-#endif
-	} else if (!strcmp(name, "connect-out")) {
-		NEED();
-#ifdef SML_HAVE_JACK
-		sml_jack_opts.connect_out = strdup(val);
-#endif
-	} else if (!strcmp(name, "latency")) {
-		NEED();
-#ifdef SML_HAVE_JACK
-		sml_jack_opts.latency = atoi(val);
-#endif
-	} else if (!strcmp(name, "dbus-tick-us") || !strcmp(name, "dbus-delay") ||
-		   !strcmp(name, "dbus-stall-s") || !strcmp(name, "dbus-wait-s") ||
-		   !strcmp(name, "ready")) {
-		NEED();
-#ifdef SML_HAVE_DBUS
-		if (!strcmp(name, "dbus-tick-us"))
-			sml_dbus_opts.tick_us = atoi(val);
-		else if (!strcmp(name, "dbus-delay"))
-			sml_dbus_opts.delay = atoi(val);
-		else if (!strcmp(name, "dbus-stall-s"))
-			sml_dbus_opts.stall_s = atof(val);
-		else if (!strcmp(name, "dbus-wait-s"))
-			sml_dbus_opts.wait_s = atof(val);
-		else
-			sml_dbus_opts.ready_file = strdup(val);
-#endif
-	} else if (!strcmp(name, "route")) {
-		NEED();
-		r = o.x.nroutes == SML_MAX_ROUTES ? -1 :
-		    sml_route_parse(&o.x.routes[o.x.nroutes], val);
-		if (r) {
-			/* -2: the reason is said already, in one line */
-			if (r != -2)
-				fprintf(stderr, "smline: bad route '%s'\n", val);
-			return -1;
-		}
-		o.x.nroutes++;
-	} else if (!strcmp(name, "incoming")) {
-		NEED();
-		r = o.x.nincoming == SML_MAX_INCOMING ? -1 :
-		    sml_incoming_parse(&o.x.incoming[o.x.nincoming], val);
-		if (r) {
-			if (r != -2)
-				fprintf(stderr, "smline: bad incoming call '%s'\n", val);
-			return -1;
-		}
-		o.x.nincoming++;
-	} else if (!strcmp(name, "no-dialtone")) {
-		o.x.no_dialtone = true;
-		return 0;
-	} else if (!strcmp(name, "no-dialtone-calls")) {
-		char buf[256], *save = NULL, *w, *end;
-
-		NEED();
-		snprintf(buf, sizeof(buf), "%s", val);
-		for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-			long n = strtol(w, &end, 10);
-
-			if (*end || n < 1 || o.x.nunplugged == SML_MAX_UNPLUGGED) {
-				fprintf(stderr, "smline: bad call number '%s'\n", w);
-				return -1;
-			}
-			o.x.unplugged[o.x.nunplugged++] = (int)n;
-		}
-	} else if (!strcmp(name, "dialtone-timeout")) {
-		NEED();
-		o.x.dialtone_timeout_ms = (int)(atof(val) * 1000);
-	} else if (!strcmp(name, "interdigit")) {
-		NEED();
-		o.x.interdigit_ms = (int)(atof(val) * 1000);
-	} else if (!strcmp(name, "hangup-ms")) {
-		NEED();
-		o.x.hangup_ms = atoi(val);
-	} else if (!strcmp(name, "clear-ms")) {
-		NEED();
-		o.x.clear_ms = atoi(val);
-	} else if (!strcmp(name, "ring-cadence")) {
-		NEED();
-		if (sscanf(val, "%d,%d", &o.x.ring_on_ms, &o.x.ring_off_ms) != 2 ||
-		    o.x.ring_on_ms <= 0 || o.x.ring_off_ms < 0)
-			return -1;
-	} else if (!strcmp(name, "ring-hz")) {
-		NEED();
-		o.x.ring_hz = atof(val);
-	} else if (!strcmp(name, "ring-dbm0")) {
-		NEED();
-		o.x.ring_dbm0 = atof(val);
-	} else if (!strcmp(name, "hook")) {
-		NEED();
-		if (!strcmp(val, "control"))
-			o.hook_control = true;
-		else if (strcmp(val, "dc"))
-			return -1;
-	} else if (!strcmp(name, "hook-threshold")) {
-		NEED();
-		o.hook_threshold = atoi(val);
-	} else if (!strcmp(name, "control")) {
-		NEED();
-		o.control = strdup(val);
-	} else if (!strcmp(name, "atten")) {
-		NEED();
-		o.w.atten_db = atof(val);
-	} else if (!strcmp(name, "noise")) {
-		NEED();
-		o.w.noise_dbm0 = atof(val);
-	} else if (!strcmp(name, "echo")) {
-		NEED();
-		o.w.echo_db = atof(val);
-	} else if (!strcmp(name, "echo-ms")) {
-		NEED();
-		o.w.echo_ms = atof(val);
-	} else if (!strcmp(name, "delay")) {
-		NEED();
-		o.w.delay_ms = atof(val);
-	} else if (!strcmp(name, "ppm")) {
-		NEED();
-		o.w.ppm = atof(val);
-		if (!(fabs(o.w.ppm) <= 100000)) {
-			fprintf(stderr, "smline: --ppm %s: a clock offset is within +-100000 ppm\n", val);
-			return -1;
-		}
-	} else if (!strcmp(name, "hybrid") || !strcmp(name, "far-hybrid")) {
-		int m;
-
-		NEED();
-		m = sml_hybrid_parse(val);
-		if (m < 0 || (m == 0 && name[0] == 'f')) {
-			fprintf(stderr, "smline: --%s %s: a G.168 echo path model is m1 .. m%d\n", name, val,
-				SML_HYBRID_MODELS);
-			return -1;
-		}
-		if (name[0] == 'f')
-			o.w.far_hybrid = m;
-		else
-			o.w.hybrid = m;
-	} else if (!strcmp(name, "hybrid-erl")) {
-		NEED();
-		o.w.hybrid_erl_db = atof(val);
-		if (!(o.w.hybrid_erl_db >= 0 && o.w.hybrid_erl_db <= 60)) {
-			fprintf(stderr, "smline: --hybrid-erl %s: 0 to 60 dB\n", val);
-			return -1;
-		}
-	} else if (!strcmp(name, "far-echo")) {
-		NEED();
-		o.w.far_echo_db = atof(val);
-		if (!(o.w.far_echo_db >= 0 && o.w.far_echo_db <= 60)) {
-			fprintf(stderr, "smline: --far-echo %s: 0 (none) to 60 dB down\n", val);
-			return -1;
-		}
-	} else if (!strcmp(name, "far-echo-ms")) {
-		NEED();
-		o.w.far_echo_ms = atof(val);
-		if (!(o.w.far_echo_ms >= 0 && o.w.far_echo_ms <= 2000)) {
-			fprintf(stderr, "smline: --far-echo-ms %s: 0 to 2000 ms\n", val);
-			return -1;
-		}
-	} else if (!strcmp(name, "far-echo-hz")) {
-		NEED();
-		o.w.far_echo_hz = atof(val);
-		if (!(fabs(o.w.far_echo_hz) <= 100)) {
-			fprintf(stderr, "smline: --far-echo-hz %s: within +-100 Hz\n", val);
-			return -1;
-		}
-	} else if (!strcmp(name, "seed")) {
-		NEED();
-		o.w.seed = strtoull(val, NULL, 0);
-	} else if (!strcmp(name, "json")) {
-		NEED();
-		o.json = strdup(val);
-	} else if (!strcmp(name, "events")) {
-		NEED();
-		o.events = strdup(val);
-	} else if (!strcmp(name, "calls")) {
-		NEED();
-		o.calls = atoi(val);
-	} else if (!strcmp(name, "duration")) {
-		NEED();
-		o.duration_s = atof(val);
-	} else if (!strcmp(name, "block")) {
-		NEED();
-		o.block = atoi(val);
-		if (o.block < 1 || o.block > MAX_BLOCK)
-			return -1;
-	} else if (!strcmp(name, "config")) {
-		NEED();
-		if (load_config(val))
-			return -1;
-	} else if (!strcmp(name, "tone-test")) {
-		NEED();
-		o.tone_test_s = atof(val);
-	} else if (!strcmp(name, "tone-hz")) {
-		NEED();
-		o.tone_hz = atof(val);
-	} else if (!strcmp(name, "tone-dbm0")) {
-		NEED();
-		o.tone_dbm0 = atof(val);
-	} else if (!strcmp(name, "v")) {
-		sml_log_level = SML_LOG_DEBUG;
-		return 0;
-	} else if (!strcmp(name, "vv")) {
-		sml_log_level = SML_LOG_FRAMES;
-		return 0;
-	} else if (!strcmp(name, "q")) {
-		sml_log_level = SML_LOG_ERR;
-		return 0;
-	} else if (!strcmp(name, "h") || !strcmp(name, "help")) {
-		usage(stdout);
-		exit(0);
-	} else {
-		fprintf(stderr, "smline: unknown option --%s\n", name);
-		return -1;
-	}
-	return 1;
-#undef NEED
-}
+static struct sml_opts o;
 
 static void on_signal(int sig)
 {
@@ -463,7 +115,7 @@ static double now_s(void)
 static int tone_test(struct sml_transport *t)
 {
 	const int n = o.block;
-	int16_t in[MAX_BLOCK], out[MAX_BLOCK];
+	int16_t in[SML_MAX_BLOCK], out[SML_MAX_BLOCK];
 	double amp = sml_dbm0_to_rms(o.tone_dbm0) * M_SQRT2;
 	double t0 = 0, t_start = now_s(), sumsq = 0, first_x = -1, last_x = -1;
 	int64_t k = 0, measured = 0, crossings = 0, start_clock = 0;
@@ -573,38 +225,8 @@ int main(int argc, char **argv)
 	struct sigaction sa = { 0 };
 	int i, rc = 0;
 
-	snprintf(o.transport, sizeof(o.transport), "jack");
-	sml_exchange_cfg_default(&o.x);
-	sml_wire_cfg_default(&o.w);
-	o.hook_threshold = SML_HOOK_THRESHOLD;
-	o.block = 80;
-	o.tone_hz = 1000;
-	o.tone_dbm0 = -10;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int r;
-
-		if (a[0] != '-') {
-			fprintf(stderr, "smline: stray argument '%s'\n", a);
-			usage(stderr);
-			return 2;
-		}
-		if (strchr(a, '=') && !strncmp(a, "--", 2)) {
-			/* --name=value */
-			char name[256];
-			const char *eq = strchr(a, '=');
-
-			snprintf(name, sizeof(name), "%.*s", (int)(eq - a), a);
-			r = set_opt(name, eq + 1);
-			if (r < 0)
-				return 2;
-			continue;
-		}
-		r = set_opt(a, i + 1 < argc ? argv[i + 1] : NULL);
-		if (r < 0)
-			return 2;
-		i += r;
-	}
+	if (sml_opts_parse(&o, argc, argv))
+		return 2;
 
 	/* transport name and spec */
 	spec = strchr(o.transport, ':');
@@ -677,8 +299,8 @@ int main(int argc, char **argv)
 		sml_log(SML_LOG_INFO, 0, "line", "route %s", o.x.routes[i].number);
 
 	while (!sml_quit) {
-		int16_t tx[MAX_BLOCK], clean[MAX_BLOCK], up[MAX_BLOCK + 16];
-		int16_t down[MAX_BLOCK + 16], rx[MAX_BLOCK];
+		int16_t tx[SML_MAX_BLOCK], clean[SML_MAX_BLOCK], up[SML_MAX_BLOCK + 16];
+		int16_t down[SML_MAX_BLOCK + 16], rx[SML_MAX_BLOCK];
 		bool closed;
 		int k, m;
 
@@ -686,7 +308,7 @@ int main(int argc, char **argv)
 		if (k <= 0)
 			break;
 		closed = sml_hook_process(&hook, tx, clean, k);
-		m = sml_wire_up(w, clean, k, up, MAX_BLOCK + 16);
+		m = sml_wire_up(w, clean, k, up, SML_MAX_BLOCK + 16);
 		sml_exchange_process(x, up, down, m, closed);
 		sml_wire_down(w, down, m, clean, rx, k);
 		if (t->write(t, rx, k))

@@ -22,11 +22,7 @@ OUT/summary.json, OUT/table.md, OUT/<kernel>-<run>.png and the raw runs in
 OUT/runs/.
 """
 import argparse
-import json
-import os
 import re
-import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -36,7 +32,8 @@ TOP = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 import loadbound as lb  # noqa: E402
 
-from smlab import cli, contexts, runner  # noqa: E402
+from smlab import boots, cli, contexts, runner  # noqa: E402
+from smlab.boots import env_default  # noqa: E402
 from smlab.guest import available_kernels  # noqa: E402
 from smlab.resume import file_digest  # noqa: E402
 
@@ -46,16 +43,8 @@ PERIOD_NS = 12_500_000
 log = cli.logger("loadbound", elapsed=True)
 
 
-def env_default(var, default):
-    return os.environ.get(var) or default
-
-
 def build_probe(out):
-    exe = out / "lbprobe"
-    out.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-s", "-o", str(exe),
-                    str(HERE / "probe.c")], check=True)
-    return exe
+    return boots.build_static(HERE / "probe.c", out / "lbprobe")
 
 
 def default_kernels():
@@ -116,9 +105,7 @@ def run_piece(piece):
     probe = Path(piece.get("probe"))
     if not probe.is_file():     # a worker without the coordinator's build
         build_probe(probe.parent)
-    # nothing of an earlier try (its error file above all) may stay
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
+    boots.fresh_dir(out)
     t = time.monotonic()
     log("%s: booting" % name)
     res = run_guest(kver, (HERE / "modem_run.sh").read_text(), str(out), clock="virtual",
@@ -129,11 +116,7 @@ def run_piece(piece):
                          "LB_OSNOISE": "1" if piece.get("osnoise") else "0"},
                     extra_files=guest_files(kver, ctx, probe))
     wall = time.monotonic() - t
-    r = out / "results"
-    if not res.ok or not (r / "probe.txt").exists():
-        err = (r / "error").read_text() if (r / "error").exists() else ""
-        raise runner.PieceFailed("%s %s: guest failed (rc=%s timed_out=%s) %s see %s"
-                                 % (kver, ctx, res.rc, res.timed_out, err.strip(), res.console))
+    r = boots.results(res, out, "probe.txt", "%s %s" % (kver, ctx))
     log("%s: done in %.0f s wall" % (name, wall))
     grid = lb.window_grid(10_000, min(10**9, int(piece.get("seconds") * 1e9 * 0.9)), 10)
     measures = []
@@ -180,19 +163,9 @@ def main(argv=None):
                    help="the probe's SCHED_FIFO priority [PROBE_PRIO]")
     p.add_argument("--module-params", default=env_default("MODULE_PARAMS", ""),
                    help="further insmod arguments [MODULE_PARAMS]")
-    p.add_argument("--guest-append", default=env_default("GUEST_APPEND", "preempt=full"),
-                   help="kernel command line extra [GUEST_APPEND]")
-    p.add_argument("--jobs", type=int, default=int(env_default("JOBS", str(os.cpu_count() or 1))),
-                   help="guests at a time [JOBS]")
-    p.add_argument("--scheduler", default=env_default("SCHEDULER", None),
-                   help="a Dask scheduler (tcp://host:8786) whose workers run the boots "
-                   "(make lab-worker) [SCHEDULER]")
     p.add_argument("--no-osnoise", dest="osnoise", action="store_false",
                    help="skip the osnoise tracer's second measurement")
-    p.add_argument("--timeout", type=float, default=900, help="wall seconds per guest")
-    p.add_argument("--force", action="store_true", default=bool(os.environ.get("FORCE")),
-                   help="run every boot again, even one recorded with the same settings [FORCE]")
-    p.add_argument("--out", default=env_default("LB_OUT", "out/loadbound"), help="[LB_OUT]")
+    boots.add_run_options(p, timeout=900, out_var="LB_OUT", out_default="out/loadbound")
     a = p.parse_args(argv)
     kernels = a.kernels.split()
     try:
@@ -221,11 +194,7 @@ def main(argv=None):
     log("%d guest runs, %s, %.1f s of probe each: %s" % (
         len(pieces), a.scheduler or "%d at a time" % a.jobs, a.duration,
         " ".join(x.key for x in pieces)))
-    if a.force:
-        (out / "record.jsonl").unlink(missing_ok=True)
-    record = runner.Record(out / "record.jsonl")
-    rep = runner.run(pieces, run_piece, record, settings, jobs=a.jobs, retries=1,
-                     scheduler=a.scheduler, say=log)
+    record, rep = boots.run(a, out, pieces, run_piece, settings, log)
     failed = [{"kernel": x.kernel, "context": x.key, "error": rep.missing[x.key]}
               for x in pieces if x.key in rep.missing]
     summaries = [dict(s, wall_s=record.lines[x.key]["host"].get("wall_s"))
@@ -250,13 +219,10 @@ def main(argv=None):
     tab += "\n".join(extra) + "\n"
     if failed:
         tab += "\nFAILED:\n" + "".join("- %s %s: %s\n" % (x["kernel"], x["context"], x["error"]) for x in failed)
-    (out / "table.md").write_text(tab)
-    (out / "summary.json").write_text(json.dumps({
+    boots.write_report(out, tab, {
         "clock": "virtual", "icount_shift": 0, "duration_s": a.duration, "load_us": loads,
         "probe_prio": a.prio, "guest_append": a.guest_append, "module_params": a.module_params,
-        "runs": summaries, "failed": failed, "wall_s": time.monotonic() - t0}, indent=1) + "\n")
-    sys.stdout.write(tab)
-    log("wrote %s/{summary.json,table.md,*.png}" % out)
+        "runs": summaries, "failed": failed, "wall_s": time.monotonic() - t0}, log)
     return 1 if failed else 0
 
 

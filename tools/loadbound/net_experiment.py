@@ -36,10 +36,7 @@ table, exit status 1), never recorded.  Writes OUT/{summary.json,table.md,
 """
 import argparse
 import json
-import os
 import re
-import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -50,10 +47,10 @@ TOP = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(TOP / "tools" / "lab"))
 import loadbound as lb  # noqa: E402
-from experiment import env_default  # noqa: E402
 
 from smlab.guest import FileLines, available_kernels  # noqa: E402
-from smlab import cli, netload, runner  # noqa: E402
+from smlab import boots, cli, netload, runner  # noqa: E402
+from smlab.boots import env_default  # noqa: E402
 from smlab.compare import kernel_tracers  # noqa: E402
 from smlab.resume import file_digest  # noqa: E402
 
@@ -76,11 +73,7 @@ CONFIGS = (("vanilla", "generic", "default"),
 
 
 def build_static(src, exe):
-    exe.parent.mkdir(parents=True, exist_ok=True)
-    if not exe.exists() or exe.stat().st_mtime < src.stat().st_mtime:
-        subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-s", "-o", str(exe),
-                        str(src), "-lpthread"], check=True)
-    return exe
+    return boots.build_static(src, exe, ["-lpthread"])
 
 
 def kernel_of(flavour):
@@ -183,9 +176,7 @@ def boot(st, out, bins, timeout, log=log):
     from smlab.guest import run_guest
     out = Path(out)
     name = out.name
-    # nothing of an earlier try (its error file above all) may stay
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
+    boots.fresh_dir(out)
     files = dict(netload.guest_files(st["kernel"]))
     files.update({"usr/bin/lbprobe": str(bins["lbprobe"]), "usr/bin/lbtasks": str(bins["lbtasks"]),
                   "opt/lb/osnoise.sh": str(HERE / "osnoise.sh")})
@@ -207,11 +198,7 @@ def boot(st, out, bins, timeout, log=log):
                         timeout_s=timeout, env=st["env"], extra_files=files)
     finally:
         stop.set()
-    r = out / "results"
-    if not res.ok or not (r / "dmesg.txt").exists():
-        err = (r / "error").read_text() if (r / "error").exists() else ""
-        raise runner.PieceFailed("%s: guest failed (rc=%s timed_out=%s) %s see %s"
-                                 % (name, res.rc, res.timed_out, err.strip(), res.console))
+    r = boots.results(res, out, "dmesg.txt", name)
     log("%s: done in %.0f s wall" % (name, time.monotonic() - t))
     return r
 
@@ -367,19 +354,10 @@ def main(argv=None):
                    help="the IRQ thread's SCHED_DEADLINE RUNTIME_US:PERIOD_US [DL]")
     p.add_argument("--configs", default=env_default("CONFIGS3", " ".join(c[0] for c in CONFIGS)),
                    help="experiment 3's configurations [CONFIGS3]")
-    p.add_argument("--guest-append", default=env_default("GUEST_APPEND", "preempt=full"),
-                   help="kernel command line extra [GUEST_APPEND]")
-    p.add_argument("--jobs", type=int, default=int(env_default("JOBS", str(os.cpu_count() or 1))),
-                   help="guests at a time [JOBS]")
-    p.add_argument("--scheduler", default=env_default("SCHEDULER", None),
-                   help="a Dask scheduler (tcp://host:8786) whose workers run the boots "
-                   "(make lab-worker) [SCHEDULER]")
-    p.add_argument("--timeout", type=float, default=1800, help="wall seconds per guest")
-    p.add_argument("--force", action="store_true", help="run every boot again")
     p.add_argument("--no-osnoise", dest="osnoise", action="store_false",
                    help="experiment 2 without the osnoise tracer's second measurement (it runs where the "
                    "kernel has the tracer: Debian's PREEMPT_RT)")
-    p.add_argument("--out", default=env_default("LB_NET_OUT", "out/loadbound/net"), help="[LB_NET_OUT]")
+    boots.add_run_options(p, timeout=1800, out_var="LB_NET_OUT", out_default="out/loadbound/net")
     a = p.parse_args(argv)
     exps = a.experiments.split()
     gen, rt = kernel_of("generic"), kernel_of("rt")
@@ -398,7 +376,7 @@ def main(argv=None):
     bins = {"lbprobe": build_static(HERE / "probe.c", out / "bin" / "lbprobe"),
             "lbtasks": build_static(HERE / "tasks.c", out / "bin" / "lbtasks")}
     t0 = time.monotonic()
-    boots = []
+    boot_list = []
     try:
         floods2 = [int(x) for x in a.flood2_ns.split()]
     except ValueError:
@@ -413,8 +391,8 @@ def main(argv=None):
                     skipped.append("%s, flood every %d us: the sender alone would take the whole CPU"
                                    % (k, fl // 1000))
                     continue
-                boots.append(("exp2-%s-f%dus" % (k, fl // 1000),
-                              boot_settings(a, "exp2", k, "default", EXP2_MODES, period_ns=fl)))
+                boot_list.append(("exp2-%s-f%dus" % (k, fl // 1000),
+                                  boot_settings(a, "exp2", k, "default", EXP2_MODES, period_ns=fl)))
     if "3" in exps:
         tasks = "%d %s %d %g %d %d" % (TAU1_US, ",".join(map(str, tau2)), TAU_PERIOD_US,
                                        a.duration3, TAU1_PRIO, TAU2_PRIO)
@@ -425,19 +403,15 @@ def main(argv=None):
             st = boot_settings(a, "exp3", gen if flav == "generic" else rt, irq, ("flood",),
                                tasks, a.flood3_ns, TAU_PERIOD_US * 1000)
             st["config"] = cname
-            boots.append(("exp3-%s" % cname, st))
-    log("%d guest boots, %s: %s" % (len(boots), a.scheduler or "%d at a time" % a.jobs,
-                                    " ".join(n for n, _ in boots)))
-    if a.force:
-        (out / "record.jsonl").unlink(missing_ok=True)
-    record = runner.Record(out / "record.jsonl")
-    pieces = plan(boots, a, {k: str(v) for k, v in bins.items()})
-    rep = runner.run(pieces, run_piece, record, settings, jobs=a.jobs, retries=1,
-                     scheduler=a.scheduler, say=log)
-    failed = [{"boot": n, "error": rep.missing[n]} for n, _ in boots if n in rep.missing]
+            boot_list.append(("exp3-%s" % cname, st))
+    log("%d guest boots, %s: %s" % (len(boot_list), a.scheduler or "%d at a time" % a.jobs,
+                                    " ".join(n for n, _ in boot_list)))
+    pieces = plan(boot_list, a, {k: str(v) for k, v in bins.items()})
+    record, rep = boots.run(a, out, pieces, run_piece, settings, log)
+    failed = [{"boot": n, "error": rep.missing[n]} for n, _ in boot_list if n in rep.missing]
     # boot -> (settings, figures, wall s), in the plan's order
     done = {n: (st, rep.figures[n], record.lines[n]["host"].get("wall_s"))
-            for n, st in boots if n in rep.figures}
+            for n, st in boot_list if n in rep.figures}
 
     tab, summary = [], {"clock": "virtual", "icount_shift": 0, "probe_prio": a.prio,
                         "guest_append": a.guest_append, "failed": failed}
@@ -519,12 +493,8 @@ def main(argv=None):
     summary["exp3"] = exp3
     if failed:
         tab += ["FAILED:"] + ["- %s: %s" % (x["boot"], x["error"]) for x in failed]
-    text = "\n".join(tab) + "\n"
-    (out / "table.md").write_text(text)
     summary["wall_s"] = time.monotonic() - t0
-    (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str) + "\n")
-    sys.stdout.write(text)
-    log("wrote %s/{summary.json,table.md,*.png}" % out)
+    boots.write_report(out, "\n".join(tab) + "\n", summary, log, default=str)
     return 1 if failed else 0
 
 

@@ -9,7 +9,7 @@ paths.  So the coordinator makes, per kernel, a bundle: a small tree laid
 out like the checkout --
 
   tools/...                      the lab's code and guest scripts (git's files,
-  tests/module/*.sh               and the guest checks' scripts)
+  tests/module/guest/*.sh         and the guest checks' scripts)
   build/<k>/smodem.ko            and the other builds the pieces use
   build/line/smline, b2b         (smodemd, the netload module, the static
   build/smodemd/smodemd-static    guest tools: those that exist)
@@ -118,15 +118,15 @@ def _rel(path, top):
 
 def _code_files(top):
     """The lab's code and guest scripts: git's files under tools/ and the
-    guest checks' scripts (tests/module/*.sh, smlab.checks'), or all of
+    guest checks' scripts (tests/module/guest/*.sh, smlab.checks'), or all of
     them if this is no git checkout; those that exist here."""
     try:
         names = subprocess.run(["git", "-C", str(top), "ls-files", "--cached", "--others",
-                                "--exclude-standard", "tools", "tests/module/*.sh"], check=True,
-                               capture_output=True, text=True).stdout.split()
+                                "--exclude-standard", "tools", "tests/module/guest/*.sh"],
+                               check=True, capture_output=True, text=True).stdout.split()
     except (OSError, subprocess.CalledProcessError):
         names = [str(p.relative_to(top)) for p in (top / "tools").rglob("*") if p.is_file()]
-        names += [str(p.relative_to(top)) for p in (top / "tests/module").glob("*.sh")]
+        names += [str(p.relative_to(top)) for p in (top / "tests/module/guest").glob("*.sh")]
     return {n: top / n for n in names
             if (top / n).is_file() and "__pycache__" not in n}
 

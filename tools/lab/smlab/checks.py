@@ -1,6 +1,6 @@
 """The project's guest checks as a library: the module and kernel a check
 boots, the static guest programs (ttyat, smodemd), and running one of
-tests/module's guest scripts (after guestlib.sh) in a guest, with or
+tests/module/guest's scripts (after guestlib.sh) in a guest, with or
 without smline on the line.  The tests use it through
 tests/module/guestboot.py; the study tools (tools/upcalls.py) use it
 directly, so that a Dask worker, which has smlab but not tests/ on its
@@ -66,7 +66,7 @@ def build_static(out, src, incs=()):
 
 
 def build_ttyat(out):
-    return build_static(out, "tests/module/ttyat.c")
+    return build_static(out, "tests/module/guest/ttyat.c")
 
 
 def smodemd():
@@ -83,10 +83,10 @@ def timeout_scale():
 
 
 def run_checks(kver, script, out, args="", **kw):
-    """Run tests/module/<script>, after tests/module/guestlib.sh, in a guest
+    """Run tests/module/guest/<script>, after its guestlib.sh, in a guest
     as `sh -s ARGS`; its raw results land in out/results."""
-    text = ((TOP / "tests/module/guestlib.sh").read_text() +
-            (TOP / "tests/module" / script).read_text())
+    text = ((TOP / "tests/module/guest/guestlib.sh").read_text() +
+            (TOP / "tests/module/guest" / script).read_text())
     kw["timeout_s"] = kw.get("timeout_s", 300) * timeout_scale()
     res = run_guest(kver, "sh -s %s <<'SMODEM_EOF'\n%s\nSMODEM_EOF\n" % (args, text),
                     str(out), **kw)
@@ -98,7 +98,7 @@ def run_checks(kver, script, out, args="", **kw):
 
 def line_run(kver, script, out, line_args, env=None, timeout_s=600,
              tick_us=1000, args="", extra_files=None, kmods=(), icount_shift=0):
-    """Run tests/module/<script> in a guest whose AC'97 is joined to smline
+    """Run tests/module/guest/<script> in a guest whose AC'97 is joined to smline
     (build/line/smline, route etc. in line_args) through QEMU's D-Bus audio,
     on the instruction-counted clock: a call here is the same call on every
     run. line_args may name files in out (save=...): out is emptied first.

@@ -174,6 +174,8 @@ exit $RC
 
 # -- LOAD=pump: the real data pump in a call through the window ----------------
 PUMP_SCRIPT = ROOT / "tools" / "guest" / "compare_calls.sh"
+# the tty chat it sources, shared with modem_calls.sh
+PUMP_CHAT = ROOT / "tools" / "guest" / "chat.sh"
 # bench_modem.SMODEM_ARGS's ring: the call's output lead needs more than the
 # study's 512 samples on QEMU's D-Bus audio (doc/study-softmodem.md)
 PUMP_RING = 8192
@@ -882,6 +884,7 @@ def run_one(ctx, p, idx, total, log=print, name=None):
         (out / "pump-tx.bin").write_bytes(payload(PUMP_SEED_MODEM, p["pump_bytes"]))
         (out / "pump-rx.bin").write_bytes(payload(PUMP_SEED_LINE, p["pump_bytes"]))
         extra.update({"opt/pump/compare_calls.sh": str(PUMP_SCRIPT),
+                      "opt/guest/chat.sh": str(PUMP_CHAT),
                       "opt/pump/tx.bin": str(out / "pump-tx.bin"),
                       "opt/pump/rx.bin": str(out / "pump-rx.bin")})
         env = {"DIAL": "T" + PUMP_NUMBER, "AT_SETUP": p["pump_at"],

@@ -18,6 +18,7 @@
 #define SMDSP_V17_BRIDGE 0x8880		/* segment 3's repeated 16 bits */
 #define SMDSP_V17_EQ_LEN 24	/* T/2 taps */
 #define SMDSP_V17_EQ_CENTRE 8	/* even; most taps after it, for echoes */
+#define SMDSP_V17_TX_UNIT 1024	/* the modulator's constellation unit */
 
 struct smdsp_v17_tx {
 	struct smdsp_qam_tx qt;
@@ -64,7 +65,25 @@ int smdsp_v17_tx_init(struct smdsp_v17_tx *s, unsigned int rate, int level_dbm0_
 		      bool short_train, smdsp_get_bit_fn get_bit, smdsp_status_fn status_fn,
 		      void *user);
 
+/*
+ * qt as V.17's modulator (1800 Hz, V.29's pulse) at level_dbm0_10 for points
+ * of mean square 40 at SMDSP_V17_TX_UNIT: every V.17 rate and its training,
+ * and V.32bis's (the same constellations).
+ */
+void smdsp_v17_qam_tx_init(struct smdsp_qam_tx *qt, int level_dbm0_10);
+
 int smdsp_v17_rx_init(struct smdsp_v17_rx *s, unsigned int rate, smdsp_put_bit_fn put_bit,
 		      smdsp_status_fn status_fn, void *user);
+
+/*
+ * One symbol z of segment 1's ABAB after its acquisition, on q's schedule of
+ * B (V.32bis's S is the same segment, at the same unit, 512): followed and
+ * its squared error added to *err (units^2 >> 10) while it goes ON; END at
+ * the C that stands where an A was due (z is segment 2's first point, for
+ * the caller to follow); LOST where the alternation was not followed closely
+ * enough (the acquisition found it in noise) or never ended.
+ */
+enum smdsp_v17_abab { SMDSP_V17_ABAB_ON, SMDSP_V17_ABAB_END, SMDSP_V17_ABAB_LOST };
+enum smdsp_v17_abab smdsp_v17_rx_abab(struct smdsp_qam_rx *q, struct smdsp_cplx z, uint32_t *err);
 
 #endif /* SMDSP_PRIVATE_V17_H */

@@ -1,5 +1,5 @@
 # Guest side of tests/module/test_usr_fuzz.py (busybox sh, root): hostile
-# daemons (tests/module/usrfuzz.c) as uid 1000 against context=usr with
+# daemons (tests/module/guest/usrfuzz.c) as uid 1000 against context=usr with
 # usr_mode=0666, then a well-behaved smodemd's call on the same load.
 #   vline  hw=vline devices=2 vline_pairs=1: $FUZZ_DAEMONS daemons race for
 #          both devices for $FUZZ_SECONDS; then smodemd serves both and

@@ -52,7 +52,7 @@ daemon_run rtprio666 runas 1000 -r 50 -- smodemd --verbose --fifo 50
 rmmod smodem
 echo $? > $T/m666-rmmod.rc
 
-# usrhostile (tests/module/usrhostile.c), a daemon doing what
+# usrhostile (tests/module/guest/usrhostile.c), a daemon doing what
 # smodemd would not, one scenario a run, as root; ring_samples=8192 makes
 # a max_frames period 512 ms.  The position reads are counted by a kprobe
 # on ac97_position; "gen" spins at SCHED_FIFO on the one CPU for 2.5 s,

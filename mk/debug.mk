@@ -35,8 +35,10 @@ debug-module: debug-kernel
 		tools/kbuild-module $(TOP) $$kver && \
 	echo "debug-module: build/$$kver/smodem.ko"
 
+# modules too: test_debug_faults.py boots Debian's 6.12 beside the debug
+# kernel (bhw needs 6.12), with its own module
 check-debug: deps venv
-	@$(MAKE) --no-print-directory debug-module $(if $(wildcard tools/line/line.mk),line)
+	@$(MAKE) --no-print-directory debug-module modules $(if $(wildcard tools/line/line.mk),line)
 	@dir=$$($(DEBUG_ENV) $(DEBUG_SH) dir) && kver=$$(cat $$dir/kver) && \
 	echo "check-debug: kernel $$kver from $$dir" && \
 	SMODEM_KERNEL_ROOT=$$dir SMODEM_GUEST_BOOT=bzimage SMODEM_DEBUG_KERNEL=$$kver SMODEM_TTY_KERNEL=$$kver \

@@ -592,6 +592,16 @@ static bool deaf(struct smdsp_v32bis *s)
 }
 
 /*
+ * The far end's next signal, for a fresh receiver: its carrier detector,
+ * made for fax, misses the few symbols of silence between two of them.
+ */
+static void hear_next(struct smdsp_v32bis *s, unsigned int state)
+{
+	smdsp_v32bis_rx_reset(&s->rx);
+	s->state = state;
+}
+
+/*
  * A training and a rate word after silence; TRN of trn symbols (V.32
  * allows 1280 to 8192: the longer one gives the echo canceller its time).
  */
@@ -1024,8 +1034,7 @@ static void step(struct smdsp_v32bis *s)
 			 * come back: its echo's window from TRN on
 			 */
 			ec_window(s, trn, trn, trn + T_SAMPLES(trn_len(s)) + loop_u(s) - s->lat);
-			smdsp_v32bis_rx_reset(&s->rx);
-			s->state = ANS_R1;
+			hear_next(s, ANS_R1);
 		}
 		break;
 	case ANS_R1:
@@ -1141,8 +1150,7 @@ static void step(struct smdsp_v32bis *s)
 				  s->now + T_SAMPLES(288 + 160) + loop_u(s),
 				  s->now + T_SAMPLES(288 + trn_len(s)) + loop_u(s));
 			/* the answerer's second training next */
-			smdsp_v32bis_rx_reset(&s->rx);
-			s->state = CAL_R2;
+			hear_next(s, CAL_R2);
 		}
 		break;
 	case CAL_R2:

@@ -302,14 +302,11 @@ static void mp_bit(struct smdsp_v34_train_rx *s, unsigned int bit)
 
 static bool start_data(struct smdsp_v34_train_rx *s)
 {
-	struct smdsp_v34_data_config dc = { 0 };
+	struct smdsp_v34_data_config dc;
 	unsigned int far_rate = 2400 * (s->cfg.caller ? s->far.rate_a_to_c : s->far.rate_c_to_a);
 	uint32_t p;
 
-	dc.symbol_rate = s->cfg.symrate;
-	dc.data_rate = far_rate < s->cfg.data_rate ? far_rate : s->cfg.data_rate;
-	dc.states = 16;
-	dc.caller = !s->cfg.caller;
+	smdsp_v34_train_data_config(&s->cfg, false, far_rate, &dc);
 	memcpy(dc.h, s->h, sizeof(dc.h));
 	if (smdsp_v34_data_rx_configure(s->data, &dc))
 		return false;
@@ -661,21 +658,17 @@ static void t2_output(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *y)
 struct smdsp_v34_train_rx *smdsp_v34_train_rx_create(const struct smdsp_v34_train_config *cfg,
 						     smdsp_put_bit_fn put_bit, void *user)
 {
-	struct smdsp_v34_data_config dc = { 0 };
+	struct smdsp_v34_data_config dc;
 	struct smdsp_v34_train_rx *s;
 
-	if ((unsigned int)cfg->symrate >= SMDSP_V34_SYMRATES)
+	if (smdsp_v34_train_data_config(cfg, false, cfg->data_rate, &dc))
 		return NULL;
 	s = smdsp_alloc(sizeof(*s));
 	if (!s)
 		return NULL;
-	s->cfg = *cfg;
 	s->put_bit = put_bit;
 	s->user = user;
-	dc.symbol_rate = cfg->symrate;
-	dc.data_rate = cfg->data_rate;
-	dc.states = 16;
-	dc.caller = !cfg->caller;
+	s->cfg = *cfg;
 	s->demod = smdsp_v34_demod_create(cfg->symrate, cfg->high, 2);
 	s->data = smdsp_v34_data_rx_create(&dc);
 	if (!s->demod || !s->data) {

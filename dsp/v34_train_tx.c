@@ -185,7 +185,7 @@ static void build_mp(struct smdsp_v34_train_tx *s, bool ack)
 /* the rate and coefficients from the far end's MP; false if v34_data refuses them */
 static bool settle(struct smdsp_v34_train_tx *s)
 {
-	struct smdsp_v34_data_config dc = { 0 };
+	struct smdsp_v34_data_config dc;
 	struct smdsp_v34_mp far;
 	unsigned int far_rate;
 	bool ack;
@@ -193,10 +193,7 @@ static bool settle(struct smdsp_v34_train_tx *s)
 	if (!s->rx || !smdsp_v34_train_rx_far_mp(s->rx, &far, &ack))
 		return false;
 	far_rate = 2400 * (s->cfg.caller ? far.rate_c_to_a : far.rate_a_to_c);
-	dc.symbol_rate = s->cfg.symrate;
-	dc.data_rate = far_rate < s->cfg.data_rate ? far_rate : s->cfg.data_rate;
-	dc.states = 16;
-	dc.caller = s->cfg.caller;
+	smdsp_v34_train_data_config(&s->cfg, true, far_rate, &dc);
 	if (far.type == 1)
 		memcpy(dc.h, far.h, sizeof(dc.h));
 	if (smdsp_v34_data_tx_configure(s->data, &dc))
@@ -342,10 +339,10 @@ static void get_symbol(void *user, struct smdsp_cplx *c)
 struct smdsp_v34_train_tx *smdsp_v34_train_tx_create(const struct smdsp_v34_train_config *cfg,
 						     smdsp_get_bit_fn get_bit, void *user)
 {
-	struct smdsp_v34_data_config dc = { 0 };
+	struct smdsp_v34_data_config dc;
 	struct smdsp_v34_train_tx *s;
 
-	if ((unsigned int)cfg->symrate >= SMDSP_V34_SYMRATES)
+	if (smdsp_v34_train_data_config(cfg, true, cfg->data_rate, &dc))
 		return NULL;
 	s = smdsp_alloc(sizeof(*s));
 	if (!s)
@@ -353,10 +350,6 @@ struct smdsp_v34_train_tx *smdsp_v34_train_tx_create(const struct smdsp_v34_trai
 	s->cfg = *cfg;
 	s->get_bit = get_bit;
 	s->user = user;
-	dc.symbol_rate = cfg->symrate;
-	dc.data_rate = cfg->data_rate;
-	dc.states = 16;
-	dc.caller = cfg->caller;
 	s->mod = smdsp_v34_mod_create(cfg->symrate, cfg->high, get_symbol, s);
 	s->data = smdsp_v34_data_tx_create(&dc);
 	if (!s->mod || !s->data) {

@@ -1,8 +1,7 @@
 """The programs people dial with, from their Debian packages, unchanged, with
 the configuration a user has (the default, or the one the program writes),
 on the modem in the guest over the virtual line (instruction-counted clock,
-smline's far modem: ours for V.32bis at 14400, SpanDSP's V.22bis for mgetty,
-which answers with the modem's factory +MS, V.22bis):
+smline's far modem: ours, V.32bis at 14400):
 
   - wvdial: wvdialconf probes the ports and writes /etc/wvdial.conf, the
     user fills in phone, user and password and adds Init3 = AT+MS=V32B (the
@@ -13,10 +12,12 @@ which answers with the modem's factory +MS, V.22bis):
     with zmodem (lrzsz's sz) to the
     far end's rz and receives one from its sz, hangs up (the far end's
     lrzsz runs on this machine, on smline's pty bridge);
-  - mgetty (its default mgetty.config and login.config) answers a call from
-    smline; the far end gets the login prompt, logs in, runs a command.
+  - mgetty (its package's mgetty.config and login.config, and the port line a
+    user adds for V.32bis: init-chat with AT+MS=V32B, since the modem's
+    factory +MS is V.22bis's) answers a V.32bis call from smline at 14400;
+    the far end gets the login prompt, logs in, runs a command.
 
-Each boot is one guest; tests/module/clients_*.sh run in it.
+Each boot is one guest; tests/module/guest/clients_*.sh run in it.
 SMODEM_KO overrides the module, SMODEM_TTY_KERNEL the kernel.
 
 Cost: 4 guests, 2.2 min of wall time (1.3 min of QEMU's CPU) in make check on the
@@ -306,7 +307,7 @@ def mgetty_run():
     files = package_files("mgetty", rename={"/usr/share/mgetty/templates/etc":
                                             "/etc/mgetty"})
     return _far_run("mgetty", "clients_mgetty.sh",
-                    ["--incoming", "25=v22bis,v42,from=5550100,pty=LINK"],
+                    ["--incoming", "25=v32bis,v42,from=5550100,pty=LINK"],
                     LoginFar, files)
 
 
@@ -316,7 +317,9 @@ def test_mgetty_answers_and_runs_login():
     print(log[-4000:])
     assert len(recs) == 1 and recs[0]["direction"] == "incoming", recs
     assert recs[0]["result"] == "connected" and recs[0]["v42"] is True, recs[0]
-    assert re.search(r"CONNECT", log), log[-2000:]
+    assert (recs[0]["modulation"], recs[0]["rate"]) == ("V.32bis", 14400), recs[0]
+    assert re.search(r"CONNECT 14400", log), log[-2000:]
+    assert 'init-chat "" \\dATQ0V1H0 OK AT+MS=V32B OK' in _text(res / "mgetty.config")
 
 
 def test_caller_logs_in_and_runs_a_command():

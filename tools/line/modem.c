@@ -163,24 +163,25 @@ void sml_modem_cfg_default(struct sml_modem_cfg *c)
 
 int sml_modem_cfg_parse_word(struct sml_modem_cfg *c, const char *w)
 {
-	if (!strcmp(w, "v21"))
-		c->mod = SML_MOD_V21;
-	else if (!strcmp(w, "v22"))
-		c->mod = SML_MOD_V22;
-	else if (!strcmp(w, "v22bis"))
-		c->mod = SML_MOD_V22BIS;
-	else if (!strcmp(w, "v32"))
-		c->mod = SML_MOD_V32;
-	else if (!strcmp(w, "v32bis"))
-		c->mod = SML_MOD_V32BIS;
-	else if (!strcmp(w, "v8"))
-		c->v8 = true;
-	else if (!strcmp(w, "nov8"))
-		c->v8 = false;
-	else if (!strcmp(w, "v42"))
-		c->v42 = true;
-	else if (!strcmp(w, "nov42"))
-		c->v42 = false;
+	static const struct {
+		const char *word;
+		enum sml_mod mod;
+	} mods[] = {
+		{ "v21", SML_MOD_V21 }, { "v22", SML_MOD_V22 }, { "v22bis", SML_MOD_V22BIS },
+		{ "v32", SML_MOD_V32 }, { "v32bis", SML_MOD_V32BIS },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++)
+		if (!strcmp(w, mods[i].word)) {
+			c->mod = mods[i].mod;
+			return 0;
+		}
+	/* v8, v42 and their "no" forms */
+	if (!strcmp(w + (strncmp(w, "no", 2) ? 0 : 2), "v8"))
+		c->v8 = strncmp(w, "no", 2) != 0;
+	else if (!strcmp(w + (strncmp(w, "no", 2) ? 0 : 2), "v42"))
+		c->v42 = strncmp(w, "no", 2) != 0;
 	else if (!sml_v42bis_cfg_parse_word(&c->v42bis, w))
 		return 0;
 	else if (!strncmp(w, "ansdelay=", 9))
@@ -603,6 +604,19 @@ static void start_pump(struct sml_modem *m)
 	set_phase(m, SML_PH_TRAINING, sml_mod_name(m->st.mod));
 }
 
+/* V.42 and V.42bis gone: at the pump's end, or V.42's detection fallback */
+static void v42_drop(struct sml_modem *m)
+{
+	v42_free(m->v42);
+	m->v42 = NULL;
+	sml_v42bis_free(m->bis);
+	m->bis = NULL;
+	hdlc_rx_free(m->mon_tx.rx);
+	hdlc_rx_free(m->mon_rx.rx);
+	m->mon_tx.rx = NULL;
+	m->mon_rx.rx = NULL;
+}
+
 static void stop_pump(struct sml_modem *m)
 {
 	if (m->v22) {
@@ -619,14 +633,8 @@ static void stop_pump(struct sml_modem *m)
 		fsk_rx_free(m->fsk_rx);
 		m->fsk_rx = NULL;
 	}
-	if (m->v42) {
-		v42_free(m->v42);
-		m->v42 = NULL;
-		sml_v42bis_free(m->bis);
-		m->bis = NULL;
-		hdlc_rx_free(m->mon_tx.rx);
-		hdlc_rx_free(m->mon_rx.rx);
-	}
+	if (m->v42)
+		v42_drop(m);
 	m->pump_on = false;
 }
 
@@ -1008,12 +1016,7 @@ void sml_modem_process(struct sml_modem *m, const int16_t *rx, int16_t *tx,
 			 * normal (async) mode. SpanDSP times this in bits at
 			 * its own assumed rate, so it takes ~9 s at 2400 bit/s.
 			 */
-			v42_free(m->v42);
-			m->v42 = NULL;
-			sml_v42bis_free(m->bis);
-			m->bis = NULL;
-			hdlc_rx_free(m->mon_tx.rx);
-			hdlc_rx_free(m->mon_rx.rx);
+			v42_drop(m);
 			m->v42_fallback = false;
 			m->st.data_sample = m->now + n;
 			set_phase(m, SML_PH_DATA, "V.42 not supported by the far end");

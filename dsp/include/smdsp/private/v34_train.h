@@ -11,6 +11,24 @@
 #include <smdsp/v34_data.h>
 #include <smdsp/private/v34_scramble.h>
 
+/*
+ * The data pair's configuration for one direction: the transmitter codes in
+ * its own role, the receiver decodes the far end's; the rate is the least of
+ * this end's limit and rate. -EINVAL for a symbol rate out of range.
+ */
+static inline int smdsp_v34_train_data_config(const struct smdsp_v34_train_config *cfg, bool tx,
+					      unsigned int rate, struct smdsp_v34_data_config *dc)
+{
+	if ((unsigned int)cfg->symrate >= SMDSP_V34_SYMRATES)
+		return -EINVAL;
+	memset(dc, 0, sizeof(*dc));
+	dc->symbol_rate = cfg->symrate;
+	dc->data_rate = rate < cfg->data_rate ? rate : cfg->data_rate;
+	dc->states = 16;
+	dc->caller = tx ? cfg->caller : !cfg->caller;
+	return 0;
+}
+
 #define SMDSP_V34_PE_TAPS 25		/* the pre-emphasis filter, symbol spaced */
 #define SMDSP_V34_EQ_TAPS 64		/* the equaliser, T/2 spaced: 32 symbols */
 #define SMDSP_V34_EQ_HIST (SMDSP_V34_EQ_TAPS + 8)	/* its inputs kept: 3 symbols more */

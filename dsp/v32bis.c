@@ -791,6 +791,14 @@ static bool rn_word(struct smdsp_v32bis *s, unsigned int *rates)
 	return true;
 }
 
+/* the renegotiated rate agreed: E, B1 and the data at it */
+static void rn_to_data(struct smdsp_v32bis *s, unsigned int rate)
+{
+	s->rate = rate;
+	to_data(s);
+	s->state = RN_E;
+}
+
 /* The renegotiation's states, each block. */
 static void rn_step(struct smdsp_v32bis *s)
 {
@@ -833,9 +841,7 @@ static void rn_step(struct smdsp_v32bis *s)
 				fail(s);
 			break;
 		}
-		s->rate = rate;
-		to_data(s);
-		s->state = RN_E;
+		rn_to_data(s, rate);
 		break;
 	case RN_S:
 		/* the far end's R4, our S long enough (256 symbols) */
@@ -866,9 +872,7 @@ static void rn_step(struct smdsp_v32bis *s)
 			retrain(s);
 			break;
 		}
-		s->rate = rate;
-		to_data(s);
-		s->state = RN_E;
+		rn_to_data(s, rate);
 		break;
 	case RN_E:
 		if (s->rx_trained && smdsp_v32bis_rx_trained(&s->rx)) {

@@ -260,7 +260,7 @@ def test_modinfo_of_the_dkms_module(installed, kver):
 def test_guest_loads_the_dkms_module(installed, kver):
     out = guestboot.fresh_dir(OUT / kver / "guest")
     t = time.monotonic()
-    res = guestboot.run_checks(kver, "../install/install_checks.sh", out, audio="ac97",
+    res = guestboot.run_checks(kver, "../../install/install_checks.sh", out, audio="ac97",
                                extra_files={"opt/smodem/smodem.ko": str(installed["kos"][kver])},
                                timeout_s=300)
     print("guest %s: %.0f s wall" % (kver, time.monotonic() - t))

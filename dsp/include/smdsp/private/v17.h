@@ -72,18 +72,29 @@ int smdsp_v17_tx_init(struct smdsp_v17_tx *s, unsigned int rate, int level_dbm0_
  */
 void smdsp_v17_qam_tx_init(struct smdsp_qam_tx *qt, int level_dbm0_10);
 
+/*
+ * The QAM receiver's set-up V.17 and V.32bis share (1800 Hz, the carrier
+ * loop, segment 1's AGC and carrier thresholds), all the rest zeroed.
+ */
+void smdsp_v17_qam_rx_init(struct smdsp_qam_rx *q, smdsp_put_bit_fn put_bit, smdsp_status_fn status_fn,
+			   void *user);
+
 int smdsp_v17_rx_init(struct smdsp_v17_rx *s, unsigned int rate, smdsp_put_bit_fn put_bit,
 		      smdsp_status_fn status_fn, void *user);
 
 /*
- * One symbol z of segment 1's ABAB after its acquisition, on q's schedule of
- * B (V.32bis's S is the same segment, at the same unit, 512): followed and
- * its squared error added to *err (units^2 >> 10) while it goes ON; END at
- * the C that stands where an A was due (z is segment 2's first point, for
- * the caller to follow); LOST where the alternation was not followed closely
- * enough (the acquisition found it in noise) or never ended.
+ * One symbol z of segment 1 (V.32bis's S is the same segment, at the same
+ * unit, 512). *stage SMDSP_V17_ST_ACQ: its acquisition, which sets it to
+ * SMDSP_V17_ST_ABAB once A and B are found; then its ABAB on q's schedule
+ * of B, followed and its squared error added to *err (units^2 >> 10) while
+ * it goes ON; END at the C that stands where an A was due (z is segment 2's
+ * first point, for the caller to follow); LOST where the alternation was not
+ * followed closely enough (the acquisition found it in noise) or never
+ * ended. Each receiver's own stages start with these two.
  */
+enum { SMDSP_V17_ST_ACQ, SMDSP_V17_ST_ABAB };
 enum smdsp_v17_abab { SMDSP_V17_ABAB_ON, SMDSP_V17_ABAB_END, SMDSP_V17_ABAB_LOST };
-enum smdsp_v17_abab smdsp_v17_rx_abab(struct smdsp_qam_rx *q, struct smdsp_cplx z, uint32_t *err);
+enum smdsp_v17_abab smdsp_v17_rx_seg1(struct smdsp_qam_rx *q, struct smdsp_cplx z, unsigned int *stage,
+				      uint32_t *err);
 
 #endif /* SMDSP_PRIVATE_V17_H */

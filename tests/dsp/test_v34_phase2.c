@@ -32,100 +32,23 @@
 #include <smdsp/v34_phase2.h>
 #include <smdsp/v34_probe.h>
 #include <smdsp/v34_mod.h>
+#include "v34rule.h"
 #include "chan.h"
 #include "line.h"
 #include "tutil.h"
 
 #define LEVEL (-120)
-#define GAP_DB 7.0
 #define BLK 160
 #define MAX_SAMPLES (8000L * 16)
 
 static const int sym_rate[6] = { 2400, 2743, 2800, 3000, 3200, 3429 };
-static const int rmin[6] = { 1, 2, 2, 2, 2, 2 }, rmax[6] = { 9, 11, 11, 12, 13, 14 };
 
-/* ---- the rule of v34_probe.c in floating point, on the true channel (as test_v34_probe) ---- */
-
-struct truth {
-	double gain_db[26];
-	double snr[26];
-};
-
-static double preemph_db(int idx, int r, int high, double f)
-{
-	return smdsp_v34_preemph_db10(idx, r, high, (int)lround(f)) / 10.0;
-}
-
-static double overlap(int m, double lo, double hi)
-{
-	double a = fmax(150.0 * m - 75, lo), b = fmin(150.0 * m + 75, hi);
-
-	return b > a ? b - a : 0;
-}
-
-static int theory_rate(const struct truth *t, int r, int high, int pe)
-{
-	double s = smdsp_v34_symrate_mbaud(r) / 1000.0, fc = smdsp_v34_carrier_mhz(r, high) / 1000.0;
-	double lo = round(fc) - floor(round(s) / 2), hi = round(fc) + floor(round(s) / 2);
-	double norm = 0, sw = 0, bits = 0, snr, b;
-	int m, rate;
-
-	for (m = 1; m <= 25; m++) {
-		double w = overlap(m, lo, hi);
-
-		sw += w;
-		norm += w * pow(10, preemph_db(pe, r, high, 150 * m) / 10);
-	}
-	norm /= sw;
-	for (m = 1; m <= 25; m++) {
-		double w = overlap(m, lo, hi);
-
-		if (w)
-			bits += w * log2(1 + t->snr[m] * pow(10, preemph_db(pe, r, high, 150 * m) / 10) /
-					     norm * 3150 / round(s));
-	}
-	snr = pow(2, bits / (hi - lo)) - 1;
-	b = log2(1 + snr / pow(10, GAP_DB / 10));
-	rate = (int)floor(b * s / 2400 + 1e-9);
-	if (rate > rmax[r])
-		rate = rmax[r];
-	if (rate < rmin[r])
-		rate = 0;
-	return rate;
-}
-
-static int theory_preemph(const struct truth *t, int r, int high)
-{
-	double s = round(smdsp_v34_symrate_mbaud(r) / 1000.0), fc = round(smdsp_v34_carrier_mhz(r, high) / 1000.0);
-	double lo = fc - floor(s / 2), hi = fc + floor(s / 2), best = 0;
-	int i, m, pick = 0;
-
-	for (i = 0; i <= 10; i++) {
-		double sw = 0, sx = 0, sxx = 0, var;
-
-		for (m = 1; m <= 25; m++) {
-			double w = overlap(m, lo, hi), x;
-
-			if (!w)
-				continue;
-			x = round(t->gain_db[m] * 10) + preemph_db(i, r, high, 150 * m) * 10;
-			sw += w;
-			sx += w * x;
-			sxx += w * x * x;
-		}
-		var = sxx / sw - (sx / sw) * (sx / sw);
-		if (!i || var < best - 1e-9) {
-			best = var;
-			pick = i;
-		}
-	}
-	return pick;
-}
+/* ---- the rule of v34_probe.c on the true channel (common/v34rule.c) ---- */
 
 /* the data rate / 2400 the rule gives each symbol rate, its better carrier */
 static void theory_rates(const struct line_cfg *cfg, int rates[6])
 {
-	struct truth t;
+	struct v34_truth t;
 	struct chan ch;
 	double tone_ms = pow(32767.0 * pow(10, -3.14 / 20), 2) / 2 * pow(10, LEVEL / 100.0) / 21;
 	double noise150 = cfg->noise_dbm0 > -200 ?
@@ -141,7 +64,7 @@ static void theory_rates(const struct line_cfg *cfg, int rates[6])
 	for (r = 0; r < 6; r++) {
 		rates[r] = 0;
 		for (hi = 0; hi < (r == 5 ? 1 : 2); hi++) {
-			int rate = theory_rate(&t, r, hi, theory_preemph(&t, r, hi));
+			int rate = v34_rule_rate(&t, r, hi, v34_rule_preemph(&t, r, hi), NULL);
 
 			if (rate > rates[r])
 				rates[r] = rate;
@@ -302,8 +225,8 @@ static const struct smdsp_v34_info0 all = {
 static bool dir_valid(const struct smdsp_v34_phase2_dir *d, const uint8_t allowed[6])
 {
 	return d->symrate < 6 && allowed[d->symrate] && (allowed[d->symrate] & (d->high_carrier ? 2 : 1)) &&
-	       d->max_rate % 2400 == 0 && d->max_rate / 2400 >= rmin[d->symrate] &&
-	       d->max_rate / 2400 <= rmax[d->symrate] && d->preemph <= 10 && d->power_red <= 7 &&
+	       d->max_rate % 2400 == 0 && d->max_rate / 2400 >= v34_rule_rmin[d->symrate] &&
+	       d->max_rate / 2400 <= v34_rule_rmax[d->symrate] && d->preemph <= 10 && d->power_red <= 7 &&
 	       d->add_power_red <= 7;
 }
 

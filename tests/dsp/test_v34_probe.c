@@ -23,16 +23,15 @@
 #include <smdsp/v34_probe.h>
 #include <smdsp/v34_mod.h>
 #include <smdsp/v34_info.h>
+#include "v34rule.h"
 #include "chan.h"
 #include "line.h"
 #include "tutil.h"
 
 #define LEVEL (-120)		/* L2's nominal level, tenths of dBm0 */
 #define LOSS 6.0
-#define GAP_DB 7.0
 
 static const int sym_rate[6] = { 2400, 2743, 2800, 3000, 3200, 3429 };
-static const int rmin[6] = { 1, 2, 2, 2, 2, 2 }, rmax[6] = { 9, 11, 11, 12, 13, 14 };
 
 static double ms_of(const int16_t *x, int n)
 {
@@ -120,89 +119,7 @@ static void test_signal(void)
 	smdsp_v34_probe_tx_free(tx);
 }
 
-/* ---- the rule in floating point, from the true channel ---- */
-
-struct truth {
-	double gain_db[26];		/* 20 log10 |H| less the line's loss */
-	double snr[26];			/* tone power over the noise in 150 Hz, linear */
-	double phase[26];		/* arg H */
-};
-
-static double preemph_db(int idx, int r, int high, double f)
-{
-	return smdsp_v34_preemph_db10(idx, r, high, (int)lround(f)) / 10.0;
-}
-
-static double overlap(int m, double lo, double hi)
-{
-	double a = fmax(150.0 * m - 75, lo), b = fmin(150.0 * m + 75, hi);
-
-	return b > a ? b - a : 0;
-}
-
-/* the data rate / 2400 the rule gives symbol rate r on a carrier (pre-emphasis pe) */
-static int theory_rate(const struct truth *t, int r, int high, int pe, double *snr_db)
-{
-	double s = smdsp_v34_symrate_mbaud(r) / 1000.0, fc = smdsp_v34_carrier_mhz(r, high) / 1000.0;
-	double lo = round(fc) - floor(round(s) / 2), hi = round(fc) + floor(round(s) / 2);
-	double norm = 0, sw = 0, bits = 0, snr, b;
-	int m, rate;
-
-	for (m = 1; m <= 25; m++) {
-		double w = overlap(m, lo, hi);
-
-		sw += w;
-		norm += w * pow(10, preemph_db(pe, r, high, 150 * m) / 10);
-	}
-	norm /= sw;
-	for (m = 1; m <= 25; m++) {
-		double w = overlap(m, lo, hi);
-
-		if (w)
-			bits += w * log2(1 + t->snr[m] * pow(10, preemph_db(pe, r, high, 150 * m) / 10) /
-					     norm * 3150 / round(s));
-	}
-	snr = pow(2, bits / (hi - lo)) - 1;
-	*snr_db = 10 * log10(snr);
-	b = log2(1 + snr / pow(10, GAP_DB / 10));
-	rate = (int)floor(b * s / 2400 + 1e-9);
-	if (rate > rmax[r])
-		rate = rmax[r];
-	if (rate < rmin[r])
-		rate = 0;
-	return rate;
-}
-
-static int theory_preemph(const struct truth *t, int r, int high)
-{
-	double s = round(smdsp_v34_symrate_mbaud(r) / 1000.0), fc = round(smdsp_v34_carrier_mhz(r, high) / 1000.0);
-	double lo = fc - floor(s / 2), hi = fc + floor(s / 2), best = 0;
-	int i, m, pick = 0;
-
-	for (i = 0; i <= 10; i++) {
-		double sw = 0, sx = 0, sxx = 0, var;
-
-		for (m = 1; m <= 25; m++) {
-			double w = overlap(m, lo, hi), x;
-
-			if (!w)
-				continue;
-			/* the channel's gain in tenths of a dB, as the receiver rounds it */
-			x = round(t->gain_db[m] * 10) + preemph_db(i, r, high, 150 * m) * 10;
-			sw += w;
-			sx += w * x;
-			sxx += w * x * x;
-		}
-		var = sxx / sw - (sx / sw) * (sx / sw);
-		if (!i || var < best - 1e-9) {
-			best = var;
-			pick = i;
-		}
-	}
-	return pick;
-}
-
-/* ---- one probing over the line ---- */
+/* ---- one probing over the line (the rule on the true channel: common/v34rule.c) ---- */
 
 struct run {
 	enum chan_kind kind;
@@ -210,7 +127,7 @@ struct run {
 	int delay;
 };
 
-static void probe_over_line(const struct run *run, struct smdsp_v34_probe_result *res, struct truth *t,
+static void probe_over_line(const struct run *run, struct smdsp_v34_probe_result *res, struct v34_truth *t,
 			    uint32_t *l2_start)
 {
 	struct line_cfg cfg = { .loss_db = LOSS, .noise_dbm0 = run->noise_dbm0, .echo_db = -999,
@@ -264,7 +181,7 @@ static void test_analysis(void)
 			struct smdsp_v34_probe_result res;
 			struct smdsp_v34_probe_choice ch[6];
 			uint8_t allowed[6] = { 3, 3, 3, 3, 3, 1 };
-			struct truth t;
+			struct v34_truth t;
 			double gerr = 0, serr = 0, nerr = 0, gd_lo = 1e9, gd_hi = -1e9, want_fo, sbias = 0;
 			int nbias = 0;
 			int m, i, r, best, tbest = -1, trate = 0, bad_rates = 0, bad_pe = 0;
@@ -346,8 +263,8 @@ static void test_analysis(void)
 				int hi2, want = 0, wpe = 0, whigh = 0;
 
 				for (hi2 = 0; hi2 < (r == 5 ? 1 : 2); hi2++) {
-					int pe = theory_preemph(&t, r, hi2);
-					int rate = theory_rate(&t, r, hi2, pe, &sdb);
+					int pe = v34_rule_preemph(&t, r, hi2);
+					int rate = v34_rule_rate(&t, r, hi2, pe, &sdb);
 
 					if (rate > want || (rate == want && sdb > best_sdb)) {
 						want = rate;
@@ -396,7 +313,7 @@ static void test_offset(void)
 	for (i = 0; i < 5; i++) {
 		struct run run = { .kind = CHAN_TELEPHONE, .noise_dbm0 = -60, .ppm = ppms[i], .delay = 5 };
 		struct smdsp_v34_probe_result res;
-		struct truth t;
+		struct v34_truth t;
 		double want = -1050 * run.ppm * 1e-6 / (1 + run.ppm * 1e-6) / 0.02, gerr = 0;
 		uint32_t l2;
 
@@ -422,7 +339,7 @@ static void test_rule_extremes(void)
 	struct smdsp_v34_probe_result res;
 	struct smdsp_v34_probe_choice ch[6];
 	uint8_t allowed[6] = { 3, 3, 3, 3, 3, 1 };
-	struct truth t;
+	struct v34_truth t;
 	uint32_t l2;
 	int best, flat_rate;
 
@@ -457,7 +374,7 @@ static void test_info1(void)
 {
 	struct run run = { .kind = CHAN_LONG_LOOP, .noise_dbm0 = -55, .delay = 100 };
 	struct smdsp_v34_probe_result res;
-	struct truth t;
+	struct v34_truth t;
 	struct smdsp_v34_info0 i0a = { .rate_2743 = 1, .rate_2800 = 1, .rate_3429 = 1, .low_3000 = 1,
 				       .high_3000 = 1, .low_3200 = 1, .high_3200 = 1, .allow_3429 = 1,
 				       .power_reduction = 1, .max_rate_diff = 1 };

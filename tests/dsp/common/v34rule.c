@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/* v34_probe.c's rate rule in floating point, on the true channel (test code): see v34rule.h */
+#include <math.h>
+#include <smdsp/v34_probe.h>
+#include <smdsp/v34_mod.h>
+#include "v34rule.h"
+
+#define GAP_DB 7.0
+
+const int v34_rule_rmin[6] = { 1, 2, 2, 2, 2, 2 }, v34_rule_rmax[6] = { 9, 11, 11, 12, 13, 14 };
+
+static double preemph_db(int idx, int r, int high, double f)
+{
+	return smdsp_v34_preemph_db10(idx, r, high, (int)lround(f)) / 10.0;
+}
+
+static double overlap(int m, double lo, double hi)
+{
+	double a = fmax(150.0 * m - 75, lo), b = fmin(150.0 * m + 75, hi);
+
+	return b > a ? b - a : 0;
+}
+
+int v34_rule_rate(const struct v34_truth *t, int r, int high, int pe, double *snr_db)
+{
+	double s = smdsp_v34_symrate_mbaud(r) / 1000.0, fc = smdsp_v34_carrier_mhz(r, high) / 1000.0;
+	double lo = round(fc) - floor(round(s) / 2), hi = round(fc) + floor(round(s) / 2);
+	double norm = 0, sw = 0, bits = 0, snr, b;
+	int m, rate;
+
+	for (m = 1; m <= 25; m++) {
+		double w = overlap(m, lo, hi);
+
+		sw += w;
+		norm += w * pow(10, preemph_db(pe, r, high, 150 * m) / 10);
+	}
+	norm /= sw;
+	for (m = 1; m <= 25; m++) {
+		double w = overlap(m, lo, hi);
+
+		if (w)
+			bits += w * log2(1 + t->snr[m] * pow(10, preemph_db(pe, r, high, 150 * m) / 10) /
+					     norm * 3150 / round(s));
+	}
+	snr = pow(2, bits / (hi - lo)) - 1;
+	if (snr_db)
+		*snr_db = 10 * log10(snr);
+	b = log2(1 + snr / pow(10, GAP_DB / 10));
+	rate = (int)floor(b * s / 2400 + 1e-9);
+	if (rate > v34_rule_rmax[r])
+		rate = v34_rule_rmax[r];
+	if (rate < v34_rule_rmin[r])
+		rate = 0;
+	return rate;
+}
+
+int v34_rule_preemph(const struct v34_truth *t, int r, int high)
+{
+	double s = round(smdsp_v34_symrate_mbaud(r) / 1000.0), fc = round(smdsp_v34_carrier_mhz(r, high) / 1000.0);
+	double lo = fc - floor(s / 2), hi = fc + floor(s / 2), best = 0;
+	int i, m, pick = 0;
+
+	for (i = 0; i <= 10; i++) {
+		double sw = 0, sx = 0, sxx = 0, var;
+
+		for (m = 1; m <= 25; m++) {
+			double w = overlap(m, lo, hi), x;
+
+			if (!w)
+				continue;
+			/* the channel's gain in tenths of a dB, as the receiver rounds it */
+			x = round(t->gain_db[m] * 10) + preemph_db(i, r, high, 150 * m) * 10;
+			sw += w;
+			sx += w * x;
+			sxx += w * x * x;
+		}
+		var = sxx / sw - (sx / sw) * (sx / sw);
+		if (!i || var < best - 1e-9) {
+			best = var;
+			pick = i;
+		}
+	}
+	return pick;
+}

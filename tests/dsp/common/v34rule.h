@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * v34_probe.c's rate rule in floating point, on a channel known exactly
+ * (test code): what the probing analysis must choose.
+ */
+#ifndef V34RULE_H
+#define V34RULE_H
+
+/* the lowest and highest data rate / 2400 at each symbol rate */
+extern const int v34_rule_rmin[6], v34_rule_rmax[6];
+
+struct v34_truth {
+	double gain_db[26];		/* 20 log10 |H| less the line's loss, per 150 Hz tone */
+	double snr[26];			/* tone power over the noise in 150 Hz, linear */
+	double phase[26];		/* arg H */
+};
+
+/*
+ * The data rate / 2400 the rule gives symbol rate r on a carrier with
+ * pre-emphasis pe; its SNR in dB in *snr_db unless NULL.
+ */
+int v34_rule_rate(const struct v34_truth *t, int r, int high, int pe, double *snr_db);
+/* the pre-emphasis index that flattens the channel's gain best */
+int v34_rule_preemph(const struct v34_truth *t, int r, int high);
+
+#endif

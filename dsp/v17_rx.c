@@ -181,7 +181,7 @@ static void track_point(struct smdsp_v17_rx *s, struct smdsp_cplx z, const int8_
 }
 
 enum smdsp_v17_abab smdsp_v17_rx_seg1(struct smdsp_qam_rx *q, struct smdsp_cplx z, unsigned int *stage,
-				      uint32_t *err)
+				      unsigned int next, uint32_t *err)
 {
 	unsigned int k;
 	const int8_t *d;
@@ -197,9 +197,13 @@ enum smdsp_v17_abab smdsp_v17_rx_seg1(struct smdsp_qam_rx *q, struct smdsp_cplx 
 	k = smdsp_qam_rx_b_due(q);
 	d = smdsp_v17_abcd[k];
 	if (!k && q->symbols >= ACQ_END + ABAB_MIN &&
-	    (int64_t)z.re * d[0] + (int64_t)z.im * d[1] < 0)
-		return *err > ABAB_ERR_MAX * (q->symbols - ACQ_END) ? SMDSP_V17_ABAB_LOST :
-								       SMDSP_V17_ABAB_END;
+	    (int64_t)z.re * d[0] + (int64_t)z.im * d[1] < 0) {
+		if (*err > ABAB_ERR_MAX * (q->symbols - ACQ_END))
+			return SMDSP_V17_ABAB_LOST;
+		*stage = next;
+		q->symbols = 1;
+		return SMDSP_V17_ABAB_END;
+	}
 	if (++q->symbols > ABAB_MAX)
 		return SMDSP_V17_ABAB_LOST;
 	*err += sq_err(z, d);
@@ -277,14 +281,7 @@ static void data_symbol(struct smdsp_v17_rx *s, struct smdsp_cplx z)
 		 * every error: at 12000 and 17 dB SNR, where the data that
 		 * follows has a BER of 5e-4, 1 % of segment 4's failed it.
 		 */
-		q->trained = s->ones_errs * 10 <= SEG4_LEN * s->bits * 3;
-		if (!q->trained) {
-			/*
-			 * Trained on noise, or on a signal that came during
-			 * the training: look for segment 1 again, the AGC too.
-			 */
-			smdsp_qam_rx_status(q, SMDSP_STATUS_TRAINING_FAILED);
-			smdsp_qam_det_agc_restart(&q->det);
+		if (!smdsp_qam_rx_verdict(q, s->ones_errs * 10 <= SEG4_LEN * s->bits * 3)) {
 			acquire(s);
 			return;
 		}
@@ -312,14 +309,12 @@ static void symbol(struct smdsp_v17_rx *s)
 	switch (s->stage) {
 	case ST_ACQ:
 	case ST_ABAB:
-		ab = smdsp_v17_rx_seg1(q, z, &s->stage, &s->abab_err);
+		/* at the opposite of the A that was due: segment 2's first point, C */
+		ab = smdsp_v17_rx_seg1(q, z, &s->stage, ST_CDBA, &s->abab_err);
 		if (ab == SMDSP_V17_ABAB_LOST) {
 			/* in noise, or no segment 2: start again on what comes */
 			acquire(s);
 		} else if (ab == SMDSP_V17_ABAB_END) {
-			/* the opposite of the A that was due: segment 2's first point, C */
-			s->stage = ST_CDBA;
-			q->symbols = 1;
 			s->scr = SMDSP_V17_SCR_INIT;
 			d = smdsp_v17_abcd[cdba[train_dibit(s, 3)]];
 			track_point(s, z, d, !s->short_train, 2, 7);

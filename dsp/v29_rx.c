@@ -290,17 +290,7 @@ static void symbol(struct smdsp_v29_rx *s)
 				   true, 4, 11);
 		deliver(s, k);
 		if (s->stage == ST_ONES && ++q->symbols == ONES_LEN) {
-			q->trained = smdsp_qam_rx_ones_ok(q);
-			if (!q->trained) {
-				/*
-				 * Trained on noise, or on a signal that came
-				 * during the training: look for segment 2 again,
-				 * the AGC too, rather than stay failed.
-				 */
-				smdsp_qam_rx_status(q, SMDSP_STATUS_TRAINING_FAILED);
-				q->det.agc = 1 << 16;
-				q->det.agc_count = 0;
-				q->det.ref_pwr = 0;
+			if (!smdsp_qam_rx_verdict(q, smdsp_qam_rx_ones_ok(q))) {
 				acquire(s);
 				return;
 			}

@@ -662,6 +662,22 @@ static unsigned int allowed(struct smdsp_v32bis *s, unsigned int far)
 }
 
 /*
+ * The far end's rate word limited to what this end allows: 0 until one is
+ * heard; with no rate in common the start-up fails (0 too).
+ */
+static unsigned int far_allowed(struct smdsp_v32bis *s)
+{
+	unsigned int r = far_rates(s);
+
+	if (!r)
+		return 0;
+	r = allowed(s, r);
+	if (!r)
+		fail(s);
+	return r;
+}
+
+/*
  * A retrain, V.32's: the start-up again from its tones, the round trip
  * included; the rates are chosen again from the SNR each end measures.
  * The caller starts with AA, the answerer with AC; the far end, hearing
@@ -1010,6 +1026,14 @@ static void data_watch(struct smdsp_v32bis *s)
 	}
 }
 
+/* The far tone heard long enough: the training begins with its next reversal. */
+static void await_reversal(struct smdsp_v32bis *s, unsigned int tone, unsigned int next)
+{
+	s->td.rev[tone] = 0;
+	s->state = next;
+	status(s, SMDSP_STATUS_TRAINING);
+}
+
 static void step(struct smdsp_v32bis *s)
 {
 	struct smdsp_v32bis_tonedet *d = &s->td;
@@ -1020,9 +1044,7 @@ static void step(struct smdsp_v32bis *s)
 		if (d->run[0] >= TONE_BLOCKS) {
 			smdsp_v32bis_tx_send(&s->tx, SMDSP_V32BIS_CA, 0, 0);
 			s->t0 = s->now;
-			d->rev[0] = 0;
-			s->state = ANS_CA;
-			status(s, SMDSP_STATUS_TRAINING);
+			await_reversal(s, 0, ANS_CA);
 		}
 		break;
 	case ANS_CA:
@@ -1066,13 +1088,8 @@ static void step(struct smdsp_v32bis *s)
 		}
 		break;
 	case ANS_R2:
-		r = far_rates(s);
+		r = far_allowed(s);
 		if (r) {
-			r = allowed(s, r);
-			if (!r) {
-				fail(s);
-				break;
-			}
 			s->rate = smdsp_v32bis_best(r);
 			training(s, smdsp_v32bis_rword(smdsp_v32bis_rate_bit(s->rate), false), TRN_LEN);
 			/*
@@ -1099,9 +1116,7 @@ static void step(struct smdsp_v32bis *s)
 		if (d->run[1] >= TONE_BLOCKS) {
 			smdsp_v32bis_tx_send(&s->tx, SMDSP_V32BIS_AA, 0, 0);
 			near_start(s);
-			d->rev[1] = 0;
-			s->state = CAL_AA;
-			status(s, SMDSP_STATUS_TRAINING);
+			await_reversal(s, 1, CAL_AA);
 		}
 		break;
 	case CAL_AA:
@@ -1141,13 +1156,8 @@ static void step(struct smdsp_v32bis *s)
 			break;
 		if (smdsp_v32bis_rx_state(&s->rx) == SMDSP_V32BIS_RX_IDLE && d->on[1][1] && !d->on[1][0])
 			smdsp_v32bis_rx_reset(&s->rx);
-		r = far_rates(s);
+		r = far_allowed(s);
 		if (r) {
-			r = allowed(s, r);
-			if (!r) {
-				fail(s);
-				break;
-			}
 			training(s, smdsp_v32bis_rword(r, false), trn_len(s));
 			/*
 			 * the answerer sends R1 until it has seen our S through to

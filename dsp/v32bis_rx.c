@@ -361,10 +361,7 @@ static void deliver(struct smdsp_v32bis_rx *s, unsigned int q)
 		}
 	}
 	if (s->stage == ST_B1 && ++qr->symbols == B1_CHECK) {
-		qr->trained = s->ones_errs * 10 <= s->ones_bits;
-		if (!qr->trained) {
-			smdsp_qam_rx_status(qr, SMDSP_STATUS_TRAINING_FAILED);
-			smdsp_qam_det_agc_restart(&qr->det);
+		if (!smdsp_qam_rx_verdict(qr, s->ones_errs * 10 <= s->ones_bits)) {
 			acquire(s);
 			return;
 		}
@@ -544,16 +541,12 @@ static void symbol(struct smdsp_v32bis_rx *s)
 	switch (s->stage) {
 	case ST_ACQ:
 	case ST_ABAB:
-		/* S is V.17's segment 1 */
-		ab = smdsp_v17_rx_seg1(q, z, &s->stage, &s->abab_err);
-		if (ab == SMDSP_V17_ABAB_LOST) {
+		/* S is V.17's segment 1; S-bar's C stands where A was due */
+		ab = smdsp_v17_rx_seg1(q, z, &s->stage, ST_SBAR, &s->abab_err);
+		if (ab == SMDSP_V17_ABAB_LOST)
 			acquire(s);
-		} else if (ab == SMDSP_V17_ABAB_END) {
-			/* S-bar's C where A was due */
-			s->stage = ST_SBAR;
-			q->symbols = 1;
+		else if (ab == SMDSP_V17_ABAB_END)
 			track(s, z, smdsp_v17_abcd[2], true, 2, 7);
-		}
 		break;
 	case ST_SBAR:
 		/* after the data the carrier may sit a quarter turn off: the nearest point */

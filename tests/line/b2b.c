@@ -16,6 +16,22 @@
 
 #include "modem.h"
 
+static const char usage[] =
+	"usage: b2b [options]\n"
+	"Two smline modem engines back to back (no line exchange); prints one JSON object.\n"
+	"  --mod WORD          modulation, as smline's route words: v21, v22, v22bis, v32bis\n"
+	"  --v8                both ends negotiate with V.8\n"
+	"  --v42               V.42 error correction on both ends\n"
+	"  --answer-cfg WORD   one more smline word for the answerer (repeatable)\n"
+	"  --caller-cfg WORD   one more smline word for the caller (repeatable)\n"
+	"  --bytes N           data each way (default 4096)\n"
+	"  --noise DBM0        white noise on the line\n"
+	"  --atten DB          line loss\n"
+	"  --seed S            the data's and the noise's seed\n"
+	"  --max-s SECONDS     give up after this much line time\n"
+	"  -v, -vv             debug log, and frames\n"
+	"  --help              this text\n";
+
 struct side {
 	struct sml_modem *m;
 	struct sml_fifo tx, rx;
@@ -118,8 +134,11 @@ int main(int argc, char **argv)
 			sml_log_level = SML_LOG_DEBUG;
 		} else if (!strcmp(o, "-vv")) {
 			sml_log_level = SML_LOG_FRAMES;
+		} else if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+			fputs(usage, stdout);
+			return 0;
 		} else {
-			fprintf(stderr, "b2b: bad option %s\n", o);
+			fprintf(stderr, "b2b: bad option %s (--help)\n", o);
 			return 2;
 		}
 	}

@@ -8,29 +8,7 @@
  * train, transfers data, hangs up; or, on-hook, measures the ring cadence
  * and answers after N rings as the answering modem. Prints one JSON object.
  *
- * testmodem --fd N (--dial NUMBER... | --answer RINGS) [options]
- *   --dial may be repeated: the calls follow each other, 1 s on-hook apart,
- *   one JSON line each
- *   --mod WORDS        modem words: v21|v22|v22bis,v8,v42,ansdelay=MS
- *   --send SPEC --expect SPEC   random:N:SEED (tests/line/test_line.py: payload)
- *   --pulse            dial with loop breaks instead of DTMF
- *   --blind            do not wait for dial tone
- *   --dc N             loop-current offset while off-hook (default 4096)
- *   --noanswer-s S     give up on ringback (default 40)
- *   --hold-s S         stay connected this long after the transfer (0.5)
- *   --max-s S          give up entirely (line time, default 180)
- *   --record PATH      write every received sample (S16LE 8 kHz) to PATH
- *   --fax WORDS        a SpanDSP fax terminal instead of the modem (the
- *                      route words of tools/line/fax.h: faxsend=PATH,
- *                      faxrecv=PATH, faxmodems=..., ecm, ident=...); it
- *                      hangs up at T.30's phase E; the JSON gains "fax"
- *   --hostile SIGNAL[:SECONDS]  instead of a modem, send SIGNAL for SECONDS
- *                      (default 40) once off-hook, then hang up ("HOSTILE"):
- *                      noise (full scale), dc (a +28000 offset), square[=HZ]
- *                      (full scale, 1200 Hz), tone=HZ (-10 dBm0), ansam
- *                      (2100 Hz, 15 Hz AM, reversals every 450 ms); the far
- *                      modem must survive it and the line stay in step
- *   --hostile-calls N  the first N calls are hostile (default: all)
+ * Options: usage[] below (testmodem --help).
  */
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +22,32 @@
 
 #include "fax.h"
 #include "modem.h"
+
+static const char usage[] =
+	"usage: testmodem --fd N (--dial NUMBER... | --answer RINGS) [options]\n"
+	"  --dial may be repeated: the calls follow each other, 1 s on-hook apart,\n"
+	"  one JSON line each\n"
+	"  --mod WORDS        modem words: v21|v22|v22bis,v8,v42,ansdelay=MS\n"
+	"  --send SPEC --expect SPEC   random:N:SEED (tests/line/test_line.py: payload)\n"
+	"  --pulse            dial with loop breaks instead of DTMF\n"
+	"  --blind            do not wait for dial tone\n"
+	"  --dc N             loop-current offset while off-hook (default 4096)\n"
+	"  --noanswer-s S     give up on ringback (default 40)\n"
+	"  --hold-s S         stay connected this long after the transfer (0.5)\n"
+	"  --max-s S          give up entirely (line time, default 180)\n"
+	"  --record PATH      write every received sample (S16LE 8 kHz) to PATH\n"
+	"  --fax WORDS        a SpanDSP fax terminal instead of the modem (the\n"
+	"                     route words of tools/line/fax.h: faxsend=PATH,\n"
+	"                     faxrecv=PATH, faxmodems=..., ecm, ident=...); it\n"
+	"                     hangs up at T.30's phase E; the JSON gains \"fax\"\n"
+	"  --hostile SIGNAL[:SECONDS]  instead of a modem, send SIGNAL for SECONDS\n"
+	"                     (default 40) once off-hook, then hang up (\"HOSTILE\"):\n"
+	"                     noise (full scale), dc (a +28000 offset), square[=HZ]\n"
+	"                     (full scale, 1200 Hz), tone=HZ (-10 dBm0), ansam\n"
+	"                     (2100 Hz, 15 Hz AM, reversals every 450 ms); the far\n"
+	"                     modem must survive it and the line stay in step\n"
+	"  --hostile-calls N  the first N calls are hostile (default: all)\n"
+	"  --help             this text\n";
 
 #define BLOCK 80
 #define CP_BLOCK 400		/* 50 ms: 20 Hz bins keep 440 and 480 apart */
@@ -725,10 +729,13 @@ int main(int argc, char **argv)
 		} else if (!strcmp(o, "--hostile-calls") && v) {
 			t.hostile_calls = atoi(v);
 			i++;
+		} else if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+			fputs(usage, stdout);
+			return 0;
 		} else if (!strcmp(o, "-v")) {
 			sml_log_level = SML_LOG_DEBUG;
 		} else {
-			fprintf(stderr, "testmodem: bad option %s\n", o);
+			fprintf(stderr, "testmodem: bad option %s (--help)\n", o);
 			return 2;
 		}
 	}

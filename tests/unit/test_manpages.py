@@ -14,6 +14,7 @@
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -291,3 +292,59 @@ def test_no_parameter_writable_at_run_time():
     assert len(seen) == len(declared_params()) and seen
     bad = [s for s in seen if s[2] not in ("0444", "0400", "0")]
     assert not bad, bad
+
+
+# a program the pages run: tools' Python, the line's and the daemon's binaries
+PROG = re.compile(r"(?<![\w/.-])((?:\./)?tools/[\w/.-]+\.py|(?:build/line/)?(?:smline|testmodem|b2b)"
+                  r"|(?:build/smodemd/)?smodemd)(?![\w/.-])")
+LONG_OPT = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*)")
+
+
+def doc_commands():
+    """(page, program, the rest of its command) for every program named in a
+    code span or a fenced block of the pages."""
+    for p in DOCS:
+        text = p.read_text()
+        chunks = re.findall(r"```[^\n]*\n(.*?)```", text, re.S)
+        chunks += re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", "", text, flags=re.S))
+        for chunk in chunks:
+            for line in chunk.splitlines():
+                for m in PROG.finditer(line):
+                    rest = re.split(r"\s(?:\||;|&&|#)\s|[`(),]", line[m.end():])[0]
+                    yield p, m.group(1), rest
+
+
+def program_help(prog):
+    if prog.endswith(".py"):
+        cmd = [sys.executable, str(TOP / prog), "--help"]
+    else:
+        exe = TOP / ("build/smodemd/" + prog if prog == "smodemd" else
+                     prog if "/" in prog else "build/line/" + prog)
+        if not exe.exists():
+            pytest.skip("%s not built (make smodemd line)" % exe.relative_to(TOP))
+        cmd = [str(exe), "--help"]
+    r = subprocess.run(cmd, cwd=TOP, capture_output=True, text=True, timeout=120)
+    return r.stdout + r.stderr
+
+
+def test_doc_commands_name_real_programs_and_options():
+    """Every command the pages give runs as written, as far as a reader can
+    be misled without running it: the program exists, and each long option
+    it is given is one its --help lists."""
+    bad, helps, used = [], {}, 0
+    for page, prog, rest in doc_commands():
+        rel = page.relative_to(TOP)
+        path = prog[2:] if prog.startswith("./") else prog
+        if path.endswith(".py") and not (TOP / path).is_file():
+            bad.append("%s: %s does not exist" % (rel, path))
+            continue
+        opts = LONG_OPT.findall(rest)
+        if not opts or (path.endswith(".py") and "/smlab/" in path):
+            continue
+        if path not in helps:
+            helps[path] = set(LONG_OPT.findall(program_help(path)))
+        used += 1
+        bad += ["%s: %s %s: %s --help does not list it" % (rel, path, o, path)
+                for o in opts if o not in helps[path]]
+    assert used > 10, "the pages' commands were not found (%d)" % used
+    assert not bad, "\n".join(bad)

@@ -161,6 +161,22 @@ static inline void smdsp_qam_rx_status(const struct smdsp_qam_rx *q, enum smdsp_
 		q->status_fn(q->user, st);
 }
 
+/*
+ * A training's verdict. A receiver that trained on noise, or on a signal
+ * that came during its training, looks for the training again with its
+ * AGC restarted rather than stay failed: the caller re-acquires when this
+ * returns false.
+ */
+static inline bool smdsp_qam_rx_verdict(struct smdsp_qam_rx *q, bool ok)
+{
+	q->trained = ok;
+	if (!ok) {
+		smdsp_qam_rx_status(q, SMDSP_STATUS_TRAINING_FAILED);
+		smdsp_qam_det_agc_restart(&q->det);
+	}
+	return ok;
+}
+
 /* The A/B alternation: 1 if B is due at this symbol. */
 static inline unsigned int smdsp_qam_rx_b_due(const struct smdsp_qam_rx *q)
 {

@@ -88,13 +88,14 @@ int smdsp_v17_rx_init(struct smdsp_v17_rx *s, unsigned int rate, smdsp_put_bit_f
  * SMDSP_V17_ST_ABAB once A and B are found; then its ABAB on q's schedule
  * of B, followed and its squared error added to *err (units^2 >> 10) while
  * it goes ON; END at the C that stands where an A was due (z is segment 2's
- * first point, for the caller to follow); LOST where the alternation was not
+ * first point, for the caller to follow; *stage is then next and the
+ * symbol count 1); LOST where the alternation was not
  * followed closely enough (the acquisition found it in noise) or never
  * ended. Each receiver's own stages start with these two.
  */
 enum { SMDSP_V17_ST_ACQ, SMDSP_V17_ST_ABAB };
 enum smdsp_v17_abab { SMDSP_V17_ABAB_ON, SMDSP_V17_ABAB_END, SMDSP_V17_ABAB_LOST };
 enum smdsp_v17_abab smdsp_v17_rx_seg1(struct smdsp_qam_rx *q, struct smdsp_cplx z, unsigned int *stage,
-				      uint32_t *err);
+				      unsigned int next, uint32_t *err);
 
 #endif /* SMDSP_PRIVATE_V17_H */

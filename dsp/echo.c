@@ -65,6 +65,11 @@
  *    zero then. The far window never starts inside the near one: a far echo
  *    closer than near_taps is the near FIR's.
  *
+ * Silence costs little: while a window's lines hold only zeros (nothing
+ * sent within its span: a modem listening for the answer, or silent in its
+ * start-up), its dot products are 0 and its update adds nothing, so neither
+ * is computed; the output is the same to the bit.
+ *
  * Fixed point. Samples are int16, taps int32 in Q30 within +-1.0, products
  * summed in int64 (taps x 2^15 x 2^30 < 2^56), the estimate and the residual
  * carried in Q8 (e clipped to +-2^16 samples). The NLMS gain mu e / P is one
@@ -220,6 +225,7 @@ static void clear_far(struct smdsp_echo *ec)
 	ec->hpos = 0;
 	ec->pf = 0;
 	ec->pfx = 0;
+	ec->far_quiet = f;
 	ec->theta = 0;
 	ec->omega = 0;
 	ec->pq = 0;
@@ -240,6 +246,7 @@ void smdsp_echo_reset(struct smdsp_echo *ec)
 	ec->npos = 0;
 	ec->pn = 0;
 	ec->pnx = 0;
+	ec->near_quiet = n;
 	if (ec->cfg.far_taps)
 		memset(ec->bulk, 0, ec->blen * sizeof(int16_t));
 	ec->bpos = 0;
@@ -567,6 +574,10 @@ static void far_push(struct smdsp_echo *ec, int16_t tx)
 	ec->wf[ec->fpos + f] = wd;
 	ec->wq[ec->fpos] = wh;
 	ec->wq[ec->fpos + f] = wh;
+	if (xd | xh | wd | wh)
+		ec->far_quiet = 0;
+	else if (ec->far_quiet < f)
+		ec->far_quiet++;
 }
 
 /* one step of the far echo's phase loop; e and q in Q8 */
@@ -608,7 +619,7 @@ int16_t smdsp_echo_process(struct smdsp_echo *ec, int16_t tx, int16_t rx)
 	int32_t yi = 0, yq = 0, c = 0, s = 0, e, ew, mu;
 	int64_t est, estw, g, pn, pf = 0;
 	int32_t m;
-	bool track;
+	bool track, near_live, far_live = false;
 	int sh;
 	int16_t out;
 	bool white;
@@ -625,28 +636,36 @@ int16_t smdsp_echo_process(struct smdsp_echo *ec, int16_t tx, int16_t rx)
 	ec->xn[ec->npos + n] = tx;
 	ec->wn[ec->npos] = wtx;
 	ec->wn[ec->npos + n] = wtx;
+	if (tx | wtx)
+		ec->near_quiet = 0;
+	else if (ec->near_quiet < n)
+		ec->near_quiet++;
+	near_live = ec->near_quiet < n;
 	xn = ec->xn + ec->npos;
 	wn = ec->wn + ec->npos;
 	white = ec->mode == SMDSP_ECHO_TRAIN;
-	if (white) {
+	est = 0;
+	estw = 0;
+	if (white && near_live) {
 		int64_t a, aw;
 
 		dot2(ec->hn, xn, wn, n, &a, &aw);
 		est = smdsp_sat32(a >> 22);
 		estw = smdsp_sat32(aw >> 22);
-	} else {
+	} else if (near_live) {
 		est = smdsp_sat32(dot(ec->hn, xn, n) >> 22);
-		estw = 0;
 	}
 
 	if (f) {
 		const int16_t *xf, *xq;
-		int64_t ai, aq;
+		int64_t ai = 0, aq = 0;
 
 		far_push(ec, tx);
+		far_live = ec->far_quiet < f;
 		xf = ec->xf + ec->fpos;
 		xq = ec->xq + ec->fpos;
-		dot2(ec->hf, xf, xq, f, &ai, &aq);
+		if (far_live)
+			dot2(ec->hf, xf, xq, f, &ai, &aq);
 		yi = smdsp_sat32(ai >> 22);
 		yq = smdsp_sat32(aq >> 22);
 		c = smdsp_cos(ec->theta);
@@ -659,7 +678,8 @@ int16_t smdsp_echo_process(struct smdsp_echo *ec, int16_t tx, int16_t rx)
 
 			wf = ec->wf + ec->fpos;
 			wq = ec->wq + ec->fpos;
-			dot2(ec->hf, wf, wq, f, &ai, &aq);
+			if (far_live)
+				dot2(ec->hf, wf, wq, f, &ai, &aq);
 			wi = smdsp_sat32(ai >> 22);
 			wqq = smdsp_sat32(aq >> 22);
 			estw += (wi * c - wqq * s) >> 15;
@@ -732,7 +752,8 @@ int16_t smdsp_echo_process(struct smdsp_echo *ec, int16_t tx, int16_t rx)
 	if (!track || (ec->samples & 1)) {
 		g = clamp64(div_norm((int64_t)mu * ew * (1LL << 22), pn + (int64_t)n * DELTA_POWER), G_MAX);
 		sh = mant(g, 15, &m);
-		update(ec->hn, wn, NULL, m, 0, sh, n);
+		if (near_live)
+			update(ec->hn, wn, NULL, m, 0, sh, n);
 	}
 	if (f) {
 		int32_t q, mc, ms;
@@ -744,7 +765,8 @@ int16_t smdsp_echo_process(struct smdsp_echo *ec, int16_t tx, int16_t rx)
 		sh = mant(smdsp_abs32(c) > smdsp_abs32(s) ? (g * c) >> 15 : (g * s) >> 15, 14, &m);
 		mc = (int32_t)(((g * c) >> 15) >> sh);
 		ms = (int32_t)(((g * s) >> 15) >> sh);
-		update(ec->hf, wf, wq, mc, ms, sh, f);
+		if (far_live)
+			update(ec->hf, wf, wq, mc, ms, sh, f);
 loop:
 		q = (int32_t)clamp64(((int64_t)yi * s + (int64_t)yq * c) >> 15, Q_MAX);
 		ec->theta += (uint32_t)(ec->omega >> 16);

@@ -38,6 +38,7 @@ struct smdsp_echo {
 	int16_t *xn, *wn;		/* 2 near_taps each */
 	int npos;
 	int64_t pn, pnx;		/* sums of (A x)^2 and x^2 over the near window */
+	int near_quiet;			/* zeros pushed in a row into xn and wn, up to near_taps */
 
 	/* far canceller */
 	int16_t *bulk;			/* the bulk delay: far_delay_max + 1 samples of tx */
@@ -51,6 +52,7 @@ struct smdsp_echo {
 	int16_t *wf, *wq;		/* 2 far_taps: the same whitened */
 	int fpos;
 	int64_t pf, pfx;		/* sums of wf^2 and xf^2 over the far window */
+	int far_quiet;			/* zeros pushed in a row into xf, xq, wf and wq, up to far_taps */
 	uint32_t theta;			/* far echo phase, 2^32 a turn */
 	int64_t omega;			/* its step per sample, 2^48 a turn */
 	int64_t pq;			/* power of the quadrature estimate, Q16 */

@@ -25,7 +25,11 @@
  * (smdsp_v32bis_snr_rates()). The answerer, silent meanwhile, hearing R2
  * sends its second training and R3: the one rate of R2 it offers and its own SNR allows,
  * the fastest. The caller, hearing R3, sends E and B1 at that rate, then
- * the data; the answerer, hearing E, the same. Each receiver is reset
+ * the data; the answerer, hearing E, the same. A word with B8 = 0 (a V.32
+ * modem without the trellis code, or this end configured so:
+ * SMDSP_V32BIS_UNCODED) leaves 4800 and 9600 for the call, 9600 on V.32's
+ * 16 points uncoded (smdsp_v32bis_common()), which needs a better SNR than
+ * its coded form; a renegotiation keeps to them. Each receiver is reset
  * before the training it is to follow. Data both ways: status TRAINED.
  * No data within SMDSP_V32BIS_STARTUP_MS: TRAINING_FAILED, silence.
  *
@@ -97,34 +101,12 @@
 #define TONE_BLOCKS 6			/* 30 ms of a tone before it counts */
 #define TRN_LEN 1280
 #define TRN_LEN_EC 3072		/* the trainings in which this end's canceller trains */
-/*
- * The canceller's steps in its window (Q16): its near and far FIRs each take
- * the step on the one residual, so 1 each (the canceller's own first gear)
- * is twice the stable step in total: measured, no convergence at all on
- * TRN. 1/2 each converges, but where the caller's window opens on a far
- * echo as loud as the near one (6 dB down, 300 ms, 7 Hz) the far taps
- * chase the echo's rotation faster than the phase loop can learn it, and
- * the loop runs off to 19 Hz; 1/4 lets the loop lead. Then smaller, so
- * that the line noise the taps caught fades before the data.
- */
-#define EC_MU1 16384
-#define EC_MU2 8192
-#define EC_MU3 2048
-/*
- * and the far echo's phase loop narrows (natural frequency, mHz): the
- * frequency it ends with turns the far echo's phase for seconds before the
- * data's slow loop takes over (0.03 Hz wrong: 20 degrees in 2 s)
- */
-#define EC_PLL2 2000
-#define EC_PLL3 500
-/*
- * In the data: the far modem's signal is noise to the far echo's phase
- * detector, most where the far echo is weak (a far window holding only the
- * tail of a near echo let the frequency wander 1 Hz in 10 s at TRACK's
- * 0.2 Hz): a loop that keeps what TRAIN found, as FDM offsets are steady.
- */
-#define EC_PLL_TRACK SMDSP_ECHO_TRACK_PLL_MHZ
 #define DATA_MARGIN_10 0		/* the SNR (tenths of dB) the data may lose before a retrain */
+/*
+ * uncoded 9600's need on the same scale: 16 points without the code's
+ * gain (test_v32bis_ber: BER 1e-4 at 3 dB more SNR than the coded 9600)
+ */
+#define NEED_9600U 230
 
 enum {
 	ANS_AC, ANS_CA, ANS_AC2, ANS_R1, ANS_R2, ANS_R3, ANS_E,
@@ -145,7 +127,7 @@ enum {
 #define RAW_BURST 8
 #define BURST_S 5
 
-unsigned int smdsp_v32bis_snr_rates(int snr_10)
+unsigned int smdsp_v32bis_snr_rates(int snr_10, bool uncoded)
 {
 	/* the receiver's estimate on TRN where each rate's BER is about 1e-6 (doc/v32bis.md) */
 	static const int need[5] = { 140, 170, 200, 235, 265 };
@@ -154,7 +136,21 @@ unsigned int smdsp_v32bis_snr_rates(int snr_10)
 	for (k = 0; k < 5; k++)
 		if (snr_10 >= need[k])
 			r |= 1u << k;
+	if (uncoded && snr_10 < NEED_9600U)
+		r &= ~SMDSP_V32BIS_9600;
 	return r | SMDSP_V32BIS_4800;
+}
+
+/* the UNCODED flag of a call without the trellis code */
+static unsigned int coding(const struct smdsp_v32bis *s)
+{
+	return s->notcm ? SMDSP_V32BIS_UNCODED : 0;
+}
+
+/* this end's rates in this call: without the code only 4800 and 9600 */
+static unsigned int own_rates(const struct smdsp_v32bis *s)
+{
+	return s->cfg.rates & (s->notcm ? SMDSP_V32BIS_4800 | SMDSP_V32BIS_9600 : SMDSP_V32BIS_ALL);
 }
 
 static int get_bit(void *user)
@@ -224,6 +220,31 @@ static bool held(const int32_t z[2], uint64_t lvl)
 }
 
 /*
+ * The block a turn of tone t is measured against: two blocks back, the one
+ * between possibly holding the turn, if it held the tone (or the block
+ * between holds it and that one still did, within 9 dB); else the last
+ * block that held it up to SMDSP_V32BIS_TD_HIST - 1 back, none since. The
+ * far end's answer to our CC reaches the caller a few blocks after our own
+ * echo's turn, and over a loud echo (the far end's AC 10 dB down, the echo
+ * 12) the far end's tone dominates with 2 dB to spare: the two blocks its
+ * turn straddles (the pulse's tail) both fell under it, the turn was never
+ * counted, and the start-up waited for ever. 0: no block to measure against.
+ */
+static unsigned int td_ref(const struct smdsp_v32bis_tonedet *d, unsigned int t)
+{
+	unsigned int k;
+
+	if (d->on[t][2] || (d->on[t][1] && held(d->z[t][2], d->lvl[t])))
+		return 2;
+	if (d->on[t][1])
+		return 0;
+	for (k = 3; k < SMDSP_V32BIS_TD_HIST; k++)
+		if (d->on[t][k])
+			return k;
+	return 0;
+}
+
+/*
  * A block's end: which tones it holds, and their reversals. Over a 2-wire
  * line each end hears its own tones back, before any echo canceller has
  * trained, often louder than the far end's: the power a tone must dominate
@@ -243,14 +264,14 @@ static void td_block(struct smdsp_v32bis_tonedet *d)
 		       mag2(d->b_re, d->b_im) + mag2(d->c_re, d->c_im);
 	uint64_t pow = d->pow > own / 20 ? d->pow - own / 20 : 0;
 	bool floor_ok = pow > (uint64_t)SMDSP_V32BIS_BLK * smdsp_dbm0_to_power(-480);
-	unsigned int t, k, far = d->caller ? 1 : 0;
+	unsigned int t, k, ref, far = d->caller ? 1 : 0;
 
 	for (t = 0; t < 2; t++) {
 		uint64_t m = (uint64_t)((int64_t)z[t][0] * z[t][0]) + (uint64_t)((int64_t)z[t][1] * z[t][1]);
 		bool on = t == far && floor_ok && m > ratio[t] * pow;
 		int64_t dot;
 
-		for (k = 2; k > 0; k--) {
+		for (k = SMDSP_V32BIS_TD_HIST - 1; k > 0; k--) {
 			d->z[t][k][0] = d->z[t][k - 1][0];
 			d->z[t][k][1] = d->z[t][k - 1][1];
 			d->on[t][k] = d->on[t][k - 1];
@@ -261,18 +282,18 @@ static void td_block(struct smdsp_v32bis_tonedet *d)
 		d->run[t] = on ? d->run[t] + 1 : 0;
 		if (on)
 			d->lvl[t] = m;
-		dot = (int64_t)z[t][0] * d->z[t][2][0] + (int64_t)z[t][1] * d->z[t][2][1];
+		ref = td_ref(d, t);
+		dot = (int64_t)z[t][0] * d->z[t][ref][0] + (int64_t)z[t][1] * d->z[t][ref][1];
 		/*
-		 * against two blocks before: the one between may hold the turn;
-		 * then not again. A block need not hold the tone alone if it
-		 * holds it as strongly as before (within 9 dB): our own echo's
-		 * reversal, a few blocks from the far end's answer to it, spreads
-		 * over every bin for a block or two and would hide that answer.
+		 * against the block td_ref() gives; then not again. A block need
+		 * not hold the tone alone if it holds it as strongly as before
+		 * (within 9 dB): our own echo's reversal, a few blocks from the
+		 * far end's answer to it, spreads over every bin for a block or
+		 * two and would hide that answer.
 		 */
 		if (d->hold[t])
 			d->hold[t]--;
-		else if ((on || (d->on[t][1] && m > d->lvl[t] / 8)) &&
-			 (d->on[t][2] || (d->on[t][1] && held(d->z[t][2], d->lvl[t]))) && dot < 0) {
+		else if ((on || (d->on[t][1] && m > d->lvl[t] / 8)) && ref && dot < 0) {
 			d->rev[t]++;
 			d->hold[t] = 2;
 		}
@@ -389,8 +410,9 @@ int smdsp_v32bis_init(struct smdsp_v32bis *s, const struct smdsp_v32bis_config *
 	memset(s, 0, sizeof(*s));
 	s->cfg = *c;
 	if (!(s->cfg.rates & SMDSP_V32BIS_ALL))
-		s->cfg.rates = SMDSP_V32BIS_ALL;
-	s->cfg.rates &= SMDSP_V32BIS_ALL;
+		s->cfg.rates |= SMDSP_V32BIS_ALL;
+	/* without the code: 4800 and 9600 (the flag only with 9600) */
+	s->cfg.rates = smdsp_v32bis_common(s->cfg.rates, s->cfg.rates);
 	smdsp_v32bis_tx_init(&s->tx, c->caller, c->level_dbm0_10 ? c->level_dbm0_10 : -130, get_bit,
 			     NULL, s);
 	smdsp_v32bis_rx_init(&s->rx, c->caller, put_bit, rx_status, s);
@@ -473,9 +495,9 @@ static uint32_t far_lag(const struct smdsp_v32bis *s)
  * when the echo of TRN starts coming back (learn: the whitening from TRN's
  * spectrum, not the tones') or from when the far end has fallen silent,
  * whichever is later (on), until the far end may talk again (off). The
- * step steps down within it (EC_MU1 for the first 60 %, EC_MU2 to 5/6 of it,
- * then EC_MU3), so that what the training leaves of the line noise in
- * the taps is small by the data.
+ * step steps down within it (<smdsp/echo.h>'s SMDSP_ECHO_MODEM_MU1 for the
+ * first 60 %, MU2 to 5/6 of it, then MU3), so that what the training leaves
+ * of the line noise in the taps is small by the data.
  */
 static void ec_window(struct smdsp_v32bis *s, uint32_t learn, uint32_t on, uint32_t off)
 {
@@ -492,7 +514,7 @@ static void ec_window(struct smdsp_v32bis *s, uint32_t learn, uint32_t on, uint3
 static void ec_track(struct smdsp_v32bis *s)
 {
 	smdsp_echo_set_adapt(s->ec, SMDSP_ECHO_TRACK);
-	smdsp_echo_set_loop(s->ec, EC_PLL_TRACK);
+	smdsp_echo_set_loop(s->ec, SMDSP_ECHO_TRACK_PLL_MHZ);
 }
 
 static void ec_stop(struct smdsp_v32bis *s, enum smdsp_echo_adapt mode)
@@ -533,17 +555,17 @@ static void ec_schedule(struct smdsp_v32bis *s)
 	w = s->ec_off - s->ec_on;
 	if (s->ec_gear == 0) {
 		smdsp_echo_set_adapt(s->ec, SMDSP_ECHO_TRAIN);
-		smdsp_echo_set_step(s->ec, EC_MU1);
+		smdsp_echo_set_step(s->ec, SMDSP_ECHO_MODEM_MU1);
 		s->ec_gear = 1;
 	}
 	if (s->ec_gear == 1 && s->now - s->ec_on >= w - w * 2 / 5) {
-		smdsp_echo_set_step(s->ec, EC_MU2);
-		smdsp_echo_set_loop(s->ec, EC_PLL2);
+		smdsp_echo_set_step(s->ec, SMDSP_ECHO_MODEM_MU2);
+		smdsp_echo_set_loop(s->ec, SMDSP_ECHO_MODEM_PLL2);
 		s->ec_gear = 2;
 	}
 	if (s->ec_gear == 2 && s->now - s->ec_on >= w - w / 6) {
-		smdsp_echo_set_step(s->ec, EC_MU3);
-		smdsp_echo_set_loop(s->ec, EC_PLL3);
+		smdsp_echo_set_step(s->ec, SMDSP_ECHO_MODEM_MU3);
+		smdsp_echo_set_loop(s->ec, SMDSP_ECHO_MODEM_PLL3);
 		s->ec_gear = 3;
 	}
 	/*
@@ -619,8 +641,9 @@ static void to_data(struct smdsp_v32bis *s)
 {
 	unsigned int bit = smdsp_v32bis_rate_bit(s->rate);
 
-	smdsp_v32bis_tx_send(&s->tx, SMDSP_V32BIS_E, 8, smdsp_v32bis_rword(bit, true));
-	smdsp_v32bis_tx_queue(&s->tx, SMDSP_V32BIS_B1, SMDSP_V32BIS_B1_LEN, s->rate);
+	smdsp_v32bis_tx_send(&s->tx, SMDSP_V32BIS_E, 8, smdsp_v32bis_rword(bit | coding(s), true));
+	smdsp_v32bis_tx_queue(&s->tx, SMDSP_V32BIS_B1, SMDSP_V32BIS_B1_LEN,
+			      s->rate | (s->notcm ? SMDSP_V32BIS_B1_UNCODED : 0));
 	smdsp_v32bis_tx_queue(&s->tx, SMDSP_V32BIS_DATA, 0, 0);
 }
 
@@ -653,12 +676,20 @@ static void fail(struct smdsp_v32bis *s)
 	status(s, SMDSP_STATUS_TRAINING_FAILED);
 }
 
-/* What this end's SNR allows of the rates both offer. */
+/*
+ * What this end's SNR allows of the rates both offer; the call is without
+ * the trellis code if either end's word said so.
+ */
 static unsigned int allowed(struct smdsp_v32bis *s, unsigned int far)
 {
+	unsigned int r = smdsp_v32bis_common(far, s->cfg.rates);
+
 	s->far = far;
+	s->notcm = (far | s->cfg.rates) & SMDSP_V32BIS_UNCODED;
 	s->snr_10 = smdsp_v32bis_rx_snr_10(&s->rx);
-	return far & s->cfg.rates & s->cap & smdsp_v32bis_snr_rates(s->snr_10);
+	r &= s->cap & smdsp_v32bis_snr_rates(s->snr_10, s->notcm);
+	/* the flag stays only with 9600 */
+	return smdsp_v32bis_common(r | coding(s), r);
 }
 
 /*
@@ -727,8 +758,8 @@ static unsigned int rn_allowed(struct smdsp_v32bis *s, bool asking)
 		r |= cur;
 	/* the hold after going down is on asking for more, not on granting it */
 	if (!s->q_bad && (!asking || !s->rn_up_after || (int32_t)(s->now - s->rn_up_after) >= 0))
-		r |= smdsp_v32bis_snr_rates(smdsp_v32bis_rx_snr_10(&s->rx) - UP_MARGIN_10);
-	return r & s->cfg.rates;
+		r |= smdsp_v32bis_snr_rates(smdsp_v32bis_rx_snr_10(&s->rx) - UP_MARGIN_10, s->notcm);
+	return r & own_rates(s);
 }
 
 /* S, S-bar, then R (R4 or R5) until the answer: the loops and the canceller as in the data */
@@ -736,7 +767,7 @@ static void rn_send(struct smdsp_v32bis *s, unsigned int rates)
 {
 	s->rn_offer = rates;
 	smdsp_v32bis_tx_queue(&s->tx, SMDSP_V32BIS_SBAR, SMDSP_V32BIS_SBAR_LEN, 0);
-	smdsp_v32bis_tx_queue(&s->tx, SMDSP_V32BIS_R, 0, smdsp_v32bis_rword(rates, false));
+	smdsp_v32bis_tx_queue(&s->tx, SMDSP_V32BIS_R, 0, smdsp_v32bis_rword(rates | coding(s), false));
 }
 
 /*
@@ -926,7 +957,7 @@ int smdsp_v32bis_renegotiate(struct smdsp_v32bis *s, unsigned int rates)
 {
 	if (s->state != ST_DATA)
 		return -EBUSY;
-	rates = (rates ? rates : rn_allowed(s, true)) & s->cfg.rates;
+	rates = (rates ? rates : rn_allowed(s, true)) & own_rates(s);
 	if (!rates) {
 		rn_clear(s);
 		return 0;
@@ -986,12 +1017,12 @@ static void data_watch(struct smdsp_v32bis *s)
 	 * noise low when the points are dense (at 14400 and an SNR of 21 dB,
 	 * 24.4 and 25.8 dB where TRN reads 23)
 	 */
-	allowed_now = smdsp_v32bis_snr_rates(smdsp_v32bis_rx_snr_10(&s->rx) + DATA_MARGIN_10);
+	allowed_now = smdsp_v32bis_snr_rates(smdsp_v32bis_rx_snr_10(&s->rx) + DATA_MARGIN_10, s->notcm);
 	if (s->no_auto || (allowed_now & cur)) {
 		s->low = 0;
 	} else if (++s->low * SMDSP_V32BIS_BLK >= 8000) {
-		if (!s->no_reneg && cur > SMDSP_V32BIS_4800 && ((cur - 1) & s->cfg.rates)) {
-			rn_start(s, (cur - 1) & s->cfg.rates);
+		if (!s->no_reneg && cur > SMDSP_V32BIS_4800 && ((cur - 1) & own_rates(s))) {
+			rn_start(s, (cur - 1) & own_rates(s));
 			return;
 		}
 		/*
@@ -1006,9 +1037,9 @@ static void data_watch(struct smdsp_v32bis *s)
 	}
 	if (s->no_reneg)
 		return;
-	if (s->q_bad && cur > SMDSP_V32BIS_4800 && ((cur - 1) & s->cfg.rates)) {
+	if (s->q_bad && cur > SMDSP_V32BIS_4800 && ((cur - 1) & own_rates(s))) {
 		s->rn_up_after = s->now + UP_HOLD_S * 8000;
-		rn_start(s, (cur - 1) & s->cfg.rates);
+		rn_start(s, (cur - 1) & own_rates(s));
 		return;
 	}
 	/* the caller knows what the answerer offers (R1); the answerer only what R2 chose */
@@ -1091,7 +1122,8 @@ static void step(struct smdsp_v32bis *s)
 		r = far_allowed(s);
 		if (r) {
 			s->rate = smdsp_v32bis_best(r);
-			training(s, smdsp_v32bis_rword(smdsp_v32bis_rate_bit(s->rate), false), TRN_LEN);
+			training(s, smdsp_v32bis_rword(smdsp_v32bis_rate_bit(s->rate) | coding(s), false),
+				 TRN_LEN);
 			/*
 			 * tracking once the far echo of this training is back: before
 			 * that the far canceller has nothing to follow and its phase
@@ -1104,7 +1136,8 @@ static void step(struct smdsp_v32bis *s)
 		break;
 	case ANS_R3:
 		if (smdsp_v32bis_rx_state(&s->rx) >= SMDSP_V32BIS_RX_B1) {
-			if (smdsp_v32bis_rx_rate(&s->rx) != s->rate) {
+			if (smdsp_v32bis_rx_rate(&s->rx) != s->rate ||
+			    smdsp_v32bis_rx_trellis(&s->rx) != smdsp_v32bis_trellis(s)) {
 				fail(s);
 				break;
 			}
@@ -1180,6 +1213,9 @@ static void step(struct smdsp_v32bis *s)
 		r = far_rates(s);
 		if (r) {
 			s->rate = smdsp_v32bis_best(r);
+			/* R3 at 9600 names the coding too */
+			if (r & SMDSP_V32BIS_UNCODED)
+				s->notcm = true;
 			to_data(s);
 			s->state = CAL_E;
 		}
@@ -1304,6 +1340,11 @@ unsigned int smdsp_v32bis_rate(const struct smdsp_v32bis *s)
 	return s->rate;
 }
 
+bool smdsp_v32bis_trellis(const struct smdsp_v32bis *s)
+{
+	return s->rate > 4800 && !s->notcm;
+}
+
 int smdsp_v32bis_rtd(const struct smdsp_v32bis *s)
 {
 	return s->rtd;
@@ -1368,8 +1409,9 @@ int smdsp_v32bis_echo_print(const struct smdsp_v32bis *s, char *buf, size_t len)
 
 int smdsp_v32bis_print(const struct smdsp_v32bis *s, char *buf, size_t len)
 {
-	return snprintf(buf, len, "v32bis %s state=%u rate=%u rtd=%d far=0x%x snr=%d rx_snr=%d retrains=%u renegs=%u/%u/%u offer=0x%x raw=%u/%u now=%u lat=%d erle=%d",
-			s->cfg.caller ? "caller" : "answerer", s->state, s->rate, s->rtd, s->far,
+	return snprintf(buf, len, "v32bis %s state=%u rate=%u%s rtd=%d far=0x%x snr=%d rx_snr=%d retrains=%u renegs=%u/%u/%u offer=0x%x raw=%u/%u now=%u lat=%d erle=%d",
+			s->cfg.caller ? "caller" : "answerer", s->state, s->rate,
+			s->rate == 9600 && s->notcm ? " uncoded" : "", s->rtd, s->far,
 			s->snr_10, smdsp_v32bis_rx_snr_10(&s->rx), s->retrains, s->renegs, s->rn_asked, s->rn_fails, s->rn_offer,
 			s->rx.raw_errs, s->rx.raw_syms, s->now, s->lat, s->erle_q8 / 256);
 }

@@ -25,9 +25,12 @@
  * (B0-B3 1111) after that, on a boundary of the words, names the rate; B1
  * follows at once: at 4800 bit/s on the four points, at 7200 to 14400
  * through the Viterbi decoder (viterbi.c, started in any state) and the
- * differential decoder. The first 64 of B1's 128 symbols of scrambled ones
- * must come out as ones (under 10 % wrong) for the receiver to be trained;
- * the data follows, the equalizer moving every fourth symbol as in V.17.
+ * differential decoder, at 9600 without the code (E's B8 = 0) on V.32's 16
+ * points: the nearest point's quadrant gives Q1 Q2 as at 4800 bit/s, its
+ * place in the quadrant Q3 Q4 (v32bis_tx.c). The first 64 of B1's 128
+ * symbols of scrambled ones must come out as ones (under 10 % wrong) for
+ * the receiver to be trained; the data follows, the equalizer moving every
+ * fourth symbol as in V.17.
  *
  * In the data it also watches for the far end's S (a rate renegotiation):
  * twelve symbols running as S does (the point two back again, a quarter
@@ -173,6 +176,11 @@ unsigned int smdsp_v32bis_rx_rate(const struct smdsp_v32bis_rx *s)
 	return s->rate;
 }
 
+bool smdsp_v32bis_rx_trellis(const struct smdsp_v32bis_rx *s)
+{
+	return s->coded;
+}
+
 bool smdsp_v32bis_rx_trained(const struct smdsp_v32bis_rx *s)
 {
 	return s->q.trained;
@@ -196,6 +204,30 @@ static void track(struct smdsp_v32bis_rx *s, struct smdsp_cplx z, const int8_t *
 		  int pshift, int ishift)
 {
 	smdsp_qam_rx_track(&s->q, z, d[0] * U, d[1] * U, eq, pshift, ishift);
+}
+
+/*
+ * The nearest of V.32's 16 points: its quadrant (0 A's ... 3 D's) and Q3
+ * Q4 (Q3 in bit 1); p its coordinates.
+ */
+static unsigned int decide16(struct smdsp_cplx z, unsigned int *q34, int8_t p[2])
+{
+	/* each axis to -6, -2, 2 or 6 units */
+	int x = z.re < -4 * U ? -6 : z.re < 0 ? -2 : z.re < 4 * U ? 2 : 6;
+	int y = z.im < -4 * U ? -6 : z.im < 0 ? -2 : z.im < 4 * U ? 2 : 6;
+	unsigned int quad = x < 0 ? (y < 0 ? 0 : 3) : (y < 0 ? 1 : 2), k;
+	int t;
+
+	p[0] = (int8_t)x;
+	p[1] = (int8_t)y;
+	/* back to A's quadrant: a quarter turn clockwise per quadrant */
+	for (k = quad; k; k--) {
+		t = x;
+		x = y;
+		y = -t;
+	}
+	*q34 = (x == -6 ? 1u : 0u) | (y == -6 ? 2u : 0u);
+	return quad;
 }
 
 /* The nearest of A, B, C, D (0..3); only A or C if ac. */
@@ -276,18 +308,19 @@ static unsigned int trn_ref(struct smdsp_v32bis_rx *s, unsigned int k)
 	return pt[use];
 }
 
-static void start_b1(struct smdsp_v32bis_rx *s, unsigned int rate)
+static void start_b1(struct smdsp_v32bis_rx *s, unsigned int rate, bool uncoded)
 {
 	struct smdsp_qam_rx *q = &s->q;
 
 	s->rate = rate;
 	s->bits = rate / 2400;
+	s->coded = rate != 4800 && !(uncoded && rate == 9600);
 	s->stage = ST_B1;
 	q->symbols = 0;
 	s->ones_errs = 0;
 	s->ones_bits = 0;
 	s->diff = 0;
-	if (rate != 4800) {
+	if (s->coded) {
 		s->points = smdsp_v17_points(rate, &s->npoints);
 		smdsp_viterbi_init(&s->vit, s->points[0], s->npoints, U, SMDSP_VITERBI_DEPTH, -1);
 	}
@@ -322,7 +355,8 @@ static void word_bits(struct smdsp_v32bis_rx *s, unsigned int b)
 		 * start of E can look like an E word
 		 */
 		if (s->stage == ST_R && !(s->wbits & 15) && smdsp_v32bis_best((unsigned int)rates))
-			start_b1(s, smdsp_v32bis_best((unsigned int)rates));
+			start_b1(s, smdsp_v32bis_best((unsigned int)rates),
+				 rates & SMDSP_V32BIS_UNCODED);
 		return;
 	}
 	/* in a renegotiation a word with no rate is the cleardown */
@@ -374,7 +408,7 @@ static void deliver(struct smdsp_v32bis_rx *s, unsigned int q)
 static void decided(struct smdsp_v32bis_rx *s, uint32_t n, unsigned int code)
 {
 	if (s->stage != ST_DATA) {
-		deliver(s, s->rate == 4800 ? code : smdsp_trellis_diff_decode(&s->diff, code));
+		deliver(s, s->coded ? smdsp_trellis_diff_decode(&s->diff, code) : code);
 		return;
 	}
 	if (s->dq_lo == s->dq_hi)
@@ -388,7 +422,7 @@ static void release(struct smdsp_v32bis_rx *s, uint32_t upto)
 	while (s->dq_lo != s->dq_hi && (int32_t)(upto - s->dq_lo) > 0 && s->stage == ST_DATA) {
 		unsigned int c = s->dq[s->dq_lo++ & (SMDSP_V32BIS_RX_HIST - 1)];
 
-		deliver(s, s->rate == 4800 ? c : smdsp_trellis_diff_decode(&s->diff, c));
+		deliver(s, s->coded ? smdsp_trellis_diff_decode(&s->diff, c) : c);
 	}
 }
 
@@ -433,7 +467,7 @@ static void s_found(struct smdsp_v32bis_rx *s, uint32_t t)
 	while (t - n0 < SMDSP_V32BIS_RX_HIST - 2 && (int32_t)(n0 - 1 - s->dq_lo) >= 0 &&
 	       dist2(zh(s, n0 - 1), zh(s, n0 + 1)) < (S_TOL >> 10))
 		n0--;
-	if (s->rate != 4800) {
+	if (s->coded) {
 		const uint8_t *snap = s->snap[(n0 - 1) & (SMDSP_V32BIS_RX_HIST - 1)];
 
 		for (n = s->dq_lo; (int32_t)(n - n0) < 0; n++) {
@@ -484,6 +518,13 @@ static void data_symbol(struct smdsp_v32bis_rx *s, struct smdsp_cplx z)
 		k = decide4(z, false);
 		track(s, z, smdsp_v17_abcd[k], !s->eq_skip, 4, 11);
 		decided(s, n, quad_turn(s, k));
+	} else if (!s->coded) {
+		int8_t p[2];
+		unsigned int q34;
+
+		k = decide16(z, &q34, p);
+		track(s, z, p, !s->eq_skip, 4, 11);
+		decided(s, n, quad_turn(s, k) | ((q34 >> 1) << 2) | ((q34 & 1) << 3));
 	} else {
 		code = smdsp_viterbi_step(&s->vit, z.re, z.im);
 		s->hard[n & (SMDSP_V32BIS_RX_HIST - 1)] = s->vit.hard;
@@ -612,7 +653,8 @@ void smdsp_v32bis_rx_process(struct smdsp_v32bis_rx *s, const int16_t *x, unsign
 int smdsp_v32bis_rx_print(const struct smdsp_v32bis_rx *s, char *buf, size_t len)
 {
 	return snprintf(buf, len,
-			"v32bis_rx %s stage=%u rate=%u rword=0x%04x carrier=%d trained=%d symbols=%u mse=%d",
-			s->caller ? "caller" : "answerer", s->stage, s->rate, s->rword,
+			"v32bis_rx %s stage=%u rate=%u%s rword=0x%04x carrier=%d trained=%d symbols=%u mse=%d",
+			s->caller ? "caller" : "answerer", s->stage, s->rate,
+			s->rate == 9600 && !s->coded ? " uncoded" : "", s->rword,
 			s->q.det.carrier, s->q.trained, s->q.symbols, s->q.mse);
 }

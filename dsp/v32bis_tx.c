@@ -19,7 +19,14 @@
  * point by 90 degrees (00), 0 (01), 180 (10) or 270 (11), as V.32's 4800
  * bit/s data. B1 sends scrambled ones at the data rate, then the data: at
  * 4800 bit/s as R, at 7200 to 14400 bit/s V.17's trellis code and points
- * (trellis.c, the encoder started in state 0 with Y2 Y1 = 00 at B1).
+ * (trellis.c, the encoder started in state 0 with Y2 Y1 = 00 at B1), and
+ * at 9600 bit/s without the code (V.32's alternative, B8 = 0) on V.32's 16
+ * points: Q1 Q2 turn the quadrant as at 4800 bit/s (Table 1/V.32: the
+ * quadrant is Y1 Y2, A's 00, B's 01, C's 11, D's 10), Q3 Q4 pick the point
+ * within it, the same in every quadrant turned (Table 3/V.32's
+ * non-redundant column: in A's quadrant 00 (-1, -1), 01 (-3, -1) = A,
+ * 10 (-1, -3), 11 (-3, -3); here in V.17's units, twice those). The 16
+ * points' mean square is A's.
  *
  * The scrambler's state runs on from TRN (which starts it at zero) through
  * the rate words, B1 and the data. The caller's transmitter scrambles with
@@ -34,17 +41,21 @@
 /* The rate bits of a word, B5 4800, B9 7200, B6 9600, B10 12000, B12 14400. */
 static const uint16_t rate_bits[5] = { 0x0020, 0x0200, 0x0040, 0x0400, 0x1000 };
 static const unsigned int rate_bps[5] = { 4800, 7200, 9600, 12000, 14400 };
+/* the rates without the trellis code */
+#define PLAIN (SMDSP_V32BIS_4800 | SMDSP_V32BIS_9600)
 
 uint16_t smdsp_v32bis_rword(unsigned int rates, bool e)
 {
 	uint16_t w = SMDSP_V32BIS_RW_SYNC | SMDSP_V32BIS_RW_B4;
 	unsigned int k;
 
+	if (rates & SMDSP_V32BIS_UNCODED)
+		rates &= PLAIN;
+	else if (rates & SMDSP_V32BIS_ALL & ~SMDSP_V32BIS_4800)
+		w |= SMDSP_V32BIS_RW_TCM;
 	for (k = 0; k < 5; k++)
 		if (rates & (1u << k))
 			w |= rate_bits[k];
-	if (rates & ~SMDSP_V32BIS_4800 & SMDSP_V32BIS_ALL)
-		w |= SMDSP_V32BIS_RW_TCM;
 	if (e)
 		w |= SMDSP_V32BIS_RW_HEAD;
 	return w;
@@ -62,7 +73,25 @@ int smdsp_v32bis_rword_rates(uint16_t w, bool *e)
 	for (k = 0; k < 5; k++)
 		if (w & rate_bits[k])
 			rates |= 1u << k;
+	/* no trellis code: the coded rates' bits mean nothing, 9600 is uncoded */
+	if (!(w & SMDSP_V32BIS_RW_TCM)) {
+		rates &= PLAIN;
+		if (rates & SMDSP_V32BIS_9600)
+			rates |= SMDSP_V32BIS_UNCODED;
+	}
 	return (int)rates;
+}
+
+unsigned int smdsp_v32bis_common(unsigned int a, unsigned int b)
+{
+	unsigned int r = a & b & SMDSP_V32BIS_ALL;
+
+	if ((a | b) & SMDSP_V32BIS_UNCODED) {
+		r &= PLAIN;
+		if (r & SMDSP_V32BIS_9600)
+			r |= SMDSP_V32BIS_UNCODED;
+	}
+	return r;
 }
 
 unsigned int smdsp_v32bis_best(unsigned int rates)
@@ -144,7 +173,7 @@ int smdsp_v32bis_tx_queue(struct smdsp_v32bis_tx *s, enum smdsp_v32bis_sig sig,
 
 	if (s->qlen >= SMDSP_V32BIS_QUEUE || sig > SMDSP_V32BIS_DATA)
 		return -EINVAL;
-	if (sig == SMDSP_V32BIS_B1 && !smdsp_v32bis_rate_bit(arg))
+	if (sig == SMDSP_V32BIS_B1 && !smdsp_v32bis_rate_bit(arg & ~SMDSP_V32BIS_B1_UNCODED))
 		return -EINVAL;
 	g = &s->queue[(s->qhead + s->qlen) % SMDSP_V32BIS_QUEUE];
 	g->sig = (uint8_t)sig;
@@ -195,8 +224,9 @@ static void start(struct smdsp_v32bis_tx *s)
 		s->scr = 0;
 		break;
 	case SMDSP_V32BIS_B1:
-		s->rate = s->cur.arg;
+		s->rate = s->cur.arg & ~SMDSP_V32BIS_B1_UNCODED;
 		s->bits = s->rate / 2400;
+		s->uncoded = s->rate == 9600 && (s->cur.arg & SMDSP_V32BIS_B1_UNCODED);
 		s->points = smdsp_v17_points(s->rate, &np);
 		smdsp_trellis_enc_init(&s->enc, 0);
 		break;
@@ -246,6 +276,23 @@ static unsigned int diff_quad(struct smdsp_v32bis_tx *s, int q1, int q2)
 	return s->quad;
 }
 
+/* V.32's uncoded 9600 bit/s in A's quadrant by Q3 Q4 (Q3 in bit 1), in V.17's units */
+static const int8_t pts16[4][2] = { { -2, -2 }, { -6, -2 }, { -2, -6 }, { -6, -6 } };
+
+void smdsp_v32bis_u16_point(unsigned int quad, unsigned int q34, int8_t p[2])
+{
+	int x = pts16[q34 & 3][0], y = pts16[q34 & 3][1], t;
+
+	/* each quadrant a quarter turn on from the one before, as A, B, C, D */
+	for (; quad & 3; quad--) {
+		t = x;
+		x = -y;
+		y = t;
+	}
+	p[0] = (int8_t)x;
+	p[1] = (int8_t)y;
+}
+
 static int data_bit(struct smdsp_v32bis_tx *s)
 {
 	if (s->cur.sig == SMDSP_V32BIS_DATA && s->qt.get_bit)
@@ -257,6 +304,7 @@ void smdsp_v32bis_tx_symbol(struct smdsp_v32bis_tx *s, int *re, int *im)
 {
 	static const uint8_t direct[4] = { 0, 1, 3, 2 };	/* 00 A, 01 B, 10 D, 11 C */
 	const int8_t *p = NULL;
+	int8_t u[2];
 	unsigned int k, q = 0, n;
 	int b1, b2;
 
@@ -301,6 +349,17 @@ void smdsp_v32bis_tx_symbol(struct smdsp_v32bis_tx *s, int *re, int *im)
 			p = smdsp_v17_abcd[diff_quad(s, b1, b2)];
 			break;
 		}
+		if (s->uncoded) {
+			b1 = data_bit(s);
+			b2 = data_bit(s);
+			k = diff_quad(s, b1, b2);
+			/* Q3, Q4 */
+			q = (unsigned int)scr(s, data_bit(s)) << 1;
+			q |= (unsigned int)scr(s, data_bit(s));
+			smdsp_v32bis_u16_point(k, q, u);
+			p = u;
+			break;
+		}
 		for (k = 0; k < s->bits; k++)
 			q |= (unsigned int)scr(s, data_bit(s)) << k;
 		p = s->points[smdsp_trellis_encode(&s->enc, q)];
@@ -326,7 +385,7 @@ void smdsp_v32bis_tx_process(struct smdsp_v32bis_tx *s, int16_t *out, unsigned i
 
 int smdsp_v32bis_tx_print(const struct smdsp_v32bis_tx *s, char *buf, size_t len)
 {
-	return snprintf(buf, len, "v32bis_tx %s sig=%u sent=%u queued=%u rate=%u symbols=%u",
+	return snprintf(buf, len, "v32bis_tx %s sig=%u sent=%u queued=%u rate=%u%s symbols=%u",
 			s->caller ? "caller" : "answerer", s->cur.sig, s->cur_sent, s->qlen,
-			s->rate, s->symbols);
+			s->rate, s->uncoded ? " uncoded" : "", s->symbols);
 }

@@ -85,6 +85,11 @@ void smdsp_v34_phase2_init(struct smdsp_v34_phase2 *s, const struct smdsp_v34_ph
 							 SMDSP_V34_PROBE_PERIOD);
 }
 
+void smdsp_v34_phase2_default_config(struct smdsp_v34_phase2_config *cfg)
+{
+	*cfg = defaults;
+}
+
 struct smdsp_v34_phase2 *smdsp_v34_phase2_create(const struct smdsp_v34_phase2_config *cfg)
 {
 	struct smdsp_v34_info info = { .kind = SMDSP_V34_INFO0 };

@@ -50,6 +50,33 @@
  * equaliser alone would have to follow 1.8 ticks a symbol, and with a
  * roll-off of 1/8 a twentieth of a symbol off costs 20 dB of MSE.
  * Precoding is asked for only when the predictor gains more than 1 dB.
+ *
+ * On a 2-wire line (two_wire) the receiver hears its own transmitter back:
+ * the near echo through the local hybrid and the far echo a round trip
+ * later, shifted in frequency. An echo canceller (dsp/echo.c, near 128 and
+ * far 256 taps, the far window at the configured round trip) takes what the
+ * attached transmitter sent, echo_latency samples back, off the input
+ * before the demodulator. It trains (TRAIN) only while the far end is
+ * silent, in the duplex sequence's windows (v34_train_tx.c):
+ * - the answer modem's: from its PP (the whitening learnt on PP, whose
+ *   flat spectrum TRN shares; S is three lines) to its J's start plus the
+ *   round trip, the soonest the call modem's S can be back;
+ * - the call modem's: from its S plus the round trip and the answer
+ *   modem's reaction to that S (SILENT_MARGIN symbols: S found, J's word
+ *   ended, the pulse's tail), or its PP if later, to its J plus the round
+ *   trip, the soonest the answer modem's second S can be back.
+ * The step and the far echo's phase loop narrow as the window goes (as in
+ * the V.32bis modem); after it the canceller tracks slowly while this end
+ * sends and is frozen while it is silent. From this end's S coming back to
+ * the window's end the receiver is deaf: the answer modem's does not look
+ * for S (it would find its own), the call modem's, already trained, holds
+ * its equaliser and loops; then it waits for the answer modem's second S
+ * with them held, the carrier turning at the frequency learnt and the
+ * sampling instants moving at the timing loop's mean rate (100 ppm is 1.8
+ * ticks a symbol: a third of a symbol over the two seconds of the wait),
+ * finds S by its decisions alternating a quarter turn (any rotation), its
+ * reversal by the step repeating, rights the constellation by where S-bar
+ * falls, and takes phase 4's TRN from 16 symbols later.
  */
 #include <smdsp/private/v34_train.h>
 #include <smdsp/private/v34_mod.h>
@@ -62,6 +89,10 @@
 #define SHIFT_TRACK 16
 #define SHIFT_DATA 17
 #define TIMING_FROM (SMDSP_V34_PP_SYMS + 256)
+/* the answer modem's reaction to our S, symbols: 32 of S found, a J word, pulses, demodulator */
+#define SILENT_MARGIN 128
+#define P4_S_RUN 24			/* phase 4's S: symbols alternating a quarter turn */
+/* the canceller's schedule in its window: <smdsp/echo.h>'s SMDSP_ECHO_MODEM_*, as V.32bis's */
 
 static void set_state(struct smdsp_v34_train_rx *s, enum smdsp_v34_train_state st)
 {
@@ -391,6 +422,85 @@ static void data_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o
 	}
 }
 
+/*
+ * The call modem on a 2-wire line, from its own S coming back to phase 4's
+ * TRN: the equaliser and loops held (the far end silent, then S whose line
+ * spectrum would mistrain the equaliser), the carrier turning and the
+ * instants moving as they were; S found and S-bar timed on the decisions.
+ */
+static smdsp_noinline void p4_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o, uint32_t k)
+{
+	struct smdsp_cplx d;
+	unsigned int q, dq;
+	bool strong;
+
+	s->phase += (uint32_t)s->freq;
+	if (!(k & 7)) {
+		int32_t acc = s->tfrac + s->tavg, a = acc / 256;
+
+		s->tfrac = acc - a * 256;
+		smdsp_v34_demod_adjust(s->demod, a);
+		s->st.timing_ticks += a;
+	}
+	if (s->deaf)
+		return;
+	quad_decide(o, &d, &q);
+	/*
+	 * above an eighth of the training's power 2 R^2: S's lines at the
+	 * carrier +- S/2 are the band's edges, which a channel cutting the top
+	 * (3429 baud) leaves the equaliser's output of S half its power and
+	 * uneven; the silence's residue is 30 dB under it
+	 */
+	strong = (int64_t)o->re * o->re + (int64_t)o->im * o->im > (int64_t)R_AMP * R_AMP / 4;
+	dq = (q - s->qprev) & 3;
+	switch (s->state) {
+	case SMDSP_V34_T_J:
+		/* S alternates between two points a quarter turn apart */
+		if (strong && (dq == 1 || dq == 3) && dq != s->dprev4)
+			s->srun++;
+		else
+			s->srun = 0;
+		if (s->srun >= P4_S_RUN) {
+			set_state(s, SMDSP_V34_T_S);
+			s->p4 = true;
+		}
+		break;
+	case SMDSP_V34_T_S:
+	case SMDSP_V34_T_SBAR:
+		if (strong) {
+			int64_t pr, pi;
+			int32_t dphi;
+
+			cmul_conj(o, &d, &pr, &pi);
+			dphi = (int32_t)smdsp_atan2((int32_t)(pi >> 16), (int32_t)(pr >> 16));
+			s->freq += dphi >> 12;
+			s->phase += (uint32_t)(dphi >> 5);
+		}
+		if (s->state == SMDSP_V34_T_SBAR) {
+			if (++s->count == SMDSP_V34_SBAR_SYMS) {
+				set_state(s, SMDSP_V34_T_TRN4);
+				s->p4wait = false;
+			}
+		} else if (strong && dq == 1 && s->dprev4 == 1) {
+			/* S-bar's first symbol (0, 1, then 2): point 2, whatever the wait turned */
+			s->phase += (uint32_t)((q - 2) & 3) << 30;
+			set_state(s, SMDSP_V34_T_SBAR);
+			s->count = 1;
+		} else if (!strong || !(dq & 1)) {
+			if (++s->count > 4) {
+				set_state(s, SMDSP_V34_T_J);
+				s->srun = 0;
+				s->p4 = false;
+			}
+		}
+		break;
+	default:
+		break;
+	}
+	s->qprev = q;
+	s->dprev4 = dq;
+}
+
 /* one equaliser output for symbol s->sym (its index from PP's first symbol) */
 static void symbol(struct smdsp_v34_train_rx *s)
 {
@@ -405,6 +515,10 @@ static void symbol(struct smdsp_v34_train_rx *s)
 	eq_out(s, &o);
 	rotate(&o, (uint32_t)-s->phase);
 	s->st.symbols++;
+	if (s->p4wait) {
+		p4_symbol(s, &o, k);
+		return;
+	}
 	if (k < SMDSP_V34_PP_SYMS) {
 		smdsp_v34_train_pp(k, R_AMP, &d);
 		shift = SHIFT_TRAIN;
@@ -448,6 +562,8 @@ static void symbol(struct smdsp_v34_train_rx *s)
 		if (!(k & 7)) {
 			int32_t adj = (int32_t)div_norm(s->tacc * 280, (2LL * R_AMP * R_AMP) >> 8);
 
+			/* the mean move (the clocks' offset), for a wait without the far signal */
+			s->tavg += (adj * 256 - s->tavg) / 64;
 			smdsp_v34_demod_adjust(s->demod, adj);
 			s->st.timing_ticks += adj;
 			s->tacc = 0;
@@ -494,7 +610,8 @@ static void symbol(struct smdsp_v34_train_rx *s)
 				finish_training(s);
 				set_state(s, SMDSP_V34_T_J);
 			}
-		} else if (s->jreg == SMDSP_V34_JP && s->state == SMDSP_V34_T_J) {
+		} else if (s->jreg == SMDSP_V34_JP && s->state == SMDSP_V34_T_J &&
+			   !(s->cfg.two_wire && s->cfg.caller)) {
 			set_state(s, SMDSP_V34_T_TRN4);
 		}
 		break;
@@ -586,14 +703,11 @@ static void t2_output(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *y)
 	uint32_t i = s->t2++;
 
 	s->ring[i % SMDSP_V34_RX_RING] = *y;
-	switch (s->state) {
-	case SMDSP_V34_T_IDLE:
-	case SMDSP_V34_T_S:
-	case SMDSP_V34_T_SBAR:
-		break;
-	case SMDSP_V34_T_FAILED:
+	if (s->state == SMDSP_V34_T_FAILED)
 		return;
-	default:
+	/* phase 4's S and S-bar (the 2-wire call modem) go through the trained equaliser too */
+	if (s->p4wait || (s->state != SMDSP_V34_T_IDLE && s->state != SMDSP_V34_T_S &&
+			  s->state != SMDSP_V34_T_SBAR)) {
 		eq_push(s, y);
 		if (i >= s->pp_t2 + CTR && !((i - s->pp_t2 - CTR) & 1)) {
 			s->sym = (i - s->pp_t2 - CTR) / 2;
@@ -603,7 +717,10 @@ static void t2_output(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *y)
 	}
 	if (i < 4)
 		return;
-	if (s->state == SMDSP_V34_T_IDLE) {
+	if (s->state == SMDSP_V34_T_IDLE && s->deaf) {
+		/* our own S coming back is not the far end's */
+		s->s_run = 0;
+	} else if (s->state == SMDSP_V34_T_IDLE) {
 		const struct smdsp_cplx *o = &s->ring[(i - 4) % SMDSP_V34_RX_RING];
 		int64_t re, im, p = ((int64_t)y->re * y->re + (int64_t)y->im * y->im) >> 8;
 		int64_t po = ((int64_t)o->re * o->re + (int64_t)o->im * o->im) >> 8;
@@ -671,12 +788,32 @@ struct smdsp_v34_train_rx *smdsp_v34_train_rx_create(const struct smdsp_v34_trai
 	s->cfg = *cfg;
 	s->demod = smdsp_v34_demod_create(cfg->symrate, cfg->high, 2);
 	s->data = smdsp_v34_data_rx_create(&dc);
-	if (!s->demod || !s->data) {
+	if (cfg->two_wire && !cfg->no_echo_cancel) {
+		struct smdsp_echo_config ecc = { .near_taps = SMDSP_V34_EC_NEAR, .far_taps = SMDSP_V34_EC_FAR,
+						 .far_delay_max = SMDSP_V34_EC_DELAY };
+
+		s->ec = smdsp_echo_create(&ecc);
+	}
+	if (!s->demod || !s->data || (cfg->two_wire && !cfg->no_echo_cancel && !s->ec)) {
 		smdsp_v34_train_rx_free(s);
 		return NULL;
 	}
 	smdsp_v34_train_rx_reset(s);
 	return s;
+}
+
+int smdsp_v34_train_rx_configure(struct smdsp_v34_train_rx *s, const struct smdsp_v34_train_config *cfg)
+{
+	struct smdsp_v34_data_config dc;
+
+	if ((cfg->two_wire && !cfg->no_echo_cancel && !s->ec) ||
+	    smdsp_v34_train_data_config(cfg, false, cfg->data_rate, &dc) ||
+	    smdsp_v34_data_rx_configure(s->data, &dc))
+		return -EINVAL;
+	smdsp_v34_demod_set_rate(s->demod, cfg->symrate, cfg->high);
+	s->cfg = *cfg;
+	smdsp_v34_train_rx_reset(s);
+	return 0;
 }
 
 void smdsp_v34_train_rx_free(struct smdsp_v34_train_rx *s)
@@ -685,6 +822,7 @@ void smdsp_v34_train_rx_free(struct smdsp_v34_train_rx *s)
 		return;
 	smdsp_v34_demod_free(s->demod);
 	smdsp_v34_data_rx_free(s->data);
+	smdsp_echo_free(s->ec);
 	smdsp_free(s);
 }
 
@@ -726,6 +864,38 @@ void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s)
 	s->w_sig = 0;
 	s->w_n = 0;
 	s->rate = 0;
+	s->now = 0;
+	s->lat = s->cfg.echo_latency < 0 ? 0 : s->cfg.echo_latency;
+	if (s->lat > SMDSP_V34_MAX_LATENCY)
+		s->lat = SMDSP_V34_MAX_LATENCY;
+	s->rtt = s->cfg.round_trip > 0 ? (uint32_t)s->cfg.round_trip : 0;
+	s->planned = false;
+	s->tx_on = 0;
+	s->learn = false;
+	s->off_exact = false;
+	s->ec_learn = 0;
+	s->ec_on = 0;
+	s->ec_off = 0;
+	s->ec_gear = 0;
+	s->deaf = false;
+	s->erle_q8 = 0;
+	s->p4wait = false;
+	s->p4 = false;
+	s->srun = 0;
+	s->qprev = 0;
+	s->dprev4 = 0;
+	s->tavg = 0;
+	s->tfrac = 0;
+	s->st.echo_latency = s->ec ? s->lat : -1;
+	if (s->ec) {
+		int d = (int)s->rtt - 96;
+
+		smdsp_echo_reset(s->ec);
+		/* the far window from 12 ms before the round trip: the far hybrid's response and the line's */
+		smdsp_echo_set_far_delay(s->ec, d < 0 ? 0 : d > SMDSP_V34_EC_DELAY ? SMDSP_V34_EC_DELAY : d);
+		smdsp_echo_set_adapt(s->ec, SMDSP_ECHO_FREEZE);
+	}
+	s->ec_mode = SMDSP_ECHO_FREEZE;
 	set_state(s, SMDSP_V34_T_IDLE);
 }
 
@@ -744,20 +914,172 @@ int smdsp_v34_train_rx_print(const struct smdsp_v34_train_rx *s, char *buf, size
 			s->st.timing_ticks, s->h[0], s->h[1], s->h[2], s->h[3], s->h[4], s->h[5]);
 }
 
+static bool after(uint32_t now, uint32_t t)
+{
+	return (int32_t)(now - t) >= 0;
+}
+
+static uint32_t syms_to_samples(const struct smdsp_v34_train_rx *s, uint32_t n)
+{
+	return (uint32_t)smdsp_div_u64((uint64_t)n * 8000000, smdsp_v34_symrate_mbaud(s->cfg.symrate));
+}
+
+static void ec_adapt(struct smdsp_v34_train_rx *s, enum smdsp_echo_adapt mode)
+{
+	if (!s->ec || (s->ec_mode == mode && mode != SMDSP_ECHO_TRAIN))
+		return;
+	s->ec_mode = mode;
+	smdsp_echo_set_adapt(s->ec, mode);
+	if (mode == SMDSP_ECHO_TRACK)
+		smdsp_echo_set_loop(s->ec, SMDSP_ECHO_TRACK_PLL_MHZ);
+}
+
+static void ec_step(struct smdsp_v34_train_rx *s, int mu, int pll)
+{
+	if (!s->ec)
+		return;
+	smdsp_echo_set_step(s->ec, mu);
+	if (pll)
+		smdsp_echo_set_loop(s->ec, pll);
+}
+
+/*
+ * The training window and the deafness from the transmitter's times (per
+ * block of input). Not inlined, nor is the cancelling: the receiver's
+ * deepest stack is the data mode's decoding under rx_process().
+ */
+static smdsp_noinline void ec_schedule(struct smdsp_v34_train_rx *s)
+{
+	const struct smdsp_v34_train_tx *tx = s->tx;
+	uint32_t lat = (uint32_t)s->lat, w;
+
+	if (!tx)
+		return;
+	if (tx->has_s && !s->deaf && s->ec_gear < 4 && after(s->now, tx->t_s + lat)) {
+		s->deaf = true;
+		s->p4wait = s->cfg.caller && s->trained;
+	}
+	if (!s->planned && tx->has_pp) {
+		s->ec_learn = tx->t_pp + lat + syms_to_samples(s, 16);
+		/* training once the whitening is learnt (on its first 1024 samples) */
+		s->ec_on = s->ec_learn + 1024;
+		if (s->cfg.caller && !after(s->ec_on, tx->t_s + lat + s->rtt + syms_to_samples(s, SILENT_MARGIN)))
+			s->ec_on = tx->t_s + lat + s->rtt + syms_to_samples(s, SILENT_MARGIN);
+		s->ec_off = tx->t_pp + lat + syms_to_samples(s, SMDSP_V34_PP_SYMS + tx->trn_len) + s->rtt;
+		s->planned = true;
+		s->learn = true;
+	}
+	if (!s->planned)
+		return;
+	/* the whitening from PP on the canceller's line (past the pulse's delay), not from S's lines */
+	if (s->learn && after(s->now, s->ec_learn)) {
+		s->learn = false;
+		if (s->ec)
+			smdsp_echo_learn_spectrum(s->ec);
+	}
+	if (tx->has_j && !s->off_exact) {
+		s->ec_off = tx->t_j + lat + s->rtt;
+		s->off_exact = true;
+	}
+	if (s->ec_gear >= 4) {
+		/*
+		 * After the window: tracking while this end sends, frozen while
+		 * it is silent and until what it sends again fills the far
+		 * window: the far echo's phase loop, finding no far echo there,
+		 * would let the frequency it learnt leak away (at 7 Hz a
+		 * frequency lost is a far echo back at full strength).
+		 */
+		if (tx->state == SMDSP_V34_T_IDLE)
+			s->tx_on = s->now + lat + s->rtt + SMDSP_V34_EC_FAR;
+		ec_adapt(s, after(s->now, s->tx_on) ? SMDSP_ECHO_TRACK : SMDSP_ECHO_FREEZE);
+		return;
+	}
+	if (!after(s->now, s->ec_on))
+		return;
+	w = after(s->ec_off, s->ec_on) ? s->ec_off - s->ec_on : 0;
+	if (s->ec_gear == 0) {
+		ec_adapt(s, SMDSP_ECHO_TRAIN);
+		ec_step(s, SMDSP_ECHO_MODEM_MU1, 0);
+		s->ec_gear = 1;
+	}
+	if (s->ec_gear == 1 && s->now - s->ec_on >= w - w * 2 / 5) {
+		ec_step(s, SMDSP_ECHO_MODEM_MU2, SMDSP_ECHO_MODEM_PLL2);
+		s->ec_gear = 2;
+	}
+	if (s->ec_gear == 2 && s->now - s->ec_on >= w - w / 6) {
+		ec_step(s, SMDSP_ECHO_MODEM_MU3, SMDSP_ECHO_MODEM_PLL3);
+		s->ec_gear = 3;
+	}
+	if (s->off_exact && after(s->now, s->ec_off)) {
+		if (s->ec) {
+			s->erle_q8 = smdsp_echo_erle_db_q8(s->ec);
+			s->st.erle_db10 = s->erle_q8 * 10 / 256;
+		}
+		ec_adapt(s, SMDSP_ECHO_TRACK);
+		s->ec_gear = 4;
+		s->deaf = false;
+	}
+}
+
+/* x less the echo of what the transmitter sent lat samples and more before */
+static smdsp_noinline const int16_t *ec_cancel(struct smdsp_v34_train_rx *s, const int16_t *x, unsigned int m)
+{
+	int16_t *out = s->clean;
+	const struct smdsp_v34_train_tx *tx = s->tx;
+	unsigned int i;
+
+	if (!s->ec || !tx || !tx->hist)
+		return x;
+	for (i = 0; i < m; i++) {
+		uint32_t j = s->now + i - (uint32_t)s->lat;
+		int16_t v = 0;
+
+		/* nothing before the start, nor what is not sent yet or no longer kept */
+		if (s->now + i >= (uint32_t)s->lat && (int32_t)(j - tx->sent) < 0 &&
+		    tx->sent - j <= SMDSP_V34_HIST)
+			v = tx->hist[j & (SMDSP_V34_HIST - 1)];
+		out[i] = smdsp_echo_process(s->ec, v, x[i]);
+	}
+	return out;
+}
+
 void smdsp_v34_train_rx_process(struct smdsp_v34_train_rx *s, const int16_t *x, unsigned int n)
 {
-	/* 12 samples make at most 11 outputs at 3429 baud, two a symbol */
-	struct smdsp_cplx y[16];
+	/* the demodulator's outputs in the state, off the stack under the data mode's decoder */
+	struct smdsp_cplx *y = s->y;
 
 	while (n) {
 		unsigned int m = n > 12 ? 12 : n, got, i;
+		const int16_t *in = x;
 
-		got = smdsp_v34_demod_process(s->demod, x, m, y, 16);
+		if (s->cfg.two_wire) {
+			ec_schedule(s);
+			in = ec_cancel(s, x, m);
+		}
+		got = smdsp_v34_demod_process(s->demod, in, m, y, SMDSP_ARRAY_SIZE(s->y));
 		for (i = 0; i < got; i++)
 			t2_output(s, &y[i]);
+		s->now += m;
 		x += m;
 		n -= m;
 	}
+}
+
+void smdsp_v34_train_rx_attach(struct smdsp_v34_train_rx *s, const struct smdsp_v34_train_tx *tx)
+{
+	s->tx = tx;
+}
+
+int smdsp_v34_train_rx_echo_erle_db_q8(const struct smdsp_v34_train_rx *s)
+{
+	return s->erle_q8;
+}
+
+int smdsp_v34_train_rx_echo_print(const struct smdsp_v34_train_rx *s, char *buf, size_t len)
+{
+	if (!s->ec)
+		return snprintf(buf, len, "v34_train echo: none%s", s->cfg.two_wire ? "" : " (4-wire)");
+	return smdsp_echo_print(s->ec, buf, len);
 }
 
 enum smdsp_v34_train_state smdsp_v34_train_rx_state(const struct smdsp_v34_train_rx *s)
@@ -768,6 +1090,7 @@ enum smdsp_v34_train_state smdsp_v34_train_rx_state(const struct smdsp_v34_train
 void smdsp_v34_train_rx_get_stats(const struct smdsp_v34_train_rx *s, struct smdsp_v34_train_stats *st)
 {
 	*st = s->st;
+	st->far_freq_mhz = s->ec ? smdsp_echo_far_freq_mhz(s->ec) : 0;
 }
 
 bool smdsp_v34_train_rx_trained(const struct smdsp_v34_train_rx *s)

@@ -34,6 +34,21 @@
  * power; index 0 bypasses it. At the symbol rate its response repeats every
  * S, so a slope cannot hold up to the band's edges: 9 taps were 1.7 dB off
  * phase 2's shape at +-0.4 S, 25 taps are within 0.5 dB (test_v34_train).
+ *
+ * On a 2-wire line (two_wire) the order is the duplex one, so that each end
+ * trains its echo canceller on its own PP and TRN while the far end is
+ * silent (v34_train_rx.c schedules it from the times kept here):
+ * - the answer modem sends S, S-bar, PP, TRN and J at once, J until its
+ *   receiver has found the call modem's S; then nothing until its receiver
+ *   has trained on the call modem's training; then S, S-bar, phase 4's TRN
+ *   (no PP: the far receiver's equaliser is trained), MP...;
+ * - the call modem sends nothing until its receiver has trained (the
+ *   answer modem's J), then S, S-bar, PP, TRN and J, J until its receiver
+ *   has found the answer modem's second S; then J', phase 4's TRN, MP...
+ * TRN lasts 1.25 s there unless told (at least 2048 symbols): the
+ * canceller's window is the training less the far end's reaction, and it
+ * needs about a second for 40 dB (the V.32bis modem's 3072 symbols). The
+ * samples sent are kept (SMDSP_V34_HIST) for the canceller's line.
  */
 #include <smdsp/private/v34_train.h>
 #include <smdsp/private/v34_mod.h>
@@ -85,6 +100,17 @@ static void set_state(struct smdsp_v34_train_tx *s, enum smdsp_v34_train_state s
 	s->state = st;
 	s->began[st] = s->symbols + 1;
 	s->count = 0;
+	/* the block it goes out in: the canceller's schedule has margins wider than a block */
+	if (st == SMDSP_V34_T_S && !s->phase4 && !s->has_s) {
+		s->t_s = s->blk;
+		s->has_s = true;
+	} else if (st == SMDSP_V34_T_PP && !s->has_pp) {
+		s->t_pp = s->blk;
+		s->has_pp = true;
+	} else if (st == SMDSP_V34_T_J && !s->has_j) {
+		s->t_j = s->blk;
+		s->has_j = true;
+	}
 }
 
 /* the pre-emphasis filter by frequency sampling: S/9 apart across the band */
@@ -257,7 +283,7 @@ static void get_symbol(void *user, struct smdsp_cplx *c)
 	case SMDSP_V34_T_SBAR:
 		smdsp_v34_train_point4((s->count & 1) + 2, a, c);
 		if (++s->count == SMDSP_V34_SBAR_SYMS)
-			set_state(s, SMDSP_V34_T_PP);
+			set_state(s, s->phase4 ? SMDSP_V34_T_TRN4 : SMDSP_V34_T_PP);
 		break;
 	case SMDSP_V34_T_PP:
 		smdsp_v34_train_pp(s->count, a, c);
@@ -266,7 +292,7 @@ static void get_symbol(void *user, struct smdsp_cplx *c)
 		break;
 	case SMDSP_V34_T_TRN:
 		smdsp_v34_train_point4(scr2(s, 1, 1), a, c);
-		if (++s->count == (s->cfg.trn_symbols ? s->cfg.trn_symbols : TRN_DEFAULT)) {
+		if (++s->count == s->trn_len) {
 			set_state(s, SMDSP_V34_T_J);
 			s->jword = s->cfg.trn16 ? SMDSP_V34_J16 : SMDSP_V34_J4;
 		}
@@ -279,6 +305,17 @@ static void get_symbol(void *user, struct smdsp_cplx *c)
 			break;
 		if (s->state == SMDSP_V34_T_JP) {
 			set_state(s, SMDSP_V34_T_TRN4);
+		} else if (s->cfg.two_wire) {
+			if (!s->rx)
+				break;
+			if (!s->cfg.caller && s->rx->state != SMDSP_V34_T_IDLE) {
+				/* the call modem's S: silent while it trains its canceller and our receiver */
+				s->phase4 = true;
+				set_state(s, SMDSP_V34_T_IDLE);
+			} else if (s->cfg.caller && s->rx->p4) {
+				set_state(s, SMDSP_V34_T_JP);
+				s->jword = SMDSP_V34_JP;
+			}
 		} else if (s->rx && smdsp_v34_train_rx_trained(s->rx)) {
 			set_state(s, SMDSP_V34_T_JP);
 			s->jword = SMDSP_V34_JP;
@@ -327,6 +364,13 @@ static void get_symbol(void *user, struct smdsp_cplx *c)
 	case SMDSP_V34_T_DATA:
 		data_symbol(s, c);
 		break;
+	case SMDSP_V34_T_IDLE:
+		/* 2-wire: silent until our receiver has trained on the far end's training */
+		if (s->rx && smdsp_v34_train_rx_trained(s->rx) && (s->cfg.caller || s->phase4))
+			set_state(s, SMDSP_V34_T_S);
+		c->re = 0;
+		c->im = 0;
+		return;
 	default:
 		c->re = 0;
 		c->im = 0;
@@ -352,7 +396,9 @@ struct smdsp_v34_train_tx *smdsp_v34_train_tx_create(const struct smdsp_v34_trai
 	s->user = user;
 	s->mod = smdsp_v34_mod_create(cfg->symrate, cfg->high, get_symbol, s);
 	s->data = smdsp_v34_data_tx_create(&dc);
-	if (!s->mod || !s->data) {
+	if (cfg->two_wire)
+		s->hist = smdsp_alloc(SMDSP_V34_HIST * sizeof(*s->hist));
+	if (!s->mod || !s->data || (cfg->two_wire && !s->hist)) {
 		smdsp_v34_train_tx_free(s);
 		return NULL;
 	}
@@ -361,12 +407,27 @@ struct smdsp_v34_train_tx *smdsp_v34_train_tx_create(const struct smdsp_v34_trai
 	return s;
 }
 
+int smdsp_v34_train_tx_configure(struct smdsp_v34_train_tx *s, const struct smdsp_v34_train_config *cfg)
+{
+	struct smdsp_v34_data_config dc;
+
+	if ((cfg->two_wire && !s->hist) || smdsp_v34_train_data_config(cfg, true, cfg->data_rate, &dc) ||
+	    smdsp_v34_data_tx_configure(s->data, &dc))
+		return -EINVAL;
+	smdsp_v34_mod_set_rate(s->mod, cfg->symrate, cfg->high);
+	s->cfg = *cfg;
+	pe_design(s);
+	smdsp_v34_train_tx_reset(s);
+	return 0;
+}
+
 void smdsp_v34_train_tx_free(struct smdsp_v34_train_tx *s)
 {
 	if (!s)
 		return;
 	smdsp_v34_mod_free(s->mod);
 	smdsp_v34_data_tx_free(s->data);
+	smdsp_free(s->hist);
 	smdsp_free(s);
 }
 
@@ -379,6 +440,26 @@ void smdsp_v34_train_tx_reset(struct smdsp_v34_train_tx *s)
 	s->symbols = 0;
 	s->rate = 0;
 	s->pt = 16;
+	s->trn_len = s->cfg.trn_symbols ? s->cfg.trn_symbols : TRN_DEFAULT;
+	if (s->cfg.two_wire && !s->cfg.trn_symbols) {
+		unsigned int n = (unsigned int)(smdsp_v34_symrate_mbaud(s->cfg.symrate) * 5 / 4000);
+
+		if (n > s->trn_len)
+			s->trn_len = n;
+	}
+	s->phase4 = false;
+	s->has_s = false;
+	s->has_pp = false;
+	s->has_j = false;
+	s->sent = 0;
+	s->blk = 0;
+	if (s->hist)
+		memset(s->hist, 0, SMDSP_V34_HIST * sizeof(*s->hist));
+	if (s->cfg.two_wire && s->cfg.caller) {
+		s->state = SMDSP_V34_T_IDLE;
+		s->count = 0;
+		return;
+	}
 	set_state(s, SMDSP_V34_T_S);
 	s->began[SMDSP_V34_T_S] = 0;
 }
@@ -400,7 +481,14 @@ int smdsp_v34_train_tx_print(const struct smdsp_v34_train_tx *s, char *buf, size
 
 void smdsp_v34_train_tx_process(struct smdsp_v34_train_tx *s, int16_t *out, unsigned int n)
 {
+	unsigned int i;
+
+	s->blk = s->sent;
 	smdsp_v34_mod_process(s->mod, out, n);
+	if (s->hist)
+		for (i = 0; i < n; i++)
+			s->hist[(s->sent + i) & (SMDSP_V34_HIST - 1)] = out[i];
+	s->sent += n;
 }
 
 enum smdsp_v34_train_state smdsp_v34_train_tx_state(const struct smdsp_v34_train_tx *s)

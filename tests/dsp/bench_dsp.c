@@ -13,6 +13,11 @@
  * V.42bis (P1 2048, P2 32): the compression ratio and the encoder's and
  * decoder's speed in MB/s, ours and SpanDSP's on the same bytes: English
  * text (the project's README, docs and dsp sources) and random bytes.
+ *
+ * V.34 at each symbol rate (2400 to 3429 baud) at its fastest data rate:
+ * the receiver and the transmitter of one end per 10 ms, in the data and
+ * through the whole link, memory, and the whole modem with an echo
+ * canceller at 33,600 bit/s as a share of one core (v34_bench() says how).
  */
 /* for sizeof(v22bis_state_t): SpanDSP's allocation does not show in mallinfo2() */
 #define SPANDSP_EXPOSE_INTERNAL_STRUCTURES
@@ -38,6 +43,8 @@
 #include <smdsp/v42bis.h>
 #include <dirent.h>
 #include <smdsp/echo.h>
+#include <smdsp/v34_train.h>
+#include <smdsp/v34_frame.h>
 
 #define SECONDS 30
 #define NS (8000 * SECONDS)
@@ -546,6 +553,241 @@ static void dx_pass(double *startup, double *data, unsigned int *rate)
 	smdsp_v32bis_free(a);
 }
 
+/*
+ * ---- V.34: phases 3 and 4 and the data mode (v34_train_tx.c,
+ * v34_train_rx.c, over v34_mod, v34_demod and v34_data), our caller and
+ * answerer 4-wire over a clean line (6 dB loss, noise at -65 dBm0, 5 ms),
+ * at each symbol rate at the fastest data rate Table 7 allows there. A
+ * link records what the caller heard; the caller replayed over it (its
+ * transmitter follows its own receiver, which hears the same samples, so
+ * the replay sends what the link sent: checked) times its receiver and
+ * its transmitter apart, through the start-up and in the data. V.34 has
+ * no echo canceller of its own yet: echo.c at V.32bis's size (near 128 +
+ * far 256 taps, tracking) is timed on the replay's signals and added for
+ * the whole modem. Also the fastest rate each symbol rate carried without
+ * a bit error on that line (links tried from the top down) ----
+ */
+#define V34_SECONDS 6
+#define V34_NS (8000 * V34_SECONDS)
+#define V34_BLK 80
+#define V34_RATES 6
+
+static int16_t v34_heard[V34_NS], v34_sent[V34_NS];
+
+struct v34_bits {
+	uint64_t s;		/* the source (xorshift) */
+	uint64_t ref;		/* the checker: the far end's source */
+	unsigned long bits, errors;
+};
+
+static int v34_prng(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return (int)(*s >> 63);
+}
+
+static int v34_get_bit(void *user)
+{
+	return v34_prng(&((struct v34_bits *)user)->s);
+}
+
+static void v34_put_bit(void *user, int bit)
+{
+	struct v34_bits *b = user;
+
+	b->errors += (unsigned long)(v34_prng(&b->ref) != bit);
+	b->bits++;
+}
+
+struct v34_end {
+	struct smdsp_v34_train_tx *tx;
+	struct smdsp_v34_train_rx *rx;
+	struct v34_bits b;
+};
+
+static const uint64_t v34_seed[2] = { 0x7654321ULL, 0x1234567ULL };	/* the answerer's, the caller's */
+
+/* one end at symbol rate sr with data_rate both ways; false if refused */
+static bool v34_end(struct v34_end *e, unsigned int sr, unsigned int rate, bool caller)
+{
+	struct smdsp_v34_train_config c = { .symrate = (enum smdsp_v34_symrate)sr, .data_rate = rate,
+					    .caller = caller };
+
+	memset(e, 0, sizeof(*e));
+	e->b.s = v34_seed[caller];
+	e->b.ref = v34_seed[!caller];
+	e->tx = smdsp_v34_train_tx_create(&c, v34_get_bit, &e->b);
+	e->rx = smdsp_v34_train_rx_create(&c, v34_put_bit, &e->b);
+	if (e->tx && e->rx)
+		smdsp_v34_train_tx_attach(e->tx, e->rx);
+	return e->tx && e->rx;
+}
+
+static void v34_end_free(struct v34_end *e)
+{
+	smdsp_v34_train_tx_free(e->tx);
+	smdsp_v34_train_rx_free(e->rx);
+}
+
+struct v34_row {
+	unsigned int rate;		/* the data rate both ways */
+	bool data;			/* both receivers in data at the end of the link */
+	unsigned long bits, errors;	/* both directions */
+	int mse_db10;			/* the caller's receiver, in the data */
+	bool same;			/* the replay sent what the link sent */
+	long data_blocks;		/* 10 ms blocks of the replay with the caller's tx and rx in data */
+	double rx_all, rx_data, tx_all, tx_data;	/* s of CPU: the whole replay, in the data */
+	unsigned int clean_rate;	/* the fastest without a bit error, 0: none */
+	size_t mem_tx, mem_rx;
+};
+
+/* a link at sr and rate: what the caller sent and heard into v34_sent, v34_heard */
+static void v34_link(unsigned int sr, unsigned int rate, struct v34_row *r)
+{
+	struct line_cfg lc = { .loss_db = 6, .noise_dbm0 = -65, .echo_db = -300, .delay = 40, .seed = 1 };
+	struct v34_end e[2];
+	struct line *l = line_create(&lc);
+	int16_t btx[V34_BLK], brx[V34_BLK];
+	struct smdsp_v34_train_stats st;
+	bool ok = v34_end(&e[0], sr, rate, true);
+	long i;
+	int k;
+
+	ok &= v34_end(&e[1], sr, rate, false);
+	r->rate = rate;
+	for (i = 0; ok && i + V34_BLK <= V34_NS; i += V34_BLK) {
+		smdsp_v34_train_tx_process(e[0].tx, v34_sent + i, V34_BLK);
+		smdsp_v34_train_tx_process(e[1].tx, btx, V34_BLK);
+		line_process(l, v34_sent + i, v34_heard + i, btx, brx, V34_BLK);
+		smdsp_v34_train_rx_process(e[0].rx, v34_heard + i, V34_BLK);
+		smdsp_v34_train_rx_process(e[1].rx, brx, V34_BLK);
+	}
+	r->data = ok;
+	r->bits = 0;
+	r->errors = 0;
+	smdsp_v34_train_rx_get_stats(e[0].rx, &st);
+	r->mse_db10 = ok ? st.mse_db10 : 0;
+	for (k = 0; k < 2; k++) {
+		r->data &= ok && smdsp_v34_train_rx_state(e[k].rx) == SMDSP_V34_T_DATA;
+		r->bits += e[k].b.bits;
+		r->errors += e[k].b.errors;
+		v34_end_free(&e[k]);
+	}
+	line_free(l);
+}
+
+/* the caller replayed over what it heard: seconds of CPU of its rx and tx, in all and in the data */
+static void v34_replay(unsigned int sr, struct v34_row *r, double cc)
+{
+	struct v34_end a;
+	int16_t out[V34_BLK];
+	double t0, d;
+	bool data;
+	long i;
+
+	r->same = v34_end(&a, sr, r->rate, true);
+	r->rx_all = r->rx_data = r->tx_all = r->tx_data = 0;
+	r->data_blocks = 0;
+	for (i = 0; r->same && i + V34_BLK <= V34_NS; i += V34_BLK) {
+		data = smdsp_v34_train_tx_state(a.tx) == SMDSP_V34_T_DATA &&
+		       smdsp_v34_train_rx_state(a.rx) == SMDSP_V34_T_DATA;
+		r->data_blocks += data;
+		t0 = cpu_now();
+		smdsp_v34_train_tx_process(a.tx, out, V34_BLK);
+		d = cpu_now() - t0 - cc;
+		r->tx_all += d;
+		r->tx_data += data ? d : 0;
+		r->same &= !memcmp(out, v34_sent + i, sizeof(out));
+		t0 = cpu_now();
+		smdsp_v34_train_rx_process(a.rx, v34_heard + i, V34_BLK);
+		d = cpu_now() - t0 - cc;
+		r->rx_all += d;
+		r->rx_data += data ? d : 0;
+	}
+	v34_end_free(&a);
+}
+
+/* echo.c at V.32bis's size, tracking, over the last replay's tx and its rx with an echo: us per 10 ms */
+static double v34_ec_pass(size_t *mem)
+{
+	struct smdsp_echo_config c = { 128, 256, 5600 };
+	static int16_t rx[V34_NS], out[V34_NS];
+	size_t h0 = heap_used();
+	struct smdsp_echo *ec = smdsp_echo_create(&c);
+	double t0, t;
+	long i;
+
+	*mem = heap_used() - h0;
+	for (i = 0; i < V34_NS; i++)
+		rx[i] = t_sat16(v34_heard[i] + (i >= 20 ? 0.3 * v34_sent[i - 20] : 0));
+	smdsp_echo_set_far_delay(ec, 1632);
+	smdsp_echo_set_adapt(ec, SMDSP_ECHO_TRACK);
+	t0 = cpu_now();
+	smdsp_echo_process_block(ec, v34_sent, rx, out, V34_NS);
+	t = cpu_now() - t0;
+	smdsp_echo_free(ec);
+	return t / (V34_NS / V34_BLK) * 1e6;
+}
+
+/* every symbol rate: its rows (best of REPS replays), the canceller's cost and memory */
+static void v34_bench(struct v34_row row[V34_RATES], double *ec_us, size_t *ec_mem, double cc)
+{
+	unsigned int sr, rate;
+	int k;
+
+	for (sr = 0; sr < V34_RATES; sr++) {
+		struct v34_row *r = &row[sr], t;
+
+		memset(r, 0, sizeof(*r));
+		/* without a bit error: from the top down, each link 6 s */
+		for (rate = 33600; rate >= 2400; rate -= 2400) {
+			if (!smdsp_v34_frame_rate_ok(sr, rate))
+				continue;
+			if (!r->rate)
+				r->rate = rate;
+			v34_link(sr, rate, &t);
+			if (t.data && !t.errors && t.bits > 10000) {
+				r->clean_rate = rate;
+				break;
+			}
+		}
+		v34_link(sr, r->rate, r);
+		for (k = 0; k < REPS; k++) {
+			t.rate = r->rate;
+			v34_replay(sr, &t, cc);
+			r->same = k ? r->same && t.same : t.same;
+			r->data_blocks = t.data_blocks;
+			r->rx_all = !k || t.rx_all < r->rx_all ? t.rx_all : r->rx_all;
+			r->rx_data = !k || t.rx_data < r->rx_data ? t.rx_data : r->rx_data;
+			r->tx_all = !k || t.tx_all < r->tx_all ? t.tx_all : r->tx_all;
+			r->tx_data = !k || t.tx_data < r->tx_data ? t.tx_data : r->tx_data;
+		}
+		{
+			struct smdsp_v34_train_config c = { .symrate = (enum smdsp_v34_symrate)sr,
+							    .data_rate = r->rate, .caller = true };
+			size_t h0 = heap_used();
+			struct smdsp_v34_train_tx *tx = smdsp_v34_train_tx_create(&c, NULL, NULL);
+			struct smdsp_v34_train_rx *rx;
+
+			r->mem_tx = heap_used() - h0;
+			h0 = heap_used();
+			rx = smdsp_v34_train_rx_create(&c, NULL, NULL);
+			r->mem_rx = heap_used() - h0;
+			smdsp_v34_train_tx_free(tx);
+			smdsp_v34_train_rx_free(rx);
+		}
+	}
+	/* on the last (3429 baud) replay's signals */
+	*ec_us = 1e9;
+	for (k = 0; k < REPS; k++) {
+		double t = v34_ec_pass(ec_mem);
+
+		*ec_us = t < *ec_us ? t : *ec_us;
+	}
+}
+
 static uint8_t fx_frame_data[64];
 
 static void fx_sp_underflow(void *user)
@@ -968,6 +1210,9 @@ int main(int argc, char **argv)
 	double dx_up = 1e9, dx_data = 1e9;
 	unsigned int dx_rate = 0;
 	size_t dx_mem;
+	struct v34_row v34[V34_RATES];
+	double v34_ec, v34_top;
+	size_t v34_ec_mem;
 	int k, o;
 
 	record();
@@ -1063,6 +1308,13 @@ int main(int argc, char **argv)
 
 		dx_mem = heap_used() - h0;
 		smdsp_v32bis_free(a);
+	}
+	v34_bench(v34, &v34_ec, &v34_ec_mem, cc / blocks);
+	{
+		const struct v34_row *t = &v34[V34_RATES - 1];
+
+		/* the fastest symbol rate's end in the data, and the canceller it will need */
+		v34_top = t->data_blocks ? (t->rx_data + t->tx_data) / t->data_blocks * 1e6 + v34_ec : 0;
 	}
 	{
 		size_t h0 = heap_used();
@@ -1173,6 +1425,25 @@ int main(int argc, char **argv)
 	printf("%-34s %9.2f us\n", "V.32bis modem per 10 ms, start-up", dx_up / dx_data_at * 1e6);
 	printf("%-34s %9zu B  (V.17 receiver: ours %zu B, SpanDSP %zu B)\n", "V.32bis modem instance", dx_mem,
 	       fx_mem[FX_V17][1], fx_mem[FX_V17][3]);
+	printf("\nV.34 (phases 3 and 4 and the data mode; our caller and answerer 4-wire, 6 dB loss, noise at -65 dBm0,\n"
+	       "5 ms; the same rate both ways): the caller's end over its %d s link replayed, 10 ms blocks, best of %d\n"
+	       "runs (CPU time), per 10 ms of signal\n", V34_SECONDS, REPS);
+	printf("%5s %6s %9s %9s %9s %9s %8s %17s %6s %9s %7s %7s\n", "baud", "bit/s", "rx data", "rx all", "tx data",
+	       "tx all", "data at", "errors / bits", "MSE", "0 errors", "tx B", "rx B");
+	for (k = 0; k < V34_RATES; k++) {
+		const struct v34_row *t = &v34[k];
+		double nb = V34_NS / V34_BLK, db = t->data_blocks ? t->data_blocks : 1;
+
+		printf("%5u %6u %6.2f us %6.2f us %6.2f us %6.2f us %6.2f s %7lu / %7lu %4.1f dB %9u %7zu %7zu%s\n",
+		       smdsp_v34_symbol_rate(k), t->rate, t->rx_data / db * 1e6, t->rx_all / nb * 1e6,
+		       t->tx_data / db * 1e6, t->tx_all / nb * 1e6, (nb - t->data_blocks) * 0.01, t->errors, t->bits,
+		       t->mse_db10 / 10.0, t->clean_rate, t->mem_tx, t->mem_rx,
+		       !t->data ? "  (NOT in data)" : !t->same ? "  (replay differed)" : "");
+	}
+	printf("%-44s %7.2f us per 10 ms, %zu B\n", "echo.c canceller, near 128 + far 256, tracking", v34_ec, v34_ec_mem);
+	printf("whole V.34 modem at %u baud, %u bit/s (rx + tx in the data + that canceller): %.2f us per 10 ms, "
+	       "%.3f %% of one core (goal < 1 %%)\n", smdsp_v34_symbol_rate(V34_RATES - 1), v34[V34_RATES - 1].rate, v34_top,
+	       v34_top / 100);
 	if (json) {
 		f = fopen(json, "w");
 		if (!f)
@@ -1218,6 +1489,23 @@ int main(int argc, char **argv)
 			"\"data_at_s\": %.2f},\n", dx_data / (DX_NS / 80.0 - dx_data_at) * 1e6, dx_up / dx_data_at * 1e6,
 			dx_rate, dx_data_at * 0.01);
 		fprintf(f, " \"v32bis_modem_memory_bytes\": %zu,\n", dx_mem);
+		fprintf(f, " \"v34\": {\"line\": \"4-wire, 6 dB loss, noise -65 dBm0, 5 ms\", \"seconds\": %d, \"rows\": [",
+			V34_SECONDS);
+		for (k = 0; k < V34_RATES; k++) {
+			const struct v34_row *t = &v34[k];
+			double nb = V34_NS / V34_BLK, db = t->data_blocks ? t->data_blocks : 1;
+
+			fprintf(f, "%s\n  {\"baud\": %u, \"bit_s\": %u, \"rx_us_per_10ms\": {\"data\": %.3f, \"all\": %.3f}, "
+				"\"tx_us_per_10ms\": {\"data\": %.3f, \"all\": %.3f}, \"data_at_s\": %.2f, \"in_data\": %d, "
+				"\"replay_identical\": %d, \"bits\": %lu, \"errors\": %lu, \"mse_db\": %.1f, "
+				"\"error_free_bit_s\": %u, \"memory_bytes\": {\"tx\": %zu, \"rx\": %zu}}", k ? "," : "",
+				smdsp_v34_symbol_rate(k), t->rate, t->rx_data / db * 1e6, t->rx_all / nb * 1e6,
+				t->tx_data / db * 1e6, t->tx_all / nb * 1e6, (nb - t->data_blocks) * 0.01, t->data, t->same,
+				t->bits, t->errors, t->mse_db10 / 10.0, t->clean_rate, t->mem_tx, t->mem_rx);
+		}
+		fprintf(f, "],\n  \"echo_us_per_10ms\": %.3f, \"echo_memory_bytes\": %zu, \"modem_top\": {\"baud\": %u, "
+			"\"bit_s\": %u, \"us_per_10ms\": %.3f, \"core_percent\": %.4f}},\n", v34_ec, v34_ec_mem,
+			smdsp_v34_symbol_rate(V34_RATES - 1), v34[V34_RATES - 1].rate, v34_top, v34_top / 100);
 		fprintf(f, " \"rx_bits\": {\"ours\": %ld, \"spandsp\": %ld}\n}\n", bits_o, bits_s);
 		fclose(f);
 	}

@@ -40,6 +40,7 @@
 #include <smdsp/v34_probe.h>
 #include <smdsp/v34_rtd.h>
 #include <smdsp/v34_phase2.h>
+#include <smdsp/v34.h>
 /* white-box: the pieces only embedded by value (qam.c's, V.42's framer) have no create */
 #include <smdsp/private/v27ter.h>
 #include "tutil.h"
@@ -275,7 +276,7 @@ static void v34(void)
 	smdsp_v34_shell_free(sh);
 }
 
-/* V.34's timing unit, line probing, round trip and phase 2 */
+/* V.34's timing unit, line probing, round trip, phase 2 and the whole call */
 static void v34_phase2(void)
 {
 	struct smdsp_v34_mod *m = smdsp_v34_mod_create(SMDSP_V34_S3200, true, NULL, NULL);
@@ -284,6 +285,7 @@ static void v34_phase2(void)
 	struct smdsp_v34_probe_rx *pr = smdsp_v34_probe_rx_create(-120);
 	struct smdsp_v34_rtd *rt = smdsp_v34_rtd_create(false, -120);
 	struct smdsp_v34_phase2 *p2 = smdsp_v34_phase2_create(NULL);
+	struct smdsp_v34 *call = smdsp_v34_create(NULL);
 
 	PRINT_CHECK("v34_mod", smdsp_v34_mod_print, m);
 	PRINT_CHECK("v34_demod", smdsp_v34_demod_print, d);
@@ -291,7 +293,9 @@ static void v34_phase2(void)
 	PRINT_CHECK("v34_probe_rx", smdsp_v34_probe_rx_print, pr);
 	PRINT_CHECK("v34_rtd", smdsp_v34_rtd_print, rt);
 	PRINT_CHECK("v34_phase2", smdsp_v34_phase2_print, p2);
+	PRINT_CHECK("v34", smdsp_v34_print, call);
 	smdsp_v34_phase2_free(p2);
+	smdsp_v34_free(call);
 	smdsp_v34_mod_free(m);
 	smdsp_v34_demod_free(d);
 	smdsp_v34_probe_tx_free(pt);

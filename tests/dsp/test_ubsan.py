@@ -56,6 +56,8 @@ PROGRAMS = {
     'test_v34_rtd': ([], CCS),
     'test_v34_phase2': ([], CCS),
     'test_v34_train': (['--quick'], CCS),
+    'test_v34_duplex': ([], CCS),
+    'test_v34_call': (['--quick'], CCS),
     'test_v32bis_reneg': ([], ('gcc',)),
     'test_v17': (['--quick'], ('gcc',)),
     'test_v32bis': (['--quick'], ('clang',)),

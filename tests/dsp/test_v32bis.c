@@ -26,6 +26,12 @@
  *   TRN, R, E and B1, then a 2^23-1 PRBS intact: on a clean line, with 10
  *   and 20 dB of loss, noise, +-100 ppm of clock and 40 ms of delay; the
  *   rate word it reports is the one sent.
+ * - V.32's uncoded 9600 bit/s (B8 = 0): the words with and without B8, two
+ *   ends' sets in common (uncoded if either is); the transmitter's points
+ *   against Table 1/V.32 (the quadrant from the last one by Q1 Q2) and
+ *   Table 3/V.32's 16 uncoded points (Y1 Y2 Q3 Q4), both written out here as
+ *   printed, for every input after every quadrant; our receiver after it
+ *   over the lines above, intact, and told uncoded by E.
  */
 #include <math.h>
 #include <stdio.h>
@@ -96,6 +102,115 @@ static void rate_words(void)
 	CHECK(smdsp_v32bis_rword_rates(w | 0xf, &e) == SMDSP_V32BIS_ALL && e, "E");
 	CHECK(smdsp_v32bis_best(SMDSP_V32BIS_4800 | SMDSP_V32BIS_12000) == 12000, "best");
 	CHECK(smdsp_v32bis_best(0) == 0 && smdsp_v32bis_rate_bit(2400) == 0, "no rate");
+}
+
+/*
+ * V.32's uncoded 9600 in the rate words: B6 without B8. A V.32 modem
+ * without the code offers 4800 and 9600 with B8 = 0; V.32bis rates in a
+ * word without B8 mean nothing (they are trellis-coded only).
+ */
+static void uncoded_words(void)
+{
+	const unsigned int u = SMDSP_V32BIS_UNCODED, r96 = SMDSP_V32BIS_9600, r48 = SMDSP_V32BIS_4800;
+	uint16_t w = smdsp_v32bis_rword(r48 | r96 | u, false);
+	bool e;
+
+	printf("R of a V.32 modem without the code: 0x%04x, E at uncoded 9600 0x%04x (trellis 0x%04x)\n", w,
+	       smdsp_v32bis_rword(r96 | u, true), smdsp_v32bis_rword(r96, true));
+	/* B5, B6, B4, B7, B11, B15; no B8 */
+	CHECK(w == 0x88f0, "R(4800, 9600 uncoded) 0x%04x", w);
+	CHECK(smdsp_v32bis_rword_rates(w, &e) == (int)(r48 | r96 | u) && !e, "R uncoded read back");
+	CHECK(smdsp_v32bis_rword(r96 | u, true) == 0x88df, "E uncoded 0x%04x", smdsp_v32bis_rword(r96 | u, true));
+	CHECK(smdsp_v32bis_rword(r96, true) == 0x89df, "E trellis 9600 0x%04x", smdsp_v32bis_rword(r96, true));
+	CHECK(smdsp_v32bis_rword_rates(0x88df, &e) == (int)(r96 | u) && e, "E uncoded read");
+	/* every rate offered, B8 clear: 4800 and uncoded 9600 only */
+	CHECK(smdsp_v32bis_rword_rates(0x9ff0 & ~0x100u, &e) == (int)(r48 | r96 | u), "V.32bis rates without B8");
+	CHECK(smdsp_v32bis_rword(SMDSP_V32BIS_ALL | u, false) == 0x88f0, "all, uncoded");
+	/* 4800 alone has no B8 either, and no coding to name */
+	CHECK(smdsp_v32bis_rword_rates(smdsp_v32bis_rword(r48, false), &e) == (int)r48, "4800 alone");
+	CHECK(smdsp_v32bis_common(SMDSP_V32BIS_ALL, SMDSP_V32BIS_ALL) == SMDSP_V32BIS_ALL, "both coded");
+	CHECK(smdsp_v32bis_common(SMDSP_V32BIS_ALL, r48 | r96 | u) == (r48 | r96 | u), "a V.32 peer");
+	CHECK(smdsp_v32bis_common(r48 | r96 | u, SMDSP_V32BIS_14400 | r96) == (r96 | u), "uncoded either way");
+	CHECK(smdsp_v32bis_common(SMDSP_V32BIS_14400 | r48, r48 | r96 | u) == r48, "no 9600 in common");
+}
+
+/*
+ * Table 1/V.32 (differential quadrant coding for 4800 bit/s and the uncoded
+ * 9600 bit/s): Y1n Y2n by Q1n Q2n and Y1n-1 Y2n-1, each written as its two
+ * bits (Y1 first).
+ */
+static const int t1[4][4] = {
+	/* Q1Q2 00 (+90)  */ { 0x1, 0x3, 0x0, 0x2 },
+	/* Q1Q2 01 (0)    */ { 0x0, 0x1, 0x2, 0x3 },
+	/* Q1Q2 10 (+180) */ { 0x3, 0x2, 0x1, 0x0 },
+	/* Q1Q2 11 (+270) */ { 0x2, 0x0, 0x3, 0x1 },
+};
+
+/* Table 3/V.32's non-redundant column: the uncoded 9600's points by Y1 Y2 Q3 Q4 (as printed, units of 1) */
+static const int fig2[16][2] = {
+	{ -1, -1 }, { -3, -1 }, { -1, -3 }, { -3, -3 },	/* 00xx */
+	{ 1, -1 }, { 1, -3 }, { 3, -1 }, { 3, -3 },	/* 01xx */
+	{ -1, 1 }, { -1, 3 }, { -3, 1 }, { -3, 3 },	/* 10xx */
+	{ 1, 1 }, { 3, 1 }, { 1, 3 }, { 3, 3 },		/* 11xx */
+};
+
+/* the line bits the test wants sent (Q1 first), turned into inputs for the scrambler as it stands */
+static struct {
+	uint32_t reg;	/* the scrambler's line bits, as the transmitter's will be */
+	int tap;
+	unsigned int want[4];
+	int k;
+} um;
+
+static int um_bit(void *u)
+{
+	unsigned int b = um.want[um.k++ & 3];
+	int in = (int)(b ^ ((um.reg >> um.tap) & 1) ^ ((um.reg >> 22) & 1));
+
+	(void)u;
+	um.reg = (um.reg << 1) | b;
+	return in;
+}
+
+static void uncoded_map(bool caller)
+{
+	struct smdsp_v32bis_tx *s = smdsp_v32bis_tx_create(caller, -100, um_bit, NULL, NULL);
+	int re, im, n, bad = 0, bad_d = 0, seen[4][16] = { { 0 } }, all = 0, k;
+	unsigned int prev, y;
+	uint64_t seed = 5;
+
+	smdsp_v32bis_tx_queue(s, SMDSP_V32BIS_E, 8, smdsp_v32bis_rword(SMDSP_V32BIS_9600 | SMDSP_V32BIS_UNCODED, true));
+	smdsp_v32bis_tx_queue(s, SMDSP_V32BIS_B1, 128, 9600 | SMDSP_V32BIS_B1_UNCODED);
+	smdsp_v32bis_tx_queue(s, SMDSP_V32BIS_DATA, 0, 0);
+	for (n = 0; n < 8 + 128; n++)
+		smdsp_v32bis_tx_symbol(s, &re, &im);
+	/* the last point of B1: its quadrant, Y1 Y2 (A 00, B 01, C 11, D 10) */
+	prev = (unsigned int)"\0\1\3\2"[s->quad];
+	um.reg = s->scr;
+	um.tap = caller ? 17 : 4;
+	for (n = 0; n < 4000; n++) {
+		unsigned int q = (unsigned int)(t_rand64(&seed) >> 20) & 15;
+
+		for (k = 0; k < 4; k++)
+			um.want[k] = (q >> (3 - k)) & 1;
+		um.k = 0;
+		smdsp_v32bis_tx_symbol(s, &re, &im);
+		y = (unsigned int)t1[q >> 2][prev];
+		/* in V.17's units the points are twice Table 3's */
+		bad += re != 2 * fig2[(y << 2) | (q & 3)][0] || im != 2 * fig2[(y << 2) | (q & 3)][1];
+		seen[prev][q]++;
+		/* the next one's Y1n-1 Y2n-1: what this point's quadrant says */
+		prev = (im > 0 ? 2u : 0u) | (re > 0 ? 1u : 0u);
+		bad_d += prev != y;
+	}
+	for (k = 0; k < 64; k++)
+		all += seen[k >> 4][k & 15] > 0;
+	printf("%s: uncoded 9600, 4000 symbols against Tables 1 and 3/V.32: %d wrong, "
+	       "%d of 64 (quadrant, Q1..Q4) cases\n", caller ? "caller" : "answerer", bad, all);
+	CHECK(bad == 0 && bad_d == 0 && all == 64, "uncoded 9600: %d points wrong, %d quadrants, %d of 64 cases",
+	      bad, bad_d, all);
+	CHECK(s->uncoded && s->rate == 9600, "not uncoded");
+	smdsp_v32bis_tx_free(s);
 }
 
 static void scramblers(void)
@@ -418,6 +533,27 @@ static void lines(void)
 			back_to_back("-10 dBm0, 20 dB loss, -70 dBm0", &c, min);
 		}
 	}
+	/* V.32's uncoded 9600: E without B8, the receiver told */
+	for (role = 0; role < 2; role++) {
+		struct v32run_cfg c = { .rate = 9600, .uncoded = 1, .caller_tx = role, .noise_dbm0 = -300,
+					.seconds = 2.0, .seed = 3,
+					.offer = SMDSP_V32BIS_4800 | SMDSP_V32BIS_9600 | SMDSP_V32BIS_UNCODED };
+		struct v32run_res r;
+
+		back_to_back("uncoded, clean", &c, 8600);
+		v32_run(&c, &r);
+		CHECK(!r.trellis, "uncoded 9600 taken for trellis-coded");
+		c.loss_db = 10;
+		c.noise_dbm0 = -50;
+		c.ppm = role ? 100 : -100;
+		c.delay = 320;
+		back_to_back("uncoded, 10 dB, -50 dBm0, 100 ppm, 40 ms", &c, 8600);
+		c.rate = 9600;
+		c.uncoded = 0;
+		c.offer = 0;
+		v32_run(&c, &r);
+		CHECK(r.trellis && r.errors == 0 && r.trained, "trellis 9600 after the uncoded one");
+	}
 	/* a subset offered: the word says so */
 	{
 		struct v32run_cfg c = { .rate = 9600, .offer = SMDSP_V32BIS_4800 | SMDSP_V32BIS_9600,
@@ -431,6 +567,9 @@ int main(int argc, char **argv)
 {
 	quick = argc > 1 && !strcmp(argv[1], "--quick");
 	rate_words();
+	uncoded_words();
+	uncoded_map(true);
+	uncoded_map(false);
 	scramblers();
 	signals(true);
 	signals(false);

@@ -16,7 +16,12 @@
  *   constellation: 4 dB of asymptotic gain): BER = 4 Q(sqrt(5) d0 / 2
  *   sigma) / bits per symbol (about 4 wrong bits per error event, in bits
  *   per symbol);
- * both times 3 for the descrambler (each line error makes three). The
+ * - 9600 uncoded (V.32's 16 points, B8 = 0): a symbol error to a nearest
+ *   neighbour in its quadrant is one wrong bit (Q3 or Q4), one across
+ *   quadrants a quarter turn wrong, one bit in this symbol's Q1 Q2 and one
+ *   in the next's, plus Q3 Q4's difference: counted over Table 3/V.32's
+ *   points, BER = (bits per error) (neighbours) Q(d0 / 2 sigma) / 4;
+ * all times 3 for the descrambler (each line error makes three). The
  * estimate is asymptotic: below 1e-3 or so it is what to compare with.
  *
  * Checked: at each rate the SNR at which our BER falls to 1e-4
@@ -41,6 +46,30 @@ static double qf(double x)
 }
 
 static const int8_t abcd[4][2] = { { -6, -2 }, { 2, -6 }, { 6, 2 }, { -2, 6 } };
+
+/* Table 3/V.32 (non-redundant): the uncoded 9600's points by Y1 Y2 Q3 Q4 (Y1 Y2 the quadrant) */
+static const int8_t fig2[16][2] = {
+	{ -1, -1 }, { -3, -1 }, { -1, -3 }, { -3, -3 }, { 1, -1 }, { 1, -3 }, { 3, -1 }, { 3, -3 },
+	{ -1, 1 }, { -1, 3 }, { -3, 1 }, { -3, 3 }, { 1, 1 }, { 3, 1 }, { 1, 3 }, { 3, 3 },
+};
+
+static double theory_uncoded(double snr_db)
+{
+	double esn0 = pow(10, (snr_db + 10 * log10(4000.0 / 2400)) / 10), sigma = sqrt(10 / (2 * esn0));
+	int i, j, bits = 0;
+
+	/* nearest neighbours (distance 2): the bits each costs, over all 16 points */
+	for (i = 0; i < 16; i++) {
+		for (j = 0; j < 16; j++) {
+			int dx = fig2[i][0] - fig2[j][0], dy = fig2[i][1] - fig2[j][1], q = (i ^ j) & 3;
+
+			if (dx * dx + dy * dy != 4)
+				continue;
+			bits += (q & 1) + (q >> 1) + ((i ^ j) >> 2 ? 2 : 0);
+		}
+	}
+	return 3 * (bits / 16.0) * qf(2 / (2 * sigma)) / 4;
+}
 
 static double theory(unsigned int rate, double snr_db)
 {
@@ -83,8 +112,9 @@ static double snr_at(const double *snr, const double *ber, int n, double target)
 
 int main(int argc, char **argv)
 {
-	static const unsigned int rates[5] = { 4800, 7200, 9600, 12000, 14400 };
-	static const double lo[5] = { 4, 9, 12, 15, 18 };	/* the lowest SNR tried */
+	static const unsigned int rates[6] = { 4800, 7200, 9600, 9600, 12000, 14400 };
+	static const int uncoded[6] = { 0, 0, 0, 1, 0, 0 };	/* V.32's uncoded 9600 */
+	static const double lo[6] = { 4, 9, 12, 13, 15, 18 };	/* the lowest SNR tried */
 	int r, k;
 
 	(void)argc;
@@ -92,18 +122,19 @@ int main(int argc, char **argv)
 	printf("BER, our V.32bis transmitter to our receiver, white noise over 0-4 kHz, signal at %.0f dBm0\n",
 	       LEVEL);
 	printf("(measured: PRBS errors / 3, 8 s of data a cell, 0.5: no training; theory: union-bound estimate)\n\n");
-	for (r = 0; r < 5; r++) {
+	for (r = 0; r < 6; r++) {
 		double snr[NSNR], ber[NSNR], th[NSNR], tsnr[NSNR], tber[NSNR], at_m, at_t;
 		int nt, late = 0;
 		long clean_bits = 0, clean_errs = 0;
 
-		printf("%5u bit/s   SNR dB:", rates[r]);
+		printf("%5u%s bit/s SNR dB:", rates[r], uncoded[r] ? "u" : " ");
 		for (k = 0; k < NSNR; k++)
 			printf(" %7.0f", lo[r] + k);
 		printf("\n   measured        ");
 		for (k = 0; k < NSNR; k++) {
 			struct v32run_cfg c = { .rate = rates[r], .caller_tx = k & 1, .seconds = 9,
-						.level_dbm0_10 = (int)(LEVEL * 10), .seed = 100 + k };
+						.level_dbm0_10 = (int)(LEVEL * 10), .seed = 100 + k,
+						.uncoded = uncoded[r] };
 			struct v32run_res res;
 
 			snr[k] = lo[r] + k;
@@ -111,7 +142,7 @@ int main(int argc, char **argv)
 			v32_run(&c, &res);
 			/* not trained, or nothing aligned: as bad as it gets */
 			ber[k] = res.trained && res.bits > 1000 ? res.errors / 3.0 / res.bits : 0.5;
-			th[k] = theory(rates[r], snr[k]);
+			th[k] = uncoded[r] ? theory_uncoded(snr[k]) : theory(rates[r], snr[k]);
 			if (ber[k] == 0)
 				printf(" %7s", "0");
 			else
@@ -140,12 +171,13 @@ int main(int argc, char **argv)
 		for (k = 0; k < 2; k++) {
 			struct v32run_cfg c = { .rate = rates[r], .caller_tx = k, .seconds = 9,
 						.level_dbm0_10 = (int)(LEVEL * 10), .seed = 7 + k,
-						.noise_dbm0 = LEVEL - ceil(at_t + 4) };
+						.noise_dbm0 = LEVEL - ceil(at_t + 4), .uncoded = uncoded[r] };
 			struct v32run_res res;
 
 			v32_run(&c, &res);
 			clean_bits += res.bits;
-			clean_errs += res.errors + !res.trained;
+			/* the coding E named: a wrong one counts as an error */
+			clean_errs += res.errors + !res.trained + (res.trellis != (rates[r] > 4800 && !uncoded[r]));
 		}
 		CHECK(clean_errs == 0 && clean_bits > (long)rates[r] * 14, "%u at %.0f dB: %ld errors in %ld bits",
 		      rates[r], ceil(at_t + 4), clean_errs, clean_bits);

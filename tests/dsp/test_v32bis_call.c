@@ -9,6 +9,10 @@
  *   (twice the delay and the line's own 16 samples) at 0 ms and within
  *   8 ms of it, less the offset at 0 ms, at every delay;
  * - an answerer offering 4800 and 9600 only: 9600 (R1 ANDed);
+ * - a V.32 modem without the trellis code (SMDSP_V32BIS_UNCODED: B8 = 0)
+ *   at either end, or both: 9600 uncoded, both ends told so; on a line
+ *   (SNR 20 dB) good enough for the coded 9600 but not the uncoded, 4800
+ *   with the V.32 peer where two V.32bis ends take 9600;
  * - noise: the rate falls with the SNR each receiver measured on TRN, and
  *   the data still arrive intact;
  * - +-100 ppm of clock and 20 dB of loss: 14400, intact;
@@ -55,6 +59,7 @@ struct callres {
 	unsigned int renegs[2];
 	double data_s[2];
 	unsigned int rate[2];
+	bool trellis[2];
 	int rtd[2];
 	int snr[2];
 	long bits[2], errors[2];
@@ -124,6 +129,7 @@ static void call_ev(const struct line_cfg *lc, unsigned int rates_c, unsigned in
 		char buf[160];
 
 		r->rate[i] = smdsp_v32bis_rate(m[i]);
+		r->trellis[i] = smdsp_v32bis_trellis(m[i]);
 		r->retrains[i] = smdsp_v32bis_retrains(m[i]);
 		r->renegs[i] = smdsp_v32bis_renegs(m[i]);
 		r->rtd[i] = smdsp_v32bis_rtd(m[i]);
@@ -200,7 +206,32 @@ int main(void)
 	lc.delay = 80;
 	call(&lc, 0, SMDSP_V32BIS_4800 | SMDSP_V32BIS_9600, 6, &r);
 	show("answerer offers 4800, 9600", &r);
-	CHECK(intact(&r, 9600, 2.5), "4800/9600 answerer: not 9600 intact");
+	CHECK(intact(&r, 9600, 2.5) && r.trellis[0] && r.trellis[1], "4800/9600 answerer: not 9600 intact");
+	{
+		/* a V.32 modem without the trellis code: the caller, the answerer, both */
+		const unsigned int v32 = SMDSP_V32BIS_4800 | SMDSP_V32BIS_9600 | SMDSP_V32BIS_UNCODED;
+		static const char *const who[3] = { "V.32 caller (B8 = 0)", "V.32 answerer (B8 = 0)",
+						     "both V.32 (B8 = 0)" };
+
+		for (i = 0; i < 3; i++) {
+			call(&lc, i != 1 ? v32 : 0, i != 0 ? v32 : 0, 6, &r);
+			show(who[i], &r);
+			CHECK(intact(&r, 9600, 2.5) && !r.trellis[0] && !r.trellis[1], "%s: not 9600 uncoded intact",
+			      who[i]);
+		}
+		/* a line the coded 9600 takes and the uncoded does not (signal at -19 dBm0: SNR 20 dB) */
+		lc.noise_dbm0 = -39;
+		lc.seed = 21;
+		call(&lc, 0, 0, 8, &r);
+		show("V.32bis both, SNR 20 dB", &r);
+		CHECK(intact(&r, r.rate[0], 2.5) && r.rate[0] >= 9600 && r.trellis[0] && r.trellis[1],
+		      "SNR 20 dB: %u bit/s, not 9600 or more trellis-coded", r.rate[0]);
+		call(&lc, 0, v32, 8, &r);
+		show("V.32 answerer, SNR 20 dB", &r);
+		CHECK(intact(&r, 4800, 2.5), "SNR 20 dB, uncoded peer: %u bit/s, not 4800", r.rate[0]);
+		lc.noise_dbm0 = -300;
+		lc.seed = 3;
+	}
 	lc.ppm = 100;
 	lc.loss_db = 20;
 	call(&lc, 0, 0, 6, &r);

@@ -24,6 +24,9 @@
  *   rates: the rate follows what both allow, on either end;
  * - no rate in common (the answerer offers only what the caller's R4 left
  *   out): the cleardown, both ends FAILED and cleared;
+ * - a call without the trellis code (the answerer configured as a V.32
+ *   modem, B8 = 0): down from the uncoded 9600 to 4800 when asked, and
+ *   asked for every rate, back to the uncoded 9600, never a trellis rate;
  * - a far end that never answers (renegotiation with the answerer's
  *   receiver taken off the line): a retrain after SMDSP_V32BIS_RENEG_MS,
  *   then the data again.
@@ -153,6 +156,7 @@ struct cfg {
 
 struct res {
 	unsigned int rate[2], first_rate[2];
+	bool trellis[2], first_trellis[2];
 	unsigned int retrains[2], renegs[2], asked[2], fails[2];
 	int phase[2];
 	bool cleared[2];
@@ -236,6 +240,7 @@ static void run(const struct cfg *c, struct res *r)
 			if (!r->data_s[i] && smdsp_v32bis_phase(m[i]) == SMDSP_V32BIS_PH_DATA) {
 				r->data_s[i] = t;
 				r->first_rate[i] = smdsp_v32bis_rate(m[i]);
+				r->first_trellis[i] = smdsp_v32bis_trellis(m[i]);
 			}
 		}
 	}
@@ -243,6 +248,7 @@ static void run(const struct cfg *c, struct res *r)
 		char line[240];
 
 		r->rate[i] = smdsp_v32bis_rate(m[i]);
+		r->trellis[i] = smdsp_v32bis_trellis(m[i]);
 		r->retrains[i] = smdsp_v32bis_retrains(m[i]);
 		r->renegs[i] = smdsp_v32bis_renegs(m[i]);
 		r->asked[i] = smdsp_v32bis_reneg_asked(m[i]);
@@ -357,6 +363,27 @@ static void asked(void)
 	      r.cleared[1], r.retrains[0], r.retrains[1]);
 }
 
+/* a call without the trellis code: the renegotiation keeps to 4800 and the uncoded 9600 */
+static void uncoded(void)
+{
+	struct cfg c = { .seconds = 10, .noise_dbm0 = { -300, -300 }, .ask_at = 6, .ask_who = 0,
+			 .ask_rates = SMDSP_V32BIS_4800,
+			 .rates = { 0, SMDSP_V32BIS_4800 | SMDSP_V32BIS_9600 | SMDSP_V32BIS_UNCODED } };
+	struct res r;
+
+	run(&c, &r);
+	show("V.32 answerer (B8 = 0): the caller asks for 4800", &r);
+	CHECK(r.first_rate[0] == 9600 && !r.first_trellis[0] && !r.first_trellis[1] && r.rate[0] == 4800 &&
+	      kept(&r, 1, 64), "uncoded 9600 to 4800: rate %u -> %u", r.first_rate[0], r.rate[0]);
+	c.ask_rates = SMDSP_V32BIS_ALL;
+	c.ask_who = 1;
+	run(&c, &r);
+	show("V.32 answerer (B8 = 0) asks for every rate", &r);
+	CHECK(r.first_rate[0] == 9600 && r.rate[0] == 9600 && !r.trellis[0] && !r.trellis[1] && kept(&r, 1, 64),
+	      "uncoded 9600, every rate asked: rate %u -> %u, trellis %d/%d", r.first_rate[0], r.rate[0],
+	      r.trellis[0], r.trellis[1]);
+}
+
 /*
  * the far end deaf through the renegotiation (and left alone by its own
  * watch, which would otherwise start a renegotiation of its own when its data
@@ -394,6 +421,7 @@ int main(int argc, char **argv)
 	improve(0);
 	improve(1);
 	asked();
+	uncoded();
 	no_answer();
 	return t_report("test_v32bis_reneg");
 }

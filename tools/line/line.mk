@@ -45,7 +45,7 @@ LINE_OBJS := $(LINE_CORE_OBJS) $(LINE_OUT)/transport_pipe.o $(LINE_OUT)/options.
 	$(LINE_JACK_OBJ) $(LINE_DBUS_OBJ)
 
 LINE_PROGS := $(LINE_OUT)/smline $(LINE_OUT)/testmodem $(LINE_OUT)/b2b \
-	$(LINE_OUT)/unit $(LINE_OUT)/faxtiff
+	$(LINE_OUT)/unit $(LINE_OUT)/faxtiff $(LINE_OUT)/callfar
 
 .PHONY: line check-line clean-line
 
@@ -77,6 +77,15 @@ $(LINE_OUT)/testmodem: $(LINE_OUT)/t_testmodem.o $(LINE_CORE_OBJS) $(LINE_DSP_LI
 	$(LINE_CC) -o $@ $^ $(LINE_LIBS)
 
 $(LINE_OUT)/b2b: $(LINE_OUT)/t_b2b.o $(LINE_CORE_OBJS) $(LINE_DSP_LIB)
+	$(LINE_CC) -o $@ $^ $(LINE_LIBS)
+
+# our engine (dsp/modem.c) calling the far modem: its public header, and the C tests' CHECK
+$(LINE_OUT)/t_callfar.o: LINE_CFLAGS += -Idsp/include -Itests/common
+
+$(LINE_OUT)/t_check.o: tests/common/check.c | $(LINE_OUT)
+	$(LINE_CC) $(LINE_CFLAGS) -c -o $@ $<
+
+$(LINE_OUT)/callfar: $(LINE_OUT)/t_callfar.o $(LINE_OUT)/t_check.o $(LINE_CORE_OBJS) $(LINE_DSP_LIB)
 	$(LINE_CC) -o $@ $^ $(LINE_LIBS)
 
 $(LINE_OUT)/unit: $(LINE_OUT)/t_unit.o $(LINE_CORE_OBJS) $(LINE_DSP_LIB)

@@ -33,6 +33,35 @@ enum smdsp_echo_adapt { SMDSP_ECHO_FREEZE, SMDSP_ECHO_TRAIN, SMDSP_ECHO_TRACK };
 #define SMDSP_ECHO_TRAIN_PLL_MHZ	8000
 #define SMDSP_ECHO_TRACK_PLL_MHZ	200
 
+/*
+ * A full-duplex modem's schedule for the canceller in its training window
+ * (V.32bis, V.34): the steps (Q16): its near and far FIRs each take
+ * the step on the one residual, so 1 each (the canceller's own first gear)
+ * is twice the stable step in total: measured, no convergence at all on
+ * TRN. 1/2 each converges, but where the caller's window opens on a far
+ * echo as loud as the near one (6 dB down, 300 ms, 7 Hz) the far taps
+ * chase the echo's rotation faster than the phase loop can learn it, and
+ * the loop runs off to 19 Hz; 1/4 lets the loop lead. Then smaller, so
+ * that the line noise the taps caught fades before the data.
+ */
+#define SMDSP_ECHO_MODEM_MU1	16384
+#define SMDSP_ECHO_MODEM_MU2	8192
+#define SMDSP_ECHO_MODEM_MU3	2048
+/*
+ * and the far echo's phase loop narrows (natural frequency, mHz): the
+ * frequency it ends with turns the far echo's phase for seconds before the
+ * data's slow loop takes over (0.03 Hz wrong: 20 degrees in 2 s)
+ */
+#define SMDSP_ECHO_MODEM_PLL2	2000
+#define SMDSP_ECHO_MODEM_PLL3	500
+/*
+ * In the data, SMDSP_ECHO_TRACK_PLL_MHZ: the far modem's signal is noise to
+ * the far echo's phase detector, most where the far echo is weak (a far
+ * window holding only the tail of a near echo let the frequency wander 1 Hz
+ * in 10 s at TRACK's 0.2 Hz): a loop that keeps what TRAIN found, as FDM
+ * offsets are steady.
+ */
+
 struct smdsp_echo;
 
 /* NULL on a bad config (taps < 1 or > MAX, far_taps < 0, delay out of range) */

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * V.32bis (and V.32): the duplex modem's two halves, 2400 baud on an 1800 Hz
- * carrier, 14400, 12000, 9600, 7200 bit/s trellis-coded (V.17's mapping) and
- * 4800 bit/s uncoded; the start-up signals (AA, AC, CA, CC, S, S-bar, TRN, the
- * rate sequences R1/R2/R3 and E, B1). The caller's transmitter scrambles with
- * GPC (1 + x^-18 + x^-23), the answerer's with GPA (1 + x^-5 + x^-23).
+ * carrier, 14400, 12000, 9600, 7200 bit/s trellis-coded (V.17's mapping),
+ * 9600 bit/s uncoded (V.32's 16 points) and 4800 bit/s; the start-up
+ * signals (AA, AC, CA, CC, S, S-bar, TRN, the rate sequences R1/R2/R3 and
+ * E, B1). The caller's transmitter scrambles with GPC (1 + x^-18 + x^-23),
+ * the answerer's with GPA (1 + x^-5 + x^-23).
  */
 #ifndef SMDSP_V32BIS_H
 #define SMDSP_V32BIS_H
@@ -24,7 +25,7 @@ enum smdsp_v32bis_sig {
 	SMDSP_V32BIS_TRN,	/* scrambled ones to A, B, C, D (the first 256 symbols A and C) */
 	SMDSP_V32BIS_R,		/* a rate sequence (arg: the word) repeated, at 4800 bit/s */
 	SMDSP_V32BIS_E,		/* one E word (arg), then what is queued */
-	SMDSP_V32BIS_B1,	/* scrambled ones at the rate (arg, bit/s) */
+	SMDSP_V32BIS_B1,	/* scrambled ones at the rate (arg, bit/s; | SMDSP_V32BIS_B1_UNCODED) */
 	SMDSP_V32BIS_DATA,	/* the user's bits at the rate of B1 */
 };
 
@@ -35,6 +36,15 @@ enum smdsp_v32bis_sig {
 #define SMDSP_V32BIS_12000	0x08u
 #define SMDSP_V32BIS_14400	0x10u
 #define SMDSP_V32BIS_ALL	0x1fu
+/*
+ * Not a rate: in a set, no trellis code (a word's B8 = 0, V.32's
+ * alternative every 9600 bit/s modem must interwork with): of the rates
+ * only 4800 and 9600, 9600 on V.32's 16 points. A word with B6 and not B8
+ * reads as 9600 | SMDSP_V32BIS_UNCODED.
+ */
+#define SMDSP_V32BIS_UNCODED	0x20u
+/* with B1's rate (9600): the 16 points of V.32's uncoded 9600 bit/s */
+#define SMDSP_V32BIS_B1_UNCODED	0x8000u
 
 /*
  * Rate words (V.32's rate signals, their bits as V.32bis gives them): bit k
@@ -49,10 +59,21 @@ enum smdsp_v32bis_sig {
 #define SMDSP_V32BIS_RW_TCM	0x0100u	/* B8 */
 #define SMDSP_V32BIS_RW_B4	0x0010u
 
-/* The R word offering rates (a set of SMDSP_V32BIS_*); E: the E word selecting them. */
+/*
+ * The R word offering rates (a set of SMDSP_V32BIS_*, B8 set with a
+ * trellis rate unless SMDSP_V32BIS_UNCODED); E: the E word selecting them.
+ */
 uint16_t smdsp_v32bis_rword(unsigned int rates, bool e);
-/* The rates a word offers; -1 if it is not a rate word. *e: it is an E word. */
+/*
+ * The rates a word offers; -1 if it is not a rate word. *e: it is an E
+ * word. B8 = 0: no trellis rate, 9600 with SMDSP_V32BIS_UNCODED.
+ */
 int smdsp_v32bis_rword_rates(uint16_t w, bool *e);
+/*
+ * The rates two sets (two ends' words) share: uncoded if either is (a
+ * modem without the trellis code sets B8 = 0; the other falls back to it).
+ */
+unsigned int smdsp_v32bis_common(unsigned int a, unsigned int b);
 /* The fastest rate of a set in bit/s (0 for none), and the set bit of a rate (0 if none). */
 unsigned int smdsp_v32bis_best(unsigned int rates);
 unsigned int smdsp_v32bis_rate_bit(unsigned int bps);
@@ -125,8 +146,9 @@ void smdsp_v32bis_rx_process(struct smdsp_v32bis_rx *s, const int16_t *x, unsign
 enum smdsp_v32bis_rx_state smdsp_v32bis_rx_state(const struct smdsp_v32bis_rx *s);
 /* The last rate word received twice in a row (R1/R2/R3), 0 if none yet. */
 uint16_t smdsp_v32bis_rx_rword(const struct smdsp_v32bis_rx *s);
-/* The data rate E selected (bit/s), 0 before E. */
+/* The data rate E selected (bit/s), 0 before E; and whether the data is trellis-coded. */
 unsigned int smdsp_v32bis_rx_rate(const struct smdsp_v32bis_rx *s);
+bool smdsp_v32bis_rx_trellis(const struct smdsp_v32bis_rx *s);
 bool smdsp_v32bis_rx_trained(const struct smdsp_v32bis_rx *s);
 /* The mean squared error of the decisions, in dB under the constellation's mean power (tenths). */
 int smdsp_v32bis_rx_snr_10(const struct smdsp_v32bis_rx *s);
@@ -147,7 +169,12 @@ enum smdsp_v32bis_phase {
 
 struct smdsp_v32bis_config {
 	bool caller;
-	unsigned int rates;	/* the rates this end offers (SMDSP_V32BIS_*), 0: all */
+	/*
+	 * the rates this end offers (SMDSP_V32BIS_*), 0: all; with
+	 * SMDSP_V32BIS_UNCODED a V.32 modem without the trellis code (4800
+	 * and uncoded 9600)
+	 */
+	unsigned int rates;
 	int level_dbm0_10;	/* 0: -13 dBm0 */
 	smdsp_get_bit_fn get_bit;
 	smdsp_put_bit_fn put_bit;
@@ -194,8 +221,9 @@ void smdsp_v32bis_fill(struct smdsp_v32bis *s, int16_t *tx, unsigned int n);
 int smdsp_v32bis_echo_latency(const struct smdsp_v32bis *s);
 int smdsp_v32bis_near_delay(const struct smdsp_v32bis *s);
 enum smdsp_v32bis_phase smdsp_v32bis_phase(const struct smdsp_v32bis *s);
-/* The data rate both ways (bit/s), 0 before it is agreed. */
+/* The data rate both ways (bit/s), 0 before it is agreed; and whether its data is trellis-coded. */
 unsigned int smdsp_v32bis_rate(const struct smdsp_v32bis *s);
+bool smdsp_v32bis_trellis(const struct smdsp_v32bis *s);
 /* The round trip measured with the phase reversals, in samples (-1 before). */
 int smdsp_v32bis_rtd(const struct smdsp_v32bis *s);
 /* The rates the far end offered (R1 or R2) and the SNR this end measured on TRN (tenths of dB). */
@@ -242,7 +270,10 @@ unsigned int smdsp_v32bis_reneg_asked(const struct smdsp_v32bis *s);
 unsigned int smdsp_v32bis_reneg_fails(const struct smdsp_v32bis *s);
 /* A cleardown was sent or heard (the phase is then FAILED). */
 bool smdsp_v32bis_cleared(const struct smdsp_v32bis *s);
-/* The rates an SNR (tenths of dB, the receiver's estimate on TRN) allows. */
-unsigned int smdsp_v32bis_snr_rates(int snr_10);
+/*
+ * The rates an SNR (tenths of dB, the receiver's estimate on TRN) allows;
+ * uncoded: in a call without the trellis code, whose 9600 needs more.
+ */
+unsigned int smdsp_v32bis_snr_rates(int snr_10, bool uncoded);
 
 #endif /* SMDSP_V32BIS_H */

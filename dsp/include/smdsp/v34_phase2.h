@@ -103,6 +103,8 @@ struct smdsp_v34_phase2;
  * cfg: see above; NULL for an answer modem at -12 dBm0 with every option.
  * NULL if cfg's INFO0 has a field out of Table 12's range.
  */
+/* What create takes for a NULL configuration: the answer modem at -12 dBm0, every symbol rate on offer. */
+void smdsp_v34_phase2_default_config(struct smdsp_v34_phase2_config *cfg);
 struct smdsp_v34_phase2 *smdsp_v34_phase2_create(const struct smdsp_v34_phase2_config *cfg);
 void smdsp_v34_phase2_free(struct smdsp_v34_phase2 *s);
 /* Phase 2 from its start again (the 75 ms silence of phase 1 is the caller's). */

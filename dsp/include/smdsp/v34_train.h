@@ -13,7 +13,19 @@
  * transmitter asks its own receiver (set with smdsp_v34_train_tx_attach())
  * when to end J (its receiver trained) and what to put in MP (its
  * coefficients), and leaves MP for MP', MP' for E as the far end's MP and
- * MP' arrive. The line between them is 4-wire: no echo canceller yet.
+ * MP' arrive.
+ *
+ * On a 4-wire line (the default) both ends train at once. On a 2-wire line
+ * (two_wire) each hears its own signal back, so phases 3 and 4 follow the
+ * duplex sequence, each end training its echo canceller (dsp/echo.c, in
+ * the receiver) on its own training while the far end is silent: the
+ * answer modem sends S, S-bar, PP, TRN, J until it hears the call modem's
+ * S, then is silent until its receiver has trained, then S, S-bar, TRN,
+ * MP...; the call modem is silent until it has trained on the answer
+ * modem's J, then sends S, S-bar, PP, TRN, J until it hears the answer
+ * modem's second S, then J', TRN, MP... Each end's receiver reads what its
+ * transmitter sent (smdsp_v34_train_rx_attach()) and is deaf while its
+ * canceller trains.
  */
 #ifndef SMDSP_V34_TRAIN_H
 #define SMDSP_V34_TRAIN_H
@@ -33,7 +45,27 @@ struct smdsp_v34_train_config {
 	bool trn16;			/* transmitter: phase 4's TRN on 16 points (J says so) */
 	unsigned int trn_symbols;	/* transmitter: phase 3's TRN, 0 for 2048 symbols */
 	bool no_precoding;		/* receiver: ask the far end for none (MP's h all 0) */
+	/*
+	 * A 2-wire line: the duplex sequence and the echo canceller. Both
+	 * ends' transmitter and receiver must have the same two_wire, and be
+	 * attached to each other both ways. echo_latency: samples from a
+	 * sample leaving smdsp_v34_train_tx_process() to the earliest sample
+	 * of smdsp_v34_train_rx_process() its echo can be in, each counted
+	 * from its stream's start (0: the same sample; at most
+	 * SMDSP_V34_MAX_LATENCY). round_trip: the line's round trip, samples,
+	 * as phase 2 measured it (each end's own delays taken off: the far
+	 * echo's delay, and the least time before the far end can answer).
+	 * no_echo_cancel: the 2-wire sequence without the canceller (what it
+	 * is worth: tests).
+	 */
+	bool two_wire;
+	int echo_latency;
+	int round_trip;
+	bool no_echo_cancel;
 };
+
+/* the longest echo_latency (the transmitter's history less a long block) */
+#define SMDSP_V34_MAX_LATENCY 7168
 
 enum smdsp_v34_train_state {
 	SMDSP_V34_T_IDLE = 0,
@@ -62,6 +94,13 @@ struct smdsp_v34_train_tx *smdsp_v34_train_tx_create(const struct smdsp_v34_trai
 void smdsp_v34_train_tx_free(struct smdsp_v34_train_tx *s);
 /* back to the start of S */
 void smdsp_v34_train_tx_reset(struct smdsp_v34_train_tx *s);
+/*
+ * Made over in place for another configuration (what phase 2 chose), without
+ * allocating; then reset. A 2-wire configuration needs a transmitter created
+ * 2-wire. 0, or -EINVAL (the configuration refused, the transmitter as it was
+ * or changed in part: reset it or configure it again).
+ */
+int smdsp_v34_train_tx_configure(struct smdsp_v34_train_tx *s, const struct smdsp_v34_train_config *cfg);
 int smdsp_v34_train_tx_print(const struct smdsp_v34_train_tx *s, char *buf, size_t len);
 /* The receiver of the same end: its training ends J, its MP ends MP and MP'. */
 void smdsp_v34_train_tx_attach(struct smdsp_v34_train_tx *s, const struct smdsp_v34_train_rx *rx);
@@ -109,12 +148,18 @@ struct smdsp_v34_train_stats {
 	int32_t pred_gain_db10;		/* the noise predictor's gain, the precoder's worth */
 	int32_t timing_ticks;		/* the timing loop's total move */
 	int32_t pp_lag;			/* PP's position against the S-bar reversal, half symbols */
+	/* 2-wire: the canceller's ERLE at its training's end (dB, tenths; 0 before), its latency (-1: none) */
+	int32_t erle_db10;
+	int32_t echo_latency;
+	int32_t far_freq_mhz;		/* the far echo's frequency offset it follows */
 };
 
 struct smdsp_v34_train_rx *smdsp_v34_train_rx_create(const struct smdsp_v34_train_config *cfg,
 						     smdsp_put_bit_fn put_bit, void *user);
 void smdsp_v34_train_rx_free(struct smdsp_v34_train_rx *s);
 void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s);
+/* The receiver's counterpart: a 2-wire configuration needs a receiver created with its canceller. */
+int smdsp_v34_train_rx_configure(struct smdsp_v34_train_rx *s, const struct smdsp_v34_train_config *cfg);
 int smdsp_v34_train_rx_print(const struct smdsp_v34_train_rx *s, char *buf, size_t len);
 void smdsp_v34_train_rx_process(struct smdsp_v34_train_rx *s, const int16_t *x, unsigned int n);
 enum smdsp_v34_train_state smdsp_v34_train_rx_state(const struct smdsp_v34_train_rx *s);
@@ -127,5 +172,13 @@ bool smdsp_v34_train_rx_our_mp(const struct smdsp_v34_train_rx *s, struct smdsp_
 bool smdsp_v34_train_rx_far_mp(const struct smdsp_v34_train_rx *s, struct smdsp_v34_mp *mp, bool *ack);
 /* the far end's J: 16-point TRN in phase 4 */
 bool smdsp_v34_train_rx_far_trn16(const struct smdsp_v34_train_rx *s);
+/*
+ * 2-wire: the transmitter of the same end, whose samples the echo canceller
+ * takes and whose signals time its training window.
+ */
+void smdsp_v34_train_rx_attach(struct smdsp_v34_train_rx *s, const struct smdsp_v34_train_tx *tx);
+/* the echo canceller's ERLE (dB, Q8) at its training window's end, 0 before or without one */
+int smdsp_v34_train_rx_echo_erle_db_q8(const struct smdsp_v34_train_rx *s);
+int smdsp_v34_train_rx_echo_print(const struct smdsp_v34_train_rx *s, char *buf, size_t len);
 
 #endif /* SMDSP_V34_TRAIN_H */

@@ -67,8 +67,10 @@ void v32_run(const struct v32run_cfg *c, struct v32run_res *r)
 	smdsp_v32bis_tx_queue(tx, SMDSP_V32BIS_SBAR, 16, 0);
 	smdsp_v32bis_tx_queue(tx, SMDSP_V32BIS_TRN, c->trn ? c->trn : 1280, 0);
 	smdsp_v32bis_tx_queue(tx, SMDSP_V32BIS_R, 64, smdsp_v32bis_rword(offer, false));
-	smdsp_v32bis_tx_queue(tx, SMDSP_V32BIS_E, 8, smdsp_v32bis_rword(smdsp_v32bis_rate_bit(c->rate), true));
-	smdsp_v32bis_tx_queue(tx, SMDSP_V32BIS_B1, 128, c->rate);
+	smdsp_v32bis_tx_queue(tx, SMDSP_V32BIS_E, 8,
+			      smdsp_v32bis_rword(smdsp_v32bis_rate_bit(c->rate) | (c->uncoded ? SMDSP_V32BIS_UNCODED : 0),
+						 true));
+	smdsp_v32bis_tx_queue(tx, SMDSP_V32BIS_B1, 128, c->rate | (c->uncoded ? SMDSP_V32BIS_B1_UNCODED : 0));
 	smdsp_v32bis_tx_queue(tx, SMDSP_V32BIS_DATA, 0, 0);
 	for (k = 0; k < n; k++) {
 		smdsp_v32bis_tx_process(tx, a_tx, 160);
@@ -79,6 +81,7 @@ void v32_run(const struct v32run_cfg *c, struct v32run_res *r)
 	}
 	r->trained = smdsp_v32bis_rx_trained(rx);
 	r->rate = smdsp_v32bis_rx_rate(rx);
+	r->trellis = smdsp_v32bis_rx_trellis(rx);
 	r->rword = smdsp_v32bis_rx_rword(rx);
 	r->bits = chk.bits;
 	r->errors = chk.errors;

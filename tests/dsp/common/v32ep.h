@@ -5,6 +5,7 @@
 
 struct v32run_cfg {
 	unsigned int rate;	/* the rate E selects */
+	int uncoded;		/* 9600 without the trellis code (E's B8 = 0, V.32's 16 points) */
 	unsigned int offer;	/* the rates R offers (SMDSP_V32BIS_*), 0: all */
 	int caller_tx;		/* the caller's transmitter (GPC) to the answerer's receiver, else GPA */
 	int level_dbm0_10;	/* 0: -13 dBm0 */
@@ -20,6 +21,7 @@ struct v32run_cfg {
 struct v32run_res {
 	int trained;
 	unsigned int rate;	/* what the receiver took from E */
+	int trellis;		/* and whether its data was trellis-coded */
 	uint16_t rword;		/* the rate word it saw twice */
 	long bits, errors;	/* PRBS bits checked after sync; a wrong bit counts 3 */
 	double trained_s;	/* when it was trained (s of line) */

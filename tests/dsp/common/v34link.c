@@ -39,6 +39,25 @@ static void put_bit(void *user, int bit)
 
 int v34link_verbose;
 
+/* an I/O loop's input latency: each block received comes out lat samples later */
+struct delay {
+	int16_t buf[V34LINK_MAX_LATENCY];
+	int pos;
+};
+
+static void late(struct delay *d, int16_t *x, int lat)
+{
+	int i;
+
+	for (i = 0; i < BLK; i++) {
+		int16_t v = d->buf[d->pos];
+
+		d->buf[d->pos] = x[i];
+		x[i] = v;
+		d->pos = (d->pos + 1) % lat;
+	}
+}
+
 struct end {
 	struct smdsp_v34_train_tx *tx;
 	struct smdsp_v34_train_rx *rx;
@@ -59,6 +78,10 @@ static bool end_init(struct end *e, const struct link_cfg *lc, bool caller, uint
 	tc.caller = caller;
 	tc.trn16 = lc->trn16;
 	tc.no_precoding = lc->no_precoding;
+	tc.two_wire = lc->two_wire;
+	tc.no_echo_cancel = lc->no_ec;
+	tc.echo_latency = lc->latency;
+	tc.round_trip = 2 * (lc->line.delay + 16);
 	rc = tc;
 	rc.data_rate = caller ? lc->rate_ac : lc->b_rx_limit ? lc->b_rx_limit : lc->rate_ca;
 	e->src.s = seed;
@@ -68,6 +91,7 @@ static bool end_init(struct end *e, const struct link_cfg *lc, bool caller, uint
 	if (!e->tx || !e->rx)
 		return false;
 	smdsp_v34_train_tx_attach(e->tx, e->rx);
+	smdsp_v34_train_rx_attach(e->rx, e->tx);
 	return true;
 }
 
@@ -78,8 +102,10 @@ void run_link(const struct link_cfg *lc, struct link_res *res)
 	int16_t tx[2][BLK], rx[2][BLK];
 	long n, total = (long)(lc->seconds * 8000);
 	clock_t cpu = 0;
+	enum smdsp_v34_train_state prev[2];
+	static struct delay dl[2];
 	bool ok;
-	int i;
+	int i, j;
 
 	ok = end_init(&e[0], lc, true, 0x1234567ULL + lc->line.seed);
 	ok &= end_init(&e[1], lc, false, 0x7654321ULL + lc->line.seed);
@@ -94,25 +120,52 @@ void run_link(const struct link_cfg *lc, struct link_res *res)
 		line_free(l);
 		return;
 	}
+	for (i = 0; i < 2; i++) {
+		for (j = 0; j <= SMDSP_V34_T_FAILED; j++)
+			res->tx_at[i][j] = -1;
+		res->tx_s2_at[i] = -1;
+		prev[i] = smdsp_v34_train_tx_state(e[i].tx);
+		res->tx_at[i][prev[i]] = 0;
+	}
 	e[0].sink.ref.s = e[1].src.s;
 	e[1].sink.ref.s = e[0].src.s;
+	memset(dl, 0, sizeof(dl));
 	for (n = 0; n < total; n += BLK) {
 		clock_t t0;
 
 		smdsp_v34_train_tx_process(e[0].tx, tx[0], BLK);
 		smdsp_v34_train_tx_process(e[1].tx, tx[1], BLK);
 		line_process(l, tx[0], rx[0], tx[1], rx[1], BLK);
+		for (i = 0; lc->latency > 0 && lc->latency <= V34LINK_MAX_LATENCY && i < 2; i++)
+			late(&dl[i], rx[i], lc->latency);
 		t0 = clock();
 		smdsp_v34_train_rx_process(e[0].rx, rx[0], BLK);
 		smdsp_v34_train_rx_process(e[1].rx, rx[1], BLK);
 		cpu += clock() - t0;
-		if (v34link_verbose > 1 && n % 3200 == 0) {
+		for (i = 0; i < 2; i++) {
+			enum smdsp_v34_train_state ts = smdsp_v34_train_tx_state(e[i].tx);
+
+			if (!res->data_at[i] && smdsp_v34_train_rx_state(e[i].rx) == SMDSP_V34_T_DATA)
+				res->data_at[i] = (n + BLK) / 8000.0;
+			if (ts != prev[i]) {
+				if (res->tx_at[i][ts] < 0)
+					res->tx_at[i][ts] = (n + BLK) / 8000.0;
+				else if (ts == SMDSP_V34_T_S && res->tx_s2_at[i] < 0)
+					res->tx_s2_at[i] = (n + BLK) / 8000.0;
+				prev[i] = ts;
+			}
+		}
+		if (v34link_verbose > 1 && n % (v34link_verbose > 2 ? 800 : 3200) == 0) {
 			char buf[400];
 
 			smdsp_v34_train_rx_print(e[0].rx, buf, sizeof(buf));
 			printf("  %.1f A %s\n", n / 8000.0, buf);
 			smdsp_v34_train_rx_print(e[1].rx, buf, sizeof(buf));
 			printf("  %.1f B %s\n", n / 8000.0, buf);
+			for (i = 0; i < 2 && lc->two_wire; i++) {
+				smdsp_v34_train_rx_echo_print(e[i].rx, buf, sizeof(buf));
+				printf("  %.1f %c tx %d %s\n", n / 8000.0, "AB"[i], smdsp_v34_train_tx_state(e[i].tx), buf);
+			}
 		}
 	}
 	for (i = 0; i < 2; i++) {
@@ -129,6 +182,10 @@ void run_link(const struct link_cfg *lc, struct link_res *res)
 			printf("  %s\n", buf);
 			smdsp_v34_train_rx_print(e[i].rx, buf, sizeof(buf));
 			printf("  %s errors=%lu\n", buf, e[i].sink.errors);
+			if (lc->two_wire) {
+				smdsp_v34_train_rx_echo_print(e[i].rx, buf, sizeof(buf));
+				printf("  %s\n", buf);
+			}
 		}
 		smdsp_v34_train_tx_free(e[i].tx);
 		smdsp_v34_train_rx_free(e[i].rx);

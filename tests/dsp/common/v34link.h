@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Two of our V.34 ends (dsp/v34_train_*.c), 4-wire over the line model, carrying random data (test code). */
+/*
+ * Two of our V.34 ends (dsp/v34_train_*.c) over the line model, carrying random data (test code): 4-wire,
+ * or 2-wire (the duplex sequence and the echo cancellers) for a line with its echoes on.
+ */
 #ifndef V34LINK_H
 #define V34LINK_H
 #include <stdbool.h>
@@ -14,6 +17,10 @@ struct link_res {
 	double cpu_rx;		/* s of CPU in the two receivers */
 	double seconds;
 	struct smdsp_v34_train_stats stats[2];
+	double data_at[2];		/* line seconds when each receiver reached the data mode (0: never) */
+	/* line seconds when each transmitter first entered each state (-1: never), and entered S again */
+	double tx_at[2][SMDSP_V34_T_FAILED + 1];
+	double tx_s2_at[2];
 };
 
 struct link_cfg {
@@ -26,7 +33,22 @@ struct link_cfg {
 	bool no_precoding;		/* both receivers ask for none */
 	struct line_cfg line;
 	double seconds;
+	/*
+	 * 2-wire: the duplex sequence and each end's echo canceller, told the
+	 * round trip 2 (delay + 16) (the line's) and an echo latency of
+	 * `latency` (each block's tx goes on the line before its rx is read);
+	 * no_ec: without the cancellers.
+	 */
+	bool two_wire;
+	bool no_ec;
+	/*
+	 * Each end hears the line latency samples late (an I/O loop's input
+	 * side, 0 .. V34LINK_MAX_LATENCY), which its echo_latency is told.
+	 */
+	int latency;
 };
+
+#define V34LINK_MAX_LATENCY 1024
 
 /* A (the caller) and B over lc->line for lc->seconds; each receiver checks the other's random bits. */
 void run_link(const struct link_cfg *lc, struct link_res *res);

@@ -38,6 +38,7 @@ struct smdsp_v32bis_tx {
 	unsigned int quad;	/* the last 4800 bit/s point: 0 A, 1 B, 2 C, 3 D */
 	unsigned int rate;	/* bit/s of B1 and the data */
 	unsigned int bits;	/* data bits per symbol */
+	bool uncoded;		/* 9600 bit/s on V.32's 16 points, no trellis code */
 	const int8_t (*points)[2];
 	struct smdsp_trellis_enc enc;
 	uint32_t symbols;
@@ -49,6 +50,7 @@ struct smdsp_v32bis_rx {
 	unsigned int stage;
 	unsigned int rate;
 	unsigned int bits;
+	bool coded;		/* the data through the Viterbi decoder (7200 to 14400, not uncoded 9600) */
 	const int8_t (*points)[2];
 	unsigned int npoints;
 	struct smdsp_viterbi vit;
@@ -92,9 +94,16 @@ int smdsp_v32bis_rx_init(struct smdsp_v32bis_rx *s, bool caller, smdsp_put_bit_f
 			 smdsp_status_fn status_fn, void *user);
 /* The next symbol of the transmitter, in units of the constellation (white-box tests). */
 void smdsp_v32bis_tx_symbol(struct smdsp_v32bis_tx *s, int *re, int *im);
+/* V.32's uncoded 9600 bit/s: the point of quadrant quad (0 A's ... 3 D's) and Q3 Q4 (Q3 in bit 1). */
+void smdsp_v32bis_u16_point(unsigned int quad, unsigned int q34, int8_t p[2]);
 
 /* Tones and phase reversals on 5 ms blocks (40 samples: 1800 Hz and 600 Hz have whole periods). */
 #define SMDSP_V32BIS_BLK 40
+/*
+ * Blocks a tone detector keeps: a reversal is the tone's phase against the
+ * last block that held it, up to three blocks of the turn's spread between
+ */
+#define SMDSP_V32BIS_TD_HIST 5
 
 struct smdsp_v32bis_tonedet {
 	int16_t c1800[SMDSP_V32BIS_BLK], s1800[SMDSP_V32BIS_BLK];
@@ -105,8 +114,8 @@ struct smdsp_v32bis_tonedet {
 	int64_t a_re, a_im, b_re, b_im;	/* this block's sums at 1800 and 600 Hz */
 	int64_t c_re, c_im;		/* and at 3000 Hz (AC's upper tone) */
 	uint64_t pow;
-	int32_t z[2][3][2];	/* [1800, 600][the last three blocks][re, im] */
-	bool on[2][3];
+	int32_t z[2][SMDSP_V32BIS_TD_HIST][2];	/* [1800, 600][the last blocks][re, im] */
+	bool on[2][SMDSP_V32BIS_TD_HIST];
 	unsigned int run[2];	/* blocks running with the tone */
 	unsigned int rev[2];	/* reversals seen */
 	unsigned int hold[2];	/* blocks before another can count */
@@ -139,6 +148,7 @@ struct smdsp_v32bis {
 	int rtd;
 	unsigned int far;	/* the rates the far end offered */
 	unsigned int rate;
+	bool notcm;		/* the call without the trellis code (a word's B8 = 0): 9600 uncoded */
 	int snr_10;
 	bool rx_trained;
 	uint32_t start;		/* when this start-up (or retrain) began */

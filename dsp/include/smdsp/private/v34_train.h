@@ -10,6 +10,7 @@
 #include <smdsp/v34_mod.h>
 #include <smdsp/v34_data.h>
 #include <smdsp/private/v34_scramble.h>
+#include <smdsp/echo.h>
 
 /*
  * The data pair's configuration for one direction: the transmitter codes in
@@ -34,6 +35,11 @@ static inline int smdsp_v34_train_data_config(const struct smdsp_v34_train_confi
 #define SMDSP_V34_EQ_HIST (SMDSP_V34_EQ_TAPS + 8)	/* its inputs kept: 3 symbols more */
 #define SMDSP_V34_RX_RING 256		/* T/2 outputs kept for finding PP */
 #define SMDSP_V34_MP_MAX 200		/* bits of an MP frame kept */
+/* 2-wire: the transmitter's samples kept for the canceller (a power of 2), its taps, its longest far delay */
+#define SMDSP_V34_HIST 8192
+#define SMDSP_V34_EC_NEAR 128
+#define SMDSP_V34_EC_FAR 256
+#define SMDSP_V34_EC_DELAY 5600
 
 struct smdsp_v34_train_tx {
 	struct smdsp_v34_train_config cfg;
@@ -61,6 +67,14 @@ struct smdsp_v34_train_tx {
 	struct smdsp_cplx pe_hist[SMDSP_V34_PE_TAPS];
 	unsigned int pe_pos;
 	bool pe_on;
+	/* 2-wire */
+	unsigned int trn_len;		/* phase 3's TRN, symbols */
+	bool phase4;			/* the S, S-bar after the silence (answer modem) */
+	int16_t *hist;			/* the samples sent (SMDSP_V34_HIST), NULL on a 4-wire line */
+	uint32_t sent;			/* samples sent */
+	uint32_t blk;			/* sent at the start of the current process call */
+	uint32_t t_s, t_pp, t_j;	/* phase 3's S, PP and J began (blk, samples), valid once has_* */
+	bool has_s, has_pp, has_j;
 };
 
 struct smdsp_v34_train_rx {
@@ -120,6 +134,29 @@ struct smdsp_v34_train_rx {
 	unsigned int nin;
 	unsigned int rate;
 	uint32_t skip_bits;		/* B1's bits dropped so far */
+	/* 2-wire: the echo canceller and its schedule (times in received samples) */
+	const struct smdsp_v34_train_tx *tx;
+	struct smdsp_echo *ec;		/* NULL on a 4-wire line */
+	uint32_t now;			/* samples received */
+	uint32_t rtt;			/* the round trip (config) */
+	int lat;
+	bool planned;			/* the window's times known */
+	bool learn;			/* the whitening to learn at ec_learn */
+	uint32_t ec_learn, ec_on, ec_off;
+	bool off_exact;			/* ec_off from J's start, not from TRN's length */
+	unsigned int ec_gear;		/* 0 before the window, 1-3 in it, 4 after */
+	enum smdsp_echo_adapt ec_mode;
+	uint32_t tx_on;			/* tracking from then: the far window full of what was sent */
+	bool deaf;			/* our own training comes back: the far end's signals are not looked for */
+	int erle_q8;
+	/* the call modem waiting for the answer modem's S after its own training */
+	bool p4wait;
+	bool p4;			/* phase 4's S found */
+	unsigned int srun, qprev, dprev4;
+	int16_t clean[12];		/* a piece of input less the echo */
+	struct smdsp_cplx y[16];	/* its T/2 outputs: 12 samples make at most 11 at 3429 baud */
+	int32_t tavg;			/* the timing loop's mean move per 8 symbols, Q8 */
+	int32_t tfrac;
 };
 
 #endif /* SMDSP_PRIVATE_V34_TRAIN_H */

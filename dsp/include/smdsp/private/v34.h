@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Private to dsp/: the state behind <smdsp/v34.h> (v34.c). */
+#ifndef SMDSP_PRIVATE_V34_H
+#define SMDSP_PRIVATE_V34_H
+
+#include <smdsp/v34.h>
+#include <smdsp/v34_train.h>
+#include <smdsp/private/v34_phase2.h>
+
+#define SMDSP_V34_RXHIST 256		/* received samples kept for the call modem's S (32 ms) */
+#define SMDSP_V34_STEP 8		/* the decisions' grid, samples: any block length, the same call */
+
+struct smdsp_v34 {
+	struct smdsp_v34_config cfg;
+	struct smdsp_v34_phase2 p2;
+	struct smdsp_v34_train_tx *ttx;
+	struct smdsp_v34_train_rx *trx;
+	enum smdsp_v34_state state;
+	enum smdsp_v34_fail fail;
+	uint32_t now;			/* samples since create or reset */
+	uint32_t p2_end;		/* phase 2 ended (DONE) on this sample */
+	uint32_t tail_until;		/* phase 2's last DPSK symbol leaves its filter */
+	uint32_t tx_from;		/* our train transmitter starts here (0: not scheduled) */
+	bool tx_on, rx_on;		/* the train transmitter and receiver run */
+	bool attached;			/* our receiver may end our J (see v34.c) */
+	uint32_t deadline;		/* phases 3 and 4 done by then, or failed */
+	uint32_t bad_since;		/* data: the decisions no better than noise since (0: they are) */
+	uint16_t gain;			/* the train's output to our level, Q12 */
+	int16_t rxbuf[SMDSP_V34_STEP];	/* the train receiver's input, given it a whole step at a time */
+	unsigned int rxn;
+	int16_t hist[SMDSP_V34_RXHIST];	/* the last received samples, for the call modem's S */
+	unsigned int hist_pos;
+	bool hist_due;			/* the call modem's receiver is to hear the history first */
+	struct smdsp_v34_stats st;
+};
+
+#endif /* SMDSP_PRIVATE_V34_H */

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One V.34 end, the call modem or the answer modem, from the silence that
+ * ends phase 1 to the data mode: phase 2 (v34_phase2.c), then phases 3 and 4
+ * and the data mode (v34_train_tx.c, v34_train_rx.c) with the parameters
+ * phase 2 settled for each direction, carrying the user's bits both ways.
+ * 4-wire: no echo canceller yet.
+ *
+ * The sequence on the line after phase 2 (answer modem above):
+ *
+ *   INFO1a S S-bar PP TRN J ..................... J J' TRN MP .. MP' E B1 data
+ *   INFO1c ....... (silence) ...... S S-bar PP TRN J ... J J' TRN MP MP' E B1 data
+ *
+ * See v34.c for who waits for what and the timeouts.
+ */
+#ifndef SMDSP_V34_H
+#define SMDSP_V34_H
+
+#include <smdsp/compat.h>
+#include <smdsp/bits.h>
+#include <smdsp/v34_info.h>
+#include <smdsp/v34_phase2.h>
+
+enum smdsp_v34_state {
+	SMDSP_V34_PHASE2 = 0,	/* INFO0, tones, probing, INFO1 */
+	SMDSP_V34_PHASE3,	/* S, S-bar, PP, TRN, J (ours or the far end's) */
+	SMDSP_V34_PHASE4,	/* J', TRN, MP, MP', E, B1 */
+	SMDSP_V34_DATA,		/* both directions carry the user's bits */
+	SMDSP_V34_FAILED,	/* gave up: smdsp_v34_fail() says why */
+	SMDSP_V34_STATES
+};
+
+enum smdsp_v34_fail {
+	SMDSP_V34_OK = 0,
+	SMDSP_V34_FAIL_PHASE2,		/* phase 2 failed: smdsp_v34_phase2_result()'s reason */
+	SMDSP_V34_FAIL_NO_S,		/* the far end's S never came */
+	SMDSP_V34_FAIL_NO_J,		/* its S came, but not its J (our receiver never trained) */
+	SMDSP_V34_FAIL_NO_MP,		/* trained, but no MP' and E from the far end */
+	SMDSP_V34_FAIL_NO_DATA,		/* our transmitter never reached the data */
+	SMDSP_V34_FAIL_RATE,		/* the MPs settled a rate the data mode refused */
+	SMDSP_V34_FAIL_LOST,		/* in the data mode, the far signal gone (decisions no better than noise) */
+	SMDSP_V34_FAILS
+};
+
+struct smdsp_v34_config {
+	bool calling;			/* the call modem, else the answer modem */
+	int level_dbm0_10;		/* our transmit level, tenths of dBm0 (-43.0 to -9.0 dBm0) */
+	int far_level_dbm0_10;		/* the far end's nominal level (its L2), for phase 2's gains */
+	struct smdsp_v34_info0 info0;	/* our capabilities, as phase 2's INFO0 */
+	unsigned int max_rate;		/* the most we send or take, bit/s: 2400 x 1-14 (0: 33600) */
+	bool trn16;			/* phase 4's TRN on 16 points from our transmitter */
+	unsigned int trn_symbols;	/* phase 3's TRN, symbols (0: 2048; 512-8192) */
+	smdsp_get_bit_fn get_bit;	/* the data we send, a bit a call (NULL: ones) */
+	void *get_user;
+	smdsp_put_bit_fn put_bit;	/* the data we receive, B1 left out */
+	void *put_user;
+};
+
+/* What phase 2 gave each direction of this end's train (set at the hand-over). */
+struct smdsp_v34_dir {
+	enum smdsp_v34_symrate symrate;
+	bool high;
+	unsigned int preemph;		/* the transmitter's pre-emphasis filter */
+	unsigned int max_rate;		/* phase 2's projected rate, limited by max_rate, bit/s */
+	unsigned int rate;		/* the data rate the MPs settled (0 before) */
+};
+
+struct smdsp_v34_stats {
+	uint32_t now;			/* samples since create or reset */
+	uint32_t phase3_at;		/* the sample our phase 3 signal began (0: not yet) */
+	uint32_t tx_data_at, rx_data_at;	/* our data mode's first sample out, the far one's in */
+	uint32_t failed_at;
+	int32_t rtd;			/* phase 2's round trip, samples */
+	struct smdsp_v34_dir tx, rx;	/* our transmitter's direction and the far end's */
+	uint32_t bits_sent, bits_received;	/* the user's data bits (after B1) */
+	int32_t mse_db10;		/* our receiver's decision error, dB below the signal (tenths) */
+};
+
+struct smdsp_v34;
+
+/*
+ * cfg: see above. NULL if it is refused: an INFO0 field out of Table 12's
+ * range, a rate not a multiple of 2400 or above 33600, a level or TRN
+ * length out of range.
+ */
+struct smdsp_v34 *smdsp_v34_create(const struct smdsp_v34_config *cfg);
+void smdsp_v34_free(struct smdsp_v34 *s);
+/* From the start of phase 2 again, same configuration. */
+void smdsp_v34_reset(struct smdsp_v34 *s);
+int smdsp_v34_print(const struct smdsp_v34 *s, char *buf, size_t len);
+/* rx: what the line brings, tx: what to send; 8000 samples/s, any n. */
+void smdsp_v34_process(struct smdsp_v34 *s, const int16_t *rx, int16_t *tx, unsigned int n);
+enum smdsp_v34_state smdsp_v34_state(const struct smdsp_v34 *s);
+enum smdsp_v34_fail smdsp_v34_fail(const struct smdsp_v34 *s);
+void smdsp_v34_get_stats(const struct smdsp_v34 *s, struct smdsp_v34_stats *st);
+/* Phase 2's result once it ended (false before); after a phase 2 failure, its reason. */
+bool smdsp_v34_get_phase2(const struct smdsp_v34 *s, struct smdsp_v34_phase2_result *r);
+const char *smdsp_v34_state_name(enum smdsp_v34_state st);
+const char *smdsp_v34_fail_name(enum smdsp_v34_fail f);
+
+#endif /* SMDSP_V34_H */

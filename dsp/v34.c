@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One V.34 end from the silence after phase 1 to the data mode: phase 2,
+ * the hand-over, phases 3 and 4, data both ways (4-wire).
+ *
+ * Phase 2 (v34_phase2.c, embedded) runs first, a sample at a time. When it
+ * ends, both ends hold the same parameters for both directions: the symbol
+ * rate and carrier, the transmitter's pre-emphasis filter and power
+ * reduction, and the data rate the receiving end's probing allows. They
+ * become the configurations of this end's training transmitter (our
+ * direction) and receiver (the far end's direction), v34_train_tx.c and
+ * v34_train_rx.c; each direction's data rate is the least of phase 2's and
+ * our max_rate, the receiver's in our MP, so that the MPs settle on it.
+ *
+ * Who goes when (11.3, 11.4, as we read them; the recommendation's order of
+ * the two ends, on v34_train's signals):
+ * - The answer modem's phase 2 ends with INFO1a; its S follows on the line
+ *   at once: S's first symbol starts where INFO1a's last DPSK symbol ends
+ *   (the last one's pulse centre, 40 samples after it was taken, plus half a
+ *   600 baud symbol, less S's own pulse delay of 9.5 of its symbols), over
+ *   the tail of that pulse. S, S-bar, PP, TRN, then J until our receiver
+ *   has the far end's J (v34_train's J ends on its own receiver), J', TRN,
+ *   MP, MP', E, B1, data.
+ * - The call modem's phase 2 ends when INFO1a is taken; it is silent and
+ *   its receiver looks for S. The receiver is fed the last 32 ms it heard
+ *   too: INFO1a's CRC is decided about when the far S arrives, and at 3429
+ *   baud S lasts 37 ms. With the far end's J heard (our receiver trained),
+ *   our S starts on the next sample, then S-bar, PP, TRN and J; our J goes
+ *   on until the far end's J' (its phase 4) is heard, as the recommendation
+ *   has the call modem send J until the answer modem's phase 4 begins; then
+ *   J', TRN, MP, MP', E, B1, data.
+ * v34_train's transmitter ends J when its attached receiver has trained;
+ * the call modem's receiver trains before its transmitter starts, so it is
+ * attached only once the far J' is heard (a single J could not train the
+ * far receiver, which needs two in a row).
+ *
+ * Where v34_train differs from the recommendation (4-wire): the answer
+ * modem keeps sending J while the call modem trains it rather than falling
+ * silent (v34_train's receiver holds its loops on decisions, which silence
+ * would send astray), and its phase 4 starts with J' and TRN rather than S,
+ * S-bar and TRN. No MD.
+ *
+ * Failures: phase 2's, with its reason; after it, phases 3 and 4 must reach
+ * the data mode both ways within 6 s and two round trips (at 2400 baud the
+ * two trainings and phase 4 take about 3 s and two round trips), else the
+ * object fails with where our receiver got to (no S, no J, no MP); a rate
+ * the data mode refuses fails at once. Nothing is retried: a failed object
+ * sends silence until reset. In the data mode, a far end gone (our
+ * receiver's decision error within 8 dB of its points for a second, where
+ * the data needs 20 dB and more) fails the object too.
+ *
+ * Decisions are taken on a grid of 8 samples (1 ms) counted from create,
+ * not at the ends of the caller's blocks, so that a call is the same
+ * whatever the block length. The training's output is scaled to our level
+ * less phase 2's power reduction.
+ *
+ * v34_train's create allocates, and nothing may after ours: so our create
+ * makes a transmitter and a receiver for 2400 baud, and the hand-over makes
+ * them over for phase 2's parameters in place
+ * (smdsp_v34_train_tx_configure(), smdsp_v34_train_rx_configure()).
+ */
+#include <smdsp/private/v34.h>
+#include <smdsp/private/v34_mod.h>
+#include <smdsp/v34_probe.h>
+
+#define MS(ms) ((uint32_t)(ms) * 8u)
+#define T_TRAIN MS(6000)	/* phase 2's end to data both ways, plus two round trips */
+#define DPSK_TAIL 100		/* samples of phase 2's last pulse after its symbol was taken */
+#define T_LOST MS(1000)		/* the data's decisions that long as bad as noise's: the far end is gone */
+#define LOST_DB10 80		/* their error within 8 dB of the signal (the data needs over 20) */
+
+static void phase2_config(const struct smdsp_v34_config *c, struct smdsp_v34_phase2_config *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->calling = c->calling;
+	p->level_dbm0_10 = c->level_dbm0_10;
+	p->far_level_dbm0_10 = c->far_level_dbm0_10;
+	p->info0 = c->info0;
+}
+
+/* the train ends' configuration before phase 2 says better: any valid one */
+static void initial_train_config(const struct smdsp_v34_config *c, struct smdsp_v34_train_config *tc)
+{
+	memset(tc, 0, sizeof(*tc));
+	tc->symrate = SMDSP_V34_S2400;
+	tc->data_rate = 2400;
+	tc->caller = c->calling;
+}
+
+/* both train ends for phase 2's parameters, in place (see the top); -EINVAL if refused */
+static int train_setup(struct smdsp_v34 *s, const struct smdsp_v34_train_config *tc,
+		       const struct smdsp_v34_train_config *rc)
+{
+	if (smdsp_v34_train_tx_configure(s->ttx, tc) || smdsp_v34_train_rx_configure(s->trx, rc))
+		return -EINVAL;
+	return 0;
+}
+
+static bool config_ok(const struct smdsp_v34_config *c)
+{
+	struct smdsp_v34_info info = { .kind = SMDSP_V34_INFO0 };
+	uint8_t frame[SMDSP_V34_INFO_BYTES];
+
+	info.i0 = c->info0;
+	return smdsp_v34_info_pack(&info, frame) > 0 && c->max_rate % 2400 == 0 && c->max_rate <= 33600 &&
+	       c->level_dbm0_10 >= -430 && c->level_dbm0_10 <= -90 && c->far_level_dbm0_10 >= -430 &&
+	       c->far_level_dbm0_10 <= -90 &&
+	       (!c->trn_symbols || (c->trn_symbols >= 512 && c->trn_symbols <= 8192));
+}
+
+/* the user's bits, counted (B1's ones are the transmitter's own) */
+static int get_bit(void *user)
+{
+	struct smdsp_v34 *s = user;
+
+	s->st.bits_sent++;
+	return s->cfg.get_bit ? s->cfg.get_bit(s->cfg.get_user) : 1;
+}
+
+static void put_bit(void *user, int bit)
+{
+	struct smdsp_v34 *s = user;
+
+	s->st.bits_received++;
+	if (s->cfg.put_bit)
+		s->cfg.put_bit(s->cfg.put_user, bit);
+}
+
+struct smdsp_v34 *smdsp_v34_create(const struct smdsp_v34_config *cfg)
+{
+	struct smdsp_v34_train_config tc;
+	struct smdsp_v34_config dflt;
+	struct smdsp_v34 *s;
+
+	if (!cfg) {
+		struct smdsp_v34_phase2_config p;
+
+		smdsp_v34_phase2_default_config(&p);
+		memset(&dflt, 0, sizeof(dflt));
+		dflt.level_dbm0_10 = p.level_dbm0_10;
+		dflt.far_level_dbm0_10 = p.far_level_dbm0_10;
+		dflt.info0 = p.info0;
+		cfg = &dflt;
+	}
+	if (!config_ok(cfg))
+		return NULL;
+	s = smdsp_alloc(sizeof(*s));
+	if (!s)
+		return NULL;
+	s->cfg = *cfg;
+	if (!s->cfg.max_rate)
+		s->cfg.max_rate = 33600;
+	initial_train_config(&s->cfg, &tc);
+	s->ttx = smdsp_v34_train_tx_create(&tc, get_bit, s);
+	s->trx = smdsp_v34_train_rx_create(&tc, put_bit, s);
+	if (!s->ttx || !s->trx) {
+		smdsp_v34_free(s);
+		return NULL;
+	}
+	smdsp_v34_reset(s);
+	return s;
+}
+
+void smdsp_v34_free(struct smdsp_v34 *s)
+{
+	if (!s)
+		return;
+	smdsp_v34_train_tx_free(s->ttx);
+	smdsp_v34_train_rx_free(s->trx);
+	smdsp_free(s);
+}
+
+void smdsp_v34_reset(struct smdsp_v34 *s)
+{
+	struct smdsp_v34_phase2_config pc;
+
+	phase2_config(&s->cfg, &pc);
+	smdsp_v34_phase2_init(&s->p2, &pc);
+	smdsp_v34_train_tx_reset(s->ttx);
+	smdsp_v34_train_rx_reset(s->trx);
+	smdsp_v34_train_tx_attach(s->ttx, NULL);
+	s->state = SMDSP_V34_PHASE2;
+	s->fail = SMDSP_V34_OK;
+	s->now = 0;
+	s->p2_end = 0;
+	s->tail_until = 0;
+	s->tx_from = 0;
+	s->tx_on = false;
+	s->rx_on = false;
+	s->attached = false;
+	s->deadline = 0;
+	s->bad_since = 0;
+	s->gain = 1 << 12;
+	memset(s->hist, 0, sizeof(s->hist));
+	s->hist_pos = 0;
+	s->hist_due = false;
+	s->rxn = 0;
+	memset(&s->st, 0, sizeof(s->st));
+	s->st.rtd = -1;
+}
+
+const char *smdsp_v34_state_name(enum smdsp_v34_state st)
+{
+	static const char *const names[SMDSP_V34_STATES] = { "phase2", "phase3", "phase4", "data", "failed" };
+
+	return (unsigned int)st < SMDSP_V34_STATES ? names[st] : "?";
+}
+
+const char *smdsp_v34_fail_name(enum smdsp_v34_fail f)
+{
+	static const char *const names[SMDSP_V34_FAILS] = {
+		"ok", "phase2", "no_s", "no_j", "no_mp", "no_data", "rate", "lost"
+	};
+
+	return (unsigned int)f < SMDSP_V34_FAILS ? names[f] : "?";
+}
+
+int smdsp_v34_print(const struct smdsp_v34 *s, char *buf, size_t len)
+{
+	return snprintf(buf, len,
+			"v34 %s %s fail=%s t=%u p3=%u tx=%u/%u baud %u bit/s rx=%u/%u baud %u bit/s bits=%u/%u",
+			s->cfg.calling ? "call" : "answer", smdsp_v34_state_name(s->state),
+			smdsp_v34_fail_name(s->fail), s->now, s->st.phase3_at,
+			(smdsp_v34_symrate_mbaud(s->st.tx.symrate) + 500) / 1000, s->st.tx.high, s->st.tx.rate,
+			(smdsp_v34_symrate_mbaud(s->st.rx.symrate) + 500) / 1000, s->st.rx.high, s->st.rx.rate,
+			s->st.bits_sent, s->st.bits_received);
+}
+
+enum smdsp_v34_state smdsp_v34_state(const struct smdsp_v34 *s)
+{
+	return s->state;
+}
+
+enum smdsp_v34_fail smdsp_v34_fail(const struct smdsp_v34 *s)
+{
+	return s->fail;
+}
+
+void smdsp_v34_get_stats(const struct smdsp_v34 *s, struct smdsp_v34_stats *st)
+{
+	struct smdsp_v34_train_stats ts;
+
+	*st = s->st;
+	st->now = s->now;
+	smdsp_v34_train_rx_get_stats(s->trx, &ts);
+	st->mse_db10 = s->state > SMDSP_V34_PHASE2 ? ts.mse_db10 : 0;
+}
+
+bool smdsp_v34_get_phase2(const struct smdsp_v34 *s, struct smdsp_v34_phase2_result *r)
+{
+	return smdsp_v34_phase2_result(&s->p2, r);
+}
+
+static void fail(struct smdsp_v34 *s, enum smdsp_v34_fail why)
+{
+	s->fail = why;
+	s->state = SMDSP_V34_FAILED;
+	s->st.failed_at = s->now;
+	s->tx_on = false;
+	s->rx_on = false;
+}
+
+static void dir_from(struct smdsp_v34_dir *d, const struct smdsp_v34_phase2_dir *p, unsigned int max_rate)
+{
+	d->symrate = (enum smdsp_v34_symrate)p->symrate;
+	d->high = p->high_carrier;
+	d->preemph = p->preemph;
+	d->max_rate = p->max_rate < max_rate ? p->max_rate : max_rate;
+	d->rate = 0;
+}
+
+/* the training's output at our level less the power reduction the far receiver asked for */
+static uint16_t train_gain(int level_dbm0_10)
+{
+	/* the 4-point training's mean square is SMDSP_V34_TRAIN_AMP^2 */
+	uint64_t want = smdsp_dbm0_to_power(level_dbm0_10);
+	uint64_t have = (uint64_t)SMDSP_V34_TRAIN_AMP * SMDSP_V34_TRAIN_AMP;
+
+	return (uint16_t)smdsp_isqrt64(smdsp_div_u64(want << 24, (uint32_t)have));
+}
+
+/*
+ * Phase 2 ended well on sample 'end': set up the trainings. Not inlined:
+ * its configurations stay off the stack under the receiver's processing.
+ */
+static smdsp_noinline void hand_over(struct smdsp_v34 *s, const struct smdsp_v34_phase2_result *r, uint32_t end)
+{
+	const struct smdsp_v34_phase2_dir *ptx = s->cfg.calling ? &r->c_to_a : &r->a_to_c;
+	const struct smdsp_v34_phase2_dir *prx = s->cfg.calling ? &r->a_to_c : &r->c_to_a;
+	struct smdsp_v34_train_config tc, rc;
+	uint32_t rtd = r->rtd > 0 ? (uint32_t)r->rtd : 0;
+	unsigned int k;
+
+	dir_from(&s->st.tx, ptx, s->cfg.max_rate);
+	dir_from(&s->st.rx, prx, s->cfg.max_rate);
+	s->st.rtd = r->rtd;
+	memset(&tc, 0, sizeof(tc));
+	tc.symrate = s->st.tx.symrate;
+	tc.high = s->st.tx.high;
+	tc.data_rate = s->st.tx.max_rate;
+	tc.preemph = s->st.tx.preemph;
+	tc.caller = s->cfg.calling;
+	tc.trn16 = s->cfg.trn16;
+	tc.trn_symbols = s->cfg.trn_symbols;
+	rc = tc;
+	rc.symrate = s->st.rx.symrate;
+	rc.high = s->st.rx.high;
+	rc.data_rate = s->st.rx.max_rate;
+	rc.preemph = 0;
+	rc.trn16 = false;
+	s->p2_end = end;
+	s->tail_until = end + DPSK_TAIL;
+	s->deadline = end + T_TRAIN + 2 * rtd;
+	s->gain = train_gain(s->cfg.level_dbm0_10 - 10 * ptx->power_red);
+	s->state = SMDSP_V34_PHASE3;
+	if (train_setup(s, &tc, &rc)) {
+		fail(s, SMDSP_V34_FAIL_RATE);
+		return;
+	}
+	s->rx_on = true;
+	if (s->cfg.calling) {
+		/* what we heard lately: the far S may have begun before INFO1a was decided */
+		s->hist_due = true;
+		return;
+	}
+	/*
+	 * S's first symbol where INFO1a's last ends on the line: that one's
+	 * centre 40 samples after it was taken and half of its 40/3 samples,
+	 * less S's first pulse centre, 9.5 of its symbols after its start
+	 * (ticks: 17920 a symbol, ticks_per_sample a sample), rounded up
+	 */
+	k = smdsp_v34_ticks_per_sample(tc.symrate);
+	s->tx_from = end + (140 * k - 3 * 170240 + 3 * k - 1) / (3 * k);
+	s->tx_on = true;
+	smdsp_v34_train_tx_attach(s->ttx, s->trx);
+	s->attached = true;
+}
+
+/* where our receiver got to, when time is up */
+static enum smdsp_v34_fail why_late(const struct smdsp_v34 *s)
+{
+	enum smdsp_v34_train_state r = smdsp_v34_train_rx_state(s->trx);
+
+	if (r == SMDSP_V34_T_IDLE)
+		return SMDSP_V34_FAIL_NO_S;
+	if (r < SMDSP_V34_T_J)
+		return SMDSP_V34_FAIL_NO_J;
+	if (r < SMDSP_V34_T_DATA)
+		return SMDSP_V34_FAIL_NO_MP;
+	return SMDSP_V34_FAIL_NO_DATA;
+}
+
+/* phase 2's end, if it came (not inlined: its result stays off the receiver's stack) */
+static smdsp_noinline void phase2_end(struct smdsp_v34 *s)
+{
+	struct smdsp_v34_phase2_result res;
+	enum smdsp_v34_phase2_state p = smdsp_v34_phase2_state(&s->p2);
+
+	if (p == SMDSP_V34P2_FAILED) {
+		fail(s, SMDSP_V34_FAIL_PHASE2);
+	} else if (p == SMDSP_V34P2_DONE) {
+		smdsp_v34_phase2_result(&s->p2, &res);
+		hand_over(s, &res, res.done_at);
+	}
+}
+
+/* the decisions, on the grid (not inlined: off the receiver's stack too) */
+static smdsp_noinline void decide(struct smdsp_v34 *s)
+{
+	enum smdsp_v34_train_state t, r;
+
+	if (s->state == SMDSP_V34_PHASE2) {
+		phase2_end(s);
+		return;
+	}
+	if (s->state == SMDSP_V34_FAILED)
+		return;
+	t = smdsp_v34_train_tx_state(s->ttx);
+	r = smdsp_v34_train_rx_state(s->trx);
+	if (t == SMDSP_V34_T_FAILED || r == SMDSP_V34_T_FAILED) {
+		fail(s, SMDSP_V34_FAIL_RATE);
+		return;
+	}
+	/* the call modem: the far J heard, our S next */
+	if (!s->tx_on && smdsp_v34_train_rx_trained(s->trx)) {
+		s->tx_on = true;
+		s->tx_from = s->now;
+	}
+	/* ... and our J until the far end's phase 4 (its J') */
+	if (!s->attached && r >= SMDSP_V34_T_TRN4) {
+		smdsp_v34_train_tx_attach(s->ttx, s->trx);
+		s->attached = true;
+	}
+	if (s->state == SMDSP_V34_PHASE3 && t >= SMDSP_V34_T_JP)
+		s->state = SMDSP_V34_PHASE4;
+	if (t == SMDSP_V34_T_DATA && !s->st.tx_data_at) {
+		s->st.tx_data_at = s->now;
+		s->st.tx.rate = smdsp_v34_train_tx_rate(s->ttx);
+	}
+	if (r == SMDSP_V34_T_DATA && !s->st.rx_data_at) {
+		struct smdsp_v34_mp far;
+		bool ack;
+
+		s->st.rx_data_at = s->now;
+		if (smdsp_v34_train_rx_far_mp(s->trx, &far, &ack)) {
+			unsigned int ours = s->st.rx.max_rate / 2400;
+			unsigned int theirs = s->cfg.calling ? far.rate_a_to_c : far.rate_c_to_a;
+
+			s->st.rx.rate = 2400 * (theirs < ours ? theirs : ours);
+		}
+	}
+	if (s->state == SMDSP_V34_PHASE4 && s->st.tx_data_at && s->st.rx_data_at) {
+		s->state = SMDSP_V34_DATA;
+		return;
+	}
+	if (s->state == SMDSP_V34_DATA) {
+		struct smdsp_v34_train_stats ts;
+
+		/* a far end gone leaves our receiver deciding on noise: its error as large as its points */
+		smdsp_v34_train_rx_get_stats(s->trx, &ts);
+		if (ts.mse_db10 >= LOST_DB10)
+			s->bad_since = 0;
+		else if (!s->bad_since)
+			s->bad_since = s->now;
+		else if (s->now - s->bad_since >= T_LOST)
+			fail(s, SMDSP_V34_FAIL_LOST);
+		return;
+	}
+	if (s->state != SMDSP_V34_DATA && (int32_t)(s->now - s->deadline) >= 0)
+		fail(s, why_late(s));
+}
+
+/* our training's output, at our level */
+static void run_train_tx(struct smdsp_v34 *s, int16_t *tx, unsigned int n)
+{
+	int16_t buf[SMDSP_V34_STEP];
+	unsigned int i;
+
+	smdsp_v34_train_tx_process(s->ttx, buf, n);
+	for (i = 0; i < n; i++)
+		tx[i] = smdsp_sat16((int32_t)tx[i] + (((int32_t)buf[i] * s->gain + (1 << 11)) >> 12));
+}
+
+/* one step of at most SMDSP_V34_STEP samples, ending on the grid or before it */
+static void step(struct smdsp_v34 *s, const int16_t *rx, int16_t *tx, unsigned int n)
+{
+	unsigned int i;
+
+	if (s->state == SMDSP_V34_PHASE2 || (int32_t)(s->now - s->tail_until) < 0)
+		smdsp_v34_phase2_process(&s->p2, rx, tx, n);
+	else
+		memset(tx, 0, n * sizeof(*tx));
+	if (s->state == SMDSP_V34_PHASE2) {
+		for (i = 0; i < n; i++) {
+			s->hist[s->hist_pos] = rx[i];
+			s->hist_pos = (s->hist_pos + 1) % SMDSP_V34_RXHIST;
+		}
+	}
+	if (s->tx_on && (int32_t)(s->now + n - s->tx_from) > 0) {
+		unsigned int skip = (int32_t)(s->tx_from - s->now) > 0 ? s->tx_from - s->now : 0;
+
+		if (!s->st.phase3_at)
+			s->st.phase3_at = s->now + skip;
+		run_train_tx(s, tx + skip, n - skip);
+	}
+	if (s->rx_on) {
+		memcpy(s->rxbuf + s->rxn, rx, n * sizeof(*rx));
+		s->rxn += n;
+	}
+	s->now += n;
+	if (s->now % SMDSP_V34_STEP)
+		return;
+	/*
+	 * The receiver a whole step at a time: its timing loop moves the
+	 * instants between its chunks, and our transmitter asks it for J's end
+	 * and MP as it pulls symbols, so both must see it at the same samples
+	 * whatever the caller's blocks
+	 */
+	if (s->rxn)
+		smdsp_v34_train_rx_process(s->trx, s->rxbuf, s->rxn);
+	s->rxn = 0;
+	decide(s);
+	if (s->hist_due) {
+		s->hist_due = false;
+		for (i = 0; i < SMDSP_V34_RXHIST; i++)
+			smdsp_v34_train_rx_process(s->trx, &s->hist[(s->hist_pos + i) % SMDSP_V34_RXHIST], 1);
+	}
+}
+
+void smdsp_v34_process(struct smdsp_v34 *s, const int16_t *rx, int16_t *tx, unsigned int n)
+{
+	while (n) {
+		unsigned int m = SMDSP_V34_STEP - s->now % SMDSP_V34_STEP;
+
+		if (m > n)
+			m = n;
+		if (s->state == SMDSP_V34_FAILED) {
+			memset(tx, 0, m * sizeof(*tx));
+			s->now += m;
+		} else {
+			step(s, rx, tx, m);
+		}
+		rx += m;
+		tx += m;
+		n -= m;
+	}
+}

@@ -268,8 +268,8 @@ static int32_t clamp_rx(int32_t v)
 
 int smdsp_v34_viterbi_step(struct smdsp_v34_viterbi *s, const int32_t rx[4], unsigned int v0, int out[4])
 {
-	int64_t d[2][8], bm[2][16], *best = s->best, low;
-	uint8_t bp[2][16];
+	int64_t (*d)[8] = s->d, (*bm)[16] = s->bm, *best = s->best, low;
+	uint8_t (*bp)[16] = s->bp;
 	unsigned int k, l, st, y, pos = s->pos, n = s->states, bst = 0, idx;
 
 	for (k = 0; k < 2; k++) {

@@ -24,6 +24,13 @@ struct smdsp_v34_viterbi {
 	uint8_t next[SMDSP_V34_MAX_STATES][16];
 	int64_t metric[SMDSP_V34_MAX_STATES];
 	int64_t best[SMDSP_V34_MAX_STATES];	/* scratch: the new metrics */
+	/*
+	 * scratch of a step, here rather than on the stack (the kernel's
+	 * receive path is deep): each 2D half's squared distance to its 8
+	 * labels' nearest points, each 4D subset's best metric and pair
+	 */
+	int64_t d[2][8], bm[2][16];
+	uint8_t bp[2][16];
 	/* per step: each state's predecessor and the label pair it took, the subsets' nearest points */
 	uint8_t prev[SMDSP_V34_VITERBI_DEPTH][SMDSP_V34_MAX_STATES];
 	uint8_t pair[SMDSP_V34_VITERBI_DEPTH][SMDSP_V34_MAX_STATES];

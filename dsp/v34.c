@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One V.34 end from the silence after phase 1 to the data mode: phase 2,
- * the hand-over, phases 3 and 4, data both ways (4-wire).
+ * the hand-over, phases 3 and 4, data both ways, on a 4-wire line or a
+ * 2-wire one (two_wire).
  *
  * Phase 2 (v34_phase2.c, embedded) runs first, a sample at a time. When it
  * ends, both ends hold the same parameters for both directions: the symbol
@@ -40,9 +41,24 @@
  * would send astray), and its phase 4 starts with J' and TRN rather than S,
  * S-bar and TRN. No MD.
  *
+ * On a 2-wire line (two_wire) v34_train keeps the duplex order itself, each
+ * end training its canceller on its own training while the far end is
+ * silent (v34_train.h): both train ends are created 2-wire, attached to
+ * each other both ways at the hand-over, and our transmitter runs from
+ * then on, the call modem's silent until its receiver has trained. The
+ * answer modem's S starts where it does 4-wire; its J ends when it hears
+ * the call modem's S, and its phase 4 is S, S-bar, TRN after a silence.
+ * The canceller needs its line of what we sent aligned with what we hear:
+ * the transmitter's stream starts at tx_from, the receiver's at the
+ * hand-over (the call modem's 32 ms of history before it), so its latency
+ * is the user's echo_latency plus that difference. Its far window is at
+ * phase 2's round trip less our echo_latency (phase 2 heard it through
+ * it).
+ *
  * Failures: phase 2's, with its reason; after it, phases 3 and 4 must reach
  * the data mode both ways within 6 s and two round trips (at 2400 baud the
- * two trainings and phase 4 take about 3 s and two round trips), else the
+ * two trainings and phase 4 take about 3 s and two round trips; 2-wire four
+ * round trips, the trainings one after the other and longer), else the
  * object fails with where our receiver got to (no S, no J, no MP); a rate
  * the data mode refuses fails at once. Nothing is retried: a failed object
  * sends silence until reset. In the data mode, a far end gone (our
@@ -85,6 +101,8 @@ static void initial_train_config(const struct smdsp_v34_config *c, struct smdsp_
 	tc->symrate = SMDSP_V34_S2400;
 	tc->data_rate = 2400;
 	tc->caller = c->calling;
+	/* 2-wire: the canceller and the transmitter's history, allocated now */
+	tc->two_wire = c->two_wire;
 }
 
 /* both train ends for phase 2's parameters, in place (see the top); -EINVAL if refused */
@@ -105,7 +123,8 @@ static bool config_ok(const struct smdsp_v34_config *c)
 	return smdsp_v34_info_pack(&info, frame) > 0 && c->max_rate % 2400 == 0 && c->max_rate <= 33600 &&
 	       c->level_dbm0_10 >= -430 && c->level_dbm0_10 <= -90 && c->far_level_dbm0_10 >= -430 &&
 	       c->far_level_dbm0_10 <= -90 &&
-	       (!c->trn_symbols || (c->trn_symbols >= 512 && c->trn_symbols <= 8192));
+	       (!c->trn_symbols || (c->trn_symbols >= 512 && c->trn_symbols <= 8192)) &&
+	       c->echo_latency >= 0 && c->echo_latency <= SMDSP_V34_LATENCY_MAX;
 }
 
 /* the user's bits, counted (B1's ones are the transmitter's own) */
@@ -179,6 +198,7 @@ void smdsp_v34_reset(struct smdsp_v34 *s)
 	smdsp_v34_train_tx_reset(s->ttx);
 	smdsp_v34_train_rx_reset(s->trx);
 	smdsp_v34_train_tx_attach(s->ttx, NULL);
+	smdsp_v34_train_rx_attach(s->trx, NULL);
 	s->state = SMDSP_V34_PHASE2;
 	s->fail = SMDSP_V34_OK;
 	s->now = 0;
@@ -244,6 +264,7 @@ void smdsp_v34_get_stats(const struct smdsp_v34 *s, struct smdsp_v34_stats *st)
 	st->now = s->now;
 	smdsp_v34_train_rx_get_stats(s->trx, &ts);
 	st->mse_db10 = s->state > SMDSP_V34_PHASE2 ? ts.mse_db10 : 0;
+	st->erle_db10 = s->state > SMDSP_V34_PHASE2 ? ts.erle_db10 : 0;
 }
 
 bool smdsp_v34_get_phase2(const struct smdsp_v34 *s, struct smdsp_v34_phase2_result *r)
@@ -280,6 +301,25 @@ static uint16_t train_gain(int level_dbm0_10)
 }
 
 /*
+ * 2-wire: both train ends 2-wire, our transmitter's stream from tx_from and
+ * our receiver's from the next sample (the call modem's less the history it
+ * is given first); the canceller's latency is the user's plus that
+ * difference, its round trip phase 2's less our latency (see the top)
+ */
+static void two_wire_config(const struct smdsp_v34 *s, const struct smdsp_v34_phase2_result *r,
+			    struct smdsp_v34_train_config *tc, struct smdsp_v34_train_config *rc)
+{
+	int32_t rt = r->rtd - s->cfg.echo_latency;
+
+	tc->two_wire = true;
+	tc->round_trip = rt > 0 ? rt : 0;
+	rc->two_wire = true;
+	rc->round_trip = tc->round_trip;
+	rc->echo_latency = s->cfg.echo_latency + (int32_t)(s->tx_from - s->now) +
+			   (s->cfg.calling ? SMDSP_V34_RXHIST : 0);
+}
+
+/*
  * Phase 2 ended well on sample 'end': set up the trainings. Not inlined:
  * its configurations stay off the stack under the receiver's processing.
  */
@@ -308,9 +348,23 @@ static smdsp_noinline void hand_over(struct smdsp_v34 *s, const struct smdsp_v34
 	rc.data_rate = s->st.rx.max_rate;
 	rc.preemph = 0;
 	rc.trn16 = false;
+	/*
+	 * The answer modem's S: its first symbol where INFO1a's last ends on
+	 * the line: that one's centre 40 samples after it was taken and half
+	 * of its 40/3 samples, less S's first pulse centre, 9.5 of its symbols
+	 * after its start (ticks: 17920 a symbol, ticks_per_sample a sample),
+	 * rounded up; 15-25 samples after phase 2's end, never before this
+	 * step's end. The call modem's 2-wire transmitter runs silent from
+	 * now on (4-wire it starts when its receiver has trained).
+	 */
+	k = smdsp_v34_ticks_per_sample(tc.symrate);
+	s->tx_from = s->cfg.calling ? s->now : end + (140 * k - 3 * 170240 + 3 * k - 1) / (3 * k);
+	if (s->cfg.two_wire)
+		two_wire_config(s, r, &tc, &rc);
 	s->p2_end = end;
 	s->tail_until = end + DPSK_TAIL;
-	s->deadline = end + T_TRAIN + 2 * rtd;
+	/* 2-wire, two more round trips: each end's training waits for the other's reaction */
+	s->deadline = end + T_TRAIN + (s->cfg.two_wire ? 4 : 2) * rtd;
 	s->gain = train_gain(s->cfg.level_dbm0_10 - 10 * ptx->power_red);
 	s->state = SMDSP_V34_PHASE3;
 	if (train_setup(s, &tc, &rc)) {
@@ -318,19 +372,16 @@ static smdsp_noinline void hand_over(struct smdsp_v34 *s, const struct smdsp_v34
 		return;
 	}
 	s->rx_on = true;
-	if (s->cfg.calling) {
-		/* what we heard lately: the far S may have begun before INFO1a was decided */
-		s->hist_due = true;
+	/* the call modem's: what we heard lately, the far S may have begun before INFO1a was decided */
+	s->hist_due = s->cfg.calling;
+	if (s->cfg.two_wire) {
+		/* v34_train keeps the duplex order: each end asks the other */
+		smdsp_v34_train_rx_attach(s->trx, s->ttx);
+	} else if (s->cfg.calling) {
+		/* 4-wire, the call modem's transmitter starts when its receiver has trained (decide()) */
+		s->tx_from = 0;
 		return;
 	}
-	/*
-	 * S's first symbol where INFO1a's last ends on the line: that one's
-	 * centre 40 samples after it was taken and half of its 40/3 samples,
-	 * less S's first pulse centre, 9.5 of its symbols after its start
-	 * (ticks: 17920 a symbol, ticks_per_sample a sample), rounded up
-	 */
-	k = smdsp_v34_ticks_per_sample(tc.symrate);
-	s->tx_from = end + (140 * k - 3 * 170240 + 3 * k - 1) / (3 * k);
 	s->tx_on = true;
 	smdsp_v34_train_tx_attach(s->ttx, s->trx);
 	s->attached = true;
@@ -391,7 +442,8 @@ static smdsp_noinline void decide(struct smdsp_v34 *s)
 		smdsp_v34_train_tx_attach(s->ttx, s->trx);
 		s->attached = true;
 	}
-	if (s->state == SMDSP_V34_PHASE3 && t >= SMDSP_V34_T_JP)
+	/* 2-wire, the answer modem's phase 4 has no J': its TRN, as the call modem's after J' */
+	if (s->state == SMDSP_V34_PHASE3 && t >= (s->cfg.two_wire ? SMDSP_V34_T_TRN4 : SMDSP_V34_T_JP))
 		s->state = SMDSP_V34_PHASE4;
 	if (t == SMDSP_V34_T_DATA && !s->st.tx_data_at) {
 		s->st.tx_data_at = s->now;
@@ -459,9 +511,10 @@ static void step(struct smdsp_v34 *s, const int16_t *rx, int16_t *tx, unsigned i
 	if (s->tx_on && (int32_t)(s->now + n - s->tx_from) > 0) {
 		unsigned int skip = (int32_t)(s->tx_from - s->now) > 0 ? s->tx_from - s->now : 0;
 
-		if (!s->st.phase3_at)
-			s->st.phase3_at = s->now + skip;
 		run_train_tx(s, tx + skip, n - skip);
+		/* 2-wire, the call modem's transmitter runs silent until its S: that starts phase 3 */
+		if (!s->st.phase3_at && smdsp_v34_train_tx_state(s->ttx) != SMDSP_V34_T_IDLE)
+			s->st.phase3_at = s->now + skip;
 	}
 	if (s->rx_on) {
 		memcpy(s->rxbuf + s->rxn, rx, n * sizeof(*rx));

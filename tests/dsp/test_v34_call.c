@@ -2,7 +2,7 @@
 /*
  * A whole V.34 call between two of our ends (dsp/v34.c): from the silence
  * after phase 1, phase 2, the hand-over, phases 3 and 4, then data both
- * ways, 4-wire over the line model (tests/dsp/common/line.c).
+ * ways, over the line model (tests/dsp/common/line.c), 4-wire and 2-wire.
  *
  * - Eleven lines (loss, white noise, one-way delays of 12-600 ms, +-100 ppm
  *   between the clocks, the telephone, flat, bass-cut, narrow and long-loop
@@ -16,9 +16,16 @@
  *   (aligned by the first 23 bits received), and the bits counted match.
  * - The order on the line: the answer modem's S starts on the sample where
  *   INFO1a's last symbol ends (computed here in floating point from phase
- *   2's end) and it is never 2 ms silent from there to the data; the call
+ *   2's end) and it is never 2 ms silent from there to the data (4-wire); the call
  *   modem is silent from its phase 2's end until the answer modem's J has
  *   reached it (the line's delay and under 100 ms more), then sends S.
+ * - Four 2-wire lines (both ends two_wire; G.168 hybrids at ERL 6-12 dB,
+ *   far echoes 26-30 dB down and -7 to +7 Hz, 12-250 ms one way, 2400 to
+ *   3429 baud offered, max_rate at what v34_train holds on 2-wire lines):
+ *   phase 2 completes with the echoes on, both ends reach the data mode and
+ *   the PRBS arrives without a bit error, judged as the 4-wire calls, the
+ *   answer modem silent while the call modem trains, each canceller's ERLE
+ *   at its training's end at least ERLE_MIN.
  * - The call modem given again what it heard in one call, in blocks of 80,
  *   37 and 1: the same samples sent, sample for sample.
  * - The answer modem's S to TRN against a training transmitter created with
@@ -112,6 +119,9 @@ struct call_cfg {
 	unsigned int max_rate_c, max_rate_a;	/* 0: 33600 */
 	bool trn16;
 	int blk;
+	/* 2-wire: both ends two_wire, told echo_latency = blk (a block's echo is heard in the next block) */
+	bool two_wire;
+	struct smdsp_v34_info0 info0;	/* the symbol rates offered (2-wire lines; else all) */
 	bool silent_answer;		/* the answer modem never on the line */
 	bool noise_answer;		/* the call modem hears noise only */
 	bool answer_stops;		/* the answer modem off the line once its phase 2 is done */
@@ -185,8 +195,12 @@ static void run_call(const struct call_cfg *cc, struct call_out *o)
 	o->call_s_after_j = -1;
 	o->c.src.p.s = 0x1abcdeu + (uint32_t)cc->line.seed;
 	o->a.src.p.s = 0x2fedcbu + (uint32_t)cc->line.seed;
-	ccfg.info0 = all;
-	acfg.info0 = all;
+	ccfg.info0 = cc->two_wire ? cc->info0 : all;
+	acfg.info0 = ccfg.info0;
+	ccfg.two_wire = cc->two_wire;
+	acfg.two_wire = cc->two_wire;
+	ccfg.echo_latency = cc->two_wire ? (int)blk : 0;
+	acfg.echo_latency = ccfg.echo_latency;
 	ccfg.get_bit = src_bit;
 	ccfg.get_user = &o->c.src;
 	ccfg.put_bit = sink_bit;
@@ -218,7 +232,7 @@ static void run_call(const struct call_cfg *cc, struct call_out *o)
 				cc->record_a[rec] = a_tx[i];
 			if (cc->record && rec < total)
 				cc->record[rec++] = c_rx[i];
-			/* the answer modem from its INFO1a's end (its phase 3) to the data: never 2 ms silent */
+			/* the answer modem from its INFO1a's end (its phase 3) to the data: 2 ms silent? */
 			if (as.phase3_at && n >= (long)as.phase3_at && !as.tx_data_at) {
 				a_quiet = a_tx[i] ? 0 : a_quiet + 1;
 				if (a_quiet >= 16)
@@ -235,8 +249,10 @@ static void run_call(const struct call_cfg *cc, struct call_out *o)
 			c_p2_end = r.done_at;
 		}
 		if (a_j_at < 0 && as.phase3_at && as.tx.symrate < 6) {
-			/* the answer modem's J begins after S, S-bar, PP and TRN */
-			double syms = 128 + 16 + 288 + (trn_symbols ? trn_symbols : 2048);
+			/* the answer modem's J begins after S, S-bar, PP and TRN (2-wire: 1.25 s of TRN at least) */
+			unsigned int trn = trn_symbols ? trn_symbols : 2048;
+			unsigned int trn2 = (unsigned int)(smdsp_v34_symrate_mbaud(as.tx.symrate) * 5 / 4000);
+			double syms = 128 + 16 + 288 + (cc->two_wire && !trn_symbols && trn2 > trn ? trn2 : trn);
 
 			a_j_at = (long)as.phase3_at + (long)(syms * 8000 / sym_rate[as.tx.symrate]);
 		}
@@ -365,7 +381,7 @@ static void judge_call(const char *what, const struct call_cfg *cc, const struct
 	CHECK(c->stats.rx.rate == a->stats.tx.rate && a->stats.rx.rate == c->stats.tx.rate,
 	      "%s: the receivers' rates %u/%u, the transmitters' %u/%u", what, c->stats.rx.rate, a->stats.rx.rate,
 	      a->stats.tx.rate, c->stats.tx.rate);
-	if (cc->line.echo_db <= -200) {
+	if (!cc->two_wire) {
 		int r, best = 0;
 
 		/* white noise over a known channel: the rule applies (every symbol rate allowed here) */
@@ -389,7 +405,9 @@ static void judge_call(const char *what, const struct call_cfg *cc, const struct
 	CHECK(c->stats.bits_received == c->sink.bits && a->stats.bits_received == a->sink.bits &&
 	      c->stats.bits_sent == c->src.sent && a->stats.bits_sent == a->src.sent, "%s: bit counts", what);
 	/* the order on the line */
-	CHECK(!o->answer_gap, "%s: the answer modem fell silent between INFO1a and the data", what);
+	/* 4-wire the answer modem sends J while the call modem trains; 2-wire it falls silent then */
+	CHECK(o->answer_gap == cc->two_wire, "%s: the answer modem %s between INFO1a and the data", what,
+	      o->answer_gap ? "fell silent" : "never fell silent");
 	CHECK(a->stats.phase3_at == a->p2.done_at + s_offset(a->stats.tx.symrate),
 	      "%s: the answer modem's S at %u, phase 2 done at %u", what, a->stats.phase3_at, a->p2.done_at);
 	CHECK(o->call_quiet, "%s: the call modem sent before its S", what);
@@ -401,6 +419,11 @@ static void judge_call(const char *what, const struct call_cfg *cc, const struct
 static void print_call(const char *what, const struct call_out *o)
 {
 	const struct end_out *c = &o->c, *a = &o->a;
+
+	if (c->stats.erle_db10 || a->stats.erle_db10)
+		printf("%-50s: ERLE %d.%d/%d.%d dB (call/answer), round trip %d samples\n", what,
+		       c->stats.erle_db10 / 10, abs(c->stats.erle_db10 % 10), a->stats.erle_db10 / 10,
+		       abs(a->stats.erle_db10 % 10), c->stats.rtd);
 
 	printf("%-50s: a->c %4d baud%s pe %u %5u bit/s, c->a %4d baud%s pe %u %5u bit/s; data at %5ld ms; "
 	       "%lu/%lu bits, %lu/%lu errors; mse %d.%d/%d.%d dB; S %ld ms after J; %.1f us/10 ms an end\n", what,
@@ -472,6 +495,94 @@ static void test_lines(void)
 		if (lc->max_c)
 			CHECK(o.c.stats.tx.rate == lc->max_c && o.a.stats.tx.rate == lc->max_c,
 			      "%s: max_rate: %u/%u bit/s", what, o.c.stats.tx.rate, o.a.stats.tx.rate);
+	}
+}
+
+/*
+ * 2-wire lines (two_wire at both ends): each end hears its own signal
+ * through a G.168 hybrid model (ERL 6-12 dB: the near echo up to 4 dB above
+ * the far end's signal after the line's loss) and, a round trip later, from
+ * the far hybrid 26-30 dB below what it sent, shifted 0-7 Hz. The symbol
+ * rates offered (INFO0) and max_rate keep each call at a rate v34_train
+ * carries error-free on such lines (test_v34_duplex). The call is judged
+ * as the 4-wire ones (phase 2's parameters and rates, the PRBS, the order
+ * on the line) but the answer modem must fall silent while the call modem
+ * trains, and each canceller's ERLE at its training's end must reach
+ * ERLE_MIN.
+ */
+#define ERLE_MIN 25
+
+struct wire2_case {
+	const char *name;
+	int channel;
+	double loss, noise, ppm;
+	int delay_ms, blk;
+	int hybrid;
+	double erl, far_db, hz;
+	unsigned int max_rate;
+	int max_baud;			/* the highest symbol rate offered */
+};
+
+static const struct wire2_case wire2[] = {
+	{ "2-wire telephone, 10 dB, -55 dBm0", CHAN_TELEPHONE, 10, -55, 100, 12, 80, 1, 6, 26, 0.0, 14400, 2400 },
+	{ "2-wire telephone, 10 dB, -55 dBm0", CHAN_TELEPHONE, 10, -55, -100, 100, 80, 4, 8, 28, -7.0, 19200, 3000 },
+	{ "2-wire flat, 8 dB, -55 dBm0", CHAN_FLAT, 8, -55, 50, 250, 37, 5, 12, 30, 7.0, 19200, 3200 },
+	{ "2-wire telephone, 10 dB, -55 dBm0", CHAN_TELEPHONE, 10, -55, 100, 40, 80, 6, 10, 27, 3.0, 21600, 3429 },
+};
+
+static void wire2_info0(int max_baud, struct smdsp_v34_info0 *i)
+{
+	memset(i, 0, sizeof(*i));
+	i->power_reduction = 1;
+	i->c1664 = 1;
+	i->rate_2743 = max_baud >= 2743;
+	i->rate_2800 = max_baud >= 2800;
+	i->low_3000 = max_baud >= 3000;
+	i->high_3000 = max_baud >= 3000;
+	i->low_3200 = max_baud >= 3200;
+	i->high_3200 = max_baud >= 3200;
+	i->rate_3429 = max_baud >= 3429;
+	i->allow_3429 = max_baud >= 3429;
+}
+
+static void test_two_wire(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(wire2); i++) {
+		const struct wire2_case *w = &wire2[i];
+		struct call_cfg cc;
+		struct call_out o;
+		char what[120];
+
+		memset(&cc, 0, sizeof(cc));
+		cc.line.loss_db = w->loss;
+		cc.line.noise_dbm0 = w->noise;
+		cc.line.echo_db = -999;
+		cc.line.delay = w->delay_ms * 8;
+		cc.line.ppm = w->ppm;
+		cc.line.seed = 41 + i;
+		cc.line.channel = w->channel;
+		cc.line.hybrid = w->hybrid;
+		cc.line.hybrid_erl_db = w->erl;
+		cc.line.far_echo_db = w->far_db;
+		cc.line.far_hybrid = 1 + w->hybrid % 8;
+		cc.line.far_echo_hz = w->hz;
+		/* the far hybrid at the far modem: the line's round trip */
+		cc.line.far_echo_delay = 2 * (cc.line.delay + 16);
+		cc.max_rate_c = w->max_rate;
+		cc.max_rate_a = w->max_rate;
+		cc.blk = w->blk;
+		cc.two_wire = true;
+		wire2_info0(w->max_baud, &cc.info0);
+		cc.seconds = 30;
+		snprintf(what, sizeof(what), "%s, %d ms, ERL %.0f, far %.0f dB %+.0f Hz, up to %d baud", w->name,
+			 w->delay_ms, w->erl, w->far_db, w->hz, w->max_baud);
+		run_call(&cc, &o);
+		print_call(what, &o);
+		judge_call(what, &cc, &o);
+		CHECK(o.c.stats.erle_db10 >= 10 * ERLE_MIN && o.a.stats.erle_db10 >= 10 * ERLE_MIN,
+		      "%s: ERLE %d/%d (tenths of dB)", what, o.c.stats.erle_db10, o.a.stats.erle_db10);
 	}
 }
 
@@ -727,6 +838,7 @@ int main(int argc, char **argv)
 	}
 	test_config();
 	test_lines();
+	test_two_wire();
 	test_blocks();
 	test_failures();
 	return t_report("test_v34_call");

@@ -4,12 +4,17 @@
  * ends phase 1 to the data mode: phase 2 (v34_phase2.c), then phases 3 and 4
  * and the data mode (v34_train_tx.c, v34_train_rx.c) with the parameters
  * phase 2 settled for each direction, carrying the user's bits both ways.
- * 4-wire: no echo canceller yet.
  *
- * The sequence on the line after phase 2 (answer modem above):
+ * The sequence on a 4-wire line after phase 2 (answer modem above):
  *
  *   INFO1a S S-bar PP TRN J ..................... J J' TRN MP .. MP' E B1 data
  *   INFO1c ....... (silence) ...... S S-bar PP TRN J ... J J' TRN MP MP' E B1 data
+ *
+ * On a 2-wire line (two_wire: an echo canceller in our receiver, trained on
+ * our own training while the far end is silent):
+ *
+ *   INFO1a S S-bar PP TRN J ... J .......(silence)........ S S-bar TRN MP .. MP' E B1 data
+ *   INFO1c .... (silence) .... S S-bar PP TRN J ...... J J' TRN MP MP' E B1 data
  *
  * See v34.c for who waits for what and the timeouts.
  */
@@ -54,6 +59,14 @@ struct smdsp_v34_config {
 	void *get_user;
 	smdsp_put_bit_fn put_bit;	/* the data we receive, B1 left out */
 	void *put_user;
+	/*
+	 * A 2-wire line: the duplex order of phases 3 and 4 and an echo
+	 * canceller in our receiver. echo_latency: samples from a sample
+	 * leaving smdsp_v34_process() in tx to the earliest rx sample its echo
+	 * can be in (0: the same call's sample; at most 6848).
+	 */
+	bool two_wire;
+	int echo_latency;
 };
 
 /* What phase 2 gave each direction of this end's train (set at the hand-over). */
@@ -74,6 +87,7 @@ struct smdsp_v34_stats {
 	struct smdsp_v34_dir tx, rx;	/* our transmitter's direction and the far end's */
 	uint32_t bits_sent, bits_received;	/* the user's data bits (after B1) */
 	int32_t mse_db10;		/* our receiver's decision error, dB below the signal (tenths) */
+	int32_t erle_db10;		/* 2-wire: our canceller's ERLE at its training's end (tenths; 0 before) */
 };
 
 struct smdsp_v34;

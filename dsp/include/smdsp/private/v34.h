@@ -8,6 +8,8 @@
 #include <smdsp/private/v34_phase2.h>
 
 #define SMDSP_V34_RXHIST 256		/* received samples kept for the call modem's S (32 ms) */
+/* the user's echo_latency at most: v34_train's, less the history and S's start */
+#define SMDSP_V34_LATENCY_MAX (SMDSP_V34_MAX_LATENCY - SMDSP_V34_RXHIST - 64)
 #define SMDSP_V34_STEP 8		/* the decisions' grid, samples: any block length, the same call */
 
 struct smdsp_v34 {

@@ -311,33 +311,6 @@ static void run_call(const struct call_cfg *cc, struct call_out *o)
 
 /* ---- the rule of v34_probe.c on the true channel (common/v34rule.c) ---- */
 
-/* the data rate / 2400 the rule gives each symbol rate, its better carrier (as test_v34_phase2) */
-static void theory_rates(const struct line_cfg *cfg, int rates[6])
-{
-	struct v34_truth t;
-	struct chan ch;
-	double tone_ms = pow(32767.0 * pow(10, -3.14 / 20), 2) / 2 * pow(10, LEVEL / 100.0) / 21;
-	double noise150 = cfg->noise_dbm0 > -200 ?
-			  pow(32767.0 * pow(10, -3.14 / 20), 2) / 2 * pow(10, cfg->noise_dbm0 / 10) * 150 / 4000 :
-			  1e-9;
-	int m, r, hi;
-
-	chan_init(&ch, cfg->channel);
-	for (m = 1; m <= 25; m++) {
-		t.gain_db[m] = 20 * log10(cabs(chan_response(&ch, 150.0 * m))) - cfg->loss_db;
-		t.snr[m] = tone_ms * pow(10, t.gain_db[m] / 10) / (noise150 + 150.0 / 4000 / 12);
-	}
-	for (r = 0; r < 6; r++) {
-		rates[r] = 0;
-		for (hi = 0; hi < (r == 5 ? 1 : 2); hi++) {
-			int rate = v34_rule_rate(&t, r, hi, v34_rule_preemph(&t, r, hi), NULL);
-
-			if (rate > rates[r])
-				rates[r] = rate;
-		}
-	}
-}
-
 /* ---- the lines ---- */
 
 /*
@@ -385,7 +358,7 @@ static void judge_call(const char *what, const struct call_cfg *cc, const struct
 		int r, best = 0;
 
 		/* white noise over a known channel: the rule applies (every symbol rate allowed here) */
-		theory_rates(&cc->line, rates);
+		v34_rule_line_rates(&cc->line, LEVEL, rates);
 		for (r = 0; r < 6; r++)
 			best = 2 * rates[r] > best ? 2 * rates[r] : best;
 		CHECK(abs((int)c->p2.a_to_c.max_rate / 2400 - rates[c->p2.a_to_c.symrate]) <= 1 &&

@@ -45,33 +45,6 @@ static const int sym_rate[6] = { 2400, 2743, 2800, 3000, 3200, 3429 };
 
 /* ---- the rule of v34_probe.c on the true channel (common/v34rule.c) ---- */
 
-/* the data rate / 2400 the rule gives each symbol rate, its better carrier */
-static void theory_rates(const struct line_cfg *cfg, int rates[6])
-{
-	struct v34_truth t;
-	struct chan ch;
-	double tone_ms = pow(32767.0 * pow(10, -3.14 / 20), 2) / 2 * pow(10, LEVEL / 100.0) / 21;
-	double noise150 = cfg->noise_dbm0 > -200 ?
-			  pow(32767.0 * pow(10, -3.14 / 20), 2) / 2 * pow(10, cfg->noise_dbm0 / 10) * 150 / 4000 :
-			  1e-9;
-	int m, r, hi;
-
-	chan_init(&ch, cfg->channel);
-	for (m = 1; m <= 25; m++) {
-		t.gain_db[m] = 20 * log10(cabs(chan_response(&ch, 150.0 * m))) - cfg->loss_db;
-		t.snr[m] = tone_ms * pow(10, t.gain_db[m] / 10) / (noise150 + 150.0 / 4000 / 12);
-	}
-	for (r = 0; r < 6; r++) {
-		rates[r] = 0;
-		for (hi = 0; hi < (r == 5 ? 1 : 2); hi++) {
-			int rate = v34_rule_rate(&t, r, hi, v34_rule_preemph(&t, r, hi), NULL);
-
-			if (rate > rates[r])
-				rates[r] = rate;
-		}
-	}
-}
-
 /* ---- one phase 2 over the line ---- */
 
 enum impair {
@@ -288,7 +261,7 @@ static double judge_blk(const char *what, const struct line_cfg *cfg, const stru
 	      o->a.rtd, want);
 	if (against_rule) {
 		/* the same rule on the true channel; both directions see the same channel and noise */
-		theory_rates(cfg, rates);
+		v34_rule_line_rates(cfg, LEVEL, rates);
 		for (r = 0; r < 6; r++)
 			if (ac_allowed[r] && ca_allowed[r] && 2 * rates[r] > best)
 				best = 2 * rates[r];
@@ -493,7 +466,7 @@ static void test_failures(void)
 					.channel = CHAN_LONG_LOOP };
 		int rates[6], r, any = 0;
 
-		theory_rates(&bad, rates);
+		v34_rule_line_rates(&bad, LEVEL, rates);
 		for (r = 0; r < 6; r++)
 			any |= rates[r];
 		o = run(&bad, &all, &all, NONE);

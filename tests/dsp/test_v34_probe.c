@@ -135,22 +135,10 @@ static void probe_over_line(const struct run *run, struct smdsp_v34_probe_result
 	struct line *l = line_create(&cfg);
 	struct smdsp_v34_probe_tx *tx = smdsp_v34_probe_tx_create(LEVEL);
 	struct smdsp_v34_probe_rx *rx = smdsp_v34_probe_rx_create(LEVEL);
-	struct chan ch;
 	int16_t a_tx[160], a_rx[160], b_tx[160] = { 0 }, b_rx[160];
-	double tone_ms = pow(32767.0 * pow(10, -3.14 / 20), 2) / 2 * pow(10, LEVEL / 100.0) / 21;
-	double noise150 = run->noise_dbm0 > -200 ?
-			  pow(32767.0 * pow(10, -3.14 / 20), 2) / 2 * pow(10, run->noise_dbm0 / 10) * 150 / 4000 : 1e-9;
-	int blk, m;
+	int blk;
 
-	chan_init(&ch, run->kind);
-	for (m = 1; m <= 25; m++) {
-		double complex h = chan_response(&ch, 150.0 * m);
-
-		t->gain_db[m] = 20 * log10(cabs(h)) - LOSS;
-		/* the line's noise plus the 16-bit rounding of the received samples (1/12 LSB^2 over 4 kHz) */
-		t->snr[m] = tone_ms * pow(10, t->gain_db[m] / 10) / (noise150 + 150.0 / 4000 / 12);
-		t->phase[m] = carg(h);
-	}
+	v34_rule_truth(&cfg, LEVEL, t);
 	smdsp_v34_probe_tx_start(tx, 600);
 	/* 100 ms of silence, L1 160 ms, L2 600 ms, silence */
 	for (blk = 0; blk < 80; blk++) {

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* v34_probe.c's rate rule in floating point, on the true channel (test code): see v34rule.h */
+#include <complex.h>
 #include <math.h>
 #include <smdsp/v34_probe.h>
 #include <smdsp/v34_mod.h>
+#include "chan.h"
+#include "line.h"
 #include "v34rule.h"
 
 #define GAP_DB 7.0
@@ -81,4 +84,41 @@ int v34_rule_preemph(const struct v34_truth *t, int r, int high)
 		}
 	}
 	return pick;
+}
+
+void v34_rule_truth(const struct line_cfg *cfg, int level_dbm0_10, struct v34_truth *t)
+{
+	double tone_ms = pow(32767.0 * pow(10, -3.14 / 20), 2) / 2 * pow(10, level_dbm0_10 / 100.0) / 21;
+	double noise150 = cfg->noise_dbm0 > -200 ?
+			  pow(32767.0 * pow(10, -3.14 / 20), 2) / 2 * pow(10, cfg->noise_dbm0 / 10) * 150 / 4000 :
+			  1e-9;
+	struct chan ch;
+	int m;
+
+	chan_init(&ch, cfg->channel);
+	for (m = 1; m <= 25; m++) {
+		double complex h = chan_response(&ch, 150.0 * m);
+
+		t->gain_db[m] = 20 * log10(cabs(h)) - cfg->loss_db;
+		/* the line's noise plus the 16-bit rounding of the received samples (1/12 LSB^2 over 4 kHz) */
+		t->snr[m] = tone_ms * pow(10, t->gain_db[m] / 10) / (noise150 + 150.0 / 4000 / 12);
+		t->phase[m] = carg(h);
+	}
+}
+
+void v34_rule_line_rates(const struct line_cfg *cfg, int level_dbm0_10, int rates[6])
+{
+	struct v34_truth t;
+	int r, hi;
+
+	v34_rule_truth(cfg, level_dbm0_10, &t);
+	for (r = 0; r < 6; r++) {
+		rates[r] = 0;
+		for (hi = 0; hi < (r == 5 ? 1 : 2); hi++) {
+			int rate = v34_rule_rate(&t, r, hi, v34_rule_preemph(&t, r, hi), NULL);
+
+			if (rate > rates[r])
+				rates[r] = rate;
+		}
+	}
 }

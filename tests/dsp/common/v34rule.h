@@ -23,4 +23,14 @@ int v34_rule_rate(const struct v34_truth *t, int r, int high, int pe, double *sn
 /* the pre-emphasis index that flattens the channel's gain best */
 int v34_rule_preemph(const struct v34_truth *t, int r, int high);
 
+struct line_cfg;
+/* the truth of the line model's channel, loss and noise for tones sent at level_dbm0_10 (tenths of dBm0) */
+void v34_rule_truth(const struct line_cfg *cfg, int level_dbm0_10, struct v34_truth *t);
+/*
+ * The data rate / 2400 the rule gives each symbol rate on its better
+ * carrier, for the line model's channel, loss and noise and tones sent at
+ * level_dbm0_10 (tenths of dBm0): what phase 2 over that line must choose.
+ */
+void v34_rule_line_rates(const struct line_cfg *cfg, int level_dbm0_10, int rates[6]);
+
 #endif

@@ -20,6 +20,7 @@
 #define SMDSP_MODEM_V22BIS	(1u << 2)	/* 2400 bit/s (with V.22 fallback) */
 #define SMDSP_MODEM_V32		(1u << 3)	/* V.32: 4800 and 9600 bit/s */
 #define SMDSP_MODEM_V32BIS	(1u << 4)	/* V.32bis: 4800 to 14400 bit/s */
+#define SMDSP_MODEM_V34		(1u << 5)	/* V.34: 2400 to 33600 bit/s */
 /* what config.modulations 0 means: the modulations that came before V.32 */
 #define SMDSP_MODEM_DEFAULT	(SMDSP_MODEM_V21 | SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS)
 

@@ -10,8 +10,11 @@
  * reduction, and the data rate the receiving end's probing allows. They
  * become the configurations of this end's training transmitter (our
  * direction) and receiver (the far end's direction), v34_train_tx.c and
- * v34_train_rx.c; each direction's data rate is the least of phase 2's and
- * our max_rate, the receiver's in our MP, so that the MPs settle on it.
+ * v34_train_rx.c; each direction's data rate is at most the least of phase
+ * 2's and our max_rate, and our receiver puts in our MP the highest rate
+ * within that which the error it measured at the end of TRN supports
+ * (11: each receiver states the rates it can receive), so that the MPs
+ * settle on it.
  *
  * Who goes when (11.3, 11.4, as we read them; the recommendation's order of
  * the two ends, on v34_train's signals):
@@ -264,6 +267,7 @@ void smdsp_v34_get_stats(const struct smdsp_v34 *s, struct smdsp_v34_stats *st)
 	st->now = s->now;
 	smdsp_v34_train_rx_get_stats(s->trx, &ts);
 	st->mse_db10 = s->state > SMDSP_V34_PHASE2 ? ts.mse_db10 : 0;
+	st->wmse_db10 = s->state > SMDSP_V34_PHASE2 ? ts.wmse_db10 : 0;
 	st->erle_db10 = s->state > SMDSP_V34_PHASE2 ? ts.erle_db10 : 0;
 }
 
@@ -449,13 +453,21 @@ static smdsp_noinline void decide(struct smdsp_v34 *s)
 		s->st.tx_data_at = s->now;
 		s->st.tx.rate = smdsp_v34_train_tx_rate(s->ttx);
 	}
+	if (!s->st.rx.mp_rate && smdsp_v34_train_rx_trained(s->trx)) {
+		struct smdsp_v34_train_stats ts;
+
+		/* our receiver's own choice from its trained error (v34_train_rx.c), in our MP */
+		smdsp_v34_train_rx_get_stats(s->trx, &ts);
+		s->st.rx.mp_rate = ts.mp_rate;
+		s->st.rx.trn_mse_db10 = ts.trn_mse_db10;
+	}
 	if (r == SMDSP_V34_T_DATA && !s->st.rx_data_at) {
 		struct smdsp_v34_mp far;
 		bool ack;
 
 		s->st.rx_data_at = s->now;
 		if (smdsp_v34_train_rx_far_mp(s->trx, &far, &ack)) {
-			unsigned int ours = s->st.rx.max_rate / 2400;
+			unsigned int ours = s->st.rx.mp_rate / 2400;
 			unsigned int theirs = s->cfg.calling ? far.rate_a_to_c : far.rate_c_to_a;
 
 			s->st.rx.rate = 2400 * (theirs < ours ? theirs : ours);

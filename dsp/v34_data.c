@@ -253,6 +253,16 @@ uint32_t smdsp_v34_data_rx_power(const struct smdsp_v34_data_rx *s)
 	return mean_power(&s->map, &s->out_frame.p);
 }
 
+uint32_t smdsp_v34_data_rate_power(const struct smdsp_v34_data_rx *s, unsigned int symbol_rate,
+				   unsigned int data_rate)
+{
+	struct smdsp_v34_frame_params p;
+
+	if (smdsp_v34_frame_params(symbol_rate, data_rate, false, false, &p))
+		return 0;
+	return mean_power(&s->map, &p);
+}
+
 void smdsp_v34_data_rx_get_stats(const struct smdsp_v34_data_rx *s, struct smdsp_v34_data_stats *st)
 {
 	*st = s->stats;

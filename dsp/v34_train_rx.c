@@ -26,7 +26,12 @@
  *   coefficients h(1)-h(3) we send in MP, so that the far transmitter's
  *   precoder takes the predictable part of our noise (9.6.2's intent: the
  *   feedback part of a decision-feedback equaliser moved to the
- *   transmitter).
+ *   transmitter). At the training's end the rate for our MP: the highest
+ *   within the configuration (phase 2's projection, the user's limit)
+ *   whose need for a BER of 1e-5 (smdsp_v34_rate_need_db10(): the rate's
+ *   constellation power, the 16-state code, a margin) TRN's error over its
+ *   last 256 symbols meets, the predictor's output's when precoding is
+ *   asked for: what the decoder will see, against the same power.
  * - J, twice in a row on a symbol boundary, ends our training (4 or 16
  *   points next); J' starts phase 4's TRN (512 symbols), then MP frames
  *   (differential, scrambled: sync of 17 ones, CRC checked by v34_mp) until
@@ -42,7 +47,12 @@
  *   that equaliser and predictor together keep minimising what the decoder
  *   sees, and no recursion through h can spread a wrong tentative decision.
  *
- * Carrier: a second-order loop on the angle between output and decision.
+ * Carrier: a second-order loop on the angle between output and decision
+ * (the product scaled to full precision first: the inner points of 33,600's
+ * constellation are a thousandth of its outer ones in power). The
+ * equaliser's LMS steps are rounded, not truncated: at the data's high
+ * SNRs a truncation's half unit a tap a symbol outweighed the gradient and
+ * held the data mode's error near 31-34 dB.
  * Timing: Mueller and Mueller's detector on the output and the decisions
  * (the pulse's slope one symbol either side) moves the demodulator's
  * instants (smdsp_v34_demod_adjust()) from TRN's 256th symbol on, so that a
@@ -171,9 +181,31 @@ static void eq_update(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *e, 
 		}
 		re = (int64_t)e->re * vr + (int64_t)e->im * vi;
 		im = (int64_t)e->im * vr - (int64_t)e->re * vi;
-		s->c[i][0] -= (int32_t)(re >> shift);
-		s->c[i][1] -= (int32_t)(im >> shift);
+		/*
+		 * rounded: a truncating shift adds half a unit to every tap at
+		 * every step, a drift the data's small errors cannot hold back
+		 */
+		s->c[i][0] -= (int32_t)((re + (1LL << (shift - 1))) >> shift);
+		s->c[i][1] -= (int32_t)((im + (1LL << (shift - 1))) >> shift);
 	}
+}
+
+/*
+ * The angle of o conj(d): the product scaled to 30 bits whatever its size,
+ * so that the inner points of a large constellation (products a
+ * thousandth of the outer ones') are measured as finely as the outer ones
+ */
+static int32_t angle_err(const struct smdsp_cplx *o, const struct smdsp_cplx *d)
+{
+	int64_t pr, pi;
+	uint64_t m;
+	int sh = 0;
+
+	cmul_conj(o, d, &pr, &pi);
+	m = (uint64_t)(pr < 0 ? -pr : pr) | (uint64_t)(pi < 0 ? -pi : pi);
+	while ((m >> sh) >= (1ULL << 30))
+		sh++;
+	return (int32_t)smdsp_atan2((int32_t)(pi >> sh), (int32_t)(pr >> sh));
 }
 
 /* num / den for 64-bit values, den > 0 */
@@ -233,6 +265,10 @@ static void predictor(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *e)
 	}
 	s->pe_acc += (uint64_t)((int64_t)e->re * e->re + (int64_t)e->im * e->im) >> 4;
 	s->pr_acc += (uint64_t)(rr * rr + ri * ri) >> 4;
+	/* the same over about the last 256 symbols, the trained equaliser's and predictor's */
+	s->pe_avg += (uint64_t)((int64_t)e->re * e->re + (int64_t)e->im * e->im) - (s->pe_avg >> 8);
+	s->pr_avg += (uint64_t)(rr * rr + ri * ri) - (s->pr_avg >> 8);
+	s->pe_n++;
 	for (i = 0; i < 3; i++) {
 		int64_t gr = rr * s->ehist[i][0] + ri * s->ehist[i][1];
 		int64_t gi = ri * s->ehist[i][0] - rr * s->ehist[i][1];
@@ -249,8 +285,47 @@ static void predictor(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *e)
 	s->ehist[0][1] = e->im;
 }
 
+int smdsp_v34_rate_need_db10(const struct smdsp_v34_train_rx *s, enum smdsp_v34_symrate symrate,
+			     unsigned int data_rate)
+{
+	uint32_t p = smdsp_v34_data_rate_power(s->data, symrate, data_rate);
+
+	if (!p)
+		return 1000;
+	/* P 30 / 8 in 1/128 units: against 8 * 128^2 */
+	return smdsp_power_to_dbm0((uint64_t)p * 30) - smdsp_power_to_dbm0(8 * 16384) + SMDSP_V34_RATE_MARGIN_DB10;
+}
+
+/*
+ * The rate for our MP: the highest within the configuration's (phase 2's
+ * projection, the user's limit) whose need the error measured on TRN
+ * meets; TRN's 4-point error relative to the same power as the data's
+ * (both are sent at the training's power), so it carries over
+ */
+static void choose_rate(struct smdsp_v34_train_rx *s, bool precoding)
+{
+	uint64_t err = precoding ? s->pr_avg : s->pe_avg;
+	unsigned int r;
+
+	/* the mean per symbol (256 of it) against the training's 2 R^2, once the average has filled */
+	if (s->pe_n < 768) {
+		s->st.mp_rate = s->mp_rate;
+		return;
+	}
+	err >>= 8;
+	s->st.trn_mse_db10 = smdsp_power_to_dbm0(2ULL * R_AMP * R_AMP) - smdsp_power_to_dbm0(err + 1);
+	if (!s->cfg.fixed_rate) {
+		for (r = s->cfg.data_rate; r > 2400; r -= 2400)
+			if (s->st.trn_mse_db10 >= smdsp_v34_rate_need_db10(s, s->cfg.symrate, r))
+				break;
+		s->mp_rate = r;
+	}
+	s->st.mp_rate = s->mp_rate;
+}
+
 static void finish_training(struct smdsp_v34_train_rx *s)
 {
+	bool precoding = !(4 * s->pe_acc < 5 * s->pr_acc || s->cfg.no_precoding);
 	int i, k;
 
 	/*
@@ -258,7 +333,7 @@ static void finish_training(struct smdsp_v34_train_rx *s)
 	 * that the noise is white enough, and a tentative decision's error
 	 * would cost more in the receiver's recursion than the gain.
 	 */
-	if (4 * s->pe_acc < 5 * s->pr_acc || s->cfg.no_precoding)
+	if (!precoding)
 		memset(s->hp, 0, sizeof(s->hp));
 	s->st.pred_gain_db10 = smdsp_power_to_dbm0(s->pe_acc >> 8) - smdsp_power_to_dbm0((s->pr_acc >> 8) + 1);
 
@@ -273,6 +348,7 @@ static void finish_training(struct smdsp_v34_train_rx *s)
 				v = -24576;
 			s->h[2 * i + k] = (int16_t)v;
 		}
+	choose_rate(s, precoding);
 	s->trained = true;
 }
 
@@ -336,18 +412,32 @@ static bool start_data(struct smdsp_v34_train_rx *s)
 	struct smdsp_v34_data_config dc;
 	unsigned int far_rate = 2400 * (s->cfg.caller ? s->far.rate_a_to_c : s->far.rate_c_to_a);
 	uint32_t p;
+	int i;
 
-	smdsp_v34_train_data_config(&s->cfg, false, far_rate, &dc);
+	/* the far transmitter's limit, within what our MP asked */
+	smdsp_v34_train_data_config(&s->cfg, false, far_rate < s->mp_rate ? far_rate : s->mp_rate, &dc);
 	memcpy(dc.h, s->h, sizeof(dc.h));
 	if (smdsp_v34_data_rx_configure(s->data, &dc))
 		return false;
 	s->rate = dc.data_rate;
 	/* the data points' mean power against the 4-point training's 2 R^2 */
 	p = smdsp_v34_data_rx_power(s->data);
+	s->dpow = p;
 	s->unit = smdsp_isqrt64(smdsp_div_u64((uint64_t)p << 32, 2u * R_AMP * R_AMP));
 	s->skip_bits = 0;
 	s->nin = 0;
-	memset(s->zhist, 0, sizeof(s->zhist));
+	/*
+	 * The whitening's history: the far precoder starts from none (its
+	 * past x zero), so the past symbols' signal must not be in it, but
+	 * their noise must, or the first three symbols reach the decoder
+	 * unwhitened (the predictor's gain worse: on a band cut at its edge,
+	 * 6 dB, decisions lost in B1 and the first data frame): the last three
+	 * decision errors, in the data's units
+	 */
+	for (i = 0; i < 3; i++) {
+		s->zhist[i][0] = (int32_t)(((int64_t)s->elast[i].re * s->unit) >> 16);
+		s->zhist[i][1] = (int32_t)(((int64_t)s->elast[i].im * s->unit) >> 16);
+	}
 	return true;
 }
 
@@ -386,11 +476,13 @@ static void data_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o
 	yr = odd_near(smdsp_sat32(rr));
 	yi = odd_near(smdsp_sat32(ri));
 	s->w_err += (uint64_t)((rr - 128LL * yr) * (rr - 128LL * yr) + (ri - 128LL * yi) * (ri - 128LL * yi));
-	s->w_sig += (uint64_t)(128LL * yr * 128LL * yr + 128LL * yi * 128LL * yi);
 	if (++s->w_n == 256) {
-		s->st.wmse_db10 = smdsp_power_to_dbm0(s->w_sig >> 12) - smdsp_power_to_dbm0((s->w_err >> 12) + 1);
+		/*
+		 * against the data's nominal power, as the training's error and
+		 * the rate's need are: the precoded y's own power is more
+		 */
+		s->st.wmse_db10 = smdsp_power_to_dbm0(s->dpow) - smdsp_power_to_dbm0((s->w_err >> 8) + 1);
 		s->w_err = 0;
-		s->w_sig = 0;
 		s->w_n = 0;
 	}
 	/* back to equaliser units */
@@ -468,11 +560,9 @@ static smdsp_noinline void p4_symbol(struct smdsp_v34_train_rx *s, const struct 
 	case SMDSP_V34_T_S:
 	case SMDSP_V34_T_SBAR:
 		if (strong) {
-			int64_t pr, pi;
 			int32_t dphi;
 
-			cmul_conj(o, &d, &pr, &pi);
-			dphi = (int32_t)smdsp_atan2((int32_t)(pi >> 16), (int32_t)(pr >> 16));
+			dphi = angle_err(o, &d);
 			s->freq += dphi >> 12;
 			s->phase += (uint32_t)(dphi >> 5);
 		}
@@ -507,7 +597,6 @@ static void symbol(struct smdsp_v34_train_rx *s)
 	struct smdsp_cplx o, d, e, eb, w;
 	const int16_t *hf = NULL;
 	unsigned int q = 0, b;
-	int64_t pr, pi;
 	int32_t dphi;
 	int shift = SHIFT_TRACK;
 	uint32_t k = s->sym++;
@@ -538,10 +627,13 @@ static void symbol(struct smdsp_v34_train_rx *s)
 	e.re = o.re - d.re;
 	e.im = o.im - d.im;
 	mse_acc(s, &e, &d);
+	/* the last three errors before the data (start_data()) */
+	s->elast[2] = s->elast[1];
+	s->elast[1] = s->elast[0];
+	s->elast[0] = e;
 	/* the carrier loop, once the equaliser has a first shape */
 	if (k >= 96) {
-		cmul_conj(&o, &d, &pr, &pi);
-		dphi = (int32_t)smdsp_atan2((int32_t)(pi >> 16), (int32_t)(pr >> 16));
+		dphi = angle_err(&o, &d);
 		s->freq += dphi >> 12;
 		s->phase += (uint32_t)((dphi >> 5) + s->freq);
 	}
@@ -837,6 +929,7 @@ void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s)
 	memset(s->hp, 0, sizeof(s->hp));
 	memset(s->ehist, 0, sizeof(s->ehist));
 	memset(s->h, 0, sizeof(s->h));
+	memset(s->elast, 0, sizeof(s->elast));
 	memset(&s->far, 0, sizeof(s->far));
 	s->t2 = 0;
 	s->s_run = 0;
@@ -860,8 +953,11 @@ void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s)
 	s->mse_n = 0;
 	s->pe_acc = 0;
 	s->pr_acc = 0;
+	s->pe_n = 0;
+	s->pe_avg = 0;
+	s->pr_avg = 0;
+	s->mp_rate = s->cfg.data_rate;
 	s->w_err = 0;
-	s->w_sig = 0;
 	s->w_n = 0;
 	s->rate = 0;
 	s->now = 0;
@@ -1105,9 +1201,9 @@ bool smdsp_v34_train_rx_our_mp(const struct smdsp_v34_train_rx *s, struct smdsp_
 	memset(mp, 0, sizeof(*mp));
 	mp->type = 1;
 	if (s->cfg.caller)
-		mp->rate_a_to_c = s->cfg.data_rate / 2400;
+		mp->rate_a_to_c = s->mp_rate / 2400;
 	else
-		mp->rate_c_to_a = s->cfg.data_rate / 2400;
+		mp->rate_c_to_a = s->mp_rate / 2400;
 	memcpy(mp->h, s->h, sizeof(mp->h));
 	return true;
 }

@@ -8,11 +8,14 @@
  *   between the clocks, the telephone, flat, bass-cut, narrow and long-loop
  *   channels, blocks of 80 and 37 samples): both ends reach the data mode;
  *   each end's two directions are those phase 2 settled (the same at both
- *   ends: symbol rate, carrier, pre-emphasis), each direction's data rate is
- *   phase 2's projected rate for it, limited by max_rate where one is set,
- *   within one 2400 bit/s step of the rule of v34_probe.c applied to the
- *   true channel (tests/dsp/common/v34rule.c: white noise over a known
- *   channel); a PRBS each way arrives without a bit error over 3 s of data
+ *   ends: symbol rate, carrier, pre-emphasis), phase 2's projected rate
+ *   for each direction within one 2400 bit/s step of the rule of
+ *   v34_probe.c applied to the true channel (tests/dsp/common/v34rule.c:
+ *   white noise over a known channel), each direction's data rate that,
+ *   limited by max_rate where one is set and by the rate the receiving
+ *   end's MP asks for (its own choice from its trained error, never above
+ *   the other two; test_v34_rate judges it); a PRBS each way arrives without
+ *   a bit error over 3 s of data
  *   (aligned by the first 23 bits received), and the bits counted match.
  * - The order on the line: the answer modem's S starts on the sample where
  *   INFO1a's last symbol ends (computed here in floating point from phase
@@ -328,7 +331,7 @@ static void judge_call(const char *what, const struct call_cfg *cc, const struct
 {
 	const struct end_out *c = &o->c, *a = &o->a;
 	unsigned int mc = cc->max_rate_c ? cc->max_rate_c : 33600, ma = cc->max_rate_a ? cc->max_rate_a : 33600;
-	unsigned int lim = mc < ma ? mc : ma;
+	unsigned int lim = mc < ma ? mc : ma, ca, ac;
 	int rates[6];
 
 	CHECK(c->st == SMDSP_V34_DATA && a->st == SMDSP_V34_DATA, "%s: states %s/%s (%s/%s)", what,
@@ -346,11 +349,22 @@ static void judge_call(const char *what, const struct call_cfg *cc, const struct
 	      a->stats.rx.high == a->p2.c_to_a.high_carrier, "%s: the answer modem's directions", what);
 	CHECK(!memcmp(&c->p2.a_to_c, &a->p2.a_to_c, sizeof(c->p2.a_to_c)) &&
 	      !memcmp(&c->p2.c_to_a, &a->p2.c_to_a, sizeof(c->p2.c_to_a)), "%s: phase 2 differs", what);
-	/* the rates: phase 2's, limited by max_rate, settled the same at both ends */
-	CHECK(c->stats.tx.rate == (c->p2.c_to_a.max_rate < lim ? c->p2.c_to_a.max_rate : lim) &&
-	      a->stats.tx.rate == (a->p2.a_to_c.max_rate < lim ? a->p2.a_to_c.max_rate : lim),
-	      "%s: rates %u/%u, phase 2 %u/%u, limit %u", what, c->stats.tx.rate, a->stats.tx.rate,
-	      c->p2.c_to_a.max_rate, a->p2.a_to_c.max_rate, lim);
+	/*
+	 * the rates: phase 2's, limited by max_rate and by what the receiving
+	 * end's trained error supports (the rate in its MP, never above the
+	 * other two), settled the same at both ends
+	 */
+	ca = c->p2.c_to_a.max_rate < lim ? c->p2.c_to_a.max_rate : lim;
+	ac = c->p2.a_to_c.max_rate < lim ? c->p2.a_to_c.max_rate : lim;
+	CHECK(a->stats.rx.mp_rate >= 2400 && a->stats.rx.mp_rate <= c->p2.c_to_a.max_rate &&
+	      a->stats.rx.mp_rate <= ma && c->stats.rx.mp_rate >= 2400 &&
+	      c->stats.rx.mp_rate <= c->p2.a_to_c.max_rate && c->stats.rx.mp_rate <= mc,
+	      "%s: MP rates %u/%u, phase 2 %u/%u, max_rate %u/%u", what, c->stats.rx.mp_rate, a->stats.rx.mp_rate,
+	      c->p2.a_to_c.max_rate, c->p2.c_to_a.max_rate, mc, ma);
+	CHECK(c->stats.tx.rate == (a->stats.rx.mp_rate < ca ? a->stats.rx.mp_rate : ca) &&
+	      a->stats.tx.rate == (c->stats.rx.mp_rate < ac ? c->stats.rx.mp_rate : ac),
+	      "%s: rates %u/%u, phase 2 %u/%u, MP %u/%u, limit %u", what, c->stats.tx.rate, a->stats.tx.rate,
+	      c->p2.c_to_a.max_rate, a->p2.a_to_c.max_rate, a->stats.rx.mp_rate, c->stats.rx.mp_rate, lim);
 	CHECK(c->stats.rx.rate == a->stats.tx.rate && a->stats.rx.rate == c->stats.tx.rate,
 	      "%s: the receivers' rates %u/%u, the transmitters' %u/%u", what, c->stats.rx.rate, a->stats.rx.rate,
 	      a->stats.tx.rate, c->stats.tx.rate);

@@ -76,6 +76,13 @@ struct smdsp_v34_dir {
 	unsigned int preemph;		/* the transmitter's pre-emphasis filter */
 	unsigned int max_rate;		/* phase 2's projected rate, limited by max_rate, bit/s */
 	unsigned int rate;		/* the data rate the MPs settled (0 before) */
+	/*
+	 * The direction we receive: the error our receiver measured at the end
+	 * of TRN (dB below the signal, tenths) and the rate it put in our MP
+	 * from it, at most max_rate (0 before our receiver has trained)
+	 */
+	int trn_mse_db10;
+	unsigned int mp_rate;
 };
 
 struct smdsp_v34_stats {
@@ -87,6 +94,7 @@ struct smdsp_v34_stats {
 	struct smdsp_v34_dir tx, rx;	/* our transmitter's direction and the far end's */
 	uint32_t bits_sent, bits_received;	/* the user's data bits (after B1) */
 	int32_t mse_db10;		/* our receiver's decision error, dB below the signal (tenths) */
+	int32_t wmse_db10;		/* data: its decoder's error, against the data's nominal power (tenths) */
 	int32_t erle_db10;		/* 2-wire: our canceller's ERLE at its training's end (tenths; 0 before) */
 };
 

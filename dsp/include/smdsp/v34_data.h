@@ -73,6 +73,13 @@ unsigned int smdsp_v34_data_rx_frame(struct smdsp_v34_data_rx *s, const int32_t 
 const struct smdsp_v34_frame_params *smdsp_v34_data_rx_params(const struct smdsp_v34_data_rx *s);
 /* the transmitter's smdsp_v34_data_tx_power() for the same configuration */
 uint32_t smdsp_v34_data_rx_power(const struct smdsp_v34_data_rx *s);
+/*
+ * The same for another symbol rate and data rate (no aux channel, minimum
+ * shaping), without configuring: what a receiver weighs its rate choice
+ * with. 0 for a rate V.34 does not allow at that symbol rate.
+ */
+uint32_t smdsp_v34_data_rate_power(const struct smdsp_v34_data_rx *s, unsigned int symbol_rate,
+				   unsigned int data_rate);
 void smdsp_v34_data_rx_get_stats(const struct smdsp_v34_data_rx *s, struct smdsp_v34_data_stats *st);
 
 /* the Viterbi decoder's 31 4D symbols, rounded up to mapping frames */

@@ -46,6 +46,11 @@ struct smdsp_v34_train_config {
 	unsigned int trn_symbols;	/* transmitter: phase 3's TRN, 0 for 2048 symbols */
 	bool no_precoding;		/* receiver: ask the far end for none (MP's h all 0) */
 	/*
+	 * receiver: put data_rate in MP as it is, not the rate its trained
+	 * error supports (smdsp_v34_rate_need_db10()); for BER sweeps
+	 */
+	bool fixed_rate;
+	/*
 	 * A 2-wire line: the duplex sequence and the echo canceller. Both
 	 * ends' transmitter and receiver must have the same two_wire, and be
 	 * attached to each other both ways. echo_latency: samples from a
@@ -144,7 +149,8 @@ struct smdsp_v34_train_stats {
 	uint32_t data_bits;		/* data bits delivered */
 	uint32_t bad_points, bad_shell;	/* v34_data's counts */
 	int32_t mse_db10;		/* the last 256 symbols' decision error, dB below the signal (tenths) */
-	int32_t wmse_db10;		/* data: the same for what the Viterbi decoder gets (whitened) */
+	/* data: the error of what the Viterbi decoder gets (whitened), against the data's nominal power */
+	int32_t wmse_db10;
 	int32_t pred_gain_db10;		/* the noise predictor's gain, the precoder's worth */
 	int32_t timing_ticks;		/* the timing loop's total move */
 	int32_t pp_lag;			/* PP's position against the S-bar reversal, half symbols */
@@ -152,6 +158,14 @@ struct smdsp_v34_train_stats {
 	int32_t erle_db10;
 	int32_t echo_latency;
 	int32_t far_freq_mhz;		/* the far echo's frequency offset it follows */
+	/*
+	 * TRN's decision error at the training's end, less the noise
+	 * predictor's gain when precoding is asked for: the error the decoder
+	 * will see (dB below the signal, tenths; 0 before trained), and the
+	 * rate this receiver puts in its MP from it (bit/s)
+	 */
+	int32_t trn_mse_db10;
+	uint32_t mp_rate;
 };
 
 struct smdsp_v34_train_rx *smdsp_v34_train_rx_create(const struct smdsp_v34_train_config *cfg,
@@ -166,7 +180,24 @@ enum smdsp_v34_train_state smdsp_v34_train_rx_state(const struct smdsp_v34_train
 void smdsp_v34_train_rx_get_stats(const struct smdsp_v34_train_rx *s, struct smdsp_v34_train_stats *st);
 /* trained: the coefficients for our MP are ready */
 bool smdsp_v34_train_rx_trained(const struct smdsp_v34_train_rx *s);
-/* the MP this end sends (h from its equaliser; rates from its config), false before trained */
+/*
+ * The decoder's error (dB below the data's power, tenths) the 16-state code
+ * needs for a bit error rate of 1e-5 at this symbol rate and data rate, with
+ * SMDSP_V34_RATE_MARGIN_DB10 on top; 1000 (100 dB) for a rate V.34 does not
+ * allow there. The points on the odd-integer grid, the data scaled to power
+ * P: at an error of sigma^2 per dimension the code's d_free^2 = 16 gives bit
+ * errors about N Q(2 / sigma), 1e-5 at 2 / sigma = 5.5 (N, the
+ * descrambler's threefold errors and the shell mapper's in it: v34_data
+ * alone over Gaussian noise, 33,600 at 3429 baud the hardest), so the error
+ * per symbol 2 sigma^2 may be 8 / 30 of a unit: P 30 / 8 over it.
+ */
+#define SMDSP_V34_RATE_MARGIN_DB10 10
+int smdsp_v34_rate_need_db10(const struct smdsp_v34_train_rx *s, enum smdsp_v34_symrate symrate,
+			     unsigned int data_rate);
+/*
+ * The MP this end sends (h from its equaliser; the rate its trained error
+ * supports within its config's data_rate), false before trained
+ */
 bool smdsp_v34_train_rx_our_mp(const struct smdsp_v34_train_rx *s, struct smdsp_v34_mp *mp);
 /* the far end's MP (and whether it was an MP'), false before one arrived */
 bool smdsp_v34_train_rx_far_mp(const struct smdsp_v34_train_rx *s, struct smdsp_v34_mp *mp, bool *ack);

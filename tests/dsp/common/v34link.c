@@ -78,6 +78,7 @@ static bool end_init(struct end *e, const struct link_cfg *lc, bool caller, uint
 	tc.caller = caller;
 	tc.trn16 = lc->trn16;
 	tc.no_precoding = lc->no_precoding;
+	tc.fixed_rate = lc->fixed_rate;
 	tc.two_wire = lc->two_wire;
 	tc.no_echo_cancel = lc->no_ec;
 	tc.echo_latency = lc->latency;

@@ -31,6 +31,7 @@ struct link_cfg {
 	unsigned int preemph;
 	bool trn16;
 	bool no_precoding;		/* both receivers ask for none */
+	bool fixed_rate;		/* both receivers put their rate in MP, not the one their error supports */
 	struct line_cfg line;
 	double seconds;
 	/*

@@ -124,12 +124,17 @@ struct smdsp_v34_train_rx {
 	bool trained;
 	uint64_t err_acc, sig_acc;	/* the decision error and the signal, for the MSE */
 	uint64_t pe_acc, pr_acc;	/* the predictor's input and output power */
-	uint64_t w_err, w_sig;		/* data: the whitened error */
+	uint64_t pe_avg, pr_avg;	/* the same, 256 times their means over about the last 256 symbols */
+	uint32_t pe_n;			/* symbols in them */
+	unsigned int mp_rate;		/* the rate our MP asks for, bit/s */
+	uint64_t w_err;			/* data: the whitened error */
+	uint32_t dpow;			/* data: the points' nominal power (1/128 units squared) */
 	unsigned int w_n;
 	unsigned int mse_n;
 	/* data mode */
 	uint32_t unit;			/* equaliser units to 1/128 units, Q16 */
 	int32_t zhist[3][2];		/* past equaliser outputs, 1/128 units */
+	struct smdsp_cplx elast[3];	/* the last decision errors, equaliser units */
 	int32_t in[16];
 	unsigned int nin;
 	unsigned int rate;

@@ -2,7 +2,7 @@
 /*
  * Modem engine: call set-up (ring detection, dial tone, DTMF dialling,
  * call progress, answer tone, V.8), the data pump (V.21, V.22, V.22bis,
- * V.32 and V.32bis) and the byte stream (V.42 LAPM, or start-stop framing
+ * V.32, V.32bis and V.34) and the byte stream (V.42 LAPM, or start-stop framing
  * with V.14 rate adaption), driven by one call per audio period.
  *
  * Everything is allocated by smdsp_modem_create(); processing and commands
@@ -17,6 +17,13 @@
  * V.32bis chooses its rate itself (the best both ends offer that the line
  * allows) and retrains by itself on a worsening line; the engine follows
  * its status (RETRAIN, then CONNECTED at the new rate).
+ *
+ * V.34 comes after V.8 only (V.8's V.34 mode, both ends offering it): its
+ * phase 2 starts where V.8 ends, CJ's 75 ms of silence behind it, and
+ * dsp/v34.c runs phases 2, 3 and 4 and the data mode; CONNECTED at the
+ * rate we receive at once both directions carry data. Its object is made
+ * here at create (70-odd KB, 2-wire so that either line can be configured)
+ * and configured in place for each call.
  *
  * This file is the engine as an object (create, configure, the FIFOs and
  * events its user reads and writes) and the byte stream over the
@@ -220,7 +227,8 @@ void smdsp_modem_link_start(struct smdsp_modem *m)
 	smdsp_async_rx_reset(m->arx);
 	if (!m->rate)
 		m->rate = m->pump == PUMP_V22 ? m->v22.rate :
-			  m->pump == PUMP_V32 ? smdsp_v32bis_rate(&m->v32) : 300;
+			  m->pump == PUMP_V32 ? smdsp_v32bis_rate(&m->v32) :
+			  m->pump == PUMP_V34 ? smdsp_modem_v34_rx_rate(m) : 300;
 	if (!(m->cfg.flags & SMDSP_MODEM_FLAG_V42) || m->v8_no_lapm) {
 		link_async(m);
 		return;
@@ -383,6 +391,25 @@ bool smdsp_modem_get_event(struct smdsp_modem *m, struct smdsp_modem_event *ev)
 	return true;
 }
 
+static void v34_stats(const struct smdsp_modem *m, struct smdsp_modem_stats *st)
+{
+	const struct smdsp_v34 *v = m->v34;
+
+	smdsp_v34_get_stats(v, &st->v34);
+	st->v34_used = 1;
+	st->v34_state = smdsp_v34_state(v);
+	st->v34_fail = smdsp_v34_fail(v);
+	st->v34_rtd = st->v34.rtd;
+	st->v34_mse_db10 = st->v34.mse_db10;
+	if (st->v34.rtd >= 0) {
+		/* the symbol rates are phase 2's: set when it ended */
+		st->tx_baud = (smdsp_v34_symrate_mbaud(st->v34.tx.symrate) + 500) / 1000;
+		st->rx_baud = (smdsp_v34_symrate_mbaud(st->v34.rx.symrate) + 500) / 1000;
+	}
+	st->echo_latency = v->cfg.two_wire ? v->cfg.echo_latency : -1;
+	st->echo_erle_db_q8 = st->v34.erle_db10 * 256 / 10;
+}
+
 void smdsp_modem_get_stats(const struct smdsp_modem *m, struct smdsp_modem_stats *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -400,11 +427,16 @@ void smdsp_modem_get_stats(const struct smdsp_modem *m, struct smdsp_modem_stats
 	if (m->v42_status >= 0)
 		smdsp_v42_get_stats(m->v42, &st->v42);
 	st->v32_rtd = -1;
+	st->v34_rtd = -1;
+	st->tx_rate = m->tx_rate;
+	st->rx_rate = m->rx_rate;
 	if (m->v32_used) {
 		st->echo_latency = smdsp_v32bis_echo_latency(&m->v32);
 		st->echo_erle_db_q8 = smdsp_v32bis_echo_erle_db_q8(&m->v32);
 		st->v32_rtd = smdsp_v32bis_rtd(&m->v32);
 	}
+	if (m->v34_used)
+		v34_stats(m, st);
 }
 
 static int check_config(struct smdsp_modem_config *c)
@@ -412,10 +444,10 @@ static int check_config(struct smdsp_modem_config *c)
 	if (c->sample_rate && c->sample_rate != SMDSP_RATE)
 		return -EINVAL;
 	c->sample_rate = SMDSP_RATE;
-	c->modulations &= SMDSP_MODEM_DEFAULT | SMDSP_MODEM_V32 | SMDSP_MODEM_V32BIS;
+	c->modulations &= SMDSP_MODEM_DEFAULT | SMDSP_MODEM_V32 | SMDSP_MODEM_V32BIS | SMDSP_MODEM_V34;
 	if (!c->modulations)
 		c->modulations = SMDSP_MODEM_DEFAULT;
-	if (c->min_rate > 14400 || c->max_rate > 14400 ||
+	if (c->min_rate > 33600 || c->max_rate > 33600 ||
 	    (c->max_rate && c->min_rate > c->max_rate))
 		return -EINVAL;
 	if (!c->tx_level_dbm0_10)
@@ -470,6 +502,8 @@ struct smdsp_modem *smdsp_modem_create(const struct smdsp_modem_config *cfg)
 		/* V.42bis's dictionaries, whether a call will offer it or not */
 		.v42bis = 1, .v42bis_p1 = SMDSP_MODEM_V42BIS_MAX_P1,
 	};
+	struct smdsp_v34_config v34c;
+	struct smdsp_v34_phase2_config p2c;
 	struct smdsp_modem *m;
 
 	if (!cfg)
@@ -487,7 +521,15 @@ struct smdsp_modem *smdsp_modem_create(const struct smdsp_modem_config *cfg)
 	m->arx = smdsp_async_rx_create(&ac, arx_put_byte, m);
 	m->v8 = smdsp_v8_create(&v8c);
 	m->v42 = smdsp_v42_create(&v42c);
-	if (!m->atx || !m->arx || !m->v8 || !m->v42) {
+	/* V.34's, 2-wire: its canceller and history too, for either line */
+	smdsp_v34_phase2_default_config(&p2c);
+	memset(&v34c, 0, sizeof(v34c));
+	v34c.level_dbm0_10 = p2c.level_dbm0_10;
+	v34c.far_level_dbm0_10 = p2c.far_level_dbm0_10;
+	v34c.info0 = p2c.info0;
+	v34c.two_wire = true;
+	m->v34 = smdsp_v34_create(&v34c);
+	if (!m->atx || !m->arx || !m->v8 || !m->v42 || !m->v34) {
 		smdsp_modem_free(m);
 		return NULL;
 	}
@@ -506,6 +548,7 @@ void smdsp_modem_free(struct smdsp_modem *m)
 	smdsp_async_rx_free(m->arx);
 	smdsp_v8_free(m->v8);
 	smdsp_v42_free(m->v42);
+	smdsp_v34_free(m->v34);
 	smdsp_free(m);
 }
 

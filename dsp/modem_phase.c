@@ -10,6 +10,11 @@
  * phase without its receiver come from tx_more().  The pumps a phase starts
  * (V.21, V.22/V.22bis, V.32/V.32bis) report through their status callbacks
  * here; a hang-up, a lost carrier or a timer ends the call with its cause.
+ * V.34 has no callbacks: its state is read after each chunk (phases 2-4
+ * are TRAINING, its data CONNECTED at the rate we receive; its decisions
+ * as bad as noise's are CARRIER_LOST, and it gives up on its own a second
+ * later, then the call ends as a lost carrier; any other failure is a
+ * training failed).
  */
 #include <smdsp/private/modem.h>
 
@@ -22,6 +27,8 @@
 static void connected(struct smdsp_modem *m, unsigned int rate)
 {
 	m->rate = rate;
+	m->rx_rate = rate;
+	m->tx_rate = m->pump == PUMP_V34 ? m->v34->st.tx.rate : rate;
 	smdsp_modem_set_phase(m, SMDSP_PHASE_CONNECTED, rate);
 	if (!m->link_up)
 		smdsp_modem_link_start(m);
@@ -163,9 +170,75 @@ void smdsp_modem_start_v32(struct smdsp_modem *m)
 	m->pump = PUMP_V32;
 }
 
+/*
+ * The most V.34 may run at in this call (+MS's limits, and no more than our
+ * receiver carries), bit/s; 0: not offered.
+ */
+unsigned int smdsp_modem_v34_max(const struct smdsp_modem *m)
+{
+	unsigned int r = V34_CEILING;
+
+	if (!(m->cfg.modulations & SMDSP_MODEM_V34))
+		return 0;
+	if (m->cfg.max_rate && m->cfg.max_rate < r)
+		r = m->cfg.max_rate / 2400 * 2400;
+	return r >= 2400 && r >= m->cfg.min_rate ? r : 0;
+}
+
+/* What we receive at: the MPs' rate, or before it phase 2's projection. */
+unsigned int smdsp_modem_v34_rx_rate(const struct smdsp_modem *m)
+{
+	const struct smdsp_v34_dir *d = &m->v34->st.rx;
+
+	return d->rate ? d->rate : d->max_rate ? d->max_rate : 2400;
+}
+
+/*
+ * V.34 from phase 2 on, right after V.8 (whose CJ and 75 ms of silence are
+ * behind us). listen_v22: a caller's V.22bis receiver also runs until the
+ * far INFO0 is heard, for an answerer whose JM named V.34 without running
+ * it (one that echoes our CM), as V.32bis's caller does. False if V.34
+ * cannot be configured.
+ */
+bool smdsp_modem_start_v34(struct smdsp_modem *m, bool listen_v22)
+{
+	struct smdsp_v34_phase2_config p;
+	struct smdsp_v34_config c;
+	unsigned int lat;
+	int lvl = m->cfg.tx_level_dbm0_10;
+
+	smdsp_v34_phase2_default_config(&p);
+	memset(&c, 0, sizeof(c));
+	c.calling = m->calling;
+	/* V.34's range of levels: -43 to -9 dBm0 */
+	c.level_dbm0_10 = lvl < -430 ? -430 : lvl > -90 ? -90 : lvl;
+	c.far_level_dbm0_10 = p.far_level_dbm0_10;
+	c.info0 = p.info0;
+	c.max_rate = smdsp_modem_v34_max(m);
+	c.get_bit = smdsp_modem_data_get_bit;
+	c.get_user = m;
+	c.put_bit = smdsp_modem_data_put_bit;
+	c.put_user = m;
+	/* as V.32bis's: the user's loop or the period, never a CHUNK; beyond V.34's reach, no canceller */
+	lat = m->cfg.echo_latency ? m->cfg.echo_latency : m->last_n;
+	c.two_wire = !m->cfg.four_wire && lat <= SMDSP_V34_LATENCY_MAX;
+	c.echo_latency = c.two_wire ? (int)lat : 0;
+	if (!c.max_rate || smdsp_v34_configure(m->v34, &c))
+		return false;
+	m->v34_listen = false;
+	if (listen_v22) {
+		smdsp_modem_start_v22(m);
+		m->v34_listen = true;
+	}
+	m->pump = PUMP_V34;
+	m->v34_used = true;
+	return true;
+}
+
 void smdsp_modem_end_call(struct smdsp_modem *m, enum smdsp_modem_cause cause)
 {
 	m->pump = PUMP_NONE;
+	m->v34_listen = false;
 	m->v32_listen = false;
 	m->v32_auto = false;
 	m->rate = 0;
@@ -204,6 +277,10 @@ static void go_offhook(struct smdsp_modem *m, bool calling)
 	m->v8_run = V8_IDLE;
 	m->v8_used = false;
 	m->v32_used = false;
+	m->v34_used = false;
+	m->v34_listen = false;
+	m->tx_rate = 0;
+	m->rx_rate = 0;
 	m->v8_lapm = false;
 	m->v8_no_lapm = false;
 	m->v8_sig = -1;
@@ -584,6 +661,122 @@ static void do_answer_tone(struct smdsp_modem *m, const int16_t *rx, int16_t *tx
 	memset(tx, 0, n * sizeof(*tx));
 }
 
+/*
+ * A caller's V.22bis beside V.34's phase 2 (smdsp_modem_start_v34()): its
+ * receiver hears the answerer's unscrambled ones (its transmitter is silent
+ * until then), or phase 2 the far INFO0. Meanwhile phase 2's tone B, after
+ * INFO0c, is held back: a V.22bis answerer takes a steady 1200 Hz carrier
+ * for a V.22 caller's and settles on 1200 bit/s before our S1 arrives (on
+ * long lines); a V.34 answerer hears it once its INFO0a has reached us.
+ * Not inlined: the receiver's samples stay off the stack under V.34's
+ * processing.
+ */
+static smdsp_noinline void v34_listen(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
+{
+	const struct smdsp_v34_phase2 *p2 = &m->v34->p2;
+	int16_t t22[CHUNK];
+
+	if (smdsp_v34_phase2_state(p2) == SMDSP_V34P2_INFO0 && !smdsp_v34_info_tx_busy(&p2->tx))
+		memset(tx, 0, n * sizeof(*tx));
+	smdsp_v22bis_process(&m->v22, rx, t22, n);
+	if (smdsp_v22bis_handshaking(&m->v22)) {
+		/* no V.34 in this call after all: its figures would mislead */
+		m->v34_listen = false;
+		m->v34_used = false;
+		m->pump = PUMP_V22;
+		memcpy(tx, t22, n * sizeof(*tx));
+	} else if (smdsp_v34_phase2_state(&m->v34->p2) != SMDSP_V34P2_INFO0) {
+		m->v34_listen = false;
+	}
+}
+
+/* V.34 after a chunk: its data is CONNECTED at the rate we receive (+MS's min_rate both ways) */
+static void v34_training(struct smdsp_modem *m)
+{
+	const struct smdsp_v34_stats *st = &m->v34->st;
+
+	switch (smdsp_v34_state(m->v34)) {
+	case SMDSP_V34_FAILED:
+		smdsp_modem_end_call(m, SMDSP_CAUSE_TRAINING_FAILED);
+		break;
+	case SMDSP_V34_DATA:
+		if (st->tx.rate < m->cfg.min_rate || st->rx.rate < m->cfg.min_rate)
+			smdsp_modem_end_call(m, SMDSP_CAUSE_TRAINING_FAILED);
+		else
+			connected(m, smdsp_modem_v34_rx_rate(m));
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * V.34 in its data mode: decisions as bad as noise's are the carrier lost
+ * (v34.c gives up after a second of them: the call ends as a lost
+ * carrier), good ones again the carrier back.
+ */
+static void v34_connected(struct smdsp_modem *m)
+{
+	bool lost = m->v34->bad_since != 0;
+
+	if (smdsp_v34_state(m->v34) == SMDSP_V34_FAILED) {
+		if (smdsp_v34_fail(m->v34) != SMDSP_V34_FAIL_LOST) {
+			smdsp_modem_end_call(m, SMDSP_CAUSE_TRAINING_FAILED);
+			return;
+		}
+		if (m->phase == SMDSP_PHASE_CONNECTED)
+			carrier_lost(m);
+		smdsp_modem_end_call(m, SMDSP_CAUSE_CARRIER_LOST);
+		return;
+	}
+	if (m->phase == SMDSP_PHASE_CONNECTED && lost)
+		carrier_lost(m);
+	else if (m->phase == SMDSP_PHASE_CARRIER_LOST && !lost)
+		smdsp_modem_set_phase(m, SMDSP_PHASE_CONNECTED, m->rate);
+}
+
+/* After V.34's chunk: the call's phase from its state, the byte stream (not inlined: see v34_chunk()) */
+static smdsp_noinline void v34_after(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
+{
+	if (m->phase == SMDSP_PHASE_TRAINING) {
+		if (m->v34_listen)
+			v34_listen(m, rx, tx, n);
+		if (m->pump == PUMP_V34)
+			v34_training(m);
+		return;
+	}
+	v34_connected(m);
+	if (m->phase == SMDSP_PHASE_ONHOOK)
+		return;
+	/* v34.c gives up a second after its decisions went bad; a shorter hold is the user's */
+	if (m->phase == SMDSP_PHASE_CARRIER_LOST && m->t >= MS(m->cfg.carrier_loss_ms)) {
+		smdsp_modem_end_call(m, SMDSP_CAUSE_CARRIER_LOST);
+		return;
+	}
+	smdsp_modem_link_service(m);
+}
+
+/*
+ * A chunk of V.34, training or connected. V.34's receiver is the pump's
+ * deepest stack (its data decoder under it), so its chunks go here from
+ * smdsp_modem_process() past the phase machine's frame: nothing of step()'s
+ * locals sits under it.
+ */
+static smdsp_noinline void v34_chunk(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
+{
+	smdsp_v34_process(m->v34, rx, tx, n);
+	v34_after(m, rx, tx, n);
+	m->t += n;
+	m->now += n;
+}
+
+static bool in_v34(const struct smdsp_modem *m)
+{
+	return m->pump == PUMP_V34 &&
+	       (m->phase == SMDSP_PHASE_TRAINING || m->phase == SMDSP_PHASE_CONNECTED ||
+		m->phase == SMDSP_PHASE_RETRAIN || m->phase == SMDSP_PHASE_CARRIER_LOST);
+}
+
 static void do_training(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
 {
 	if (m->v32_listen) {
@@ -666,7 +859,8 @@ static void do_connected(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, 
 	smdsp_modem_link_service(m);
 }
 
-static void step(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
+/* not inlined: its handlers' locals stay out of smdsp_modem_process()'s frame, under V.34 */
+static smdsp_noinline void step(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
 {
 	switch (m->phase) {
 	case SMDSP_PHASE_ONHOOK:
@@ -711,7 +905,10 @@ int smdsp_modem_process(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, u
 	while (n) {
 		unsigned int k = n < CHUNK ? n : CHUNK;
 
-		step(m, rx, tx, k);
+		if (in_v34(m))
+			v34_chunk(m, rx, tx, k);
+		else
+			step(m, rx, tx, k);
 		rx += k;
 		tx += k;
 		n -= k;
@@ -759,6 +956,8 @@ static bool tx_more(struct smdsp_modem *m, int16_t *tx, unsigned int n)
 			smdsp_v22bis_tx(&m->v22, tx, n);
 		else if (m->pump == PUMP_V32)
 			smdsp_v32bis_fill(&m->v32, tx, n);
+		else if (m->pump == PUMP_V34)
+			smdsp_v34_fill(m->v34, tx, n);
 		else if (m->pump == PUMP_V21)
 			smdsp_fsk_tx_process(&m->fsk_tx, tx, n);
 		else

@@ -7,7 +7,7 @@
  * JM until CJ, and takes a caller that never sends CM for a V.25 one; the
  * caller's V.8 runs from the end of dialling, told by modem_phase.c whether
  * the answer tone was ANSam or a plain ANS (a V.25 answerer).  At the end
- * the modulation V.8 chose starts (V.32bis, V.22bis or V.21, V.42 without
+ * the modulation V.8 chose starts (V.34, V.32bis, V.22bis or V.21, V.42 without
  * detection when both agreed on LAPM), or the call ends when nothing
  * common was found.
  */
@@ -33,6 +33,8 @@ static unsigned int v8_modes(const struct smdsp_modem *m)
 {
 	unsigned int mods = 0;
 
+	if (smdsp_modem_v34_max(m))
+		mods |= SMDSP_V8_MOD_V34;
 	if (smdsp_modem_v32_rates(m))
 		mods |= SMDSP_V8_MOD_V32;
 	if (m->cfg.modulations & (SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS))
@@ -107,7 +109,14 @@ void smdsp_modem_v8_end(struct smdsp_modem *m)
 	m->v8_lapm = r.lapm;
 	m->v8_no_lapm = !r.lapm;
 	m->tone_done = true;
-	if (r.selected == SMDSP_V8_MOD_V32 && smdsp_modem_v32_rates(m)) {
+	if (r.selected == SMDSP_V8_MOD_V34 && smdsp_modem_v34_max(m)) {
+		/* phase 2 begins now: V.8's 75 ms of silence after CJ are behind us */
+		if (!smdsp_modem_start_v34(m, m->calling && smdsp_modem_has_v22(m) &&
+					   (r.common & SMDSP_V8_MOD_V22))) {
+			smdsp_modem_end_call(m, SMDSP_CAUSE_TRAINING_FAILED);
+			return;
+		}
+	} else if (r.selected == SMDSP_V8_MOD_V32 && smdsp_modem_v32_rates(m)) {
 		/*
 		 * A peer's JM may offer back what it cannot run (SpanDSP
 		 * 0.0.6's echoes our CM): V.22bis stays possible, as in the

@@ -172,6 +172,7 @@ struct smdsp_v34 *smdsp_v34_create(const struct smdsp_v34_config *cfg)
 	s->cfg = *cfg;
 	if (!s->cfg.max_rate)
 		s->cfg.max_rate = 33600;
+	s->made_two_wire = cfg->two_wire;
 	initial_train_config(&s->cfg, &tc);
 	s->ttx = smdsp_v34_train_tx_create(&tc, get_bit, s);
 	s->trx = smdsp_v34_train_rx_create(&tc, put_bit, s);
@@ -181,6 +182,22 @@ struct smdsp_v34 *smdsp_v34_create(const struct smdsp_v34_config *cfg)
 	}
 	smdsp_v34_reset(s);
 	return s;
+}
+
+/*
+ * Another call on the same object: the train ends made at create are kept
+ * (a 2-wire configuration needs them made 2-wire: their canceller and
+ * history are allocated there), so nothing is allocated here.
+ */
+int smdsp_v34_configure(struct smdsp_v34 *s, const struct smdsp_v34_config *cfg)
+{
+	if (!s || !cfg || !config_ok(cfg) || (cfg->two_wire && !s->made_two_wire))
+		return -EINVAL;
+	s->cfg = *cfg;
+	if (!s->cfg.max_rate)
+		s->cfg.max_rate = 33600;
+	smdsp_v34_reset(s);
+	return 0;
 }
 
 void smdsp_v34_free(struct smdsp_v34 *s)
@@ -549,6 +566,31 @@ static void step(struct smdsp_v34 *s, const int16_t *rx, int16_t *tx, unsigned i
 		s->hist_due = false;
 		for (i = 0; i < SMDSP_V34_RXHIST; i++)
 			smdsp_v34_train_rx_process(s->trx, &s->hist[(s->hist_pos + i) % SMDSP_V34_RXHIST], 1);
+	}
+}
+
+/*
+ * The output ran ahead of the input (an I/O loop's lead grew): the
+ * training's signal goes on with nothing received, as a hole in it would
+ * slip the far receiver's symbols and mapping frames for good. The
+ * canceller reads what we sent by its index, which the line keeps (the
+ * output and the input each continuous), so its latency stays right.
+ * Phase 2 and the silent hand-over send silence (and the tail of phase
+ * 2's last pulse under S's start is left out): its tones and 600 bit/s
+ * frames are timed against what we hear, and a frame missed is sent again.
+ */
+void smdsp_v34_fill(struct smdsp_v34 *s, int16_t *tx, unsigned int n)
+{
+	memset(tx, 0, n * sizeof(*tx));
+	if (s->state == SMDSP_V34_FAILED || s->state == SMDSP_V34_PHASE2 || !s->tx_on ||
+	    (int32_t)(s->now - s->tx_from) < 0)
+		return;
+	while (n) {
+		unsigned int m = n < SMDSP_V34_STEP ? n : SMDSP_V34_STEP;
+
+		run_train_tx(s, tx, m);
+		tx += m;
+		n -= m;
 	}
 }
 

@@ -242,29 +242,38 @@ void smdsp_v34_frame_pack(struct smdsp_v34_frame *s, const uint8_t *bits, unsign
 	advance(s);
 }
 
+/*
+ * The frame's bit number idx in time to the user's bits, or to the aux
+ * channel; straight from the fields, no frame-sized copy on the stack: this
+ * is under the receiver's deepest chain.
+ */
+static inline void unpack_bit(const struct smdsp_v34_mframe *lay, unsigned int idx, uint8_t bit, uint8_t *bits,
+			      unsigned int *out, uint8_t *aux)
+{
+	if (idx >= lay->bits)
+		return;
+	if (lay->aux && idx == lay->nshell)
+		*aux = bit;
+	else
+		bits[(*out)++] = bit;
+}
+
 unsigned int smdsp_v34_frame_unpack(struct smdsp_v34_frame *s, const struct smdsp_v34_mframe *mf,
 				    uint8_t *bits, uint8_t *aux)
 {
 	struct smdsp_v34_mframe lay;
-	uint8_t all[SMDSP_V34_MAX_B];
 	unsigned int j, t, pos = 0, n, out = 0;
 
 	smdsp_v34_frame_peek(s, &lay);
+	*aux = 0;
 	for (t = 0; t < lay.nshell; t++)
-		all[pos++] = (mf->r0 >> t) & 1;
+		unpack_bit(&lay, pos++, (mf->r0 >> t) & 1, bits, &out, aux);
 	for (j = 0; j < 4; j++) {
 		n = lay.nshell || lay.bits > 12 ? 3 : ibits_small(lay.bits, j);
 		for (t = 0; t < n; t++)
-			all[pos++] = (mf->i[j] >> t) & 1;
+			unpack_bit(&lay, pos++, (mf->i[j] >> t) & 1, bits, &out, aux);
 		for (t = 0; t < 2 * s->p.q; t++)
-			all[pos++] = (mf->q[2 * j + t / s->p.q] >> (t % s->p.q)) & 1;
-	}
-	*aux = 0;
-	for (t = 0; t < lay.bits; t++) {
-		if (lay.aux && t == lay.nshell)
-			*aux = all[t];
-		else
-			bits[out++] = all[t];
+			unpack_bit(&lay, pos++, (mf->q[2 * j + t / s->p.q] >> (t % s->p.q)) & 1, bits, &out, aux);
 	}
 	advance(s);
 	return out;

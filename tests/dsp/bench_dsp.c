@@ -179,14 +179,16 @@ static double tx_pass(int ours)
 }
 
 /*
- * Two engines back to back (10 dB loss, one period of delay), V.22bis, 4 KiB
- * of data each way: CPU time of the caller's smdsp_modem_process() per 10 ms
- * of line signal while connected (data flowing), V.42 or plain async.
+ * Two engines back to back (10 dB loss, one period of delay), V.22bis (mods
+ * 0) or what mods and V.8 choose, 4 KiB of data each way: CPU time of the
+ * caller's smdsp_modem_process() per 10 ms of line signal while connected
+ * (data flowing), V.42 or plain async.
  */
-static double engine_pair(uint32_t flags, unsigned int *frames)
+static double engine_pair(uint32_t flags, uint32_t mods, unsigned int *frames)
 {
-	struct smdsp_modem_config ca = { .sample_rate = 8000, .flags = flags | SMDSP_MODEM_FLAG_BLIND };
-	struct smdsp_modem_config cb = { .sample_rate = 8000, .flags = flags };
+	struct smdsp_modem_config ca = { .sample_rate = 8000, .flags = flags | SMDSP_MODEM_FLAG_BLIND,
+					 .modulations = mods };
+	struct smdsp_modem_config cb = { .sample_rate = 8000, .flags = flags, .modulations = mods };
 	struct smdsp_modem *a = smdsp_modem_create(&ca), *b = smdsp_modem_create(&cb);
 	static uint8_t data[4096], sink[4096];
 	int16_t ab[100] = { 0 }, ba[100] = { 0 }, at[100], bt[100];
@@ -1190,8 +1192,8 @@ int main(int argc, char **argv)
 {
 	const char *json = argc > 2 && !strcmp(argv[1], "--json") ? argv[2] : NULL;
 	double rx_o = 1e9, rx_s = 1e9, tx_o = 1e9, tx_s = 1e9, eng = 1e9;
-	double eng_v42 = 1e9, eng_async = 1e9;
-	unsigned int v42_frames = 0, r_frames = 0;
+	double eng_v42 = 1e9, eng_async = 1e9, eng_v34 = 1e9;
+	unsigned int v42_frames = 0, r_frames = 0, v34_frames = 0;
 	long bits_o = 0, bits_s = 0;
 	size_t mem_v22, mem_modem, mem_pump, mem_sp;
 	int r;
@@ -1251,11 +1253,15 @@ int main(int argc, char **argv)
 		smdsp_modem_free(m);
 	}
 	for (r = 0; r < REPS; r++) {
-		double t = engine_pair(SMDSP_MODEM_FLAG_V42, &v42_frames);
+		double t = engine_pair(SMDSP_MODEM_FLAG_V42, 0, &v42_frames);
 
 		eng_v42 = t < eng_v42 ? t : eng_v42;
-		t = engine_pair(0, &r_frames);
+		t = engine_pair(0, 0, &r_frames);
 		eng_async = t < eng_async ? t : eng_async;
+		/* V.34 after V.8, 2-wire (its echo canceller running), V.42 */
+		t = engine_pair(SMDSP_MODEM_FLAG_V42 | SMDSP_MODEM_FLAG_V8, SMDSP_MODEM_DEFAULT | SMDSP_MODEM_V34,
+				&v34_frames);
+		eng_v34 = t < eng_v34 ? t : eng_v34;
 	}
 	for (k = 0; k < NFX; k++) {
 		for (o = 0; o < 2; o++) {
@@ -1350,6 +1356,7 @@ int main(int argc, char **argv)
 	printf("%-34s %9.2f us\n", "whole engine (rx+tx) per 10 ms", eng / blocks * 1e6);
 	printf("%-34s %9.2f us   (engine pair, 4 KiB each way)\n", "  connected, async 8N1", eng_async * 1e6);
 	printf("%-34s %9.2f us   (%u frames)\n", "  connected, V.42 LAPM", eng_v42 * 1e6, v42_frames);
+	printf("%-34s %9.2f us   (%u frames)\n", "  connected, V.34 2-wire, V.42", eng_v34 * 1e6, v34_frames);
 	printf("%-34s %9zu B  %9zu B\n", "V.22bis modem instance", mem_v22, mem_sp);
 	printf("%-34s %9zu B\n", "modem engine instance", mem_modem);
 	printf("%-34s %9zu B\n", "pump instance", mem_pump);
@@ -1458,8 +1465,8 @@ int main(int argc, char **argv)
 		fprintf(f, " \"v22bis_tx_us_per_10ms\": {\"ours\": %.3f, \"spandsp\": %.3f},\n",
 			tx_o / blocks * 1e6, tx_s / blocks * 1e6);
 		fprintf(f, " \"engine_us_per_10ms\": %.3f,\n", eng / blocks * 1e6);
-		fprintf(f, " \"engine_connected_us_per_10ms\": {\"async\": %.3f, \"v42\": %.3f},\n",
-			eng_async * 1e6, eng_v42 * 1e6);
+		fprintf(f, " \"engine_connected_us_per_10ms\": {\"async\": %.3f, \"v42\": %.3f, \"v34_v42\": %.3f},\n",
+			eng_async * 1e6, eng_v42 * 1e6, eng_v34 * 1e6);
 		fprintf(f, " \"memory_bytes\": {\"v22bis_ours\": %zu, \"v22bis_spandsp\": %zu, \"modem_engine\": %zu, "
 			"\"pump\": %zu},\n", mem_v22, mem_sp, mem_modem, mem_pump);
 		for (k = 0; k < NFX; k++) {

@@ -59,6 +59,8 @@ static unsigned int bis_dirs;
 static int text_data;
 /* our engine offers V.32bis too (V.8's V.32 mode, or its automode without V.8) */
 static int ours_v32;
+/* our engine offers V.34 too (V.8's V.34 mode) */
+static int ours_v34;
 
 static void fill_text(uint8_t *out, size_t n, size_t skip)
 {
@@ -83,6 +85,8 @@ static void ours_init(struct ours *o, int caller, int mod, int v8, int v42, uint
 			mod == MOD_V22 ? SMDSP_MODEM_V22 : SMDSP_MODEM_V22BIS;
 	if (ours_v32)
 		c.modulations |= SMDSP_MODEM_V32BIS;
+	if (ours_v34)
+		c.modulations |= SMDSP_MODEM_V34;
 	c.flags = (v8 ? SMDSP_MODEM_FLAG_V8 : 0) | (v42 ? SMDSP_MODEM_FLAG_V42 : 0) |
 		  SMDSP_MODEM_FLAG_BLIND;
 	c.tone_plan = SMDSP_CALLPROG_PLAN_NA;
@@ -992,6 +996,16 @@ int main(int argc, char **argv)
 		ours_span("v32_v8_v42_", caller, MOD_V22BIS, 1, 1, 1, 1, 0);
 	}
 	ours_v32 = 0;
+	/*
+	 * ours with V.34 against SpanDSP's V.22bis after V.8, either role: its
+	 * JM echoes our CM (V.34 named), so our caller's V.22bis listens beside
+	 * V.34's phase 2 and wins; its CM names none, so our answerer's JM
+	 * picks V.22bis
+	 */
+	ours_v34 = 1;
+	for (caller = 1; caller >= 0; caller--)
+		ours_span("v34_v8_v42_", caller, MOD_V22BIS, 1, 1, 1, 1, 0);
+	ours_v34 = 0;
 	peer_vanishes();
 	two_calls();
 	return t_report("test_engine");

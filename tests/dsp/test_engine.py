@@ -2,7 +2,7 @@
 and checks the numbers on its RESULT lines, so that a case the C program skipped or ran
 differently cannot pass: V.21/V.22/V.22bis with and without V.42, ours against SpanDSP in both
 roles and ours against ours; V.8 leading into V.22bis; peers without V.8 or V.42; a starved
-caller; a peer that vanishes; ours offering V.32bis against SpanDSP's V.22bis.
+caller; a peer that vanishes; ours offering V.32bis or V.34 against SpanDSP's V.22bis.
 
 The sweep repeats the run over other line delays, losses and data (about 1 s each)."""
 import os
@@ -163,10 +163,12 @@ def test_starved_without_v42_is_loss_not_crash(res):
 
 
 @pytest.mark.parametrize('name', ['ours_calls_span_v32auto_v42_v22bis', 'span_calls_ours_v32auto_v42_v22bis',
-                                  'ours_calls_span_v32_v8_v42_v22bis', 'span_calls_ours_v32_v8_v42_v22bis'])
+                                  'ours_calls_span_v32_v8_v42_v22bis', 'span_calls_ours_v32_v8_v42_v22bis',
+                                  'ours_calls_span_v34_v8_v42_v22bis', 'span_calls_ours_v34_v8_v42_v22bis'])
 def test_v32bis_falls_back_to_v22bis(res, name):
-    # ours offers V.32bis, SpanDSP has none: V.22bis with V.42, after V.8 (whose JM from SpanDSP
-    # names V.32 too) or V.32bis's automode (the answerer's AC, then V.22bis)
+    # ours offers V.32bis (or V.34), SpanDSP has neither: V.22bis with V.42, after V.8 (whose JM
+    # from SpanDSP names V.32 or V.34 too: our caller's V.22bis listens beside them) or V.32bis's
+    # automode (the answerer's AC, then V.22bis)
     r = res[name]
     assert r['ok'] == '1' and _pair(r['got']) == [NB, NB] and _pair(r['junk']) == [0, 0]
     assert _pair(r['rate']) == [2400, 2400]

@@ -66,6 +66,7 @@ PROGRAMS = {
     'test_v32bis_echo': (['--quick'], ('gcc',)),
     'test_engine': ([], ('gcc',)),
     'test_modem_v32': ([], ('clang',)),
+    'test_modem_v34': ([], CCS),
     'test_v29': ([], ('gcc',)),
     'test_viterbi': ([], ('clang',)),
     'test_hdlc': ([], ('clang',)),

@@ -11,6 +11,7 @@
 #include <smdsp/async.h>
 #include <smdsp/v42.h>
 #include <smdsp/v8.h>
+#include <smdsp/v34.h>
 
 #define SMDSP_MODEM_RATE	8000
 
@@ -20,7 +21,7 @@
 #define SMDSP_MODEM_V22BIS	(1u << 2)	/* 2400 bit/s (with V.22 fallback) */
 #define SMDSP_MODEM_V32		(1u << 3)	/* V.32: 4800 and 9600 bit/s */
 #define SMDSP_MODEM_V32BIS	(1u << 4)	/* V.32bis: 4800 to 14400 bit/s */
-#define SMDSP_MODEM_V34		(1u << 5)	/* V.34: 2400 to 33600 bit/s */
+#define SMDSP_MODEM_V34		(1u << 5)	/* V.34 after V.8: 2400 to 28800 bit/s here */
 /* what config.modulations 0 means: the modulations that came before V.32 */
 #define SMDSP_MODEM_DEFAULT	(SMDSP_MODEM_V21 | SMDSP_MODEM_V22 | SMDSP_MODEM_V22BIS)
 
@@ -85,6 +86,7 @@ struct smdsp_modem_config {
 	 * SMDSP_MODEM_*; 0: SMDSP_MODEM_DEFAULT. With V.32 or V.32bis and
 	 * V.22bis, a peer without V.8 gets V.32bis's automode: the
 	 * answerer sends AC for SMDSP_MODEM_AUTO_AC_MS, then V.22bis.
+	 * V.34 runs only when V.8 picks it (both ends name it).
 	 */
 	uint32_t modulations;
 	uint32_t flags;			/* SMDSP_MODEM_FLAG_* */
@@ -110,19 +112,24 @@ struct smdsp_modem_config {
 	unsigned int v42bis_p1;
 	unsigned int v42bis_p2;
 	/*
-	 * The V.32/V.32bis rates offered (+MS's <min_rate>, <max_rate>), in
-	 * bit/s, 0: no limit. A V.32bis call that can agree on none of them
-	 * fails (SMDSP_CAUSE_TRAINING_FAILED).
+	 * The rates offered (+MS's <min_rate>, <max_rate>), in bit/s, 0: no
+	 * limit, at most 33600. V.32/V.32bis: a call that can agree on none of
+	 * them fails (SMDSP_CAUSE_TRAINING_FAILED). V.34 (offered in V.8 only
+	 * when a rate of 2400 x 1-12 lies between them): max_rate rounded down
+	 * to 2400's multiple caps both directions, and 28800 does (what our
+	 * receiver carries: dsp/README.md); a call whose rate either way
+	 * settles under min_rate fails alike.
 	 */
 	unsigned int min_rate;
 	unsigned int max_rate;
 	/*
-	 * V.32bis's echo canceller: the I/O loop's latency, in samples from a
+	 * V.32bis's and V.34's echo canceller: the I/O loop's latency, in samples from a
 	 * sample leaving smdsp_modem_process() in tx to the earliest its echo
 	 * can be in rx (a driver's output lead); 0: the length of the
-	 * smdsp_modem_process() call that starts V.32bis (a loop that sends a
-	 * period's output as the next period comes in). four_wire: no
-	 * canceller (a 4-wire line, which has no echo).
+	 * smdsp_modem_process() call that starts V.32bis or V.34 (a loop that
+	 * sends a period's output as the next period comes in). four_wire: no
+	 * canceller (a 4-wire line, which has no echo; V.34 then runs its
+	 * 4-wire order of phases 3 and 4).
 	 */
 	unsigned int echo_latency;
 	bool four_wire;
@@ -161,6 +168,30 @@ struct smdsp_modem_stats {
 	int32_t echo_latency;
 	int32_t echo_erle_db_q8;
 	int32_t v32_rtd;
+	/*
+	 * Each direction's data rate, bit/s (0: not connected in this call):
+	 * what we send and what we receive (smdsp_modem_rate()'s). The same
+	 * both ways but in V.34.
+	 */
+	uint32_t tx_rate;
+	uint32_t rx_rate;
+	/*
+	 * V.34, when it ran in this call (v34_used): its state and why it
+	 * failed (enum smdsp_v34_state, enum smdsp_v34_fail), each direction's
+	 * symbol rate (baud, rounded: 2400 ... 3429; 0 before phase 2 ended),
+	 * phase 2's round trip (samples, -1: none), our receiver's decision
+	 * error (dB below the signal, tenths; 0 before phase 3); 2-wire, its
+	 * canceller in echo_latency and echo_erle_db_q8 above. v34: all of
+	 * its figures (carriers, pre-emphasis, phase 2's rates, bits).
+	 */
+	uint32_t v34_used;
+	uint32_t v34_state;
+	uint32_t v34_fail;
+	uint32_t tx_baud;
+	uint32_t rx_baud;
+	int32_t v34_rtd;
+	int32_t v34_mse_db10;
+	struct smdsp_v34_stats v34;
 };
 
 struct smdsp_modem;

@@ -106,12 +106,25 @@ struct smdsp_v34;
  * length out of range.
  */
 struct smdsp_v34 *smdsp_v34_create(const struct smdsp_v34_config *cfg);
+/*
+ * A new configuration in place, for the next call (allocates nothing): the
+ * same checks as create, and a 2-wire one only on an object created 2-wire
+ * (which takes 4-wire ones too); -EINVAL, nothing changed, if refused.
+ * Then a reset.
+ */
+int smdsp_v34_configure(struct smdsp_v34 *s, const struct smdsp_v34_config *cfg);
 void smdsp_v34_free(struct smdsp_v34 *s);
 /* From the start of phase 2 again, same configuration. */
 void smdsp_v34_reset(struct smdsp_v34 *s);
 int smdsp_v34_print(const struct smdsp_v34 *s, char *buf, size_t len);
 /* rx: what the line brings, tx: what to send; 8000 samples/s, any n. */
 void smdsp_v34_process(struct smdsp_v34 *s, const int16_t *rx, int16_t *tx, unsigned int n);
+/*
+ * n samples more to send with nothing received (the caller's output moved
+ * further ahead of its input): phases 3, 4 and the data go on where the
+ * last smdsp_v34_process() left them; silence before (phase 2).
+ */
+void smdsp_v34_fill(struct smdsp_v34 *s, int16_t *tx, unsigned int n);
 enum smdsp_v34_state smdsp_v34_state(const struct smdsp_v34 *s);
 enum smdsp_v34_fail smdsp_v34_fail(const struct smdsp_v34 *s);
 void smdsp_v34_get_stats(const struct smdsp_v34 *s, struct smdsp_v34_stats *st);

@@ -20,6 +20,8 @@
 #include <smdsp/private/fsk.h>
 #include <smdsp/private/v22bis.h>
 #include <smdsp/private/v32bis.h>
+#include <smdsp/private/v34.h>
+#include <smdsp/v34_mod.h>
 #include <smdsp/async.h>
 #include <smdsp/v42.h>
 #include <smdsp/v8.h>
@@ -38,11 +40,19 @@
 /* async characters that arrive while V.42 detection runs: 3.5 s at 2400 bit/s */
 #define DET_BUF		1024
 
+/*
+ * V.34's highest rate, either way: each receiver chooses from its trained
+ * error up to it (v34_train_rx.c; test_modem_v34 reaches it on clean lines,
+ * 4-wire and 2-wire, without a V.42 retransmission).
+ */
+#define V34_CEILING	33600
+
 enum data_pump {
 	PUMP_NONE = 0,
 	PUMP_V21,
 	PUMP_V22,
 	PUMP_V32,	/* V.32 or V.32bis, start-up included */
+	PUMP_V34,	/* V.34 from phase 2 on (after V.8) */
 };
 
 enum v8_run {
@@ -77,6 +87,9 @@ struct smdsp_modem {
 	uint32_t tone_end;	/* caller: phase time when the answer tone stopped */
 	enum data_pump pump;
 	unsigned int rate;
+	/* this call's last rates each way (the stats'; V.34's differ) */
+	uint32_t tx_rate;
+	uint32_t rx_rate;
 	char digits[64];
 	unsigned int dial_pos;	/* next character of digits[] */
 	enum dial_step dial_step;
@@ -98,6 +111,11 @@ struct smdsp_modem {
 	/* answerer without V.8: AC, then V.22bis if no AA came */
 	bool v32_auto;
 	bool v32_used;		/* this call: V.32bis's start-up ran (its canceller's figures) */
+	/* V.34: made at create (2-wire, so either line), configured per call */
+	struct smdsp_v34 *v34;
+	bool v34_used;		/* this call: V.34 ran (its figures in the stats) */
+	/* caller after V.8: V.22bis's receiver beside phase 2, for a JM that named V.34 falsely */
+	bool v34_listen;
 	unsigned int last_n;	/* the last smdsp_modem_process() call's length */
 	struct smdsp_async_tx *atx;
 	struct smdsp_async_rx *arx;
@@ -146,6 +164,9 @@ unsigned int smdsp_modem_v32_rates(const struct smdsp_modem *m);
 bool smdsp_modem_has_v22(const struct smdsp_modem *m);
 void smdsp_modem_init_v32(struct smdsp_modem *m);
 void smdsp_modem_start_v32(struct smdsp_modem *m);
+unsigned int smdsp_modem_v34_max(const struct smdsp_modem *m);
+bool smdsp_modem_start_v34(struct smdsp_modem *m, bool listen_v22);
+unsigned int smdsp_modem_v34_rx_rate(const struct smdsp_modem *m);
 void smdsp_modem_end_call(struct smdsp_modem *m, enum smdsp_modem_cause cause);
 void smdsp_modem_legacy_answer(struct smdsp_modem *m);
 

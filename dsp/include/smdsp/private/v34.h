@@ -14,6 +14,7 @@
 
 struct smdsp_v34 {
 	struct smdsp_v34_config cfg;
+	bool made_two_wire;		/* created 2-wire: either kind of line may be configured */
 	struct smdsp_v34_phase2 p2;
 	struct smdsp_v34_train_tx *ttx;
 	struct smdsp_v34_train_rx *trx;

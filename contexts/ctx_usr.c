@@ -365,6 +365,16 @@ static bool rate_ok(u32 rate)
 	case 12000:
 	case 14400:
 		return true;
+	case 16800:
+	case 19200:
+	case 21600:
+	case 24000:
+	case 26400:
+	case 28800:
+	case 31200:
+	case 33600:
+		/* V.34's */
+		return true;
 	default:
 		return false;
 	}

@@ -49,6 +49,7 @@ static const char * const mod_names[AT_MOD_COUNT] = {
 	[AT_MOD_V22B] = "V22B",
 	[AT_MOD_V32] = "V32",
 	[AT_MOD_V32B] = "V32B",
+	[AT_MOD_V34] = "V34",
 };
 
 static const u16 mod_max_rate[AT_MOD_COUNT] = {
@@ -57,12 +58,13 @@ static const u16 mod_max_rate[AT_MOD_COUNT] = {
 	[AT_MOD_V22B] = 2400,
 	[AT_MOD_V32] = 9600,
 	[AT_MOD_V32B] = 14400,
+	[AT_MOD_V34] = 33600,
 };
 
 /* ATI0..ATI9; NULL: OK alone (ATI2 is the self test, the rest unused). */
 const char *const at_info_text[10] = {
 	"smodem",
-	"V.21 V.22 V.22bis V.32 V.32bis V.42 V.8",
+	"V.21 V.22 V.22bis V.32 V.32bis V.34 V.42 V.8",
 	NULL,
 	"smodem " SMODEM_VERSION " soft modem for Linux",
 };
@@ -258,6 +260,23 @@ static u32 connect_code(u32 rate)
 		return 14;
 	case 14400:
 		return 15;
+	/* V.34's, as Rockwell's chips number them (19200 shares the DTE rate's) */
+	case 16800:
+		return 59;
+	case 19200:
+		return 16;
+	case 21600:
+		return 61;
+	case 24000:
+		return 62;
+	case 26400:
+		return 63;
+	case 28800:
+		return 64;
+	case 31200:
+		return 91;
+	case 33600:
+		return 84;
 	default:
 		return AT_RC_CONNECT;
 	}
@@ -670,10 +689,12 @@ static void show_config(struct at_state *at, struct at_out *o)
 /*
  * A +MS <min_rate> or <max_rate>: one of the rates of the modulation or of
  * those it falls back to (V.32's 4800 and 9600; 7200, 12000 and 14400 are
- * V.32bis's only).
+ * V.32bis's only; V.34's every 2400 up to 33600).
  */
 static bool rate_ok(enum at_mod mod, u32 rate)
 {
+	if (mod == AT_MOD_V34 && rate && rate % 2400 == 0)
+		return rate <= mod_max_rate[mod];
 	switch (rate) {
 	case 0:
 	case 300:
@@ -685,7 +706,7 @@ static bool rate_ok(enum at_mod mod, u32 rate)
 	case 7200:
 	case 12000:
 	case 14400:
-		if (mod != AT_MOD_V32B)
+		if (mod != AT_MOD_V32B && mod != AT_MOD_V34)
 			return false;
 		break;
 	default:
@@ -867,7 +888,7 @@ static const struct ext_cmd ext_cmds[] = {
 	{ .name = "IPR",
 	  .range = "(0,300,1200,2400,4800,9600,19200,38400,57600,115200,230400,460800),()",
 	  .show = put_ipr, .set = set_ipr },
-	{ .name = "MS", .range = "(V21,V22,V22B,V32,V32B),(0,1),(0-14400),(0-14400)",
+	{ .name = "MS", .range = "(V21,V22,V22B,V32,V32B,V34),(0,1),(0-33600),(0-33600)",
 	  .show = put_ms, .set = set_ms },
 	{ .name = "ES", .range = "(0-3),(0-3),(0-5)", .show = put_es,
 	  .set = set_es },
@@ -1389,16 +1410,21 @@ unsigned int at_input(struct at_state *at, const u8 *buf, unsigned int n,
 /*
  * The modulation of a rate: V.22bis modems fall back to V.22 at 1200;
  * 7200, 12000 and 14400 are V.32bis's, 4800 and 9600 V.32bis's when the
- * call offered it (+MS=V32B), V.32's otherwise.
+ * call offered it (+MS=V32B, or V34 falling back), V.32's otherwise.
+ * V.34's rates up to 14400 are those too, so the modem says when the call
+ * is V.34; above, only V.34 has them.
  */
-static const char *carrier_name(const struct at_state *at, u32 rate)
+static const char *carrier_name(const struct at_state *at, const struct at_conn *c)
 {
+	u32 rate = c->rate;
 	unsigned int m;
 
+	if (c->v34 || rate > mod_max_rate[AT_MOD_V32B])
+		return mod_names[AT_MOD_V34];
 	if (rate > 2400 && rate != 4800 && rate != 9600)
 		return mod_names[AT_MOD_V32B];
 	if (rate > 2400)
-		return mod_names[at->callp.mod == AT_MOD_V32B ? AT_MOD_V32B : AT_MOD_V32];
+		return mod_names[at->callp.mod >= AT_MOD_V32B ? AT_MOD_V32B : AT_MOD_V32];
 	for (m = 0; m < AT_MOD_COUNT; m++)
 		if (rate <= mod_max_rate[m])
 			return mod_names[m];
@@ -1436,7 +1462,7 @@ static void connect_reports(const struct at_state *at, const struct at_conn *c,
 		report(at, o, "COMPRESSION: ", c->v42bis ? "V.42BIS" : "NONE", 0);
 	}
 	if (at->cfg.ext[AT_X_MR][0]) {
-		report(at, o, "+MCR: ", carrier_name(at, c->rate), 0);
+		report(at, o, "+MCR: ", carrier_name(at, c), 0);
 		report(at, o, "+MRR: ", NULL, c->rate);
 	}
 	if (at->cfg.ext[AT_X_ER][0])

@@ -98,6 +98,7 @@ enum at_mod {
 	AT_MOD_V22B,		/* 2400 bit/s, falls back to 1200 */
 	AT_MOD_V32,		/* 9600 and 4800 bit/s */
 	AT_MOD_V32B,		/* 14400 down to 4800 bit/s */
+	AT_MOD_V34,		/* 33600 down to 2400 bit/s */
 	AT_MOD_COUNT
 };
 
@@ -221,6 +222,7 @@ struct at_settings {
 /* What the modem connected with, as the reports before CONNECT say. */
 struct at_conn {
 	u32 rate;		/* bit/s */
+	bool v34;		/* V.34 (its rates up to 14400 are V.32bis's too) */
 	bool lapm;		/* V.42 error control */
 	u8 v42bis;		/* V.42bis agreed: AT_V42BIS_TX | AT_V42BIS_RX */
 };

@@ -22,6 +22,12 @@ static inline bool smodem_call_rate_in(const struct at_call *c, u32 rate)
 	return rate >= c->min_rate && (!c->max_rate || rate <= c->max_rate);
 }
 
+/* Some rate from lo to hi within +MS's <min_rate> and <max_rate>. */
+static inline bool smodem_call_rates_in(const struct at_call *c, u32 lo, u32 hi)
+{
+	return hi >= c->min_rate && (!c->max_rate || lo <= c->max_rate);
+}
+
 /*
  * +MS: the modulation, and with <automode> those it falls back to; the
  * fallbacks <min_rate> and <max_rate> leave out go (the modulation itself
@@ -46,6 +52,11 @@ static inline u32 smodem_call_modulations(const struct at_call *c)
 		own = SMDSP_MODEM_V32BIS;
 		mods = SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 | SMDSP_MODEM_V21;
 		break;
+	case AT_MOD_V34:
+		own = SMDSP_MODEM_V34;
+		mods = SMDSP_MODEM_V32BIS | SMDSP_MODEM_V32 | SMDSP_MODEM_V22BIS |
+		       SMDSP_MODEM_V22 | SMDSP_MODEM_V21;
+		break;
 	default:
 		/* V.22bis's own fallback to V.22 is part of its handshake */
 		own = SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22;
@@ -54,6 +65,10 @@ static inline u32 smodem_call_modulations(const struct at_call *c)
 	}
 	if (!c->automode)
 		return own;
+	if (!smodem_call_rates_in(c, 4800, 14400))
+		mods &= ~SMDSP_MODEM_V32BIS;
+	if (!smodem_call_rates_in(c, 4800, 9600))
+		mods &= ~SMDSP_MODEM_V32;
 	if (!smodem_call_rate_in(c, 2400))
 		mods &= ~SMDSP_MODEM_V22BIS;
 	if (!smodem_call_rate_in(c, 1200))
@@ -61,6 +76,16 @@ static inline u32 smodem_call_modulations(const struct at_call *c)
 	if (!smodem_call_rate_in(c, 300))
 		mods &= ~SMDSP_MODEM_V21;
 	return own | mods;
+}
+
+/*
+ * A call is V.34 when the engine ran V.34 in it (its rates up to 14400
+ * are V.32bis's too, and cannot tell); a V.8 that named V.34 before the
+ * far end turned out to answer V.22bis is not.
+ */
+static inline bool smodem_call_is_v34(const struct smdsp_modem_stats *st)
+{
+	return st->v34_used;
 }
 
 /* \N2, \N4 and \N5: a peer without LAPM is no connection. */
@@ -90,7 +115,8 @@ static inline void smodem_call_config(const struct at_call *c, bool answer,
 		cfg->flags |= SMDSP_MODEM_FLAG_BLIND;
 	if (c->ec == AT_EC_AUTO || smodem_call_ec_required(c->ec))
 		cfg->flags |= SMDSP_MODEM_FLAG_V42;
-	if (c->v8)
+	/* V.34 starts only through V.8: +MS=V34 runs it whatever +A8E says */
+	if (c->v8 || c->mod == AT_MOD_V34)
 		cfg->flags |= SMDSP_MODEM_FLAG_V8;
 	/* +DS and %C: V.42bis offered in V.42's XID; nothing without V.42 */
 	if (cfg->flags & SMDSP_MODEM_FLAG_V42) {
@@ -102,7 +128,10 @@ static inline void smodem_call_config(const struct at_call *c, bool answer,
 	cfg->dialtone_wait_ms = s6_ms > SMODEM_DIALTONE_MS ? s6_ms :
 				SMODEM_DIALTONE_MS;
 	cfg->comma_ms = c->comma_s * 1000;
-	/* V.32bis's rates within +MS's limits */
+	/*
+	 * V.32bis's and V.34's rates within +MS's limits (a V.32bis that
+	 * they leave no rate went from the modulations above)
+	 */
 	cfg->min_rate = c->min_rate;
 	cfg->max_rate = c->max_rate;
 	cfg->wait_answer_ms = c->carrier_wait_s * 1000;

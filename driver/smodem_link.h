@@ -101,7 +101,8 @@ void smodem_link_take(struct smodem_dev *sd, struct smodem_cmd *cmd);
 #define SMODEM_CONN_LAPM	0x1	/* V.42 error control */
 #define SMODEM_CONN_V42BIS_TX	0x2	/* V.42bis on what this modem sends */
 #define SMODEM_CONN_V42BIS_RX	0x4	/* and on what it receives */
-#define SMODEM_CONN_MASK	0x7
+#define SMODEM_CONN_V34		0x8	/* V.34 (+MCR cannot tell it by its rate) */
+#define SMODEM_CONN_MASK	0xf
 void smodem_link_connected(struct smodem_dev *sd, u32 id, u32 rate, u32 conn);
 /*
  * The call ended.  Connected: AT_RC_NO_CARRIER, DCD off, SIGHUP.  While

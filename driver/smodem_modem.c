@@ -496,10 +496,10 @@ static void phase_event(struct call_modem *cm,
 	}
 }
 
-/* What CONNECT reports: V.42, and V.42bis as XID agreed (our view) */
+/* What CONNECT reports: V.34, V.42, and V.42bis as XID agreed (our view) */
 static u32 conn_flags(const struct call_modem *cm)
 {
-	u32 f = 0;
+	u32 f = smodem_call_is_v34(&cm->cur.dsp) ? SMODEM_CONN_V34 : 0;
 
 	if (cm->cur.dsp.link == SMDSP_LINK_V42) {
 		f |= SMODEM_CONN_LAPM;
@@ -673,9 +673,14 @@ static const char *const v8_names[] = {
 	[SMDSP_V8_FAILED] = "failed",
 };
 
-/* The pump reports a rate; each of its modulations has one of its own. */
-static const char *modulation_name(u32 rate)
+/*
+ * The pump reports a rate; each of its modulations has one of its own, but
+ * V.34's, which only V.8's choice tells.
+ */
+static const char *modulation_name(const struct smdsp_modem_stats *st, u32 rate)
 {
+	if (rate && smodem_call_is_v34(st))
+		return "v34";
 	switch (rate) {
 	case 0:
 		return "none";
@@ -696,6 +701,7 @@ static void show_modulations(struct seq_file *sf, u32 mods)
 		u32 bit;
 		const char *name;
 	} names[] = {
+		{ SMDSP_MODEM_V34, "v34" },
 		{ SMDSP_MODEM_V32BIS, "v32bis" }, { SMDSP_MODEM_V32, "v32" },
 		{ SMDSP_MODEM_V22BIS, "v22bis" }, { SMDSP_MODEM_V22, "v22" },
 		{ SMDSP_MODEM_V21, "v21" },
@@ -740,7 +746,7 @@ static void call_show(struct smodem_modem *base, struct seq_file *sf)
 	seq_printf(sf, "engine_cfg_blind %d\n",
 		   !!(cs.flags & SMDSP_MODEM_FLAG_BLIND));
 	seq_printf(sf, "engine_rate %u\n", cs.rate);
-	seq_printf(sf, "engine_modulation %s\n", modulation_name(cs.rate));
+	seq_printf(sf, "engine_modulation %s\n", modulation_name(&cs.dsp, cs.rate));
 	seq_printf(sf, "engine_link %s\n",
 		   name_of(link_names, ARRAY_SIZE(link_names), cs.dsp.link));
 	seq_printf(sf, "engine_v42 %d\n", cs.dsp.link == SMDSP_LINK_V42 &&

@@ -255,6 +255,7 @@ static bool handle_event(struct smodem_tty *st, const struct smodem_ev *e,
 	case EV_CONNECTED: {
 		struct at_conn conn = {
 			.rate = e->arg,
+			.v34 = e->code & SMODEM_CONN_V34,
 			.lapm = e->code & SMODEM_CONN_LAPM,
 			.v42bis = (e->code & (SMODEM_CONN_V42BIS_TX |
 					      SMODEM_CONN_V42BIS_RX)) >> 1,

@@ -52,7 +52,7 @@ $(DSP_BUILD)/tests/%: tests/dsp/%.c $(DSP_TCOMMON) $(DSP_TCOMMON_H) $(DSP_LIB)
 
 # Our engine against smline's far modem (SpanDSP's V.22bis, V.42 and V.42bis, and our V.32bis, as smline runs them):
 # smline's modem, its V.42bis glue and its helpers linked in (their own warnings: tools/line/line.mk's).
-DSP_T_FAR     := tools/line/modem.c tools/line/v42bis_far.c tools/line/v32far.c tools/line/util.c
+DSP_T_FAR     := tools/line/modem.c tools/line/v42bis_far.c tools/line/v32far.c tools/line/v34far.c tools/line/util.c
 $(DSP_BUILD)/tests/test_v42bis_far: tests/dsp/test_v42bis_far.c $(DSP_T_FAR) $(wildcard tools/line/*.h) \
 		$(DSP_TCOMMON) $(DSP_TCOMMON_H) $(DSP_LIB)
 	@mkdir -p $(dir $@)

@@ -6,7 +6,7 @@
  *
  * b2b [options]   prints one JSON object (throughput: bytes per second of
  *                 data phase, each direction)
- *   --mod v21|v22|v22bis  --v8  --v42  --bytes N  --noise DBM0  --atten DB
+ *   --mod v21|v22|v22bis|v32|v32bis|v34  --v8  --v42  --bytes N  --noise DBM0  --atten DB
  *   --seed S  --max-s SECONDS  --answer-cfg WORDS --caller-cfg WORDS  -v
  */
 #include <math.h>
@@ -19,7 +19,8 @@
 static const char usage[] =
 	"usage: b2b [options]\n"
 	"Two smline modem engines back to back (no line exchange); prints one JSON object.\n"
-	"  --mod WORD          modulation, as smline's route words: v21, v22, v22bis, v32bis\n"
+	"  --mod WORD          modulation, as smline's route words: v21, v22, v22bis, v32,\n"
+	"                      v32bis, v34 (V.8 on as well, as in a route)\n"
 	"  --v8                both ends negotiate with V.8\n"
 	"  --v42               V.42 error correction on both ends\n"
 	"  --answer-cfg WORD   one more smline word for the answerer (repeatable)\n"
@@ -82,6 +83,24 @@ static void channel(const int16_t *in, int16_t *out, int n, double gain,
 
 		out[i] = (int16_t)lrint(v > 32767 ? 32767 : v < -32768 ? -32768 : v);
 	}
+}
+
+/*
+ * V.34's two directions can differ: each end's view of what it sends and
+ * hears, the round trip phase 2 measured and its canceller's ERLE; closes
+ * the JSON object.
+ */
+static void print_v34(const struct sml_v34far_info *a, const struct sml_v34far_info *c)
+{
+	printf(", \"v34\": {\"c_to_a\": %u, \"a_to_c\": %u, \"answer_rx\": %u, \"caller_rx\": %u, "
+	       "\"baud_c_to_a\": %u, \"baud_a_to_c\": %u, \"high_c_to_a\": %s, \"high_a_to_c\": %s, "
+	       "\"rtd_ms_caller\": %.1f, \"rtd_ms_answer\": %.1f, "
+	       "\"erle_db_caller\": %.1f, \"erle_db_answer\": %.1f, "
+	       "\"mse_db_caller\": %.1f, \"mse_db_answer\": %.1f}}\n",
+	       c->rate_tx, a->rate_tx, a->rate_rx, c->rate_rx, c->baud_tx, a->baud_tx,
+	       c->high_tx ? "true" : "false", a->high_tx ? "true" : "false",
+	       c->rtd_samples / 8.0, a->rtd_samples / 8.0, c->erle_db10 / 10.0,
+	       a->erle_db10 / 10.0, c->mse_db10 / 10.0, a->mse_db10 / 10.0);
 }
 
 int main(int argc, char **argv)
@@ -183,7 +202,7 @@ int main(int argc, char **argv)
 	       "\"answer_bad\": %llu, \"caller_bad\": %llu, "
 	       "\"answer_done_s\": %.3f, \"caller_done_s\": %.3f, "
 	       "\"retrans\": %llu, \"fcs_errors\": %llu, \"framing_errors\": %llu, "
-	       "\"to_answer_Bps\": %.1f, \"to_caller_Bps\": %.1f, \"end_s\": %.3f}\n",
+	       "\"to_answer_Bps\": %.1f, \"to_caller_Bps\": %.1f, \"end_s\": %.3f",
 	       sml_mod_name(as->mod), as->v8_done ? "true" : "false",
 	       as->v42 && cs->v42 ? "true" : "false", cs->rate,
 	       sml_modem_phase_name(sml_modem_phase(a.m)),
@@ -201,6 +220,10 @@ int main(int argc, char **argv)
 	       c.done_sample > cs->data_sample && cs->data_sample >= 0 ?
 	       8000.0 * c.got / (double)(c.done_sample - cs->data_sample) : 0.0,
 	       now / 8000.0);
+	if (as->mod == SML_MOD_V34)
+		print_v34(&as->v34, &cs->v34);
+	else
+		printf("}\n");
 	sml_modem_free(a.m);
 	sml_modem_free(c.m);
 	sml_fifo_free(&a.tx);

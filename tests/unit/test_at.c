@@ -170,7 +170,7 @@ static void test_info(void)
 	fresh();
 	CHECK_STR(feed("ATI\r"), "\r\nsmodem\r\n\r\nOK\r\n");
 	CHECK_STR(feed("ATI0\r"), "\r\nsmodem\r\n\r\nOK\r\n");
-	CHECK_STR(feed("ATI1\r"), "\r\nV.21 V.22 V.22bis V.32 V.32bis V.42 V.8\r\n\r\nOK\r\n");
+	CHECK_STR(feed("ATI1\r"), "\r\nV.21 V.22 V.22bis V.32 V.32bis V.34 V.42 V.8\r\n\r\nOK\r\n");
 	CHECK_STR(feed("ATI2\r"), "\r\nOK\r\n");
 	CHECK(strstr(feed("ATI3\r"), "smodem 0.1") != NULL);
 	CHECK_STR(feed("ATI4\r"), "\r\nOK\r\n");	/* unused: nothing to tell */
@@ -440,8 +440,10 @@ static void test_modulation(void)
 	CHECK_STR(feed("AT+MS=V22B,1,2400,1200\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+MS=V22B,2\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+MS=V23\r"), "\r\nERROR\r\n");
-	CHECK_STR(feed("AT+MS=V34\r"), "\r\nERROR\r\n");
+	CHECK_STR(feed("AT+MS=V34B\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+MS=V32B1\r"), "\r\nERROR\r\n");
+	/* numeric carriers (Rockwell's 11 for V.34) are not taken, as for V.32bis */
+	CHECK_STR(feed("AT+MS=11,1,300,33600\r"), "\r\nERROR\r\n");
 	/* V.32 and V.32bis, their rates and limits */
 	CHECK_STR(feed("AT+MS=V32\r"), "\r\nOK\r\n");
 	CHECK(at.cfg.mod == AT_MOD_V32 && at.cfg.automode && !at.cfg.min_rate && !at.cfg.max_rate);
@@ -466,13 +468,53 @@ static void test_modulation(void)
 	feed("ATD1\r");
 	CHECK(last_act == AT_ACT_DIAL && at.callp.mod == AT_MOD_V32B && at.callp.automode &&
 	      at.callp.min_rate == 300 && at.callp.max_rate == 14400);
+	/* V.34: every 2400 up to 33600, and its fallbacks' 300 and 1200 */
+	fresh();
+	CHECK_STR(feed("AT+MS=V34\r"), "\r\nOK\r\n");
+	CHECK(at.cfg.mod == AT_MOD_V34 && at.cfg.automode && !at.cfg.min_rate && !at.cfg.max_rate);
+	CHECK_STR(feed("AT+MS?\r"), "\r\n+MS: V34,1,0,0\r\n\r\nOK\r\n");
+	CHECK_STR(feed("AT+MS=V34,1,300,33600\r"), "\r\nOK\r\n");
+	CHECK(at.cfg.mod == AT_MOD_V34 && at.cfg.min_rate == 300 && at.cfg.max_rate == 33600);
+	CHECK_STR(feed("AT+MS?\r"), "\r\n+MS: V34,1,300,33600\r\n\r\nOK\r\n");
+	CHECK(strstr(feed("AT&V\r"), " +MS=V34,1,300,33600 ") != NULL);
+	{
+		static const u32 good[] = { 1200, 2400, 4800, 7200, 9600, 12000, 14400, 16800,
+					    19200, 21600, 24000, 26400, 28800, 31200, 33600 };
+		static const u32 bad[] = { 600, 3600, 16000, 28000, 33601, 36000, 38400, 65535 };
+		char cmd[48];
+		unsigned int k;
+
+		for (k = 0; k < sizeof(good) / sizeof(good[0]); k++) {
+			snprintf(cmd, sizeof(cmd), "AT+MS=V34,0,%u,%u\r", good[k], good[k]);
+			CHECK_STR(feed(cmd), "\r\nOK\r\n");
+			CHECK(at.cfg.min_rate == good[k] && at.cfg.max_rate == good[k] &&
+			      !at.cfg.automode, "%s", cmd);
+		}
+		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			snprintf(cmd, sizeof(cmd), "AT+MS=V34,1,0,%u\r", bad[k]);
+			CHECK_STR(feed(cmd), "\r\nERROR\r\n");
+			snprintf(cmd, sizeof(cmd), "AT+MS=V34,1,%u\r", bad[k]);
+			CHECK_STR(feed(cmd), "\r\nERROR\r\n");
+		}
+	}
+	CHECK_STR(feed("AT+MS=V34,1,28800,14400\r"), "\r\nERROR\r\n");
+	/* V.34's rates are not V.32bis's */
+	CHECK_STR(feed("AT+MS=V32B,1,0,28800\r"), "\r\nERROR\r\n");
+	CHECK(at.cfg.mod == AT_MOD_V34 && !at.cfg.automode && at.cfg.max_rate == 33600);
+	/* a Rockwell-style init string's V.34 part, with the rest of it */
+	CHECK_STR(feed("AT&FE0V1&C1&D2+MS=V34,1,2400,33600\r"), "\r\nOK\r\n");
+	CHECK(at.cfg.mod == AT_MOD_V34 && at.cfg.automode && at.cfg.min_rate == 2400 &&
+	      at.cfg.max_rate == 33600);
+	feed("ATD1\r");
+	CHECK(last_act == AT_ACT_DIAL && at.callp.mod == AT_MOD_V34 && at.callp.automode &&
+	      at.callp.min_rate == 2400 && at.callp.max_rate == 33600);
 	fresh();
 	CHECK_STR(feed("AT+MS=V22B\r"), "\r\nOK\r\n");
 	CHECK_STR(feed("AT+MS=\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+MS\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+MSX=V21\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("AT+MS=?\r"),
-		  "\r\n+MS: (V21,V22,V22B,V32,V32B),(0,1),(0-14400),(0-14400)\r\n\r\nOK\r\n");
+		  "\r\n+MS: (V21,V22,V22B,V32,V32B,V34),(0,1),(0-33600),(0-33600)\r\n\r\nOK\r\n");
 	CHECK(at.cfg.mod == AT_MOD_V22B);
 	CHECK_STR(feed("ATB1\r"), "\r\nOK\r\n");
 	CHECK(at.cfg.bell);
@@ -802,6 +844,17 @@ static void test_result_levels(void)
 		{ 4, 1200, "CONNECT 1200", "5" },
 		{ 4, 300, "CONNECT 300", "1" },
 		{ 4, 0, "CONNECT", "1" },
+		{ 4, 14400, "CONNECT 14400", "15" },
+		/* V.34's, Rockwell's numbers */
+		{ 4, 16800, "CONNECT 16800", "59" },
+		{ 4, 19200, "CONNECT 19200", "16" },
+		{ 4, 21600, "CONNECT 21600", "61" },
+		{ 4, 24000, "CONNECT 24000", "62" },
+		{ 4, 26400, "CONNECT 26400", "63" },
+		{ 4, 28800, "CONNECT 28800", "64" },
+		{ 1, 31200, "CONNECT 31200", "91" },
+		{ 4, 33600, "CONNECT 33600", "84" },
+		{ 0, 33600, "CONNECT", "1" },
 	};
 	char want[64], cmd[32];
 	unsigned int i, verbose;
@@ -1647,16 +1700,28 @@ static void test_v250(void)
 	CHECK_STR(evtext(), "\r\nCARRIER 1200\r\n\r\nPROTOCOL: NONE\r\n"
 		  "\r\nCOMPRESSION: NONE\r\n\r\n+ILRR: 38400\r\n"
 		  "\r\nCONNECT 1200\r\n");
-	/* V.32bis: its rates, +MCR's name by the rate and by what the call offered */
+	/*
+	 * V.32bis: its rates, +MCR's name by the rate and by what the call
+	 * offered; V.34: by what the modem says (its rates up to 14400 are
+	 * V.32bis's too), or by a rate only V.34 has; a V.34 call fallen back
+	 * to V.32bis or V.22bis is those.
+	 */
 	{
 		static const struct {
 			const char *ms;
 			u32 rate;
+			bool v34;
 			const char *mcr;
 		} v32[] = {
-			{ "V32B", 14400, "V32B" }, { "V32B", 12000, "V32B" }, { "V32B", 7200, "V32B" },
-			{ "V32B", 9600, "V32B" }, { "V32B", 4800, "V32B" }, { "V32", 9600, "V32" },
-			{ "V32", 4800, "V32" }, { "V32B", 2400, "V22B" },
+			{ "V32B", 14400, 0, "V32B" }, { "V32B", 12000, 0, "V32B" },
+			{ "V32B", 7200, 0, "V32B" }, { "V32B", 9600, 0, "V32B" },
+			{ "V32B", 4800, 0, "V32B" }, { "V32", 9600, 0, "V32" },
+			{ "V32", 4800, 0, "V32" }, { "V32B", 2400, 0, "V22B" },
+			{ "V34", 33600, 1, "V34" }, { "V34", 28800, 1, "V34" },
+			{ "V34", 16800, 1, "V34" }, { "V34", 14400, 1, "V34" },
+			{ "V34", 2400, 1, "V34" }, { "V34", 31200, 0, "V34" },
+			{ "V34", 14400, 0, "V32B" }, { "V34", 9600, 0, "V32B" },
+			{ "V34", 2400, 0, "V22B" }, { "V34", 1200, 0, "V22" },
 		};
 		char cmd[48], want[160];
 		unsigned int k;
@@ -1667,8 +1732,8 @@ static void test_v250(void)
 			feed(cmd);
 			feed("ATD1\r");
 			at_out_init(&ev, evbuf, sizeof(evbuf));
-			at_connected(&at, &(struct at_conn){ .rate = v32[k].rate, .lapm = true }, now,
-				     &ev);
+			at_connected(&at, &(struct at_conn){ .rate = v32[k].rate, .v34 = v32[k].v34,
+							     .lapm = true }, now, &ev);
 			snprintf(want, sizeof(want), "\r\n+MCR: %s\r\n\r\n+MRR: %u\r\n"
 				 "\r\n+ER: LAPM\r\n\r\nCONNECT %u\r\n", v32[k].mcr, v32[k].rate,
 				 v32[k].rate);

@@ -529,6 +529,68 @@ static void test_engine_config(void)
 	smodem_call_config(&c, false, 0, &cfg);
 	CHECK(cfg.modulations == (SMDSP_MODEM_V32 | SMDSP_MODEM_V22 | SMDSP_MODEM_V21));
 	c.max_rate = 0;
+	/*
+	 * V.34, with V.32bis, V.32, V.22bis and below as its automode's
+	 * fallbacks: those with no rate within the limits left out; the
+	 * limits go to the engine as they are (V.34's and V.32bis's).
+	 */
+	c.mod = AT_MOD_V34;
+	c.automode = true;
+	c.v8 = false;
+	smodem_call_config(&c, false, 0, &cfg);
+	CHECK(cfg.modulations == (SMDSP_MODEM_V34 | SMDSP_MODEM_V32BIS | SMDSP_MODEM_V32 |
+				  SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 | SMDSP_MODEM_V21));
+	CHECK(cfg.min_rate == 0 && cfg.max_rate == 0);
+	/* V.34 only through V.8, even with +A8E off */
+	CHECK(cfg.flags & SMDSP_MODEM_FLAG_V8);
+	c.min_rate = 300;
+	c.max_rate = 33600;
+	smodem_call_config(&c, true, 0, &cfg);
+	CHECK(cfg.modulations == (SMDSP_MODEM_V34 | SMDSP_MODEM_V32BIS | SMDSP_MODEM_V32 |
+				  SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 | SMDSP_MODEM_V21));
+	CHECK(cfg.min_rate == 300 && cfg.max_rate == 33600);
+	c.min_rate = 12000;
+	smodem_call_config(&c, false, 0, &cfg);
+	CHECK(cfg.modulations == (SMDSP_MODEM_V34 | SMDSP_MODEM_V32BIS));
+	CHECK(cfg.min_rate == 12000 && cfg.max_rate == 33600);
+	c.min_rate = 16800;
+	smodem_call_config(&c, false, 0, &cfg);
+	CHECK(cfg.modulations == SMDSP_MODEM_V34 && cfg.min_rate == 16800 && cfg.max_rate == 33600);
+	c.min_rate = 2400;
+	c.max_rate = 4800;
+	smodem_call_config(&c, false, 0, &cfg);
+	CHECK(cfg.modulations == (SMDSP_MODEM_V34 | SMDSP_MODEM_V32BIS | SMDSP_MODEM_V32 |
+				  SMDSP_MODEM_V22BIS));
+	CHECK(cfg.min_rate == 2400 && cfg.max_rate == 4800);
+	c.max_rate = 2400;
+	smodem_call_config(&c, false, 0, &cfg);
+	CHECK(cfg.modulations == (SMDSP_MODEM_V34 | SMDSP_MODEM_V22BIS));
+	c.min_rate = 0;
+	c.max_rate = 0;
+	c.automode = false;
+	smodem_call_config(&c, false, 0, &cfg);
+	CHECK(cfg.modulations == SMDSP_MODEM_V34 && (cfg.flags & SMDSP_MODEM_FLAG_V8));
+	c.automode = true;
+	c.mod = AT_MOD_V32B;
+	smodem_call_config(&c, false, 0, &cfg);
+	CHECK(!(cfg.flags & SMDSP_MODEM_FLAG_V8));
+	c.mod = AT_MOD_V34;
+	/*
+	 * V.34 is a call in which the engine ran V.34; the rate alone cannot
+	 * say, nor can V.8's choice (a far end that named V.34 and answered
+	 * V.22bis)
+	 */
+	{
+		struct smdsp_modem_stats st;
+
+		memset(&st, 0, sizeof(st));
+		st.v34_used = 1;
+		CHECK(smodem_call_is_v34(&st));
+		st.v34_used = 0;
+		st.v8_used = 1;
+		st.v8.selected = SMDSP_V8_MOD_V34;
+		CHECK(!smodem_call_is_v34(&st));
+	}
 	/* The output lead is V.32bis's echo latency, over a 2-wire line. */
 	CHECK(cfg.echo_latency == 0 && !cfg.four_wire);
 	smodem_call_config(&c, true, 2048, &cfg);

@@ -426,6 +426,36 @@ static const char *route_name(const struct call *c)
 	return NULL;
 }
 
+/*
+ * V.34's two directions may differ: the rates and symbol rates each way
+ * (tx: the far modem to the guest's modem), phase 2's round trip, the far
+ * modem's canceller and receiver; null where the start-up did not get there.
+ */
+static void v34_json(struct sml_json *j, const struct sml_v34far_info *v)
+{
+	bool p2 = v->rtd_samples >= 0;
+
+	sml_json_obj_begin(j, "v34");
+	sml_json_int(j, "rate_tx", v->rate_tx);
+	sml_json_int(j, "rate_rx", v->rate_rx);
+	if (p2) {
+		sml_json_int(j, "symbol_rate_tx", v->baud_tx);
+		sml_json_int(j, "symbol_rate_rx", v->baud_rx);
+		sml_json_bool(j, "high_carrier_tx", v->high_tx);
+		sml_json_bool(j, "high_carrier_rx", v->high_rx);
+		sml_json_num(j, "rtd_ms", v->rtd_samples / 8.0);
+	} else {
+		sml_json_null(j, "symbol_rate_tx");
+		sml_json_null(j, "symbol_rate_rx");
+		sml_json_null(j, "high_carrier_tx");
+		sml_json_null(j, "high_carrier_rx");
+		sml_json_null(j, "rtd_ms");
+	}
+	sml_json_num(j, "erle_db", v->erle_db10 / 10.0);
+	sml_json_num(j, "rx_mse_db", v->mse_db10 / 10.0);
+	sml_json_obj_end(j);
+}
+
 static void write_record(struct sml_exchange *x, struct call *c)
 {
 	struct sml_json j;
@@ -454,6 +484,8 @@ static void write_record(struct sml_exchange *x, struct call *c)
 		sml_json_int(&j, "rate", c->pst.rate);
 		sml_json_bool(&j, "v8", c->pst.v8_done);
 		sml_json_bool(&j, "v42", c->pst.v42);
+		if (c->pst.mod == SML_MOD_V34)
+			v34_json(&j, &c->pst.v34);
 		sml_json_obj_begin(&j, "v42bis");
 		sml_json_bool(&j, "tx", c->pst.v42bis.tx);
 		sml_json_bool(&j, "rx", c->pst.v42bis.rx);

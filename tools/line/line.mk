@@ -33,9 +33,9 @@ endif
 
 # the core: everything that only counts samples
 LINE_CORE_OBJS := $(addprefix $(LINE_OUT)/, util.o modem.o wire.o resample.o echopath.o \
-	service.o exchange.o hook.o fax.o v32far.o v42bis_far.o)
+	service.o exchange.o hook.o fax.o v32far.o v34far.o v42bis_far.o)
 
-# V.32bis (v32far.c) is the project's own: dsp/*.c, built here into an archive of
+# V.32bis (v32far.c) and V.34 (v34far.c) are the project's own: dsp/*.c, built here into an archive of
 # smline's, so that this file stands alone
 LINE_DSP_OBJS := $(patsubst dsp/%.c,$(LINE_OUT)/dsp/%.o,$(wildcard dsp/*.c))
 LINE_DSP_LIB  := $(LINE_OUT)/libsmdsp.a
@@ -57,7 +57,7 @@ $(LINE_OUT):
 $(LINE_OUT)/%.o: $(LINE_DIR)/%.c | $(LINE_OUT)
 	$(LINE_CC) $(LINE_CFLAGS) $(LINE_JACK_CFLAGS) $(LINE_DBUS_CFLAGS) -c -o $@ $<
 
-$(LINE_OUT)/v32far.o: LINE_CFLAGS += -Idsp/include
+$(LINE_OUT)/v32far.o $(LINE_OUT)/v34far.o: LINE_CFLAGS += -Idsp/include
 
 $(LINE_OUT)/dsp/%.o: dsp/%.c $(LINE_DSP_HDRS)
 	@mkdir -p $(dir $@)

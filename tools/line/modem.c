@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * smline: one SpanDSP modem (answer tone, V.8, V.21/V.22/V.22bis, V.42,
- * V.42bis through v42bis_far.c).
+ * V.42bis through v42bis_far.c), with our V.32bis (v32far.c) and V.34
+ * (v34far.c) pumps.
  *
  * SpanDSP 0.0.6 gotchas handled here:
  * - its V.22bis answerer never sends the 2100 Hz answer tone: we send ANS
@@ -22,6 +23,7 @@
 
 #include "modem.h"
 #include "v32far.h"
+#include "v34far.h"
 
 #define ANS_GAP_MS 75		/* V.25: silence between ANS and modulation */
 #define FLOOR_BLOCK 160		/* noise floor measurement block */
@@ -89,6 +91,7 @@ struct sml_modem {
 	bool pump_on;
 	v22bis_state_t *v22;
 	struct sml_v32far *v32;
+	struct sml_v34far *v34;
 	fsk_tx_state_t *fsk_tx;
 	fsk_rx_state_t *fsk_rx;
 	bool trained;
@@ -143,6 +146,8 @@ const char *sml_mod_name(enum sml_mod m)
 		return "V.32";
 	case SML_MOD_V32BIS:
 		return "V.32bis";
+	case SML_MOD_V34:
+		return "V.34";
 	}
 	return "?";
 }
@@ -158,7 +163,24 @@ void sml_modem_cfg_default(struct sml_modem_cfg *c)
 	c->wait_ans_ms = 30000;
 	c->train_timeout_ms = 15000;
 	c->carrier_loss_ms = 1500;
+	/*
+	 * V.34's whole range: each receiver chooses what its trained error
+	 * carries (doc/v34.md). "v34max=" lowers it.
+	 */
+	c->v34_max_rate = SML_V34_MAX_RATE;
 	sml_v42bis_cfg_default(&c->v42bis);
+}
+
+/* V.34's data rates: 2400 to 33600 bit/s in steps of 2400 */
+static int parse_max_rate(const char *s, unsigned int *rate)
+{
+	char *end;
+	unsigned long r = strtoul(s, &end, 10);
+
+	if (end == s || *end || r < 2400 || r > 33600 || r % 2400)
+		return -1;
+	*rate = (unsigned int)r;
+	return 0;
 }
 
 int sml_modem_cfg_parse_word(struct sml_modem_cfg *c, const char *w)
@@ -168,13 +190,16 @@ int sml_modem_cfg_parse_word(struct sml_modem_cfg *c, const char *w)
 		enum sml_mod mod;
 	} mods[] = {
 		{ "v21", SML_MOD_V21 }, { "v22", SML_MOD_V22 }, { "v22bis", SML_MOD_V22BIS },
-		{ "v32", SML_MOD_V32 }, { "v32bis", SML_MOD_V32BIS },
+		{ "v32", SML_MOD_V32 }, { "v32bis", SML_MOD_V32BIS }, { "v34", SML_MOD_V34 },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++)
 		if (!strcmp(w, mods[i].word)) {
 			c->mod = mods[i].mod;
+			/* V.34 starts only through V.8 (a later "nov8" still turns it off) */
+			if (c->mod == SML_MOD_V34)
+				c->v8 = true;
 			return 0;
 		}
 	/* v8, v42 and their "no" forms */
@@ -190,6 +215,8 @@ int sml_modem_cfg_parse_word(struct sml_modem_cfg *c, const char *w)
 		c->tx_dbm0 = atof(w + 8);
 	else if (!strncmp(w, "cutoff=", 7))
 		c->rx_cutoff_dbm0 = atof(w + 7);
+	else if (!strncmp(w, "v34max=", 7))
+		return parse_max_rate(w + 7, &c->v34_max_rate);
 	else
 		return -1;
 	return 0;
@@ -549,6 +576,9 @@ static void start_pump(struct sml_modem *m)
 
 	set_cutoff(m);
 	cutoff = (float)m->cutoff;
+	/* V.34 starts only where V.8 chose it: a caller without V.8 gets V.32bis's automode */
+	if (m->st.mod == SML_MOD_V34 && !(m->st.v8_done && (m->v8_mods & V8_MOD_V34)))
+		m->st.mod = SML_MOD_V32BIS;
 	m->pump_on = true;
 	m->trained = false;
 	m->carrier = false;
@@ -577,6 +607,18 @@ static void start_pump(struct sml_modem *m)
 					FSK_FRAME_MODE_SYNC, pump_put_bit, m);
 		fsk_rx_signal_cutoff(m->fsk_rx, cutoff);
 		fsk_rx_set_modem_status_handler(m->fsk_rx, pump_status_cb, m);
+	} else if (m->st.mod == SML_MOD_V34) {
+		struct sml_v34far_cfg vc = {
+			.caller = caller,
+			.tx_dbm0 = m->cfg.tx_dbm0,
+			.max_rate = m->cfg.v34_max_rate,
+			.echo_latency = m->cfg.block,
+			.get_bit = pump_get_bit,
+			.put_bit = pump_put_bit,
+			.user = m,
+		};
+
+		m->v34 = sml_v34far_new(&vc);
 	} else if (m->st.mod == SML_MOD_V32 || m->st.mod == SML_MOD_V32BIS) {
 		struct sml_v32far_cfg vc = {
 			.caller = caller,
@@ -625,6 +667,10 @@ static void stop_pump(struct sml_modem *m)
 	}
 	sml_v32far_free(m->v32);
 	m->v32 = NULL;
+	if (m->v34)
+		sml_v34far_info(m->v34, &m->st.v34);
+	sml_v34far_free(m->v34);
+	m->v34 = NULL;
 	if (m->fsk_tx) {
 		fsk_tx_free(m->fsk_tx);
 		m->fsk_tx = NULL;
@@ -697,6 +743,8 @@ static void ans_detect(struct sml_modem *m, const int16_t *rx, int n)
 /* ---- V.8 ---- */
 static unsigned int v8_mask(enum sml_mod mod)
 {
+	if (mod == SML_MOD_V34)
+		return V8_MOD_V34 | V8_MOD_V32 | V8_MOD_V22;
 	if (mod == SML_MOD_V32 || mod == SML_MOD_V32BIS)
 		return V8_MOD_V32 | V8_MOD_V22;
 	return mod == SML_MOD_V21 ? V8_MOD_V21 : V8_MOD_V22;
@@ -850,15 +898,29 @@ static void set_cutoff(struct sml_modem *m)
 /* choose the modulation V.8 agreed on, or keep ours */
 static void pick_v8_modulation(struct sml_modem *m)
 {
-	bool v32 = m->cfg.mod == SML_MOD_V32 || m->cfg.mod == SML_MOD_V32BIS;
+	bool v34 = m->cfg.mod == SML_MOD_V34;
+	bool v32 = v34 || m->cfg.mod == SML_MOD_V32 || m->cfg.mod == SML_MOD_V32BIS;
 
-	if (v32 && (m->v8_mods & V8_MOD_V32))
-		m->st.mod = m->cfg.mod;
+	if (v34 && (m->v8_mods & V8_MOD_V34))
+		m->st.mod = SML_MOD_V34;
+	else if (v32 && (m->v8_mods & V8_MOD_V32))
+		m->st.mod = v34 ? SML_MOD_V32BIS : m->cfg.mod;
 	else if (m->v8_mods & V8_MOD_V22)
 		m->st.mod = m->cfg.mod == SML_MOD_V21 || v32 ? SML_MOD_V22BIS : m->cfg.mod;
 	else if (m->v8_mods & V8_MOD_V21)
 		m->st.mod = SML_MOD_V21;
 	m->st.v8_done = true;
+}
+
+/*
+ * V.34's start-up (phase 2, both trainings, phase 4) gives up by its own
+ * timers, which on a long round trip add up past V.32bis's training limit:
+ * twice the limit is only the backstop there.
+ */
+static int train_limit_ms(const struct sml_modem *m)
+{
+	return m->v34 && m->phase == SML_PH_TRAINING ? 2 * m->cfg.train_timeout_ms :
+	       m->cfg.train_timeout_ms;
 }
 
 static void run_answerer(struct sml_modem *m, const int16_t *rx, int16_t *tx,
@@ -991,6 +1053,14 @@ void sml_modem_process(struct sml_modem *m, const int16_t *rx, int16_t *tx,
 			sml_v32far_process(m->v32, rx, tx, n);
 			if (sml_v32far_is_v22(m->v32))
 				m->st.mod = SML_MOD_V22BIS;
+		} else if (m->v34) {
+			sml_v34far_process(m->v34, rx, tx, n);
+			sml_v34far_info(m->v34, &m->st.v34);
+			if (m->phase == SML_PH_TRAINING && sml_v34far_failed(m->v34)) {
+				fail(m, sml_v34far_failed(m->v34));
+				memset(tx, 0, sizeof(*tx) * (size_t)n);
+				break;
+			}
 		} else {
 			fsk_rx(m->fsk_rx, rx, n);
 			got = fsk_tx(m->fsk_tx, tx, n);
@@ -1001,6 +1071,8 @@ void sml_modem_process(struct sml_modem *m, const int16_t *rx, int16_t *tx,
 				m->st.rate = v22bis_get_current_bit_rate(m->v22);
 			else if (m->v32)
 				m->st.rate = sml_v32far_rate(m->v32);
+			else if (m->v34)
+				m->st.rate = sml_v34far_rate(m->v34);
 			else
 				m->st.rate = 300;
 			if (m->v42) {
@@ -1022,7 +1094,7 @@ void sml_modem_process(struct sml_modem *m, const int16_t *rx, int16_t *tx,
 			set_phase(m, SML_PH_DATA, "V.42 not supported by the far end");
 		}
 		if (m->phase != SML_PH_DATA &&
-		    m->now - m->phase_start >= SML_MS(m->cfg.train_timeout_ms)) {
+		    m->now - m->phase_start >= SML_MS(train_limit_ms(m))) {
 			fail(m, m->phase == SML_PH_LINK ? "V.42 link not established"
 							 : "training timed out");
 			break;

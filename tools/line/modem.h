@@ -12,9 +12,14 @@
 
 #include "sml.h"
 #include "v42bis_far.h"
+#include "v34far.h"
 
-/* V.32 and V.32bis: ours (v32far.c), with V.32bis's automode to V.22bis */
-enum sml_mod { SML_MOD_V21, SML_MOD_V22, SML_MOD_V22BIS, SML_MOD_V32, SML_MOD_V32BIS };
+/*
+ * V.32 and V.32bis: ours (v32far.c), with V.32bis's automode to V.22bis;
+ * V.34: ours (v34far.c), through V.8, which falls to V.32bis or V.22bis
+ */
+enum sml_mod { SML_MOD_V21, SML_MOD_V22, SML_MOD_V22BIS, SML_MOD_V32, SML_MOD_V32BIS,
+	       SML_MOD_V34 };
 
 struct sml_modem_cfg {
 	enum sml_mod mod;
@@ -31,9 +36,13 @@ struct sml_modem_cfg {
 	/* --events: the call to stamp them with (0: none), the line sample of our sample 0 */
 	int event_call;
 	int64_t event_origin;
-	/* the samples smline moves a block: V.32bis's echo canceller's latency (0: the first block's) */
+	/* the samples smline moves a block: V.32bis's and V.34's echo cancellers' latency (0: the first block's) */
 	int block;
+	unsigned int v34_max_rate;	/* V.34: the most we send or take, bit/s ("v34max=") */
 };
+
+/* V.34's default limit: see sml_modem_cfg_default() */
+#define SML_V34_MAX_RATE 33600
 
 void sml_modem_cfg_default(struct sml_modem_cfg *c);
 /* "v22bis,v42,v8" style list; returns 0 or -1 (unknown word in *bad) */
@@ -70,6 +79,7 @@ struct sml_modem_stats {
 	uint64_t carrier_drops;
 	uint64_t retrains;	/* receiver trained again during the call */
 	int64_t data_sample;	/* when SML_PH_DATA was entered, -1 if never */
+	struct sml_v34far_info v34;	/* V.34's rates, symbol rates, round trip, ERLE */
 	char fail_reason[64];
 };
 

@@ -54,9 +54,11 @@
  * The canceller needs its line of what we sent aligned with what we hear:
  * the transmitter's stream starts at tx_from, the receiver's at the
  * hand-over (the call modem's 32 ms of history before it), so its latency
- * is the user's echo_latency plus that difference. Its far window is at
- * phase 2's round trip less our echo_latency (phase 2 heard it through
- * it).
+ * is ours plus that difference: the user's echo_latency, or where phase 2
+ * heard our first signal's echo begin when that is further back (an audio
+ * path nobody on this side knows: near_watch() below). Its far window is at
+ * phase 2's round trip less that latency (phase 2 heard it through the same
+ * path), until the training finds the far echo elsewhere (v34_train_rx.c).
  *
  * Failures: phase 2's, with its reason; after it, phases 3 and 4 must reach
  * the data mode both ways within 6 s and two round trips (at 2400 baud the
@@ -80,6 +82,7 @@
  */
 #include <smdsp/private/v34.h>
 #include <smdsp/private/v34_mod.h>
+#include <smdsp/private/v34_train.h>
 #include <smdsp/v34_probe.h>
 
 #define MS(ms) ((uint32_t)(ms) * 8u)
@@ -87,6 +90,61 @@
 #define DPSK_TAIL 100		/* samples of phase 2's last pulse after its symbol was taken */
 #define T_LOST MS(1000)		/* the data's decisions that long as bad as noise's: the far end is gone */
 #define LOST_DB10 80		/* their error within 8 dB of the signal (the data needs over 20) */
+
+/*
+ * The near echo where the loop's latency misses it. echo_latency is the
+ * soonest our echo can be back; an audio path beyond the caller's loop (a
+ * sound server's buffers, a virtual machine's: 1500-2600 samples more in
+ * the lab's QEMU) delays it by an amount nobody on this side knows, and a
+ * near window at the latency given cancels nothing. Phase 2 starts with our
+ * INFO0 out of silence, in our own band (the call modem's carrier at 1200
+ * Hz, the answer modem's at 2400 Hz: V.34 10.1.2), while the far end's
+ * signals are in the other. So our first samples are the template of an
+ * onset search (private/v34_onset.h: a normalised correlation that neither
+ * the far end's signal, its reversals included, nor the noise rises in),
+ * at every lag from a little before echo_latency to the longest latency
+ * the canceller takes; the lags whose window ends before echo_latency are
+ * the floor. Found past the near window's middle (part of the echo would
+ * fall past its end), the canceller's latency moves NEAR_BACK samples ahead
+ * of the onset, and the far window's round trip shrinks by as much: phase 2
+ * measured the round trip through the same path (two_wire_config()).
+ */
+#define NEAR_RISE 4
+#define NEAR_BACK 24
+/* the template from INFO0's sync on (its fill's reversals before have two lines, not a band), within it */
+#define NEAR_T0 80
+#define NEAR_K 512
+
+static void near_reset(struct smdsp_v34 *s)
+{
+	uint32_t lat = (uint32_t)s->cfg.echo_latency + NEAR_T0, k = NEAR_K;
+
+	/* a quarter of the carrier's period: 1.67 samples at 1200 Hz, 0.83 at 2400 Hz */
+	smdsp_v34_onset_start(&s->near, k, 1, k, s->cfg.calling ? 2 : 1, lat > k + 64 ? lat - k - 64 : 0,
+			      SMDSP_V34_LATENCY_MAX + NEAR_BACK + NEAR_T0, lat >= k ? lat - k + 1 : 0, NEAR_RISE);
+	s->near.on = s->cfg.two_wire && !s->cfg.no_near_search;
+	s->near_lat = s->cfg.echo_latency;
+}
+
+/* phase 2's samples: the template from what we send first, the lags from what we hear */
+static smdsp_noinline void near_watch(struct smdsp_v34 *s, const int16_t *rx, const int16_t *tx, unsigned int n)
+{
+	unsigned int i;
+	int32_t at;
+
+	for (i = 0; i < n; i++) {
+		if (s->now + i >= NEAR_T0)
+			smdsp_v34_onset_tpl(&s->near, tx[i]);
+		if (!smdsp_v34_onset_push(&s->near, rx[i]))
+			break;
+	}
+	if (s->near.on || s->near.found < NEAR_T0)
+		return;
+	s->st.near_latency = s->near.found - NEAR_T0;
+	at = s->st.near_latency - NEAR_BACK;
+	if (at >= s->cfg.echo_latency + SMDSP_V34_EC_NEAR / 2 && at <= SMDSP_V34_LATENCY_MAX)
+		s->near_lat = at;
+}
 
 static void phase2_config(const struct smdsp_v34_config *c, struct smdsp_v34_phase2_config *p)
 {
@@ -237,6 +295,8 @@ void smdsp_v34_reset(struct smdsp_v34 *s)
 	s->rxn = 0;
 	memset(&s->st, 0, sizeof(s->st));
 	s->st.rtd = -1;
+	s->st.near_latency = -1;
+	near_reset(s);
 }
 
 const char *smdsp_v34_state_name(enum smdsp_v34_state st)
@@ -286,6 +346,7 @@ void smdsp_v34_get_stats(const struct smdsp_v34 *s, struct smdsp_v34_stats *st)
 	st->mse_db10 = s->state > SMDSP_V34_PHASE2 ? ts.mse_db10 : 0;
 	st->wmse_db10 = s->state > SMDSP_V34_PHASE2 ? ts.wmse_db10 : 0;
 	st->erle_db10 = s->state > SMDSP_V34_PHASE2 ? ts.erle_db10 : 0;
+	st->far_delay = s->state > SMDSP_V34_PHASE2 ? ts.far_delay : -1;
 }
 
 bool smdsp_v34_get_phase2(const struct smdsp_v34 *s, struct smdsp_v34_phase2_result *r)
@@ -324,19 +385,19 @@ static uint16_t train_gain(int level_dbm0_10)
 /*
  * 2-wire: both train ends 2-wire, our transmitter's stream from tx_from and
  * our receiver's from the next sample (the call modem's less the history it
- * is given first); the canceller's latency is the user's plus that
+ * is given first); the canceller's latency is ours (near_lat) plus that
  * difference, its round trip phase 2's less our latency (see the top)
  */
 static void two_wire_config(const struct smdsp_v34 *s, const struct smdsp_v34_phase2_result *r,
 			    struct smdsp_v34_train_config *tc, struct smdsp_v34_train_config *rc)
 {
-	int32_t rt = r->rtd - s->cfg.echo_latency;
+	int32_t rt = r->rtd - s->near_lat;
 
 	tc->two_wire = true;
 	tc->round_trip = rt > 0 ? rt : 0;
 	rc->two_wire = true;
 	rc->round_trip = tc->round_trip;
-	rc->echo_latency = s->cfg.echo_latency + (int32_t)(s->tx_from - s->now) +
+	rc->echo_latency = s->near_lat + (int32_t)(s->tx_from - s->now) +
 			   (s->cfg.calling ? SMDSP_V34_RXHIST : 0);
 }
 
@@ -532,6 +593,8 @@ static void step(struct smdsp_v34 *s, const int16_t *rx, int16_t *tx, unsigned i
 	else
 		memset(tx, 0, n * sizeof(*tx));
 	if (s->state == SMDSP_V34_PHASE2) {
+		if (s->near.on)
+			near_watch(s, rx, tx, n);
 		for (i = 0; i < n; i++) {
 			s->hist[s->hist_pos] = rx[i];
 			s->hist_pos = (s->hist_pos + 1) % SMDSP_V34_RXHIST;

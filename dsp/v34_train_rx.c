@@ -64,9 +64,10 @@
  * On a 2-wire line (two_wire) the receiver hears its own transmitter back:
  * the near echo through the local hybrid and the far echo a round trip
  * later, shifted in frequency. An echo canceller (dsp/echo.c, near 128 and
- * far 256 taps, the far window at the configured round trip) takes what the
- * attached transmitter sent, echo_latency samples back, off the input
- * before the demodulator. It trains (TRAIN) only while the far end is
+ * far 256 taps, the far window at the configured round trip, or where the
+ * training finds the far echo: far_seek_start()) takes what the attached
+ * transmitter sent, echo_latency samples back, off the input before the
+ * demodulator. It trains (TRAIN) only while the far end is
  * silent, in the duplex sequence's windows (v34_train_tx.c):
  * - the answer modem's: from its PP (the whitening learnt on PP, whose
  *   flat spectrum TRN shares; S is three lines) to its J's start plus the
@@ -983,12 +984,19 @@ void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s)
 	s->tavg = 0;
 	s->tfrac = 0;
 	s->st.echo_latency = s->ec ? s->lat : -1;
+	s->far_seek.on = false;
+	s->far_sought = false;
+	s->gear_at = 0;
+	s->far_delay = -1;
+	s->st.far_delay = -1;
 	if (s->ec) {
 		int d = (int)s->rtt - 96;
 
 		smdsp_echo_reset(s->ec);
 		/* the far window from 12 ms before the round trip: the far hybrid's response and the line's */
-		smdsp_echo_set_far_delay(s->ec, d < 0 ? 0 : d > SMDSP_V34_EC_DELAY ? SMDSP_V34_EC_DELAY : d);
+		s->far_delay = d < 0 ? 0 : d > SMDSP_V34_EC_DELAY ? SMDSP_V34_EC_DELAY : d;
+		s->st.far_delay = s->far_delay;
+		smdsp_echo_set_far_delay(s->ec, s->far_delay);
 		smdsp_echo_set_adapt(s->ec, SMDSP_ECHO_FREEZE);
 	}
 	s->ec_mode = SMDSP_ECHO_FREEZE;
@@ -1037,6 +1045,62 @@ static void ec_step(struct smdsp_v34_train_rx *s, int mu, int pll)
 	smdsp_echo_set_step(s->ec, mu);
 	if (pll)
 		smdsp_echo_set_loop(s->ec, pll);
+}
+
+/*
+ * The far echo where the round trip does not say. The far window sits at
+ * phase 2's round trip less our latency: right when the far end's own
+ * latency is short, but an audio path at the far end (a virtual machine's,
+ * v34.c) lengthens the round trip and not the far echo, which comes back
+ * from the far hybrid, on the line's side of that path; one here lengthens
+ * both our latency and the far echo. So, in the training window, once the
+ * near taps have had FAR_SETTLE samples, what we send (the canceller's
+ * line: TRN, random) is the template of an onset search
+ * (private/v34_onset.h) in the canceller's residual, the far end silent,
+ * over every lag from the near window's end to the round trip: the near
+ * echo is gone from the residual, and a far echo the far window already
+ * cancels is mostly gone too. An echo found outside that window moves it
+ * there (FAR_BACK ahead of the onset, its taps cleared), and the step's
+ * gears start over in what is left of the window (on a long round trip the
+ * search ends late in it).
+ */
+#define FAR_SETTLE 1024
+#define FAR_BACK 32
+#define FAR_SPAN 128		/* TRN is random: no sidelobes, the peak within the far hybrid's response */
+#define FAR_RHO_ON 205		/* 0.05 in Q12, 5 times the noise's mean */
+#define FAR_CFAR 8
+
+static void far_seek_start(struct smdsp_v34_train_rx *s)
+{
+	uint32_t to = s->rtt + SMDSP_V34_EC_FAR;
+
+	s->far_sought = true;
+	if (to > SMDSP_V34_EC_DELAY)
+		to = SMDSP_V34_EC_DELAY;
+	/* a quarter of the carrier's period: 1.0-1.25 samples at V.34's 1600-2000 Hz */
+	smdsp_v34_onset_start(&s->far_seek, SMDSP_V34_ONSET_K, SMDSP_V34_ONSET_SEGS, FAR_SPAN, 1,
+			      SMDSP_V34_EC_NEAR - FAR_BACK, to, 0, 1);
+	/* a far echo dispersed over the far hybrid and the line both ways peaks low: against the lags' mean */
+	s->far_seek.rho_on = FAR_RHO_ON;
+	s->far_seek.cfar = FAR_CFAR;
+}
+
+static void far_seek_end(struct smdsp_v34_train_rx *s)
+{
+	int32_t at = s->far_seek.found;
+
+	if (at < SMDSP_V34_EC_NEAR || s->ec_gear > 3)
+		return;
+	/* already there: the far window's own taps are cancelling it */
+	if (at + 16 >= s->far_delay && at < s->far_delay + SMDSP_V34_EC_FAR / 2)
+		return;
+	at -= FAR_BACK;
+	s->far_delay = at > SMDSP_V34_EC_DELAY ? SMDSP_V34_EC_DELAY : at;
+	s->st.far_delay = s->far_delay;
+	smdsp_echo_set_far_delay(s->ec, s->far_delay);
+	/* its taps start from nothing: the gears over again, in what is left of the window */
+	s->gear_at = s->now;
+	s->ec_gear = 0;
 }
 
 /*
@@ -1092,17 +1156,21 @@ static smdsp_noinline void ec_schedule(struct smdsp_v34_train_rx *s)
 	}
 	if (!after(s->now, s->ec_on))
 		return;
-	w = after(s->ec_off, s->ec_on) ? s->ec_off - s->ec_on : 0;
+	if (!s->gear_at)
+		s->gear_at = s->ec_on;
+	w = after(s->ec_off, s->gear_at) ? s->ec_off - s->gear_at : 0;
 	if (s->ec_gear == 0) {
 		ec_adapt(s, SMDSP_ECHO_TRAIN);
 		ec_step(s, SMDSP_ECHO_MODEM_MU1, 0);
 		s->ec_gear = 1;
 	}
-	if (s->ec_gear == 1 && s->now - s->ec_on >= w - w * 2 / 5) {
+	if (!s->far_sought && s->ec && s->now - s->ec_on >= FAR_SETTLE)
+		far_seek_start(s);
+	if (s->ec_gear == 1 && s->now - s->gear_at >= w - w * 2 / 5) {
 		ec_step(s, SMDSP_ECHO_MODEM_MU2, SMDSP_ECHO_MODEM_PLL2);
 		s->ec_gear = 2;
 	}
-	if (s->ec_gear == 2 && s->now - s->ec_on >= w - w / 6) {
+	if (s->ec_gear == 2 && s->now - s->gear_at >= w - w / 6) {
 		ec_step(s, SMDSP_ECHO_MODEM_MU3, SMDSP_ECHO_MODEM_PLL3);
 		s->ec_gear = 3;
 	}
@@ -1114,6 +1182,7 @@ static smdsp_noinline void ec_schedule(struct smdsp_v34_train_rx *s)
 		ec_adapt(s, SMDSP_ECHO_TRACK);
 		s->ec_gear = 4;
 		s->deaf = false;
+		s->far_seek.on = false;
 	}
 }
 
@@ -1135,6 +1204,11 @@ static smdsp_noinline const int16_t *ec_cancel(struct smdsp_v34_train_rx *s, con
 		    tx->sent - j <= SMDSP_V34_HIST)
 			v = tx->hist[j & (SMDSP_V34_HIST - 1)];
 		out[i] = smdsp_echo_process(s->ec, v, x[i]);
+		if (s->far_seek.on) {
+			smdsp_v34_onset_tpl(&s->far_seek, v);
+			if (!smdsp_v34_onset_push(&s->far_seek, out[i]))
+				far_seek_end(s);
+		}
 	}
 	return out;
 }

@@ -67,6 +67,11 @@ struct smdsp_v34_config {
 	 */
 	bool two_wire;
 	int echo_latency;
+	/*
+	 * Tests only: the canceller stays at echo_latency even where phase 2
+	 * heard the near echo further back (v34.c, near_watch()).
+	 */
+	bool no_near_search;
 };
 
 /* What phase 2 gave each direction of this end's train (set at the hand-over). */
@@ -96,6 +101,13 @@ struct smdsp_v34_stats {
 	int32_t mse_db10;		/* our receiver's decision error, dB below the signal (tenths) */
 	int32_t wmse_db10;		/* data: its decoder's error, against the data's nominal power (tenths) */
 	int32_t erle_db10;		/* 2-wire: our canceller's ERLE at its training's end (tenths; 0 before) */
+	/*
+	 * 2-wire: where phase 2 heard our first signal's echo begin, samples
+	 * from a sample sent to its echo (-1: not found, or not sought)
+	 */
+	int32_t near_latency;
+	/* 2-wire: the far window's bulk delay, samples behind the near window (-1: none) */
+	int32_t far_delay;
 };
 
 struct smdsp_v34;

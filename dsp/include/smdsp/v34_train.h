@@ -166,6 +166,8 @@ struct smdsp_v34_train_stats {
 	 */
 	int32_t trn_mse_db10;
 	uint32_t mp_rate;
+	/* 2-wire: the far window's bulk delay, samples behind the near one's start (-1: none) */
+	int32_t far_delay;
 };
 
 struct smdsp_v34_train_rx *smdsp_v34_train_rx_create(const struct smdsp_v34_train_config *cfg,

@@ -6,6 +6,7 @@
 #include <smdsp/v34.h>
 #include <smdsp/v34_train.h>
 #include <smdsp/private/v34_phase2.h>
+#include <smdsp/private/v34_onset.h>
 
 #define SMDSP_V34_RXHIST 256		/* received samples kept for the call modem's S (32 ms) */
 /* the user's echo_latency at most: v34_train's, less the history and S's start */
@@ -35,6 +36,8 @@ struct smdsp_v34 {
 	unsigned int hist_pos;
 	bool hist_due;			/* the call modem's receiver is to hear the history first */
 	struct smdsp_v34_stats st;
+	struct smdsp_v34_onset near;	/* our first signal's echo, sought in phase 2 */
+	int near_lat;			/* the user's latency, or the near echo's where it was found beyond it */
 };
 
 #endif /* SMDSP_PRIVATE_V34_H */

@@ -11,6 +11,7 @@
 #include <smdsp/v34_data.h>
 #include <smdsp/private/v34_scramble.h>
 #include <smdsp/echo.h>
+#include <smdsp/private/v34_onset.h>
 
 /*
  * The data pair's configuration for one direction: the transmitter codes in
@@ -154,6 +155,11 @@ struct smdsp_v34_train_rx {
 	uint32_t tx_on;			/* tracking from then: the far window full of what was sent */
 	bool deaf;			/* our own training comes back: the far end's signals are not looked for */
 	int erle_q8;
+	/* the far echo sought in the training's residual (v34_train_rx.c) */
+	struct smdsp_v34_onset far_seek;
+	int far_delay;			/* the far window's bulk delay */
+	bool far_sought;
+	uint32_t gear_at;		/* the step's gears from then: ec_on, or when the far window moved */
 	/* the call modem waiting for the answer modem's S after its own training */
 	bool p4wait;
 	bool p4;			/* phase 4's S found */

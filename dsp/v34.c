@@ -65,10 +65,11 @@
  * two trainings and phase 4 take about 3 s and two round trips; 2-wire four
  * round trips, the trainings one after the other and longer), else the
  * object fails with where our receiver got to (no S, no J, no MP); a rate
- * the data mode refuses fails at once. Nothing is retried: a failed object
- * sends silence until reset. In the data mode, a far end gone (our
- * receiver's decision error within 8 dB of its points for a second, where
- * the data needs 20 dB and more) fails the object too.
+ * the data mode refuses fails at once. A failed object sends silence until
+ * reset. In the data mode, a far end gone (our receiver's decision error
+ * within 8 dB of its points for a second, where the data needs 20 dB and
+ * more, and the level gone) fails the object too; the data mode's
+ * renegotiations, cleardown and retrains are this file's second part.
  *
  * Decisions are taken on a grid of 8 samples (1 ms) counted from create,
  * not at the ends of the caller's blocks, so that a call is the same
@@ -84,6 +85,7 @@
 #include <smdsp/private/v34_mod.h>
 #include <smdsp/private/v34_train.h>
 #include <smdsp/v34_probe.h>
+#include <smdsp/v34_frame.h>
 
 #define MS(ms) ((uint32_t)(ms) * 8u)
 #define T_TRAIN MS(6000)	/* phase 2's end to data both ways, plus two round trips */
@@ -201,6 +203,9 @@ static void put_bit(void *user, int bit)
 {
 	struct smdsp_v34 *s = user;
 
+	/* our retrain's tone out: what the receiver still decodes is not the far end's data */
+	if (s->state == SMDSP_V34_RETRAIN)
+		return;
 	s->st.bits_received++;
 	if (s->cfg.put_bit)
 		s->cfg.put_bit(s->cfg.put_user, bit);
@@ -267,7 +272,8 @@ void smdsp_v34_free(struct smdsp_v34 *s)
 	smdsp_free(s);
 }
 
-void smdsp_v34_reset(struct smdsp_v34 *s)
+/* phase 2 from its start on this sample (create, reset, a retrain), the user's counts kept */
+static void restart(struct smdsp_v34 *s)
 {
 	struct smdsp_v34_phase2_config pc;
 
@@ -277,11 +283,11 @@ void smdsp_v34_reset(struct smdsp_v34 *s)
 	smdsp_v34_train_rx_reset(s->trx);
 	smdsp_v34_train_tx_attach(s->ttx, NULL);
 	smdsp_v34_train_rx_attach(s->trx, NULL);
+	smdsp_v34_train_rx_watch_tone(s->trx, 0, 0);
 	s->state = SMDSP_V34_PHASE2;
-	s->fail = SMDSP_V34_OK;
-	s->now = 0;
+	s->p2_base = s->now;
 	s->p2_end = 0;
-	s->tail_until = 0;
+	s->tail_until = s->now;
 	s->tx_from = 0;
 	s->tx_on = false;
 	s->rx_on = false;
@@ -293,6 +299,26 @@ void smdsp_v34_reset(struct smdsp_v34 *s)
 	s->hist_pos = 0;
 	s->hist_due = false;
 	s->rxn = 0;
+	s->rn_deadline = 0;
+	s->rn_hold = 0;
+	s->poor_since = 0;
+	s->lvl_acc = 0;
+	s->lvl = 0;
+	s->lvl_data = 0;
+	s->lvl_n = 0;
+	s->rt_ours = false;
+	s->st.phase3_at = 0;
+	s->st.tx_data_at = 0;
+	s->st.rx_data_at = 0;
+	memset(&s->st.tx, 0, sizeof(s->st.tx));
+	memset(&s->st.rx, 0, sizeof(s->st.rx));
+}
+
+void smdsp_v34_reset(struct smdsp_v34 *s)
+{
+	s->now = 0;
+	restart(s);
+	s->fail = SMDSP_V34_OK;
 	memset(&s->st, 0, sizeof(s->st));
 	s->st.rtd = -1;
 	s->st.near_latency = -1;
@@ -301,7 +327,9 @@ void smdsp_v34_reset(struct smdsp_v34 *s)
 
 const char *smdsp_v34_state_name(enum smdsp_v34_state st)
 {
-	static const char *const names[SMDSP_V34_STATES] = { "phase2", "phase3", "phase4", "data", "failed" };
+	static const char *const names[SMDSP_V34_STATES] = {
+		"phase2", "phase3", "phase4", "data", "failed", "reneg", "retrain", "cleared"
+	};
 
 	return (unsigned int)st < SMDSP_V34_STATES ? names[st] : "?";
 }
@@ -309,7 +337,7 @@ const char *smdsp_v34_state_name(enum smdsp_v34_state st)
 const char *smdsp_v34_fail_name(enum smdsp_v34_fail f)
 {
 	static const char *const names[SMDSP_V34_FAILS] = {
-		"ok", "phase2", "no_s", "no_j", "no_mp", "no_data", "rate", "lost"
+		"ok", "phase2", "no_s", "no_j", "no_mp", "no_data", "rate", "lost", "reneg", "retrain"
 	};
 
 	return (unsigned int)f < SMDSP_V34_FAILS ? names[f] : "?";
@@ -318,12 +346,13 @@ const char *smdsp_v34_fail_name(enum smdsp_v34_fail f)
 int smdsp_v34_print(const struct smdsp_v34 *s, char *buf, size_t len)
 {
 	return snprintf(buf, len,
-			"v34 %s %s fail=%s t=%u p3=%u tx=%u/%u baud %u bit/s rx=%u/%u baud %u bit/s bits=%u/%u",
+			"v34 %s %s fail=%s t=%u p3=%u tx=%u/%u baud %u bit/s rx=%u/%u baud %u bit/s bits=%u/%u train=%d/%d renegs=%u retrains=%u",
 			s->cfg.calling ? "call" : "answer", smdsp_v34_state_name(s->state),
 			smdsp_v34_fail_name(s->fail), s->now, s->st.phase3_at,
 			(smdsp_v34_symrate_mbaud(s->st.tx.symrate) + 500) / 1000, s->st.tx.high, s->st.tx.rate,
 			(smdsp_v34_symrate_mbaud(s->st.rx.symrate) + 500) / 1000, s->st.rx.high, s->st.rx.rate,
-			s->st.bits_sent, s->st.bits_received);
+			s->st.bits_sent, s->st.bits_received, smdsp_v34_train_tx_state(s->ttx),
+			smdsp_v34_train_rx_state(s->trx), s->st.renegs, s->st.retrains);
 }
 
 enum smdsp_v34_state smdsp_v34_state(const struct smdsp_v34 *s)
@@ -453,6 +482,10 @@ static smdsp_noinline void hand_over(struct smdsp_v34 *s, const struct smdsp_v34
 		fail(s, SMDSP_V34_FAIL_RATE);
 		return;
 	}
+	s->tx_lim = tc.data_rate;
+	s->rx_lim = rc.data_rate;
+	/* the far end's retrain tone: A from the answer modem, B from the call modem */
+	smdsp_v34_train_rx_watch_tone(s->trx, s->cfg.calling ? 2400 : 1200, s->cfg.calling ? 1200 : 2400);
 	s->rx_on = true;
 	/* the call modem's: what we heard lately, the far S may have begun before INFO1a was decided */
 	s->hist_due = s->cfg.calling;
@@ -493,7 +526,274 @@ static smdsp_noinline void phase2_end(struct smdsp_v34 *s)
 		fail(s, SMDSP_V34_FAIL_PHASE2);
 	} else if (p == SMDSP_V34P2_DONE) {
 		smdsp_v34_phase2_result(&s->p2, &res);
-		hand_over(s, &res, res.done_at);
+		hand_over(s, &res, s->p2_base + res.done_at);
+	}
+}
+
+/*
+ * ---- The data mode: rate renegotiation, cleardown, retrain ----
+ *
+ * Rate renegotiation (11.6 as we read it; v34_train does the signals): an
+ * end asks with its transmitter's S, S-bar, phase 4's TRN and MP carrying
+ * its new limits, its receiver's for the far direction (tx_lim, rx_lim);
+ * the far receiver finds S in its data and its transmitter answers the
+ * same way; MP', E and B1 follow and each direction runs at the lower of
+ * the two MPs' rates for it, the equalisers, loops and cancellers as they
+ * were. RENEG from either end's signal leaving the data until both are back
+ * (T_RENEG and two round trips, else FAILED: a far end gone). The bits in
+ * the far decoder's delay when S begins are lost (8 mapping frames at most).
+ *
+ * Ours automatically: the error the decoder gets (the whitened decisions'
+ * MSE against the data's nominal power) more than DOWN_DB10 under what the
+ * rate needs for T_POOR (the need the receiver chose its MP rate by: the
+ * code's 1e-5 with a dB of margin, smdsp_v34_rate_need_db10(); DOWN_DB10
+ * under it the code's errors begin) asks the far end for the highest rate
+ * that needs TARGET_DB10 less than that error. The error is measured
+ * against the nearest point of the lattice, which a noise near its spacing
+ * makes look smaller than it is (1-3 dB, more at the highest rates): hence
+ * the target's margin, and a second step down when the first rate's error,
+ * then measured right, is still past the margin. None lower at this symbol
+ * rate: a retrain.
+ *
+ * The cleardown is a renegotiation to no rate: MP's rates both 0; after E
+ * both ends are CLEARED and silent.
+ *
+ * A retrain: ours sends our phase 2 tone (B from the call modem, A from the
+ * answer modem) until the far one is heard (T_RT_WAIT and a round trip at
+ * most, else FAILED), then phase 2 from its start; the far end, its data
+ * mode's receiver hearing our tone for T_RT_HEAR, sends its own for
+ * T_RT_ANSWER (what ours needs to hear it) and starts phase 2 too. Phase 2's
+ * own recovery (INFO0 again after 2 s) covers an INFO0 one end started to
+ * hear late. Ours when asked, or when our receiver's decisions are as bad
+ * as noise's for T_LOST (the error within 8 dB of the points, or within
+ * FLOOR_DB10 of what decisions on any other signal at this level give: an
+ * error uniform in the lattice's cells) while the level is still within 10
+ * dB of the data's start: sync lost, or a line too noisy for any rate to
+ * be judged from here, the far end still there; phase 2 probes it again.
+ * Its level gone too: FAILED, lost. Decisions merely poor are a rate's
+ * matter: a renegotiation down.
+ */
+#define T_RENEG MS(4000)	/* S to data: about 1 s at 2400 baud (TRN 512, MPs, B1), and margin */
+#define T_HOLD MS(1000)		/* after a renegotiation, its error settled before we judge it */
+#define T_POOR MS(300)		/* a few of the receiver's 256-symbol measurements */
+#define DOWN_DB10 10
+#define TARGET_DB10 10
+#define T_RT_HEAR 40		/* ms of the far tone that make a retrain */
+#define T_RT_ANSWER MS(70)
+#define T_RT_WAIT MS(3000)
+#define FLOOR_DB10 10
+#define LVL_BLOCK 1024		/* the level's measurement, samples */
+#define T_CLEAR_TAIL MS(40)	/* the pulse's and the pre-emphasis filter's spans, and more */
+
+static bool after(uint32_t now, uint32_t t)
+{
+	return (int32_t)(now - t) >= 0;
+}
+
+/* the highest rate within lim Table 7 allows at the symbol rate (0: none) */
+static unsigned int rate_within(unsigned int lim, enum smdsp_v34_symrate symrate)
+{
+	unsigned int r;
+
+	for (r = lim - lim % 2400; r >= 2400; r -= 2400)
+		if (smdsp_v34_frame_rate_ok(symrate, r))
+			return r;
+	return 0;
+}
+
+/* our renegotiation with these limits (0, 0: the cleardown) */
+static void reneg_start(struct smdsp_v34 *s, unsigned int tx_lim, unsigned int rx_lim)
+{
+	s->tx_lim = tx_lim;
+	s->rx_lim = rx_lim;
+	smdsp_v34_train_rx_set_rate(s->trx, rx_lim);
+	smdsp_v34_train_tx_renegotiate(s->ttx, tx_lim);
+	s->st.reneg_asked++;
+	s->poor_since = 0;
+	s->rn_hold = s->now + T_HOLD;
+}
+
+int smdsp_v34_renegotiate(struct smdsp_v34 *s, unsigned int max_rate)
+{
+	unsigned int tl, rl;
+
+	if (s->state != SMDSP_V34_DATA)
+		return -EBUSY;
+	if (max_rate % 2400 || max_rate > 33600)
+		return -EINVAL;
+	if (!max_rate)
+		max_rate = s->cfg.max_rate;
+	tl = rate_within(max_rate < s->st.tx.max_rate ? max_rate : s->st.tx.max_rate, s->st.tx.symrate);
+	rl = rate_within(max_rate < s->st.rx.max_rate ? max_rate : s->st.rx.max_rate, s->st.rx.symrate);
+	if (!tl || !rl)
+		return -EINVAL;
+	reneg_start(s, tl, rl);
+	return 0;
+}
+
+int smdsp_v34_cleardown(struct smdsp_v34 *s)
+{
+	if (s->state != SMDSP_V34_DATA)
+		return -EBUSY;
+	reneg_start(s, 0, 0);
+	return 0;
+}
+
+static void retrain_start(struct smdsp_v34 *s, bool ours)
+{
+	s->state = SMDSP_V34_RETRAIN;
+	s->rt_ours = ours;
+	s->tx_on = false;
+	s->rt_until = s->now + (ours ? T_RT_WAIT + (s->st.rtd > 0 ? (uint32_t)s->st.rtd : 0) : T_RT_ANSWER);
+	s->tone_ph = 0;
+	s->tone_step = smdsp_phase_rate(s->cfg.calling ? 1200000 : 2400000, 8000);
+	s->tone_amp = (int16_t)smdsp_dbm0_to_amp(s->cfg.level_dbm0_10);
+	s->st.retrains++;
+	s->st.retrain_at = s->now;
+	if (ours)
+		s->st.retrain_asked++;
+}
+
+int smdsp_v34_retrain(struct smdsp_v34 *s)
+{
+	if (s->state != SMDSP_V34_DATA && s->state != SMDSP_V34_RENEG)
+		return -EBUSY;
+	retrain_start(s, true);
+	return 0;
+}
+
+static smdsp_noinline void retrain_tone(struct smdsp_v34 *s, int16_t *tx, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		tx[i] = (int16_t)(((int32_t)smdsp_sin(s->tone_ph) * s->tone_amp) >> 15);
+		s->tone_ph += s->tone_step;
+	}
+}
+
+/* the received level, for telling a lost sync from a far end gone */
+static smdsp_noinline void level(struct smdsp_v34 *s, const int16_t *rx, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		s->lvl_acc += (uint64_t)((int32_t)rx[i] * rx[i]);
+	s->lvl_n += n;
+	if (s->lvl_n >= LVL_BLOCK) {
+		s->lvl = (uint32_t)smdsp_div_u64(s->lvl_acc, s->lvl_n);
+		s->lvl_acc = 0;
+		s->lvl_n = 0;
+	}
+}
+
+/* our tone until the far one (ours) or for T_RT_ANSWER (theirs), then phase 2 */
+static smdsp_noinline void retraining(struct smdsp_v34 *s)
+{
+	if (s->rt_ours && smdsp_v34_train_rx_tone_ms(s->trx) >= T_RT_HEAR) {
+		restart(s);
+		return;
+	}
+	if (!after(s->now, s->rt_until))
+		return;
+	if (s->rt_ours)
+		fail(s, SMDSP_V34_FAIL_RETRAIN);
+	else
+		restart(s);
+}
+
+static void data_begins(struct smdsp_v34 *s)
+{
+	s->state = SMDSP_V34_DATA;
+	s->rn_hold = s->now + T_HOLD;
+	s->poor_since = 0;
+	s->bad_since = 0;
+	s->lvl_data = s->lvl;
+}
+
+/* in the data mode: lost, lost sync, our error past the rate's margin */
+static void data_watch(struct smdsp_v34 *s)
+{
+	struct smdsp_v34_train_stats ts;
+	int need, lost;
+
+	smdsp_v34_train_rx_get_stats(s->trx, &ts);
+	/*
+	 * A far end gone leaves our receiver deciding on noise: its error as
+	 * large as its points; a signal it has lost, or one buried in noise,
+	 * an error spread evenly over the lattice's cells: within FLOOR_DB10
+	 * of what that gives at this rate
+	 */
+	lost = ts.mse_floor_db10 + FLOOR_DB10 > LOST_DB10 ? ts.mse_floor_db10 + FLOOR_DB10 : LOST_DB10;
+	if (ts.mse_db10 >= lost) {
+		s->bad_since = 0;
+	} else if (!s->bad_since) {
+		s->bad_since = s->now;
+	} else if (s->now - s->bad_since >= T_LOST) {
+		/* the level within 10 dB of the data's: the far end is there, its sync lost */
+		if (!s->lvl_data || 10ULL * s->lvl < s->lvl_data)
+			fail(s, SMDSP_V34_FAIL_LOST);
+		else if (!s->cfg.no_auto)
+			retrain_start(s, true);
+		else
+			s->bad_since = 0;
+		return;
+	}
+	/* decisions as bad as noise's are the far end lost or its sync: not a rate's */
+	if (s->cfg.no_auto || !after(s->now, s->rn_hold) || !s->st.rx.rate || s->bad_since)
+		return;
+	need = smdsp_v34_rate_need_db10(s->trx, s->st.rx.symrate, s->st.rx.rate);
+	if (ts.wmse_db10 >= need - DOWN_DB10) {
+		s->poor_since = 0;
+	} else if (!s->poor_since) {
+		s->poor_since = s->now;
+	} else if (s->now - s->poor_since >= T_POOR) {
+		unsigned int r = s->st.rx.rate - 2400;
+
+		while (r >= 2400 &&
+		       smdsp_v34_rate_need_db10(s->trx, s->st.rx.symrate, r) > ts.wmse_db10 - TARGET_DB10)
+			r -= 2400;
+		r = r >= 2400 ? rate_within(r, s->st.rx.symrate) : 0;
+		s->st.reneg_auto++;
+		if (r)
+			reneg_start(s, s->tx_lim, r);
+		else
+			retrain_start(s, true);
+	}
+}
+
+/* the data mode and its renegotiations (not inlined: off the receiver's stack) */
+static smdsp_noinline void in_data(struct smdsp_v34 *s, enum smdsp_v34_train_state t,
+				   enum smdsp_v34_train_state r)
+{
+	uint32_t rtd = s->st.rtd > 0 ? (uint32_t)s->st.rtd : 0;
+
+	if (t == SMDSP_V34_T_CLEARED && r == SMDSP_V34_T_CLEARED) {
+		/* silent once E's last symbols have left the transmitter's filters */
+		s->state = SMDSP_V34_CLEARED;
+		s->st.cleared_at = s->now + T_CLEAR_TAIL;
+		return;
+	}
+	if (smdsp_v34_train_rx_tone_ms(s->trx) >= T_RT_HEAR) {
+		retrain_start(s, false);
+		return;
+	}
+	if (t == SMDSP_V34_T_DATA && r == SMDSP_V34_T_DATA) {
+		if (s->state == SMDSP_V34_RENEG) {
+			s->st.renegs++;
+			s->st.tx.rate = smdsp_v34_train_tx_rate(s->ttx);
+			s->st.rx.rate = smdsp_v34_train_rx_rate(s->trx);
+			data_begins(s);
+		}
+		data_watch(s);
+		return;
+	}
+	if (s->state == SMDSP_V34_DATA) {
+		s->state = SMDSP_V34_RENEG;
+		s->st.reneg_at = s->now;
+		s->rn_deadline = s->now + T_RENEG + 2 * rtd;
+	} else if (after(s->now, s->rn_deadline) || t == SMDSP_V34_T_FAILED || r == SMDSP_V34_T_FAILED) {
+		fail(s, SMDSP_V34_FAIL_RENEG);
 	}
 }
 
@@ -508,8 +808,23 @@ static smdsp_noinline void decide(struct smdsp_v34 *s)
 	}
 	if (s->state == SMDSP_V34_FAILED)
 		return;
+	if (s->state == SMDSP_V34_CLEARED) {
+		if (after(s->now, s->st.cleared_at)) {
+			s->tx_on = false;
+			s->rx_on = false;
+		}
+		return;
+	}
+	if (s->state == SMDSP_V34_RETRAIN) {
+		retraining(s);
+		return;
+	}
 	t = smdsp_v34_train_tx_state(s->ttx);
 	r = smdsp_v34_train_rx_state(s->trx);
+	if (s->state == SMDSP_V34_DATA || s->state == SMDSP_V34_RENEG) {
+		in_data(s, t, r);
+		return;
+	}
 	if (t == SMDSP_V34_T_FAILED || r == SMDSP_V34_T_FAILED) {
 		fail(s, SMDSP_V34_FAIL_RATE);
 		return;
@@ -552,23 +867,10 @@ static smdsp_noinline void decide(struct smdsp_v34 *s)
 		}
 	}
 	if (s->state == SMDSP_V34_PHASE4 && s->st.tx_data_at && s->st.rx_data_at) {
-		s->state = SMDSP_V34_DATA;
+		data_begins(s);
 		return;
 	}
-	if (s->state == SMDSP_V34_DATA) {
-		struct smdsp_v34_train_stats ts;
-
-		/* a far end gone leaves our receiver deciding on noise: its error as large as its points */
-		smdsp_v34_train_rx_get_stats(s->trx, &ts);
-		if (ts.mse_db10 >= LOST_DB10)
-			s->bad_since = 0;
-		else if (!s->bad_since)
-			s->bad_since = s->now;
-		else if (s->now - s->bad_since >= T_LOST)
-			fail(s, SMDSP_V34_FAIL_LOST);
-		return;
-	}
-	if (s->state != SMDSP_V34_DATA && (int32_t)(s->now - s->deadline) >= 0)
+	if ((int32_t)(s->now - s->deadline) >= 0)
 		fail(s, why_late(s));
 }
 
@@ -590,8 +892,12 @@ static void step(struct smdsp_v34 *s, const int16_t *rx, int16_t *tx, unsigned i
 
 	if (s->state == SMDSP_V34_PHASE2 || (int32_t)(s->now - s->tail_until) < 0)
 		smdsp_v34_phase2_process(&s->p2, rx, tx, n);
+	else if (s->state == SMDSP_V34_RETRAIN)
+		retrain_tone(s, tx, n);
 	else
 		memset(tx, 0, n * sizeof(*tx));
+	if (s->rx_on)
+		level(s, rx, n);
 	if (s->state == SMDSP_V34_PHASE2) {
 		if (s->near.on)
 			near_watch(s, rx, tx, n);
@@ -664,7 +970,7 @@ void smdsp_v34_process(struct smdsp_v34 *s, const int16_t *rx, int16_t *tx, unsi
 
 		if (m > n)
 			m = n;
-		if (s->state == SMDSP_V34_FAILED) {
+		if (s->state == SMDSP_V34_FAILED || (s->state == SMDSP_V34_CLEARED && !s->tx_on)) {
 			memset(tx, 0, m * sizeof(*tx));
 			s->now += m;
 		} else {

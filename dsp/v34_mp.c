@@ -41,10 +41,13 @@ uint16_t smdsp_v34_mp_crc(const uint8_t *frame, unsigned int nbits)
 	return smdsp_v34_info_crc(frame, SYNC_BITS, crc_at(type) + 16 - SYNC_BITS);
 }
 
+/* both rates 0 is the cleardown's MP (a rate renegotiation to no rate), one alone is not a rate */
 static bool range_ok(const struct smdsp_v34_mp *mp)
 {
-	return mp->type <= 1 && mp->rate_c_to_a >= 1 && mp->rate_c_to_a <= 14 && mp->rate_a_to_c >= 1 &&
-	       mp->rate_a_to_c <= 14 && mp->trellis <= 2 && !(mp->rates & ~0x3fff);
+	bool clear = !mp->rate_c_to_a && !mp->rate_a_to_c;
+
+	return mp->type <= 1 && (clear || (mp->rate_c_to_a >= 1 && mp->rate_a_to_c >= 1)) &&
+	       mp->rate_c_to_a <= 14 && mp->rate_a_to_c <= 14 && mp->trellis <= 2 && !(mp->rates & ~0x3fff);
 }
 
 int smdsp_v34_mp_pack(const struct smdsp_v34_mp *mp, uint8_t *frame)

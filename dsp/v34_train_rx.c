@@ -408,23 +408,40 @@ static void mp_bit(struct smdsp_v34_train_rx *s, unsigned int bit)
 	s->ones = 0;
 }
 
-static bool start_data(struct smdsp_v34_train_rx *s)
+/*
+ * The rate our MP asks for the direction we receive: what the trained
+ * error carries, within the limit a renegotiation set since
+ */
+static unsigned int our_rate(const struct smdsp_v34_train_rx *s)
+{
+	return s->mp_rate < s->cfg.data_rate ? s->mp_rate : s->cfg.data_rate;
+}
+
+/* after E: DATA, CLEARED for no rate (the cleardown), FAILED if v34_data refuses the rate */
+static enum smdsp_v34_train_state start_data(struct smdsp_v34_train_rx *s)
 {
 	struct smdsp_v34_data_config dc;
 	unsigned int far_rate = 2400 * (s->cfg.caller ? s->far.rate_a_to_c : s->far.rate_c_to_a);
 	uint32_t p;
 	int i;
 
+	s->rn = false;
+	/* the S watch from scratch: phase 4's S (2-wire, the call modem) left its count up */
+	s->srun = 0;
 	/* the far transmitter's limit, within what our MP asked */
-	smdsp_v34_train_data_config(&s->cfg, false, far_rate < s->mp_rate ? far_rate : s->mp_rate, &dc);
+	smdsp_v34_train_data_config(&s->cfg, false, far_rate < our_rate(s) ? far_rate : our_rate(s), &dc);
+	if (!dc.data_rate)
+		return SMDSP_V34_T_CLEARED;
 	memcpy(dc.h, s->h, sizeof(dc.h));
 	if (smdsp_v34_data_rx_configure(s->data, &dc))
-		return false;
+		return SMDSP_V34_T_FAILED;
 	s->rate = dc.data_rate;
 	/* the data points' mean power against the 4-point training's 2 R^2 */
 	p = smdsp_v34_data_rx_power(s->data);
 	s->dpow = p;
 	s->unit = smdsp_isqrt64(smdsp_div_u64((uint64_t)p << 32, 2u * R_AMP * R_AMP));
+	/* an error uniform in the cells of the odd-integer lattice (128 a unit): 2/3 of 128^2 a 2D symbol */
+	s->st.mse_floor_db10 = smdsp_power_to_dbm0((uint64_t)p * 3) - smdsp_power_to_dbm0(2ULL * 128 * 128);
 	s->skip_bits = 0;
 	s->nin = 0;
 	/*
@@ -439,7 +456,7 @@ static bool start_data(struct smdsp_v34_train_rx *s)
 		s->zhist[i][0] = (int32_t)(((int64_t)s->elast[i].re * s->unit) >> 16);
 		s->zhist[i][1] = (int32_t)(((int64_t)s->elast[i].im * s->unit) >> 16);
 	}
-	return true;
+	return SMDSP_V34_T_DATA;
 }
 
 /* nearest odd integer to v / 128 */
@@ -592,6 +609,73 @@ static smdsp_noinline void p4_symbol(struct smdsp_v34_train_rx *s, const struct 
 	s->dprev4 = dq;
 }
 
+/*
+ * The data mode: the far end's S (a rate renegotiation) in the equaliser's
+ * output before whitening (S is not precoded): decisions alternating a
+ * quarter turn each way at the training's level in RN_S_OK of the last 32
+ * symbols and the last 4 (S's lines are at the band's edges, where the
+ * equaliser leaves it noisier than the data), which data does about once
+ * in 10^12 symbols (a quarter of its symbols do it by chance). Its MPs
+ * start afresh; the decoder's last frames (in its delay) are lost.
+ */
+#define RN_S_OK 28
+
+static void rn_watch(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o)
+{
+	struct smdsp_cplx d;
+	unsigned int q, dq;
+	bool strong = (int64_t)o->re * o->re + (int64_t)o->im * o->im > (int64_t)R_AMP * R_AMP / 4;
+
+	quad_decide(o, &d, &q);
+	dq = (q - s->qprev) & 3;
+	/* srun: the last 32 symbols, a 1 for each that did */
+	s->srun = (s->srun << 1) | (strong && (dq == 1 || dq == 3) && dq != s->dprev4);
+	s->qprev = q;
+	s->dprev4 = dq;
+	if ((s->srun & 15) != 15 || ones32(s->srun) < RN_S_OK)
+		return;
+	s->srun = 0;
+	s->rn = true;
+	s->rn_count++;
+	s->mp_ok = false;
+	s->mp_ack = false;
+	set_state(s, SMDSP_V34_T_S);
+}
+
+/*
+ * A renegotiation's S and S-bar: the equaliser and the timing held (S's
+ * lines would mistrain them), the carrier loop on the decisions; S-bar's
+ * first symbol is the step of a quarter turn repeated (0, 1, then 2), and
+ * phase 4's TRN starts 16 symbols later.
+ */
+static void rn_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o)
+{
+	struct smdsp_cplx d;
+	unsigned int q, dq;
+	int64_t pr, pi;
+	int32_t dphi;
+
+	quad_decide(o, &d, &q);
+	dq = (q - s->qprev) & 3;
+	cmul_conj(o, &d, &pr, &pi);
+	dphi = (int32_t)smdsp_atan2((int32_t)(pi >> 16), (int32_t)(pr >> 16));
+	s->freq += dphi >> 12;
+	s->phase += (uint32_t)((dphi >> 5) + s->freq);
+	if (s->state == SMDSP_V34_T_SBAR) {
+		if (++s->count == SMDSP_V34_SBAR_SYMS)
+			set_state(s, SMDSP_V34_T_TRN4);
+	} else if (dq == 1 && s->dprev4 == 1) {
+		s->phase += (uint32_t)((q - 2) & 3) << 30;
+		set_state(s, SMDSP_V34_T_SBAR);
+		s->count = 1;
+	} else if (++s->count > SMDSP_V34_S_SYMS) {
+		/* S-bar missed: TRN next all the same, MP's sync finds the frames */
+		set_state(s, SMDSP_V34_T_TRN4);
+	}
+	s->qprev = q;
+	s->dprev4 = dq;
+}
+
 /* one equaliser output for symbol s->sym (its index from PP's first symbol) */
 static void symbol(struct smdsp_v34_train_rx *s)
 {
@@ -609,12 +693,17 @@ static void symbol(struct smdsp_v34_train_rx *s)
 		p4_symbol(s, &o, k);
 		return;
 	}
+	if (s->rn && (s->state == SMDSP_V34_T_S || s->state == SMDSP_V34_T_SBAR)) {
+		rn_symbol(s, &o);
+		return;
+	}
 	if (k < SMDSP_V34_PP_SYMS) {
 		smdsp_v34_train_pp(k, R_AMP, &d);
 		shift = SHIFT_TRAIN;
 	} else if (s->state == SMDSP_V34_T_DATA) {
 		/* the loops and the adaptation on the whitened signal */
 		data_symbol(s, &o, &w, &d);
+		rn_watch(s, &o);
 		o = w;
 		shift = SHIFT_DATA;
 		hf = s->h;
@@ -727,12 +816,8 @@ static void symbol(struct smdsp_v34_train_rx *s)
 		s->prev_quad = q;
 		mp_bit(s, descr(s, b & 1));
 		mp_bit(s, descr(s, b >> 1));
-		if (s->mp_ack && !s->mp_len && s->ones >= 20) {
-			if (start_data(s))
-				set_state(s, SMDSP_V34_T_DATA);
-			else
-				set_state(s, SMDSP_V34_T_FAILED);
-		}
+		if (s->mp_ack && !s->mp_len && s->ones >= 20)
+			set_state(s, start_data(s));
 		break;
 	default:
 		break;
@@ -799,8 +884,8 @@ static void t2_output(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *y)
 	if (s->state == SMDSP_V34_T_FAILED)
 		return;
 	/* phase 4's S and S-bar (the 2-wire call modem) go through the trained equaliser too */
-	if (s->p4wait || (s->state != SMDSP_V34_T_IDLE && s->state != SMDSP_V34_T_S &&
-			  s->state != SMDSP_V34_T_SBAR)) {
+	if (s->p4wait || s->rn || (s->state != SMDSP_V34_T_IDLE && s->state != SMDSP_V34_T_S &&
+				   s->state != SMDSP_V34_T_SBAR)) {
 		eq_push(s, y);
 		if (i >= s->pp_t2 + CTR && !((i - s->pp_t2 - CTR) & 1)) {
 			s->sym = (i - s->pp_t2 - CTR) / 2;
@@ -983,6 +1068,15 @@ void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s)
 	s->dprev4 = 0;
 	s->tavg = 0;
 	s->tfrac = 0;
+	s->rn = false;
+	s->rn_count = 0;
+	s->tw_re = 0;
+	s->tw_im = 0;
+	s->tw_own_re = 0;
+	s->tw_own_im = 0;
+	s->tw_e = 0;
+	s->tw_n = 0;
+	s->tw_ms = 0;
 	s->st.echo_latency = s->ec ? s->lat : -1;
 	s->far_seek.on = false;
 	s->far_sought = false;
@@ -1004,7 +1098,7 @@ void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s)
 }
 
 static const char *const state_names[] = {
-	"idle", "S", "S-bar", "PP", "TRN", "J", "J'", "TRN4", "MP", "MP'", "E", "B1", "data", "failed"
+	"idle", "S", "S-bar", "PP", "TRN", "J", "J'", "TRN4", "MP", "MP'", "E", "B1", "data", "cleared", "failed"
 };
 
 int smdsp_v34_train_rx_print(const struct smdsp_v34_train_rx *s, char *buf, size_t len)
@@ -1213,6 +1307,61 @@ static smdsp_noinline const int16_t *ec_cancel(struct smdsp_v34_train_rx *s, con
 	return out;
 }
 
+#define TW_BLOCK 40			/* the tone watch's block: 5 ms, a bin 200 Hz wide */
+
+/*
+ * The tone watch: a block whose bin at the tone holds most of its energy
+ * (|X|^2 / (N E) is 1/2 for a tone alone, 1/N for white noise, about 1/30
+ * for the data's band) and above -50 dBm0 or so is the tone's
+ */
+static smdsp_noinline void tone_watch(struct smdsp_v34_train_rx *s, const int16_t *x, unsigned int m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m; i++) {
+		s->tw_re += (int64_t)x[i] * smdsp_cos(s->tw_ph);
+		s->tw_im += (int64_t)x[i] * smdsp_sin(s->tw_ph);
+		s->tw_e += (uint64_t)((int32_t)x[i] * x[i]);
+		s->tw_ph += s->tw_step;
+		s->tw_own_re += (int64_t)x[i] * smdsp_cos(s->tw_own_ph);
+		s->tw_own_im += (int64_t)x[i] * smdsp_sin(s->tw_own_ph);
+		s->tw_own_ph += s->tw_own_step;
+		if (++s->tw_n < TW_BLOCK)
+			continue;
+		{
+			int64_t re = s->tw_re >> 15, im = s->tw_im >> 15;
+			int64_t ore = s->tw_own_re >> 15, oim = s->tw_own_im >> 15;
+			uint64_t bin = (uint64_t)(re * re + im * im);
+			/* our own tone's energy is 2 |X|^2 / N of the block's */
+			uint64_t own = s->tw_own_step ? 2 * (uint64_t)(ore * ore + oim * oim) / TW_BLOCK : 0;
+			uint64_t e = s->tw_e > own ? s->tw_e - own : 0;
+
+			if (10 * bin > 3ULL * TW_BLOCK * e && e > 100ULL * TW_BLOCK)
+				s->tw_ms += TW_BLOCK / 8;
+			else
+				s->tw_ms = 0;
+		}
+		s->tw_re = 0;
+		s->tw_im = 0;
+		s->tw_own_re = 0;
+		s->tw_own_im = 0;
+		s->tw_e = 0;
+		s->tw_n = 0;
+	}
+}
+
+void smdsp_v34_train_rx_watch_tone(struct smdsp_v34_train_rx *s, unsigned int hz, unsigned int own_hz)
+{
+	s->tw_step = hz ? smdsp_phase_rate((int32_t)hz * 1000, 8000) : 0;
+	s->tw_own_step = own_hz ? smdsp_phase_rate((int32_t)own_hz * 1000, 8000) : 0;
+	s->tw_ms = 0;
+}
+
+unsigned int smdsp_v34_train_rx_tone_ms(const struct smdsp_v34_train_rx *s)
+{
+	return s->tw_ms;
+}
+
 void smdsp_v34_train_rx_process(struct smdsp_v34_train_rx *s, const int16_t *x, unsigned int n)
 {
 	/* the demodulator's outputs in the state, off the stack under the data mode's decoder */
@@ -1226,6 +1375,8 @@ void smdsp_v34_train_rx_process(struct smdsp_v34_train_rx *s, const int16_t *x, 
 			ec_schedule(s);
 			in = ec_cancel(s, x, m);
 		}
+		if (s->tw_step)
+			tone_watch(s, in, m);
 		got = smdsp_v34_demod_process(s->demod, in, m, y, SMDSP_ARRAY_SIZE(s->y));
 		for (i = 0; i < got; i++)
 			t2_output(s, &y[i]);
@@ -1275,9 +1426,9 @@ bool smdsp_v34_train_rx_our_mp(const struct smdsp_v34_train_rx *s, struct smdsp_
 	memset(mp, 0, sizeof(*mp));
 	mp->type = 1;
 	if (s->cfg.caller)
-		mp->rate_a_to_c = s->mp_rate / 2400;
+		mp->rate_a_to_c = our_rate(s) / 2400;
 	else
-		mp->rate_c_to_a = s->mp_rate / 2400;
+		mp->rate_c_to_a = our_rate(s) / 2400;
 	memcpy(mp->h, s->h, sizeof(mp->h));
 	return true;
 }
@@ -1294,4 +1445,19 @@ bool smdsp_v34_train_rx_far_mp(const struct smdsp_v34_train_rx *s, struct smdsp_
 bool smdsp_v34_train_rx_far_trn16(const struct smdsp_v34_train_rx *s)
 {
 	return s->trn16;
+}
+
+void smdsp_v34_train_rx_set_rate(struct smdsp_v34_train_rx *s, unsigned int data_rate)
+{
+	s->cfg.data_rate = data_rate;
+}
+
+unsigned int smdsp_v34_train_rx_rate(const struct smdsp_v34_train_rx *s)
+{
+	return s->state == SMDSP_V34_T_DATA ? s->rate : 0;
+}
+
+uint32_t smdsp_v34_train_rx_renegs(const struct smdsp_v34_train_rx *s)
+{
+	return s->rn_count;
 }

@@ -199,6 +199,11 @@ static void build_mp(struct smdsp_v34_train_tx *s, bool ack)
 		mp.rate_c_to_a = 1;
 	if (!mp.rate_a_to_c)
 		mp.rate_a_to_c = 1;
+	/* the cleardown: no rate either way */
+	if (!s->cfg.data_rate) {
+		mp.rate_c_to_a = 0;
+		mp.rate_a_to_c = 0;
+	}
 	mp.rates = 0x3fff;
 	mp.asymmetric = true;
 	mp.ack = ack;
@@ -208,8 +213,11 @@ static void build_mp(struct smdsp_v34_train_tx *s, bool ack)
 	s->mp_ack = ack;
 }
 
-/* the rate and coefficients from the far end's MP; false if v34_data refuses them */
-static bool settle(struct smdsp_v34_train_tx *s)
+/*
+ * The rate and coefficients from the far end's MP: B1 next, CLEARED for no
+ * rate (the cleardown), FAILED if v34_data refuses them
+ */
+static enum smdsp_v34_train_state settle(struct smdsp_v34_train_tx *s)
 {
 	struct smdsp_v34_data_config dc;
 	struct smdsp_v34_mp far;
@@ -217,19 +225,21 @@ static bool settle(struct smdsp_v34_train_tx *s)
 	bool ack;
 
 	if (!s->rx || !smdsp_v34_train_rx_far_mp(s->rx, &far, &ack))
-		return false;
+		return SMDSP_V34_T_FAILED;
 	far_rate = 2400 * (s->cfg.caller ? far.rate_c_to_a : far.rate_a_to_c);
 	smdsp_v34_train_data_config(&s->cfg, true, far_rate, &dc);
+	if (!dc.data_rate)
+		return SMDSP_V34_T_CLEARED;
 	if (far.type == 1)
 		memcpy(dc.h, far.h, sizeof(dc.h));
 	if (smdsp_v34_data_tx_configure(s->data, &dc))
-		return false;
+		return SMDSP_V34_T_FAILED;
 	s->rate = dc.data_rate;
 	s->gain = smdsp_isqrt64(smdsp_div_u64((2ULL * SMDSP_V34_TRAIN_AMP * SMDSP_V34_TRAIN_AMP) << 32,
 					      smdsp_v34_data_tx_power(s->data)));
 	s->frames = 0;
 	s->pt = 16;
-	return true;
+	return SMDSP_V34_T_B1;
 }
 
 static void data_symbol(struct smdsp_v34_train_tx *s, struct smdsp_cplx *c)
@@ -265,6 +275,49 @@ static unsigned int mp_dibit(struct smdsp_v34_train_tx *s)
 	return scr2(s, b0, b1);
 }
 
+/*
+ * Rate renegotiation: ours asked for, or the far end's S heard by our
+ * receiver (its count moved) and not answered yet
+ */
+static bool rn_due(const struct smdsp_v34_train_tx *s)
+{
+	return s->rn_ask || (s->rx && s->rx->rn_count != s->rn_seen);
+}
+
+/*
+ * From the data mode, on a mapping frame's boundary: S, S-bar and phase 4's
+ * TRN (the far receiver's equaliser is trained: no PP), then MP... as in
+ * phase 4. Ours begun first waits for the far end's S before its MPs count:
+ * what our receiver holds until then is the last exchange's.
+ */
+static void rn_start(struct smdsp_v34_train_tx *s)
+{
+	s->rn_wait = !s->rx || s->rx->rn_count == s->rn_seen;
+	if (s->rx)
+		s->rn_seen = s->rx->rn_count;
+	s->rn_ask = false;
+	s->phase4 = true;
+	set_state(s, SMDSP_V34_T_S);
+}
+
+static bool rn_waiting(struct smdsp_v34_train_tx *s)
+{
+	if (s->rn_wait && s->rx && s->rx->rn_count != s->rn_seen) {
+		s->rn_wait = false;
+		s->rn_seen = s->rx->rn_count;
+	}
+	return s->rn_wait;
+}
+
+int smdsp_v34_train_tx_renegotiate(struct smdsp_v34_train_tx *s, unsigned int data_rate)
+{
+	if (s->state != SMDSP_V34_T_DATA && s->state != SMDSP_V34_T_B1)
+		return -EBUSY;
+	s->cfg.data_rate = data_rate;
+	s->rn_ask = true;
+	return 0;
+}
+
 static void get_symbol(void *user, struct smdsp_cplx *c)
 {
 	struct smdsp_v34_train_tx *s = user;
@@ -273,6 +326,8 @@ static void get_symbol(void *user, struct smdsp_cplx *c)
 	bool ack;
 	struct smdsp_v34_mp far;
 
+	if (s->state == SMDSP_V34_T_DATA && s->pt >= 16 && rn_due(s))
+		rn_start(s);
 	switch (s->state) {
 	case SMDSP_V34_T_S:
 		/* point 0, then turned 90 degrees */
@@ -340,7 +395,7 @@ static void get_symbol(void *user, struct smdsp_cplx *c)
 		if (s->mp_pos < s->mp_bits)
 			break;
 		/* a frame has gone: what next depends on what the far end sent */
-		if (s->rx && smdsp_v34_train_rx_far_mp(s->rx, &far, &ack)) {
+		if (s->rx && !rn_waiting(s) && smdsp_v34_train_rx_far_mp(s->rx, &far, &ack)) {
 			if (s->state == SMDSP_V34_T_MPP && ack) {
 				set_state(s, SMDSP_V34_T_E);
 				break;
@@ -353,17 +408,19 @@ static void get_symbol(void *user, struct smdsp_cplx *c)
 	case SMDSP_V34_T_E:
 		s->diff = (s->diff + scr2(s, 1, 1)) & 3;
 		smdsp_v34_train_point4(s->diff, a, c);
-		if (++s->count == E_BITS / 2) {
-			if (settle(s))
-				set_state(s, SMDSP_V34_T_B1);
-			else
-				set_state(s, SMDSP_V34_T_FAILED);
-		}
+		if (++s->count == E_BITS / 2)
+			set_state(s, settle(s));
 		break;
 	case SMDSP_V34_T_B1:
 	case SMDSP_V34_T_DATA:
 		data_symbol(s, c);
 		break;
+	case SMDSP_V34_T_CLEARED:
+		/* silent, the pre-emphasis filter's delay flushed: E's and MP's last symbols leave whole */
+		c->re = 0;
+		c->im = 0;
+		pe_filter(s, c);
+		return;
 	case SMDSP_V34_T_IDLE:
 		/* 2-wire: silent until our receiver has trained on the far end's training */
 		if (s->rx && smdsp_v34_train_rx_trained(s->rx) && (s->cfg.caller || s->phase4))
@@ -448,6 +505,9 @@ void smdsp_v34_train_tx_reset(struct smdsp_v34_train_tx *s)
 			s->trn_len = n;
 	}
 	s->phase4 = false;
+	s->rn_ask = false;
+	s->rn_wait = false;
+	s->rn_seen = 0;
 	s->has_s = false;
 	s->has_pp = false;
 	s->has_j = false;
@@ -470,7 +530,7 @@ void smdsp_v34_train_tx_attach(struct smdsp_v34_train_tx *s, const struct smdsp_
 }
 
 static const char *const state_names[] = {
-	"idle", "S", "S-bar", "PP", "TRN", "J", "J'", "TRN4", "MP", "MP'", "E", "B1", "data", "failed"
+	"idle", "S", "S-bar", "PP", "TRN", "J", "J'", "TRN4", "MP", "MP'", "E", "B1", "data", "cleared", "failed"
 };
 
 int smdsp_v34_train_tx_print(const struct smdsp_v34_train_tx *s, char *buf, size_t len)

@@ -17,6 +17,14 @@
  *   INFO1c .... (silence) .... S S-bar PP TRN J ...... J J' TRN MP MP' E B1 data
  *
  * See v34.c for who waits for what and the timeouts.
+ *
+ * In the data mode (v34.c's second part): a rate renegotiation from either
+ * end (S, S-bar, TRN, MP, MP', E, B1, then data at the new rates, no
+ * retrain), asked for (smdsp_v34_renegotiate()) or by our receiver whose
+ * error grew past its rate's margin; the cleardown (a renegotiation to no
+ * rate: both ends CLEARED); a retrain (tone A or B, then phase 2 again),
+ * asked for (smdsp_v34_retrain()), or when our receiver has lost the far
+ * signal's sync while it is still there, or no lower rate is left.
  */
 #ifndef SMDSP_V34_H
 #define SMDSP_V34_H
@@ -32,6 +40,9 @@ enum smdsp_v34_state {
 	SMDSP_V34_PHASE4,	/* J', TRN, MP, MP', E, B1 */
 	SMDSP_V34_DATA,		/* both directions carry the user's bits */
 	SMDSP_V34_FAILED,	/* gave up: smdsp_v34_fail() says why */
+	SMDSP_V34_RENEG,	/* data mode, a rate renegotiation (or the cleardown) under way */
+	SMDSP_V34_RETRAIN,	/* data mode left for a retrain: our tone, then phase 2 again */
+	SMDSP_V34_CLEARED,	/* the cleardown done: silent, the call over */
 	SMDSP_V34_STATES
 };
 
@@ -44,6 +55,8 @@ enum smdsp_v34_fail {
 	SMDSP_V34_FAIL_NO_DATA,		/* our transmitter never reached the data */
 	SMDSP_V34_FAIL_RATE,		/* the MPs settled a rate the data mode refused */
 	SMDSP_V34_FAIL_LOST,		/* in the data mode, the far signal gone (decisions no better than noise) */
+	SMDSP_V34_FAIL_RENEG,		/* a rate renegotiation or cleardown not finished in time */
+	SMDSP_V34_FAIL_RETRAIN,		/* our retrain's tone not answered by the far end's */
 	SMDSP_V34_FAILS
 };
 
@@ -72,6 +85,8 @@ struct smdsp_v34_config {
 	 * heard the near echo further back (v34.c, near_watch()).
 	 */
 	bool no_near_search;
+	/* no rate renegotiation or retrain of our own when our receiver's error grows (the far end's answered) */
+	bool no_auto;
 };
 
 /* What phase 2 gave each direction of this end's train (set at the hand-over). */
@@ -108,6 +123,12 @@ struct smdsp_v34_stats {
 	int32_t near_latency;
 	/* 2-wire: the far window's bulk delay, samples behind the near window (-1: none) */
 	int32_t far_delay;
+	/* the data mode's renegotiations (either end's, done), ours asked for (by us, automatically) */
+	uint32_t renegs, reneg_asked, reneg_auto;
+	uint32_t reneg_at;		/* the last one began (the sample) */
+	uint32_t retrains, retrain_asked;	/* retrains begun (either end's), ours */
+	uint32_t retrain_at;
+	uint32_t cleared_at;		/* the cleardown done (0: not) */
 };
 
 struct smdsp_v34;
@@ -142,6 +163,18 @@ enum smdsp_v34_fail smdsp_v34_fail(const struct smdsp_v34 *s);
 void smdsp_v34_get_stats(const struct smdsp_v34 *s, struct smdsp_v34_stats *st);
 /* Phase 2's result once it ended (false before); after a phase 2 failure, its reason. */
 bool smdsp_v34_get_phase2(const struct smdsp_v34 *s, struct smdsp_v34_phase2_result *r);
+/*
+ * In the data mode: a rate renegotiation with max_rate (a multiple of 2400,
+ * 0: phase 2's) the most both ways, each direction at the highest rate
+ * Table 7 allows at its symbol rate within it and phase 2's; the far end
+ * answers with its own limits, and the lower settle. 0, -EBUSY outside the
+ * data mode, -EINVAL for a rate no direction can take.
+ */
+int smdsp_v34_renegotiate(struct smdsp_v34 *s, unsigned int max_rate);
+/* In the data mode: a retrain (tone A or B, then phase 2). 0 or -EBUSY. */
+int smdsp_v34_retrain(struct smdsp_v34 *s);
+/* In the data mode: the cleardown (a renegotiation to no rate), both ends CLEARED. 0 or -EBUSY. */
+int smdsp_v34_cleardown(struct smdsp_v34 *s);
 const char *smdsp_v34_state_name(enum smdsp_v34_state st);
 const char *smdsp_v34_fail_name(enum smdsp_v34_fail f);
 

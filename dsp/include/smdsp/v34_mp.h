@@ -17,7 +17,7 @@
 
 struct smdsp_v34_mp {
 	unsigned int type;		/* 0, or 1 with the precoding coefficients */
-	unsigned int rate_c_to_a;	/* maximum call-to-answer data rate / 2400 (1-14) */
+	unsigned int rate_c_to_a;	/* maximum call-to-answer data rate / 2400 (1-14; both 0: cleardown) */
 	unsigned int rate_a_to_c;	/* maximum answer-to-call data rate / 2400 (1-14) */
 	bool aux;			/* the auxiliary channel enabled */
 	unsigned int trellis;		/* asked of the far transmitter: 0 16, 1 32, 2 64 states */

@@ -86,6 +86,7 @@ enum smdsp_v34_train_state {
 	SMDSP_V34_T_E,
 	SMDSP_V34_T_B1,
 	SMDSP_V34_T_DATA,
+	SMDSP_V34_T_CLEARED,	/* a renegotiation to no rate (the cleardown) done: silent */
 	SMDSP_V34_T_FAILED,	/* rx: lost (no S reversal, no PP, no J in time) */
 };
 
@@ -116,6 +117,17 @@ uint32_t smdsp_v34_train_tx_symbols(const struct smdsp_v34_train_tx *s);
 uint32_t smdsp_v34_train_tx_began(const struct smdsp_v34_train_tx *s, enum smdsp_v34_train_state st);
 /* the data rate it settled on (0 before E) */
 unsigned int smdsp_v34_train_tx_rate(const struct smdsp_v34_train_tx *s);
+/*
+ * In the data mode, a rate renegotiation (V.34 11.6 as we read it): at the
+ * next mapping frame's boundary S, S-bar, phase 4's TRN, MP with data_rate
+ * as the most this end sends (its receiver's most is
+ * smdsp_v34_train_rx_set_rate()'s), MP', E, B1 and data at the rates the
+ * two MPs settle, without a retrain. data_rate 0 is the cleardown: both of
+ * MP's rates 0, and both ends CLEARED after E. The far end's S heard by the
+ * attached receiver in the data mode starts the same answer on its own.
+ * 0, or -EBUSY outside the data mode.
+ */
+int smdsp_v34_train_tx_renegotiate(struct smdsp_v34_train_tx *s, unsigned int data_rate);
 
 /*
  * The training symbols by their definitions, for the tests as for the
@@ -168,6 +180,8 @@ struct smdsp_v34_train_stats {
 	uint32_t mp_rate;
 	/* 2-wire: the far window's bulk delay, samples behind the near one's start (-1: none) */
 	int32_t far_delay;
+	/* data: mse_db10 of decisions on a signal that is not the far end's (uniform in the lattice's cells) */
+	int32_t mse_floor_db10;
 };
 
 struct smdsp_v34_train_rx *smdsp_v34_train_rx_create(const struct smdsp_v34_train_config *cfg,
@@ -205,6 +219,21 @@ bool smdsp_v34_train_rx_our_mp(const struct smdsp_v34_train_rx *s, struct smdsp_
 bool smdsp_v34_train_rx_far_mp(const struct smdsp_v34_train_rx *s, struct smdsp_v34_mp *mp, bool *ack);
 /* the far end's J: 16-point TRN in phase 4 */
 bool smdsp_v34_train_rx_far_trn16(const struct smdsp_v34_train_rx *s);
+/* the most this receiver takes, in its next MP (a renegotiation); 0: none (the cleardown) */
+void smdsp_v34_train_rx_set_rate(struct smdsp_v34_train_rx *s, unsigned int data_rate);
+/* the data rate it decodes (0 before its data mode) */
+unsigned int smdsp_v34_train_rx_rate(const struct smdsp_v34_train_rx *s);
+/* the far end's renegotiations heard (its S in our data mode) */
+uint32_t smdsp_v34_train_rx_renegs(const struct smdsp_v34_train_rx *s);
+/*
+ * A tone of hz (0: none) watched for in what the receiver hears, after the
+ * echo canceller (a retrain's tone A or B), whatever its state: how long it
+ * has been heard without a break, ms (5 ms steps). A tone of own_hz (ours,
+ * which the canceller does not know: 0 for none) is left out of the energy
+ * it is held against.
+ */
+void smdsp_v34_train_rx_watch_tone(struct smdsp_v34_train_rx *s, unsigned int hz, unsigned int own_hz);
+unsigned int smdsp_v34_train_rx_tone_ms(const struct smdsp_v34_train_rx *s);
 /*
  * 2-wire: the transmitter of the same end, whose samples the echo canceller
  * takes and whose signals time its training window.

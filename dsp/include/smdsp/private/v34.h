@@ -35,6 +35,21 @@ struct smdsp_v34 {
 	int16_t hist[SMDSP_V34_RXHIST];	/* the last received samples, for the call modem's S */
 	unsigned int hist_pos;
 	bool hist_due;			/* the call modem's receiver is to hear the history first */
+	/* the data mode: renegotiation and retrain (v34.c's second part) */
+	uint32_t p2_base;		/* phase 2 (again) began on this sample */
+	unsigned int tx_lim, rx_lim;	/* the rates our next MP allows each way */
+	uint32_t rn_deadline;		/* the renegotiation done by then, or failed */
+	uint32_t rn_hold;		/* no automatic renegotiation before then */
+	uint32_t poor_since;		/* the error past the rate's margin since (0: it is not) */
+	uint64_t lvl_acc;		/* the received level: this 128 ms's sum of squares */
+	uint32_t lvl;			/* ... the last 128 ms's mean square */
+	uint32_t lvl_data;		/* ... when the data began */
+	unsigned int lvl_n;
+	bool rt_ours;			/* the retrain is ours: our tone until the far one */
+	uint32_t rt_until;		/* our tone until then (the far end's) */
+	uint32_t rt_deadline;
+	uint32_t tone_ph, tone_step;
+	int16_t tone_amp;
 	struct smdsp_v34_stats st;
 	struct smdsp_v34_onset near;	/* our first signal's echo, sought in phase 2 */
 	int near_lat;			/* the user's latency, or the near echo's where it was found beyond it */

@@ -76,6 +76,10 @@ struct smdsp_v34_train_tx {
 	uint32_t blk;			/* sent at the start of the current process call */
 	uint32_t t_s, t_pp, t_j;	/* phase 3's S, PP and J began (blk, samples), valid once has_* */
 	bool has_s, has_pp, has_j;
+	/* rate renegotiation */
+	bool rn_ask;			/* ours, at the next mapping frame */
+	bool rn_wait;			/* ours begun: the far MPs count once its S is heard */
+	uint32_t rn_seen;		/* the receiver's renegotiations answered */
 };
 
 struct smdsp_v34_train_rx {
@@ -168,6 +172,17 @@ struct smdsp_v34_train_rx {
 	struct smdsp_cplx y[16];	/* its T/2 outputs: 12 samples make at most 11 at 3429 baud */
 	int32_t tavg;			/* the timing loop's mean move per 8 symbols, Q8 */
 	int32_t tfrac;
+	/* rate renegotiation: the far S heard in the data mode, until our data mode again */
+	bool rn;
+	uint32_t rn_count;
+	/* the tone watched for (a retrain): its phase step (0: none), one block's DFT bin and energy */
+	uint32_t tw_step, tw_ph;
+	int64_t tw_re, tw_im;
+	uint32_t tw_own_step, tw_own_ph;	/* our own tone's, whose echo is not the far end's */
+	int64_t tw_own_re, tw_own_im;
+	uint64_t tw_e;
+	unsigned int tw_n;
+	unsigned int tw_ms;		/* heard that long without a break */
 };
 
 #endif /* SMDSP_PRIVATE_V34_TRAIN_H */

@@ -717,9 +717,29 @@ static void v34_training(struct smdsp_modem *m)
  */
 static void v34_connected(struct smdsp_modem *m)
 {
+	enum smdsp_v34_state vs = smdsp_v34_state(m->v34);
 	bool lost = m->v34->bad_since != 0;
 
-	if (smdsp_v34_state(m->v34) == SMDSP_V34_FAILED) {
+	/*
+	 * A rate renegotiation or a retrain (either end's: its tones, then
+	 * phases 2-4 again) is RETRAIN until the data comes back, CONNECTED then at the rate it settled (the
+	 * user's +MRR, and V.42's frames lost meanwhile sent again); the
+	 * far end's cleardown ends the call as its hang-up would.
+	 */
+	if (vs != SMDSP_V34_DATA && vs != SMDSP_V34_FAILED && vs != SMDSP_V34_CLEARED) {
+		if (m->phase != SMDSP_PHASE_RETRAIN)
+			smdsp_modem_set_phase(m, SMDSP_PHASE_RETRAIN, 0);
+		return;
+	}
+	if (vs == SMDSP_V34_CLEARED) {
+		smdsp_modem_end_call(m, SMDSP_CAUSE_CARRIER_LOST);
+		return;
+	}
+	if (vs == SMDSP_V34_DATA && m->phase == SMDSP_PHASE_RETRAIN) {
+		connected(m, smdsp_modem_v34_rx_rate(m));
+		return;
+	}
+	if (vs == SMDSP_V34_FAILED) {
 		if (smdsp_v34_fail(m->v34) != SMDSP_V34_FAIL_LOST) {
 			smdsp_modem_end_call(m, SMDSP_CAUSE_TRAINING_FAILED);
 			return;

@@ -14,7 +14,10 @@
  * 2's and our max_rate, and our receiver puts in our MP the highest rate
  * within that which the error it measured at the end of TRN supports
  * (11: each receiver states the rates it can receive), so that the MPs
- * settle on it.
+ * settle on it. Our MP also asks the far transmitter for the trellis code
+ * our receiver decodes (the configuration's trellis: 16, 32 or 64 states)
+ * and offers the auxiliary channel (aux), which runs both ways when the
+ * far MP offers it too; our transmitter codes as the far MP asks.
  *
  * Who goes when (11.3, 11.4, as we read them; the recommendation's order of
  * the two ends, on v34_train's signals):
@@ -70,6 +73,10 @@
  * within 8 dB of its points for a second, where the data needs 20 dB and
  * more, and the level gone) fails the object too; the data mode's
  * renegotiations, cleardown and retrains are this file's second part.
+ * Our decoder falling out of step with the far end's frames (a symbol
+ * slipped: its decisions still on the lattice, its bits garbage), which
+ * v34_data's superframe sync check sees in two superframes (0.56 s), is a
+ * retrain (FAILED, lost, with no_auto).
  *
  * Decisions are taken on a grid of 8 samples (1 ms) counted from create,
  * not at the ends of the caller's blocks, so that a call is the same
@@ -187,7 +194,8 @@ static bool config_ok(const struct smdsp_v34_config *c)
 	       c->level_dbm0_10 >= -430 && c->level_dbm0_10 <= -90 && c->far_level_dbm0_10 >= -430 &&
 	       c->far_level_dbm0_10 <= -90 &&
 	       (!c->trn_symbols || (c->trn_symbols >= 512 && c->trn_symbols <= 8192)) &&
-	       c->echo_latency >= 0 && c->echo_latency <= SMDSP_V34_LATENCY_MAX;
+	       c->echo_latency >= 0 && c->echo_latency <= SMDSP_V34_LATENCY_MAX &&
+	       (!c->trellis || c->trellis == 16 || c->trellis == 32 || c->trellis == 64);
 }
 
 /* the user's bits, counted (B1's ones are the transmitter's own) */
@@ -209,6 +217,24 @@ static void put_bit(void *user, int bit)
 	s->st.bits_received++;
 	if (s->cfg.put_bit)
 		s->cfg.put_bit(s->cfg.put_user, bit);
+}
+
+/* the auxiliary channel's, counted likewise */
+static int aux_get_bit(void *user)
+{
+	struct smdsp_v34 *s = user;
+
+	s->st.aux_sent++;
+	return s->cfg.aux_get_bit ? s->cfg.aux_get_bit(s->cfg.aux_get_user) : 0;
+}
+
+static void aux_put_bit(void *user, int bit)
+{
+	struct smdsp_v34 *s = user;
+
+	s->st.aux_received++;
+	if (s->cfg.aux_put_bit)
+		s->cfg.aux_put_bit(s->cfg.aux_put_user, bit);
 }
 
 struct smdsp_v34 *smdsp_v34_create(const struct smdsp_v34_config *cfg)
@@ -236,6 +262,8 @@ struct smdsp_v34 *smdsp_v34_create(const struct smdsp_v34_config *cfg)
 	if (!s->cfg.max_rate)
 		s->cfg.max_rate = 33600;
 	s->made_two_wire = cfg->two_wire;
+	if (!s->cfg.trellis)
+		s->cfg.trellis = SMDSP_V34_TRELLIS_DEFAULT;
 	initial_train_config(&s->cfg, &tc);
 	s->ttx = smdsp_v34_train_tx_create(&tc, get_bit, s);
 	s->trx = smdsp_v34_train_rx_create(&tc, put_bit, s);
@@ -243,6 +271,8 @@ struct smdsp_v34 *smdsp_v34_create(const struct smdsp_v34_config *cfg)
 		smdsp_v34_free(s);
 		return NULL;
 	}
+	smdsp_v34_train_tx_set_aux(s->ttx, aux_get_bit, s);
+	smdsp_v34_train_rx_set_aux(s->trx, aux_put_bit, s);
 	smdsp_v34_reset(s);
 	return s;
 }
@@ -376,6 +406,10 @@ void smdsp_v34_get_stats(const struct smdsp_v34 *s, struct smdsp_v34_stats *st)
 	st->wmse_db10 = s->state > SMDSP_V34_PHASE2 ? ts.wmse_db10 : 0;
 	st->erle_db10 = s->state > SMDSP_V34_PHASE2 ? ts.erle_db10 : 0;
 	st->far_delay = s->state > SMDSP_V34_PHASE2 ? ts.far_delay : -1;
+	st->sync_checks = ts.sync_checks;
+	st->sync_misses = ts.sync_misses;
+	st->bad_superframes = ts.bad_superframes;
+	st->sync_lost = ts.sync_lost;
 }
 
 bool smdsp_v34_get_phase2(const struct smdsp_v34 *s, struct smdsp_v34_phase2_result *r)
@@ -399,6 +433,7 @@ static void dir_from(struct smdsp_v34_dir *d, const struct smdsp_v34_phase2_dir 
 	d->preemph = p->preemph;
 	d->max_rate = p->max_rate < max_rate ? p->max_rate : max_rate;
 	d->rate = 0;
+	d->states = 0;
 }
 
 /* the training's output at our level less the power reduction the far receiver asked for */
@@ -459,6 +494,9 @@ static smdsp_noinline void hand_over(struct smdsp_v34 *s, const struct smdsp_v34
 	rc.data_rate = s->st.rx.max_rate;
 	rc.preemph = 0;
 	rc.trn16 = false;
+	rc.trellis = s->cfg.trellis;
+	tc.aux = s->cfg.aux;
+	rc.aux = s->cfg.aux;
 	/*
 	 * The answer modem's S: its first symbol where INFO1a's last ends on
 	 * the line: that one's centre 40 samples after it was taken and half
@@ -718,6 +756,15 @@ static void data_watch(struct smdsp_v34 *s)
 	int need, lost;
 
 	smdsp_v34_train_rx_get_stats(s->trx, &ts);
+	/* our decoder out of step with the far frames: its bits are garbage, train again */
+	if (ts.sync_lost) {
+		/* as below: the far end gone (its level too), or no retrain of ours, is lost */
+		if (s->cfg.no_auto || !s->lvl_data || 10ULL * s->lvl < s->lvl_data)
+			fail(s, SMDSP_V34_FAIL_LOST);
+		else
+			retrain_start(s, true);
+		return;
+	}
 	/*
 	 * A far end gone leaves our receiver deciding on noise: its error as
 	 * large as its points; a signal it has lost, or one buried in noise,
@@ -845,6 +892,8 @@ static smdsp_noinline void decide(struct smdsp_v34 *s)
 	if (t == SMDSP_V34_T_DATA && !s->st.tx_data_at) {
 		s->st.tx_data_at = s->now;
 		s->st.tx.rate = smdsp_v34_train_tx_rate(s->ttx);
+		s->st.tx.states = smdsp_v34_train_tx_states(s->ttx);
+		s->st.aux = smdsp_v34_train_tx_aux(s->ttx);
 	}
 	if (!s->st.rx.mp_rate && smdsp_v34_train_rx_trained(s->trx)) {
 		struct smdsp_v34_train_stats ts;
@@ -865,6 +914,7 @@ static smdsp_noinline void decide(struct smdsp_v34 *s)
 
 			s->st.rx.rate = 2400 * (theirs < ours ? theirs : ours);
 		}
+		s->st.rx.states = s->cfg.trellis;
 	}
 	if (s->state == SMDSP_V34_PHASE4 && s->st.tx_data_at && s->st.rx_data_at) {
 		data_begins(s);

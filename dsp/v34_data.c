@@ -23,6 +23,17 @@
  * a mapping frame, whose rings the shell mapper's inverse turns back into
  * R0; a second framer, running 8 mapping frames behind, puts the bits back
  * in order and the descrambler restores the data.
+ *
+ * The superframe sync check: at the first 4D symbol of each half data frame,
+ * where V0 carries a bit of the sync pattern, the Viterbi decoder's margin
+ * says whether the V0 the input framer expects fits better than its
+ * inverse. One position is as unsure as an uncoded decision (near the
+ * rate's need a tenth fit by less than a quarter of a neighbour's squared
+ * distance), so a superframe is judged by all of its 14 or 16: bad when
+ * their mean margin is under SMDSP_V34_SYNC_MEAN or SMDSP_V34_SYNC_BAD of
+ * them fit the inverse better by SMDSP_V34_SYNC_MARGIN (half a data frame out, the pattern
+ * differs from itself at only 4 of 14 positions); SMDSP_V34_SYNC_LOST bad
+ * superframes in a row and the decoder is out of step, its bits garbage.
  */
 #include <smdsp/private/v34_data.h>
 
@@ -232,6 +243,9 @@ void smdsp_v34_data_rx_reset(struct smdsp_v34_data_rx *s)
 	s->in_sym = 0;
 	s->z = 0;
 	s->out_sym = 0;
+	s->sf_sum = 0;
+	s->sf_n = 0;
+	s->sf_miss = 0;
 	memset(&s->out_mf, 0, sizeof(s->out_mf));
 	memset(&s->stats, 0, sizeof(s->stats));
 }
@@ -321,6 +335,53 @@ static unsigned int rx_decided(struct smdsp_v34_data_rx *s, const int d[4], uint
 	return n;
 }
 
+/*
+ * The sync check at a 4D symbol just taken in (g: its index in its data
+ * frame): at the first of each half data frame (where V0 carries the
+ * pattern), whether the V0 the framer expects fits the paths better than
+ * its inverse; once the decoder has filled (before, all paths are alike)
+ */
+static void sync_check(struct smdsp_v34_data_rx *s, unsigned int g)
+{
+	int32_t m;
+
+	if (g % (2 * s->in_frame.p.p) || s->vit.filled < SMDSP_V34_VITERBI_DEPTH)
+		return;
+	m = smdsp_v34_viterbi_margin(&s->vit);
+	s->stats.sync_checks++;
+	if (m <= -SMDSP_V34_SYNC_MARGIN) {
+		s->stats.sync_misses++;
+		s->sf_miss++;
+	}
+	s->sf_sum += m;
+	s->sf_n++;
+}
+
+/*
+ * A superframe has come in: judged by its margins' mean (a position's own
+ * margin is only as sure as an uncoded decision: near the rate's need a
+ * tenth of them are under SMDSP_V34_SYNC_MARGIN, their mean is not; noise
+ * 1.5 dB under the need lowers it, out of step takes it to 0) and by
+ * its misses (a pattern shifted by half a data frame differs from itself at
+ * only 4 of 14 positions)
+ */
+static void sync_superframe(struct smdsp_v34_data_rx *s)
+{
+	if (s->sf_n >= s->in_frame.p.j) {
+		s->stats.superframes++;
+		if (s->sf_sum < (int64_t)s->sf_n * SMDSP_V34_SYNC_MEAN || s->sf_miss >= SMDSP_V34_SYNC_BAD) {
+			s->stats.bad_superframes++;
+			if (++s->stats.bad_run >= SMDSP_V34_SYNC_LOST)
+				s->stats.sync_lost = true;
+		} else {
+			s->stats.bad_run = 0;
+		}
+	}
+	s->sf_sum = 0;
+	s->sf_n = 0;
+	s->sf_miss = 0;
+}
+
 unsigned int smdsp_v34_data_rx_frame(struct smdsp_v34_data_rx *s, const int32_t in[16], uint8_t *bits,
 				     uint8_t *aux)
 {
@@ -329,18 +390,19 @@ unsigned int smdsp_v34_data_rx_frame(struct smdsp_v34_data_rx *s, const int32_t 
 
 	*aux = 0;
 	for (j = 0; j < 4; j++) {
-		unsigned int v0 = s->in_mf.v0[s->in_sym];
+		unsigned int v0 = s->in_mf.v0[s->in_sym], g = 4 * s->in_mf.index + s->in_sym;
+		bool decided = smdsp_v34_viterbi_step(&s->vit, &in[4 * j], v0, d);
 
+		sync_check(s, g);
 		if (++s->in_sym == 4) {
-			struct smdsp_v34_mframe skip = { 0 };
-			uint8_t tmp[SMDSP_V34_MAX_B], a;
-
-			/* the input framer only keeps time: move it on */
+			/* the input framer only keeps time: move it on (no bits: off the stack) */
 			s->in_sym = 0;
-			smdsp_v34_frame_unpack(&s->in_frame, &skip, tmp, &a);
+			smdsp_v34_frame_next(&s->in_frame);
 			smdsp_v34_frame_peek(&s->in_frame, &s->in_mf);
+			if (!s->in_mf.index && !s->in_mf.data_frame)
+				sync_superframe(s);
 		}
-		if (smdsp_v34_viterbi_step(&s->vit, &in[4 * j], v0, d))
+		if (decided)
 			n += rx_decided(s, d, bits + n, aux);
 	}
 	return n;

@@ -214,6 +214,11 @@ static void advance(struct smdsp_v34_frame *s)
 	}
 }
 
+void smdsp_v34_frame_next(struct smdsp_v34_frame *s)
+{
+	advance(s);
+}
+
 /* I bits of 4D symbol j in a frame of n bits with no shell bits */
 static unsigned int ibits_small(unsigned int n, unsigned int j)
 {

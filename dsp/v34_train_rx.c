@@ -46,6 +46,10 @@
  *   the whitened error times its inputs filtered by 1 + sum h(i) z^-i, so
  *   that equaliser and predictor together keep minimising what the decoder
  *   sees, and no recursion through h can spread a wrong tentative decision.
+ *   The code decoded is the one our MP asked for (the configuration's
+ *   trellis), the auxiliary channel's bits are delivered when both MPs
+ *   offered it, and v34_data's superframe sync check says (the stats'
+ *   sync_lost) when the decoder is out of step with the far frames.
  *
  * Carrier: a second-order loop on the angle between output and decision
  * (the product scaled to full precision first: the inner points of 33,600's
@@ -433,8 +437,12 @@ static enum smdsp_v34_train_state start_data(struct smdsp_v34_train_rx *s)
 	if (!dc.data_rate)
 		return SMDSP_V34_T_CLEARED;
 	memcpy(dc.h, s->h, sizeof(dc.h));
+	/* the auxiliary channel when both MPs offer it, as the far transmitter decides too */
+	dc.aux = s->cfg.aux && s->far.aux;
 	if (smdsp_v34_data_rx_configure(s->data, &dc))
 		return SMDSP_V34_T_FAILED;
+	s->st.aux = dc.aux;
+	s->rx_frames = 0;
 	s->rate = dc.data_rate;
 	/* the data points' mean power against the 4-point training's 2 R^2 */
 	p = smdsp_v34_data_rx_power(s->data);
@@ -457,6 +465,18 @@ static enum smdsp_v34_train_state start_data(struct smdsp_v34_train_rx *s)
 		s->zhist[i][1] = (int32_t)(((int64_t)s->elast[i].im * s->unit) >> 16);
 	}
 	return SMDSP_V34_T_DATA;
+}
+
+/* a mapping frame decoded: its aux bit, if the pattern of W gave it one, B1's left out */
+static void data_aux(struct smdsp_v34_train_rx *s, const struct smdsp_v34_frame_params *p, unsigned int aux)
+{
+	uint32_t k = s->rx_frames++;
+
+	if (k < p->p || !smdsp_v34_frame_has_aux(p, k % p->p))
+		return;
+	s->st.aux_bits++;
+	if (s->aux_put_bit)
+		s->aux_put_bit(s->aux_user, (int)(aux & 1));
 }
 
 /* nearest odd integer to v / 128 */
@@ -516,6 +536,8 @@ static void data_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o
 
 		s->nin = 0;
 		p = smdsp_v34_data_rx_params(s->data);
+		if (n)
+			data_aux(s, p, aux);
 		for (t = 0; t < n; t++) {
 			/* B1's data frame first */
 			if (s->skip_bits < p->n - p->w) {
@@ -529,6 +551,10 @@ static void data_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o
 		smdsp_v34_data_rx_get_stats(s->data, &ds);
 		s->st.bad_points = ds.bad_points;
 		s->st.bad_shell = ds.bad_shell;
+		s->st.sync_checks = ds.sync_checks;
+		s->st.sync_misses = ds.sync_misses;
+		s->st.bad_superframes = ds.bad_superframes;
+		s->st.sync_lost = ds.sync_lost;
 	}
 }
 
@@ -1429,7 +1455,10 @@ bool smdsp_v34_train_rx_our_mp(const struct smdsp_v34_train_rx *s, struct smdsp_
 		mp->rate_a_to_c = our_rate(s) / 2400;
 	else
 		mp->rate_c_to_a = our_rate(s) / 2400;
+	mp->aux = s->cfg.aux;
 	memcpy(mp->h, s->h, sizeof(mp->h));
+	/* the code we decode, asked of the far transmitter: 0 16, 1 32, 2 64 states */
+	mp->trellis = s->cfg.trellis == 64 ? 2 : s->cfg.trellis == 32 ? 1 : 0;
 	return true;
 }
 
@@ -1460,4 +1489,10 @@ unsigned int smdsp_v34_train_rx_rate(const struct smdsp_v34_train_rx *s)
 uint32_t smdsp_v34_train_rx_renegs(const struct smdsp_v34_train_rx *s)
 {
 	return s->rn_count;
+}
+
+void smdsp_v34_train_rx_set_aux(struct smdsp_v34_train_rx *s, smdsp_put_bit_fn put_bit, void *user)
+{
+	s->aux_put_bit = put_bit;
+	s->aux_user = user;
 }

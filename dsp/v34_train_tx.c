@@ -25,7 +25,10 @@
  *   differentially encoded, two bits a symbol (a dibit adds to the quadrant).
  * - B1: one data frame of ones through v34_data, then the user's bits. The
  *   data rate and precoder are settled from the two MPs (the lower rate of
- *   the two for each direction; the far end's coefficients).
+ *   the two for each direction; the far end's coefficients), and so are the
+ *   trellis code (the far receiver's MP asks for it) and the auxiliary
+ *   channel (when both MPs offer it: its bits from smdsp_v34_train_tx_set_aux()'s
+ *   callback where the framing puts them, B1's ones).
  *
  * The data mode's points (1/128 units) are scaled to the training's power.
  * The pre-emphasis filter of phase 2 (its gain from smdsp_v34_preemph_db10)
@@ -206,6 +209,7 @@ static void build_mp(struct smdsp_v34_train_tx *s, bool ack)
 	}
 	mp.rates = 0x3fff;
 	mp.asymmetric = true;
+	mp.aux = s->cfg.aux;
 	mp.ack = ack;
 	memset(s->mp, 0, sizeof(s->mp));
 	s->mp_bits = (unsigned int)smdsp_v34_mp_pack(&mp, s->mp);
@@ -228,6 +232,10 @@ static enum smdsp_v34_train_state settle(struct smdsp_v34_train_tx *s)
 		return SMDSP_V34_T_FAILED;
 	far_rate = 2400 * (s->cfg.caller ? far.rate_c_to_a : far.rate_a_to_c);
 	smdsp_v34_train_data_config(&s->cfg, true, far_rate, &dc);
+	/* the code the far receiver asked for (v34_mp refuses a field above 2) */
+	dc.states = 16u << far.trellis;
+	/* the auxiliary channel when both MPs offer it, as the far receiver decides too */
+	dc.aux = s->cfg.aux && far.aux;
 	if (!dc.data_rate)
 		return SMDSP_V34_T_CLEARED;
 	if (far.type == 1)
@@ -235,6 +243,8 @@ static enum smdsp_v34_train_state settle(struct smdsp_v34_train_tx *s)
 	if (smdsp_v34_data_tx_configure(s->data, &dc))
 		return SMDSP_V34_T_FAILED;
 	s->rate = dc.data_rate;
+	s->states = dc.states;
+	s->aux = dc.aux;
 	s->gain = smdsp_isqrt64(smdsp_div_u64((2ULL * SMDSP_V34_TRAIN_AMP * SMDSP_V34_TRAIN_AMP) << 32,
 					      smdsp_v34_data_tx_power(s->data)));
 	s->frames = 0;
@@ -249,10 +259,14 @@ static void data_symbol(struct smdsp_v34_train_tx *s, struct smdsp_cplx *c)
 		uint8_t bits[SMDSP_V34_MAX_B];
 		unsigned int n = smdsp_v34_data_tx_bits(s->data), t;
 		bool b1 = s->frames < p->p;
+		unsigned int aux = 0;
 
 		for (t = 0; t < n; t++)
 			bits[t] = b1 ? 1 : (s->get_bit ? (uint8_t)(s->get_bit(s->user) & 1) : 1);
-		smdsp_v34_data_tx_frame(s->data, bits, 0, s->pts, NULL);
+		/* the aux bit where the switching pattern of W puts one (9.2), B1's a one */
+		if (smdsp_v34_frame_has_aux(p, s->frames % p->p))
+			aux = b1 ? 1 : s->aux_get_bit ? (unsigned int)s->aux_get_bit(s->aux_user) & 1 : 0;
+		smdsp_v34_data_tx_frame(s->data, bits, aux, s->pts, NULL);
 		s->frames++;
 		s->pt = 0;
 		if (!b1 && s->state == SMDSP_V34_T_B1) {
@@ -496,6 +510,8 @@ void smdsp_v34_train_tx_reset(struct smdsp_v34_train_tx *s)
 	memset(s->pe_hist, 0, sizeof(s->pe_hist));
 	s->symbols = 0;
 	s->rate = 0;
+	s->states = 0;
+	s->aux = false;
 	s->pt = 16;
 	s->trn_len = s->cfg.trn_symbols ? s->cfg.trn_symbols : TRN_DEFAULT;
 	if (s->cfg.two_wire && !s->cfg.trn_symbols) {
@@ -569,4 +585,20 @@ uint32_t smdsp_v34_train_tx_began(const struct smdsp_v34_train_tx *s, enum smdsp
 unsigned int smdsp_v34_train_tx_rate(const struct smdsp_v34_train_tx *s)
 {
 	return s->rate;
+}
+
+unsigned int smdsp_v34_train_tx_states(const struct smdsp_v34_train_tx *s)
+{
+	return s->states;
+}
+
+void smdsp_v34_train_tx_set_aux(struct smdsp_v34_train_tx *s, smdsp_get_bit_fn get_bit, void *user)
+{
+	s->aux_get_bit = get_bit;
+	s->aux_user = user;
+}
+
+bool smdsp_v34_train_tx_aux(const struct smdsp_v34_train_tx *s)
+{
+	return s->aux;
 }

@@ -35,6 +35,13 @@
  * survivors keep their predecessor and label pair for 32 4D symbols; the
  * best path's oldest 4D symbol is the decision. The lattice is unbounded,
  * as the precoder's output is.
+ *
+ * Each step also weighs the V0 it was given against its inverse (the
+ * margin): the best new metric had V0 been inverted, less the best with it,
+ * from the best metric of each parity of state and the best subset of each
+ * Y0, so no second add-compare-select. A decoder in step with the
+ * transmitter's superframe finds its V0 fits by about a neighbour's squared
+ * distance; one out of step, no better than its inverse.
  */
 #include <smdsp/private/v34_trellis.h>
 
@@ -266,6 +273,39 @@ static int32_t clamp_rx(int32_t v)
 	return v > RX_LIMIT ? RX_LIMIT : v < -RX_LIMIT ? -RX_LIMIT : v;
 }
 
+/*
+ * The step's best new metric is the least over the states of their metric
+ * and their Y0's best subset; with V0 inverted each state would take the
+ * other Y0's. Only the best of each parity of state counts for either.
+ */
+static void v34_margin(struct smdsp_v34_viterbi *s, unsigned int v0)
+{
+	int64_t p[2] = { -1, -1 }, b[2] = { -1, -1 }, as, alt, m;
+	unsigned int st, y, k;
+
+	for (st = 0; st < s->states; st++)
+		if (p[st & 1] < 0 || s->metric[st] < p[st & 1])
+			p[st & 1] = s->metric[st];
+	for (k = 0; k < 2; k++)
+		for (y = 0; y < 16; y++)
+			if (s->bm[k][y] >= 0 && (b[k] < 0 || s->bm[k][y] < b[k]))
+				b[k] = s->bm[k][y];
+	/* a state of parity q takes subsets of Y0 q ^ v0 */
+	as = p[0] + b[v0 & 1];
+	m = p[1] + b[(v0 & 1) ^ 1];
+	as = m < as ? m : as;
+	alt = p[0] + b[(v0 & 1) ^ 1];
+	m = p[1] + b[v0 & 1];
+	alt = m < alt ? m : alt;
+	m = alt - as;
+	s->margin = m > 0x7fffffff ? 0x7fffffff : m < -0x7fffffff ? -0x7fffffff : (int32_t)m;
+}
+
+int32_t smdsp_v34_viterbi_margin(const struct smdsp_v34_viterbi *s)
+{
+	return s->margin;
+}
+
 int smdsp_v34_viterbi_step(struct smdsp_v34_viterbi *s, const int32_t rx[4], unsigned int v0, int out[4])
 {
 	int64_t (*d)[8] = s->d, (*bm)[16] = s->bm, *best = s->best, low;
@@ -299,6 +339,7 @@ int smdsp_v34_viterbi_step(struct smdsp_v34_viterbi *s, const int32_t rx[4], uns
 			bp[y0][y] = (uint8_t)l;
 		}
 	}
+	v34_margin(s, v0);
 	for (st = 0; st < n; st++)
 		best[st] = -1;
 	for (st = 0; st < n; st++) {

@@ -17,7 +17,9 @@
  * V.34 at each symbol rate (2400 to 3429 baud) at its fastest data rate:
  * the receiver and the transmitter of one end per 10 ms, in the data and
  * through the whole link, memory, and the whole modem with an echo
- * canceller at 33,600 bit/s as a share of one core (v34_bench() says how).
+ * canceller at 33,600 bit/s as a share of one core (v34_bench() says how);
+ * the data mode's Viterbi decoder alone for the 16-, 32- and 64-state codes
+ * per 10 ms at 3429 baud (v34_viterbi_bench()).
  */
 /* for sizeof(v22bis_state_t): SpanDSP's allocation does not show in mallinfo2() */
 #define SPANDSP_EXPOSE_INTERNAL_STRUCTURES
@@ -45,6 +47,7 @@
 #include <smdsp/echo.h>
 #include <smdsp/v34_train.h>
 #include <smdsp/v34_frame.h>
+#include <smdsp/v34_trellis.h>
 
 #define SECONDS 30
 #define NS (8000 * SECONDS)
@@ -790,6 +793,41 @@ static void v34_bench(struct v34_row row[V34_RATES], double *ec_us, size_t *ec_m
 	}
 }
 
+/*
+ * The data mode's Viterbi decoder alone (v34_trellis.c) for each code: the
+ * 4D symbols of 10 ms at 3429 baud (1714.5 a second) of 33,600's points with
+ * noise about its need, best of REPS passes over V34_VIT_SYMS symbols: us per
+ * 10 ms, and the decoder's state (the same struct for every code).
+ */
+#define V34_VIT_SYMS 20000
+static void v34_viterbi_bench(double us[3], size_t *mem)
+{
+	static int32_t rx[V34_VIT_SYMS][4];
+	uint64_t seed = 0x7e4b1ULL;
+	unsigned int c, i, k;
+
+	for (i = 0; i < V34_VIT_SYMS; i++)
+		for (k = 0; k < 4; k++)
+			rx[i][k] = (int32_t)((2 * (int)(t_rand64(&seed) % 32) - 31) * 128 + 46 * t_gauss(&seed));
+	for (c = 0; c < 3; c++) {
+		us[c] = 1e9;
+		for (k = 0; k < REPS; k++) {
+			size_t h0 = heap_used();
+			struct smdsp_v34_viterbi *v = smdsp_v34_viterbi_create(16u << c);
+			int out[4];
+			double t0, t;
+
+			*mem = heap_used() - h0;
+			t0 = cpu_now();
+			for (i = 0; i < V34_VIT_SYMS; i++)
+				smdsp_v34_viterbi_step(v, rx[i], (i % 30) == 0, out);
+			t = (cpu_now() - t0) / V34_VIT_SYMS * 17.145 * 1e6;
+			us[c] = t < us[c] ? t : us[c];
+			smdsp_v34_viterbi_free(v);
+		}
+	}
+}
+
 static uint8_t fx_frame_data[64];
 
 static void fx_sp_underflow(void *user)
@@ -1213,8 +1251,8 @@ int main(int argc, char **argv)
 	unsigned int dx_rate = 0;
 	size_t dx_mem;
 	struct v34_row v34[V34_RATES];
-	double v34_ec, v34_top;
-	size_t v34_ec_mem;
+	double v34_ec, v34_top, v34_vit[3];
+	size_t v34_ec_mem, v34_vit_mem;
 	int k, o;
 
 	record();
@@ -1316,6 +1354,7 @@ int main(int argc, char **argv)
 		smdsp_v32bis_free(a);
 	}
 	v34_bench(v34, &v34_ec, &v34_ec_mem, cc / blocks);
+	v34_viterbi_bench(v34_vit, &v34_vit_mem);
 	{
 		const struct v34_row *t = &v34[V34_RATES - 1];
 
@@ -1448,6 +1487,12 @@ int main(int argc, char **argv)
 		       !t->data ? "  (NOT in data)" : !t->same ? "  (replay differed)" : "");
 	}
 	printf("%-44s %7.2f us per 10 ms, %zu B\n", "echo.c canceller, near 128 + far 256, tracking", v34_ec, v34_ec_mem);
+	for (k = 0; k < 3; k++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "Viterbi decoder, %u states, at 3429 baud", 16u << k);
+		printf("%-44s %7.2f us per 10 ms, %zu B\n", what, v34_vit[k], v34_vit_mem);
+	}
 	printf("whole V.34 modem at %u baud, %u bit/s (rx + tx in the data + that canceller): %.2f us per 10 ms, "
 	       "%.3f %% of one core (goal < 1 %%)\n", smdsp_v34_symbol_rate(V34_RATES - 1), v34[V34_RATES - 1].rate, v34_top,
 	       v34_top / 100);
@@ -1510,7 +1555,10 @@ int main(int argc, char **argv)
 				t->tx_data / db * 1e6, t->tx_all / nb * 1e6, (nb - t->data_blocks) * 0.01, t->data, t->same,
 				t->bits, t->errors, t->mse_db10 / 10.0, t->clean_rate, t->mem_tx, t->mem_rx);
 		}
-		fprintf(f, "],\n  \"echo_us_per_10ms\": %.3f, \"echo_memory_bytes\": %zu, \"modem_top\": {\"baud\": %u, "
+		fprintf(f, "],\n  \"viterbi_us_per_10ms_3429\": {\"16\": %.3f, \"32\": %.3f, \"64\": %.3f},",
+			v34_vit[0], v34_vit[1], v34_vit[2]);
+		fprintf(f, " \"viterbi_memory_bytes\": %zu,", v34_vit_mem);
+		fprintf(f, "\n  \"echo_us_per_10ms\": %.3f, \"echo_memory_bytes\": %zu, \"modem_top\": {\"baud\": %u, "
 			"\"bit_s\": %u, \"us_per_10ms\": %.3f, \"core_percent\": %.4f}},\n", v34_ec, v34_ec_mem,
 			smdsp_v34_symbol_rate(V34_RATES - 1), v34[V34_RATES - 1].rate, v34_top, v34_top / 100);
 		fprintf(f, " \"rx_bits\": {\"ours\": %ld, \"spandsp\": %ld}\n}\n", bits_o, bits_s);

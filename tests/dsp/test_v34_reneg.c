@@ -522,10 +522,15 @@ static void test_noise(void)
 		if (sc[n].no_auto) {
 			judge_bits(&o, 0);
 			print_out(&sc[n], &o);
-			/* no end acted: the noise is there for the whole 40 s */
-			CHECK(o.done_at < 0 && w->stats.renegs == 0 && f->stats.renegs == 0 && w->stats.retrains == 0,
+			/*
+			 * no end acted: the noise is there for the whole 40 s, the bits
+			 * wrong by the thousand, until the superframe sync check finds the
+			 * decoder out of step and, with no retrain of its own, gives up
+			 */
+			CHECK(w->stats.renegs == 0 && f->stats.renegs == 0 && w->stats.retrains == 0 &&
+			      (o.done_at < 0 || (w->st == SMDSP_V34_FAILED && w->fail == SMDSP_V34_FAIL_LOST)),
 			      "%s: %u/%u renegotiations", sc[n].name, w->stats.renegs, f->stats.renegs);
-			CHECK(w->al.wrong > w->al.judged / 10, "%s: %lu of %lu wrong", sc[n].name, w->al.wrong,
+			CHECK(w->al.wrong > w->al.judged / 20, "%s: %lu of %lu wrong", sc[n].name, w->al.wrong,
 			      w->al.judged);
 			continue;
 		}

@@ -54,7 +54,12 @@ enum smdsp_v34_fail {
 	SMDSP_V34_FAIL_NO_MP,		/* trained, but no MP' and E from the far end */
 	SMDSP_V34_FAIL_NO_DATA,		/* our transmitter never reached the data */
 	SMDSP_V34_FAIL_RATE,		/* the MPs settled a rate the data mode refused */
-	SMDSP_V34_FAIL_LOST,		/* in the data mode, the far signal gone (decisions no better than noise) */
+	/*
+	 * in the data mode, the far signal gone (decisions no better than
+	 * noise), or our decoder out of step with its frames (the stats'
+	 * sync_lost: SMDSP_V34_SYNC_LOST bad superframes in a row)
+	 */
+	SMDSP_V34_FAIL_LOST,
 	SMDSP_V34_FAIL_RENEG,		/* a rate renegotiation or cleardown not finished in time */
 	SMDSP_V34_FAIL_RETRAIN,		/* our retrain's tone not answered by the far end's */
 	SMDSP_V34_FAILS
@@ -87,7 +92,27 @@ struct smdsp_v34_config {
 	bool no_near_search;
 	/* no rate renegotiation or retrain of our own when our receiver's error grows (the far end's answered) */
 	bool no_auto;
+	/*
+	 * The trellis code (9.6) our receiver asks of the far transmitter in
+	 * our MP and decodes: 16, 32 or 64 states (0: SMDSP_V34_TRELLIS_DEFAULT).
+	 * Our transmitter codes with what the far MP asks.
+	 */
+	unsigned int trellis;
+	/*
+	 * The 200 bit/s auxiliary channel (9.2), offered in our MP; it runs
+	 * both ways when the far MP offers it too: its bits through these
+	 * (NULL: zeros sent, the bits received dropped), the main data's rate
+	 * the same.
+	 */
+	bool aux;
+	smdsp_get_bit_fn aux_get_bit;
+	void *aux_get_user;
+	smdsp_put_bit_fn aux_put_bit;
+	void *aux_put_user;
 };
+
+/* the code asked for unless configured: see doc/v34.md for each code's cost and gain */
+#define SMDSP_V34_TRELLIS_DEFAULT 16
 
 /* What phase 2 gave each direction of this end's train (set at the hand-over). */
 struct smdsp_v34_dir {
@@ -96,6 +121,7 @@ struct smdsp_v34_dir {
 	unsigned int preemph;		/* the transmitter's pre-emphasis filter */
 	unsigned int max_rate;		/* phase 2's projected rate, limited by max_rate, bit/s */
 	unsigned int rate;		/* the data rate the MPs settled (0 before) */
+	unsigned int states;		/* its trellis code: the receiving end's MP's (0 before) */
 	/*
 	 * The direction we receive: the error our receiver measured at the end
 	 * of TRN (dB below the signal, tenths) and the rate it put in our MP
@@ -129,6 +155,12 @@ struct smdsp_v34_stats {
 	uint32_t retrains, retrain_asked;	/* retrains begun (either end's), ours */
 	uint32_t retrain_at;
 	uint32_t cleared_at;		/* the cleardown done (0: not) */
+	/* data: our decoder's superframe sync check (struct smdsp_v34_train_stats) */
+	uint32_t sync_checks, sync_misses, bad_superframes;
+	bool sync_lost;
+	/* data: the auxiliary channel runs (both MPs offered it), its bits sent and received (after B1) */
+	bool aux;
+	uint32_t aux_sent, aux_received;
 };
 
 struct smdsp_v34;

@@ -27,7 +27,39 @@ struct smdsp_v34_data_stats {
 	uint32_t frames;		/* mapping frames */
 	uint32_t bad_points;		/* decided points off the constellation (bad index or ring) */
 	uint32_t bad_shell;		/* ring combinations the shell mapper never sends */
+	/*
+	 * The superframe sync check (9.6.3's V0: the first 4D symbol of each
+	 * half data frame carries a bit of the sync pattern by inverting Y0):
+	 * the positions checked and those whose inverse V0 fitted the Viterbi
+	 * decoder's paths better by SMDSP_V34_SYNC_MARGIN
+	 * (smdsp_v34_viterbi_margin()); the superframes judged (half their
+	 * positions checked at least), those bad: their margins' mean under
+	 * SMDSP_V34_SYNC_MEAN or SMDSP_V34_SYNC_BAD such misses; such
+	 * superframes in a row now, and whether SMDSP_V34_SYNC_LOST came
+	 * in a row: the decoder out of step with the transmitter's frames, its
+	 * bits garbage.
+	 */
+	uint32_t sync_checks, sync_misses;
+	uint32_t superframes, bad_superframes, bad_run;
+	bool sync_lost;
 };
+
+/*
+ * A miss: the inverse V0 fitting better by a quarter of the squared distance
+ * between neighbours (1/128 units squared). In step, at the 16-state code's
+ * need (a decoder error of 2 sigma^2 = 0.26 units), a position's margin
+ * averages about 1.8 units squared with 0.9 of spread and fewer than 1
+ * position in 200 misses; out of step by any 2D symbol the margins average
+ * about 0 and a quarter of them miss, a position whose V0 is the other's
+ * about -2.5, a miss. A superframe is bad for a mean under an eighth of that
+ * distance (1.5 dB under the need, 1 superframe in 300 is) or 3 misses
+ * (half a data frame out, J = 7, the pattern differs from itself at only 4
+ * of its 14 positions: the misses, not the mean, see it).
+ */
+#define SMDSP_V34_SYNC_MARGIN 16384
+#define SMDSP_V34_SYNC_MEAN 8192
+#define SMDSP_V34_SYNC_BAD 3
+#define SMDSP_V34_SYNC_LOST 2
 
 struct smdsp_v34_data_tx;
 struct smdsp_v34_data_rx;

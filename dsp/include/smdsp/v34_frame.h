@@ -69,6 +69,8 @@ int smdsp_v34_frame_print(const struct smdsp_v34_frame *s, char *buf, size_t len
 const struct smdsp_v34_frame_params *smdsp_v34_frame_get_params(const struct smdsp_v34_frame *s);
 /* The layout of the next mapping frame (high, aux, bits, index, v0; no data), not moving on. */
 void smdsp_v34_frame_peek(const struct smdsp_v34_frame *s, struct smdsp_v34_mframe *mf);
+/* On to the next mapping frame without its bits: a framer that only keeps time. */
+void smdsp_v34_frame_next(struct smdsp_v34_frame *s);
 /* Primary (scrambled) bits the next mapping frame takes: its bits less its aux bit. */
 unsigned int smdsp_v34_frame_primary(const struct smdsp_v34_frame *s);
 /*

@@ -51,6 +51,19 @@ struct smdsp_v34_train_config {
 	 */
 	bool fixed_rate;
 	/*
+	 * receiver: the trellis code (9.6) asked of the far transmitter in our
+	 * MP and decoded in the data mode: 16, 32 or 64 states (0: 16). The
+	 * transmitter codes with what the far end's MP asks.
+	 */
+	unsigned int trellis;
+	/*
+	 * The 200 bit/s auxiliary channel offered in our MP: it runs both ways
+	 * when both MPs offer it (9.2: W = 15 - J bits of each data frame),
+	 * its bits through smdsp_v34_train_tx_set_aux() and
+	 * smdsp_v34_train_rx_set_aux()'s callbacks.
+	 */
+	bool aux;
+	/*
 	 * A 2-wire line: the duplex sequence and the echo canceller. Both
 	 * ends' transmitter and receiver must have the same two_wire, and be
 	 * attached to each other both ways. echo_latency: samples from a
@@ -128,6 +141,14 @@ unsigned int smdsp_v34_train_tx_rate(const struct smdsp_v34_train_tx *s);
  * 0, or -EBUSY outside the data mode.
  */
 int smdsp_v34_train_tx_renegotiate(struct smdsp_v34_train_tx *s, unsigned int data_rate);
+/* the trellis code's states it settled on, as the far MP asked (0 before E) */
+unsigned int smdsp_v34_train_tx_states(const struct smdsp_v34_train_tx *s);
+/*
+ * The auxiliary channel's bits sent, once both MPs agreed on it (NULL: zeros;
+ * B1's are ones); kept across configure and reset. Whether it runs.
+ */
+void smdsp_v34_train_tx_set_aux(struct smdsp_v34_train_tx *s, smdsp_get_bit_fn get_bit, void *user);
+bool smdsp_v34_train_tx_aux(const struct smdsp_v34_train_tx *s);
 
 /*
  * The training symbols by their definitions, for the tests as for the
@@ -182,6 +203,15 @@ struct smdsp_v34_train_stats {
 	int32_t far_delay;
 	/* data: mse_db10 of decisions on a signal that is not the far end's (uniform in the lattice's cells) */
 	int32_t mse_floor_db10;
+	/*
+	 * data: v34_data's superframe sync check (struct smdsp_v34_data_stats):
+	 * positions checked, missed, bad superframes, and whether the decoder
+	 * is out of step with the far end's frames (its bits garbage)
+	 */
+	uint32_t sync_checks, sync_misses, bad_superframes;
+	bool sync_lost;
+	bool aux;			/* data: the auxiliary channel runs (both MPs offered it) */
+	uint32_t aux_bits;		/* ... its bits delivered (B1's left out) */
 };
 
 struct smdsp_v34_train_rx *smdsp_v34_train_rx_create(const struct smdsp_v34_train_config *cfg,
@@ -217,6 +247,8 @@ int smdsp_v34_rate_need_db10(const struct smdsp_v34_train_rx *s, enum smdsp_v34_
 bool smdsp_v34_train_rx_our_mp(const struct smdsp_v34_train_rx *s, struct smdsp_v34_mp *mp);
 /* the far end's MP (and whether it was an MP'), false before one arrived */
 bool smdsp_v34_train_rx_far_mp(const struct smdsp_v34_train_rx *s, struct smdsp_v34_mp *mp, bool *ack);
+/* The auxiliary channel's bits received, B1's left out (NULL: dropped); kept across configure and reset. */
+void smdsp_v34_train_rx_set_aux(struct smdsp_v34_train_rx *s, smdsp_put_bit_fn put_bit, void *user);
 /* the far end's J: 16-point TRN in phase 4 */
 bool smdsp_v34_train_rx_far_trn16(const struct smdsp_v34_train_rx *s);
 /* the most this receiver takes, in its next MP (a renegotiation); 0: none (the cleardown) */

@@ -89,5 +89,14 @@ int smdsp_v34_viterbi_print(const struct smdsp_v34_viterbi *s, char *buf, size_t
  * out[0..3] (odd integer coordinates), 0 while the decoder fills.
  */
 int smdsp_v34_viterbi_step(struct smdsp_v34_viterbi *s, const int32_t rx[4], unsigned int v0, int out[4]);
+/*
+ * How well the last step's v0 fits what came in: the best path metric had
+ * its V0 been inverted, less the best with it as given (1/128 units
+ * squared, within +-0x7fffffff). About the squared distance between
+ * neighbours (4 units, 65536) when the decoder follows the transmitter's
+ * superframe; about as often negative as positive on a signal it is out of
+ * step with.
+ */
+int32_t smdsp_v34_viterbi_margin(const struct smdsp_v34_viterbi *s);
 
 #endif /* SMDSP_V34_TRELLIS_H */

@@ -36,6 +36,8 @@ struct smdsp_v34_data_rx {
 	unsigned int out_sym;			/* 4D symbols of the frame going out so far */
 	uint8_t ring[8];
 	struct smdsp_v34_mframe out_mf;
+	int64_t sf_sum;				/* the sync margins of the superframe coming in */
+	unsigned int sf_n, sf_miss;		/* ... their number, the misses */
 	struct smdsp_v34_data_stats stats;
 };
 

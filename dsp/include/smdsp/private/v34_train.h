@@ -21,12 +21,14 @@
 static inline int smdsp_v34_train_data_config(const struct smdsp_v34_train_config *cfg, bool tx,
 					      unsigned int rate, struct smdsp_v34_data_config *dc)
 {
-	if ((unsigned int)cfg->symrate >= SMDSP_V34_SYMRATES)
+	if ((unsigned int)cfg->symrate >= SMDSP_V34_SYMRATES ||
+	    (cfg->trellis && cfg->trellis != 16 && cfg->trellis != 32 && cfg->trellis != 64))
 		return -EINVAL;
 	memset(dc, 0, sizeof(*dc));
 	dc->symbol_rate = cfg->symrate;
 	dc->data_rate = rate < cfg->data_rate ? rate : cfg->data_rate;
-	dc->states = 16;
+	/* the transmitter's code is the far MP's choice (settled at E); the receiver's its own */
+	dc->states = !tx && cfg->trellis ? cfg->trellis : 16;
 	dc->caller = tx ? cfg->caller : !cfg->caller;
 	return 0;
 }
@@ -50,6 +52,9 @@ struct smdsp_v34_train_tx {
 	struct smdsp_v34_scramble scr;
 	smdsp_get_bit_fn get_bit;
 	void *user;
+	smdsp_get_bit_fn aux_get_bit;	/* the auxiliary channel's */
+	void *aux_user;
+	bool aux;			/* it runs (settled at E) */
 	enum smdsp_v34_train_state state;
 	uint32_t began[SMDSP_V34_T_FAILED + 1];
 	uint32_t symbols;		/* symbols pulled */
@@ -60,6 +65,7 @@ struct smdsp_v34_train_tx {
 	unsigned int mp_bits, mp_pos;
 	bool mp_ack;			/* sending MP' */
 	unsigned int rate;		/* settled data rate */
+	unsigned int states;		/* the trellis code the far MP asked for (0 before E) */
 	unsigned int frames;		/* mapping frames sent (B1 counts) */
 	int32_t pts[16];		/* the mapping frame being sent, 1/128 units */
 	unsigned int pt;		/* its next 2D symbol */
@@ -89,6 +95,9 @@ struct smdsp_v34_train_rx {
 	struct smdsp_v34_scramble dscr;
 	smdsp_put_bit_fn put_bit;
 	void *user;
+	smdsp_put_bit_fn aux_put_bit;	/* the auxiliary channel's */
+	void *aux_user;
+	uint32_t rx_frames;		/* data: mapping frames decoded (B1's data frame first) */
 	enum smdsp_v34_train_state state;
 	struct smdsp_v34_train_stats st;
 	/* T/2 outputs */

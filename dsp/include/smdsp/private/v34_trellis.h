@@ -36,6 +36,7 @@ struct smdsp_v34_viterbi {
 	uint8_t pair[SMDSP_V34_VITERBI_DEPTH][SMDSP_V34_MAX_STATES];
 	int16_t near[SMDSP_V34_VITERBI_DEPTH][2][8][2];
 	uint32_t steps;
+	int32_t margin;				/* the last step's V0 margin (smdsp_v34_viterbi_margin()) */
 };
 
 int smdsp_v34_trellis_init(struct smdsp_v34_trellis *s, unsigned int states);

@@ -200,7 +200,12 @@ unsigned int smdsp_modem_v34_rx_rate(const struct smdsp_modem *m)
  * it (one that echoes our CM), as V.32bis's caller does. False if V.34
  * cannot be configured.
  */
-bool smdsp_modem_start_v34(struct smdsp_modem *m, bool listen_v22)
+/*
+ * V.34 configured for this call; false if it cannot be. Not inlined: its
+ * configurations stay off the stack of what follows (V.22bis's start, whose
+ * status may reach V.42's frames).
+ */
+static smdsp_noinline bool v34_configure(struct smdsp_modem *m)
 {
 	struct smdsp_v34_phase2_config p;
 	struct smdsp_v34_config c;
@@ -223,7 +228,12 @@ bool smdsp_modem_start_v34(struct smdsp_modem *m, bool listen_v22)
 	lat = m->cfg.echo_latency ? m->cfg.echo_latency : m->last_n;
 	c.two_wire = !m->cfg.four_wire && lat <= SMDSP_V34_LATENCY_MAX;
 	c.echo_latency = c.two_wire ? (int)lat : 0;
-	if (!c.max_rate || smdsp_v34_configure(m->v34, &c))
+	return c.max_rate && !smdsp_v34_configure(m->v34, &c);
+}
+
+bool smdsp_modem_start_v34(struct smdsp_modem *m, bool listen_v22)
+{
+	if (!v34_configure(m))
 		return false;
 	m->v34_listen = false;
 	if (listen_v22) {

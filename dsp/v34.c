@@ -473,30 +473,31 @@ static smdsp_noinline void hand_over(struct smdsp_v34 *s, const struct smdsp_v34
 {
 	const struct smdsp_v34_phase2_dir *ptx = s->cfg.calling ? &r->c_to_a : &r->a_to_c;
 	const struct smdsp_v34_phase2_dir *prx = s->cfg.calling ? &r->a_to_c : &r->c_to_a;
-	struct smdsp_v34_train_config tc, rc;
+	/* in our state, not on the stack: its callees run deep (the pre-emphasis design) */
+	struct smdsp_v34_train_config *tc = &s->ho_tc, *rc = &s->ho_rc;
 	uint32_t rtd = r->rtd > 0 ? (uint32_t)r->rtd : 0;
 	unsigned int k;
 
 	dir_from(&s->st.tx, ptx, s->cfg.max_rate);
 	dir_from(&s->st.rx, prx, s->cfg.max_rate);
 	s->st.rtd = r->rtd;
-	memset(&tc, 0, sizeof(tc));
-	tc.symrate = s->st.tx.symrate;
-	tc.high = s->st.tx.high;
-	tc.data_rate = s->st.tx.max_rate;
-	tc.preemph = s->st.tx.preemph;
-	tc.caller = s->cfg.calling;
-	tc.trn16 = s->cfg.trn16;
-	tc.trn_symbols = s->cfg.trn_symbols;
-	rc = tc;
-	rc.symrate = s->st.rx.symrate;
-	rc.high = s->st.rx.high;
-	rc.data_rate = s->st.rx.max_rate;
-	rc.preemph = 0;
-	rc.trn16 = false;
-	rc.trellis = s->cfg.trellis;
-	tc.aux = s->cfg.aux;
-	rc.aux = s->cfg.aux;
+	memset(tc, 0, sizeof(*tc));
+	tc->symrate = s->st.tx.symrate;
+	tc->high = s->st.tx.high;
+	tc->data_rate = s->st.tx.max_rate;
+	tc->preemph = s->st.tx.preemph;
+	tc->caller = s->cfg.calling;
+	tc->trn16 = s->cfg.trn16;
+	tc->trn_symbols = s->cfg.trn_symbols;
+	*rc = *tc;
+	rc->symrate = s->st.rx.symrate;
+	rc->high = s->st.rx.high;
+	rc->data_rate = s->st.rx.max_rate;
+	rc->preemph = 0;
+	rc->trn16 = false;
+	rc->trellis = s->cfg.trellis;
+	tc->aux = s->cfg.aux;
+	rc->aux = s->cfg.aux;
 	/*
 	 * The answer modem's S: its first symbol where INFO1a's last ends on
 	 * the line: that one's centre 40 samples after it was taken and half
@@ -506,22 +507,22 @@ static smdsp_noinline void hand_over(struct smdsp_v34 *s, const struct smdsp_v34
 	 * step's end. The call modem's 2-wire transmitter runs silent from
 	 * now on (4-wire it starts when its receiver has trained).
 	 */
-	k = smdsp_v34_ticks_per_sample(tc.symrate);
+	k = smdsp_v34_ticks_per_sample(tc->symrate);
 	s->tx_from = s->cfg.calling ? s->now : end + (140 * k - 3 * 170240 + 3 * k - 1) / (3 * k);
 	if (s->cfg.two_wire)
-		two_wire_config(s, r, &tc, &rc);
+		two_wire_config(s, r, tc, rc);
 	s->p2_end = end;
 	s->tail_until = end + DPSK_TAIL;
 	/* 2-wire, two more round trips: each end's training waits for the other's reaction */
 	s->deadline = end + T_TRAIN + (s->cfg.two_wire ? 4 : 2) * rtd;
 	s->gain = train_gain(s->cfg.level_dbm0_10 - 10 * ptx->power_red);
 	s->state = SMDSP_V34_PHASE3;
-	if (train_setup(s, &tc, &rc)) {
+	if (train_setup(s, tc, rc)) {
 		fail(s, SMDSP_V34_FAIL_RATE);
 		return;
 	}
-	s->tx_lim = tc.data_rate;
-	s->rx_lim = rc.data_rate;
+	s->tx_lim = tc->data_rate;
+	s->rx_lim = rc->data_rate;
 	/* the far end's retrain tone: A from the answer modem, B from the call modem */
 	smdsp_v34_train_rx_watch_tone(s->trx, s->cfg.calling ? 2400 : 1200, s->cfg.calling ? 1200 : 2400);
 	s->rx_on = true;

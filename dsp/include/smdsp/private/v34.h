@@ -53,6 +53,8 @@ struct smdsp_v34 {
 	struct smdsp_v34_stats st;
 	struct smdsp_v34_onset near;	/* our first signal's echo, sought in phase 2 */
 	int near_lat;			/* the user's latency, or the near echo's where it was found beyond it */
+	/* the hand-over's configurations of the two train ends (hand_over(): off the stack) */
+	struct smdsp_v34_train_config ho_tc, ho_rc;
 };
 
 #endif /* SMDSP_PRIVATE_V34_H */

@@ -794,6 +794,20 @@ static void call_show(struct smodem_modem *base, struct seq_file *sf)
 	seq_printf(sf, "engine_echo_latency %d\n", cs.dsp.echo_latency);
 	seq_printf(sf, "engine_echo_erle_db %d\n", cs.dsp.echo_erle_db_q8 / 256);
 	seq_printf(sf, "engine_v32_rtd %d\n", cs.dsp.v32_rtd);
+	/* each direction's rate (V.34's may differ), and V.34's own figures when it ran */
+	seq_printf(sf, "engine_tx_rate %u\n", cs.dsp.tx_rate);
+	seq_printf(sf, "engine_rx_rate %u\n", cs.dsp.rx_rate);
+	seq_printf(sf, "engine_v34 %u\n", cs.dsp.v34_used);
+	if (cs.dsp.v34_used) {
+		seq_printf(sf, "engine_v34_state %s\n", smdsp_v34_state_name(cs.dsp.v34_state));
+		seq_printf(sf, "engine_v34_fail %s\n", smdsp_v34_fail_name(cs.dsp.v34_fail));
+		seq_printf(sf, "engine_v34_baud %u %u\n", cs.dsp.tx_baud, cs.dsp.rx_baud);
+		seq_printf(sf, "engine_v34_rtd %d\n", cs.dsp.v34_rtd);
+		seq_printf(sf, "engine_v34_mse_db10 %d\n", cs.dsp.v34_mse_db10);
+		seq_printf(sf, "engine_v34_renegs %u\n", cs.dsp.v34.renegs);
+		seq_printf(sf, "engine_v34_retrains %u\n", cs.dsp.v34.retrains);
+		seq_printf(sf, "engine_v34_near_latency %d\n", cs.dsp.v34.near_latency);
+	}
 	seq_printf(sf, "engine_fax %d\n", cs.fax_on);
 	seq_printf(sf, "engine_fax_phase %u\n", cs.fax_phase);
 	seq_printf(sf, "engine_fax_frames_tx %u\n", cs.fax.frames_tx);

@@ -20,7 +20,10 @@ pass/fail), in one run:
      (AT+MS=V32B to smline's v32bis route, thr, no load) against the line
      rate (1800 bytes/s) and against our two V.32bis modems back to back
      (build/line/b2b --mod v32bis: smline's far modem at both ends, no
-     guest), and the text of step e through V.42bis at 14400.
+     guest), and the text of step e through V.42bis at 14400;
+  g. V.34 (V34=1, the default): the same three at the rate the V.34 call
+     connects at (AT+MS=V34 to smline's v34 route; b2b --mod v34), the line
+     rate being that call's rate.
 
 The guest side is tools/guest/modem_calls.sh; the far end is smline
 answering V.22bis + V.42, sending NBYTES (send=random) and checking what
@@ -43,7 +46,7 @@ Every option (--help) defaults to its variable when that is set: KERNEL,
 CLOCK, ICOUNT_SHIFT, NBYTES (4096), TEXT_BYTES (16384; 0: no step e),
 CONTEXTS (int dpc thr res usr), LOAD_US
 (1840), IDLE_S (20), OTHER_CLOCK (1: also the call on the other clock; 0:
-skip it), V32BIS (1: step f; 0: skip it), JOBS (1), SCHEDULER, BENCH_OUT (out), MODULE (default
+skip it), V32BIS (1: step f; 0: skip it), V34 (1: step g; 0: skip it), JOBS (1), SCHEDULER, BENCH_OUT (out), MODULE (default
 build/<kernel>/smodem.ko), SMLINE (build/line/smline).
 Writes BENCH_OUT/bench-modem.json, BENCH_OUT/bench-modem.md and the raw
 runs under BENCH_OUT/bench-modem/.
@@ -91,7 +94,7 @@ log = cli.logger("bench-modem")
 def route(nbytes, words="", files=None, mod="v22bis"):
     """smline's route for the call; words: further route words (",ansdelay=2100");
     files: (what smline sends, what it expects) as paths instead of random bytes;
-    mod: the far modem's modulation word (v22bis, v32bis)."""
+    mod: the far modem's modulation word (v22bis, v32bis, v34)."""
     if files:
         return ("%s=answer:%s,v42,send=file:%s,expect=file:%s%s"
                 % (NUMBER, mod, files[0], files[1], words))
@@ -101,10 +104,12 @@ def route(nbytes, words="", files=None, mod="v22bis"):
 
 # line rate of V.22bis in 8-bit bytes per second, what V.42bis is measured against
 LINE_BPS = 2400 / 8
-# and of V.32bis at 14400 (step f)
-LINE_BPS_V32 = 14400 / 8
-# the modem's +MS for each far modulation: V.32bis with its automode, as a V.32bis modem's default
-AT_MS = {"v22bis": "", "v32bis": "+MS=V32B"}
+# the modem's +MS for each far modulation: V.32bis or V.34 with its automode, as such a modem's default
+AT_MS = {"v22bis": "", "v32bis": "+MS=V32B", "v34": "+MS=V34"}
+# the pumps of steps f and g: their step, name, +MS and the rate the line is measured against
+# (None: the rate the call connected at, which V.34's line probing chooses)
+PUMPS = {"v32bis": {"step": "f", "name": "V.32bis", "ms": "V32B", "rate": 14400},
+         "v34": {"step": "g", "name": "V.34", "ms": "V34", "rate": None}}
 # step e's text: the documentation, the guest sending one part, smline another
 TEXT_SOURCES = ("README.md", "doc/*.md", "tools/line/README.md", "dsp/README.md")
 
@@ -263,7 +268,7 @@ def run_boot(clock, steps, out, nbytes, kver, ko, smline=SMLINE, shift=0,
     line_extra: further smline options (--noise, --seed); route_words: further
     words of the far end's route; trace_events: guest_env()'s; text: the
     files each way are text (text_payload()), not random bytes; mod: the far
-    modem's modulation (v22bis, v32bis: the modem's +MS follows)."""
+    modem's modulation (v22bis, v32bis, v34: the modem's +MS follows)."""
     from smlab.guest import run_guest
     from smlab.dbusline import DbusLine
     from smlab.jack import jack_server
@@ -418,7 +423,8 @@ def analyse_call(tag, run, rec, far, nbytes):
             "engine_v42bis_p1", "engine_v42bis_p2", "engine_v42bis_tx_in",
             "engine_v42bis_tx_out", "engine_v42bis_rx_in", "engine_v42bis_rx_out",
             "engine_v42bis_errors", "engine_echo_latency", "engine_echo_erle_db",
-            "engine_v32_rtd") if k in st}
+            "engine_v32_rtd", "engine_v34_rtd", "engine_tx_rate", "engine_rx_rate",
+            "engine_v34_baud", "engine_v34_mse_db10") if k in st}
         c["v42bis"] = v42bis_figures(st, rec)
         c["overruns"] = st.get("overruns")
         c["modem_retransmissions"] = st.get("engine_v42_retransmissions")
@@ -618,57 +624,69 @@ def markdown(rep):
         L += ["", "Throughput as in a. (the payload's bytes per second of line time); ratio: "
               "bytes into an encoder over bytes out of it (the module's `engine_v42bis_*`, "
               "smline's record). The text: the repository's documentation, thr, no load."]
-    f = rep.get("v32bis")
-    if f is not None:
-        fb, fc, ft = f.get("b2b") or {}, f.get("call") or {}, f.get("text") or {}
-        r = f.get("ratio") or {}
-        L += ["", "## f. V.32bis at 14400 (AT+MS=V32B, smline's V.32bis far modem: ours)", "",
-              "| | modem -> line B/s | line -> modem B/s | against the line rate (%d B/s) | "
-              "both ways done (s) | data |" % LINE_BPS_V32,
-              "|---|---|---|---|---|---|",
-              "| our far modem <-> our far modem (b2b --mod v32bis, no guest) | %s | %s | "
-              "%s / %s | %s | %s |" % (
-                  _f(fb.get("to_answer_Bps"), "%.1f"), _f(fb.get("to_caller_Bps"), "%.1f"),
-                  _f(_pct(fb.get("to_answer_Bps"), LINE_BPS_V32), "%.1f %%"),
-                  _f(_pct(fb.get("to_caller_Bps"), LINE_BPS_V32), "%.1f %%"),
-                  _f(fb.get("both_done_s")),
-                  "ok" if fb.get("rate") == 14400 and fb.get("answer_bad") == 0 and
-                  fb.get("caller_bad") == 0 and fb.get("answer_got") == fb.get("bytes") and
-                  fb.get("caller_got") == fb.get("bytes") else "FAILED"),
-              "| smodem (thr, no load) <-> smline, %s clock, random bytes | %s (%s) | %s | "
-              "%s / %s | %s | %s |" % (
-                  rep["clock"], _f(fc.get("from_modem_stream_Bps"), "%.1f"),
-                  _f(fc.get("from_modem_Bps"), "%.1f"), _f(fc.get("to_modem_Bps"), "%.1f"),
-                  _f(_pct(fc.get("from_modem_stream_Bps"), LINE_BPS_V32), "%.1f %%"),
-                  _f(_pct(fc.get("to_modem_Bps"), LINE_BPS_V32), "%.1f %%"),
-                  _f(fc.get("transfer_s")), "ok" if call_ok(fc) else "FAILED: %s" % failure(fc)),
-              "| ratio to b2b (goal >= 95 %%) | %s | %s | | | |" % (
-                  _f(r.get("from_modem_pct"), "%.1f %%"), _f(r.get("to_modem_pct"), "%.1f %%"))]
-        if ft:
-            v = ft.get("v42bis") or {}
-            L.append("| the same, text through V.42bis, %s bytes each way (ratios %s / %s) | %s (%s) | "
-                     "%s | %s / %s | %s | %s |" % (
-                         _f(ft.get("nbytes"), "%d"), _f(v.get("ratio_modem"), "%.3f"),
-                         _f(v.get("ratio_far"), "%.3f"), _f(ft.get("from_modem_stream_Bps"), "%.1f"),
-                         _f(ft.get("from_modem_Bps"), "%.1f"), _f(ft.get("to_modem_Bps"), "%.1f"),
-                         _f(_pct(ft.get("from_modem_stream_Bps"), LINE_BPS_V32), "%.0f %%"),
-                         _f(_pct(ft.get("to_modem_Bps"), LINE_BPS_V32), "%.0f %%"),
-                         _f(ft.get("transfer_s")),
-                         "ok" if call_ok(ft) else "FAILED: %s" % failure(ft)))
-        st = fc.get("stats") or {}
-        L += ["", "Throughput as in a., but modem -> line from the modem's first I frame to the one "
-              "that completes the file (in brackets as in a., from the far modem's data phase: at "
-              "14400 the DTE's start after CONNECT is a fifth of 4 KiB's time); the line rate's "
-              "share is what V.42 leaves of 14400 bit/s (its framing, acknowledgements and bit "
-              "stuffing: b2b's is the bound). The modem's "
-              "echo canceller ran at %s samples (ERLE %s dB, round trip %s samples)." % (
-                  _f(st.get("engine_echo_latency"), "%d"), _f(st.get("engine_echo_erle_db"), "%d"),
-                  _f(st.get("engine_v32_rtd"), "%d"))]
+    for mod in PUMPS:
+        if rep.get(mod) is not None:
+            L += _pump_section(rep, mod)
     for note in rep.get("notes", []):
         L += ["", "Note: " + note]
     L += ["", "Raw runs: %s/<clock>/<call>/ (console.log, smline.log, calls.jsonl, "
           "results/<call>.{txt,stats,dat}, marks.txt)." % rep["raw"], ""]
     return "\n".join(L)
+
+
+def _pump_section(rep, mod):
+    """Step f or g: a pump's call against its line rate and against our two far modems
+    back to back (b2b --mod), and the text through V.42bis."""
+    p, f = PUMPS[mod], rep[mod]
+    rate, lbps = f.get("rate"), f.get("line_Bps")
+    fb, fc, ft = f.get("b2b") or {}, f.get("call") or {}, f.get("text") or {}
+    r = f.get("ratio") or {}
+    b2b_ok = (fb.get("rate") and fb.get("rate") == (p["rate"] or fb.get("rate")) and
+              fb.get("answer_bad") == 0 and fb.get("caller_bad") == 0 and
+              fb.get("answer_got") == fb.get("bytes") and fb.get("caller_got") == fb.get("bytes"))
+    L = ["", "## %s. %s at %s (AT+MS=%s, smline's %s far modem: ours)" % (
+        p["step"], p["name"], _f(rate, "%d"), p["ms"], p["name"]), "",
+        "| | modem -> line B/s | line -> modem B/s | against the line rate (%s B/s) | "
+        "both ways done (s) | data |" % _f(lbps, "%d"),
+        "|---|---|---|---|---|---|",
+        "| our far modem <-> our far modem (b2b --mod %s, no guest%s) | %s | %s | "
+        "%s / %s | %s | %s |" % (
+            mod, ", %s bit/s" % _f(fb.get("rate"), "%d") if not p["rate"] else "",
+            _f(fb.get("to_answer_Bps"), "%.1f"), _f(fb.get("to_caller_Bps"), "%.1f"),
+            _f(_pct(fb.get("to_answer_Bps"), lbps), "%.1f %%"),
+            _f(_pct(fb.get("to_caller_Bps"), lbps), "%.1f %%"),
+            _f(fb.get("both_done_s")), "ok" if b2b_ok else "FAILED"),
+        "| smodem (thr, no load) <-> smline, %s clock, random bytes | %s (%s) | %s | "
+        "%s / %s | %s | %s |" % (
+            rep["clock"], _f(fc.get("from_modem_stream_Bps"), "%.1f"),
+            _f(fc.get("from_modem_Bps"), "%.1f"), _f(fc.get("to_modem_Bps"), "%.1f"),
+            _f(_pct(fc.get("from_modem_stream_Bps"), lbps), "%.1f %%"),
+            _f(_pct(fc.get("to_modem_Bps"), lbps), "%.1f %%"),
+            _f(fc.get("transfer_s")), "ok" if call_ok(fc) else "FAILED: %s" % failure(fc)),
+        "| ratio to b2b (goal >= 95 %%) | %s | %s | | | |" % (
+            _f(r.get("from_modem_pct"), "%.1f %%"), _f(r.get("to_modem_pct"), "%.1f %%"))]
+    if ft:
+        v = ft.get("v42bis") or {}
+        L.append("| the same, text through V.42bis, %s bytes each way (ratios %s / %s) | %s (%s) | "
+                 "%s | %s / %s | %s | %s |" % (
+                     _f(ft.get("nbytes"), "%d"), _f(v.get("ratio_modem"), "%.3f"),
+                     _f(v.get("ratio_far"), "%.3f"), _f(ft.get("from_modem_stream_Bps"), "%.1f"),
+                     _f(ft.get("from_modem_Bps"), "%.1f"), _f(ft.get("to_modem_Bps"), "%.1f"),
+                     _f(_pct(ft.get("from_modem_stream_Bps"), lbps), "%.0f %%"),
+                     _f(_pct(ft.get("to_modem_Bps"), lbps), "%.0f %%"),
+                     _f(ft.get("transfer_s")),
+                     "ok" if call_ok(ft) else "FAILED: %s" % failure(ft)))
+    st = fc.get("stats") or {}
+    L += ["", "Throughput as in a., but modem -> line from the modem's first I frame to the one "
+          "that completes the file (in brackets as in a., from the far modem's data phase: at "
+          "14400 the DTE's start after CONNECT is a fifth of 4 KiB's time); the line rate's "
+          "share is what V.42 leaves of %s bit/s (its framing, acknowledgements and bit "
+          "stuffing: b2b's is the bound). The modem's "
+          "echo canceller ran at %s samples (ERLE %s dB, round trip %s samples)." % (
+              _f(rate, "%d"), _f(st.get("engine_echo_latency"), "%d"),
+              _f(st.get("engine_echo_erle_db"), "%d"),
+              _f(st.get("engine_v34_rtd" if mod == "v34" else "engine_v32_rtd"), "%d"))]
+    return L
 
 
 def _both_done(b2b):
@@ -679,10 +697,10 @@ def _both_done(b2b):
     return b2b
 
 
-def build_report(meta, b2b, calls, main_clock, contexts, b2b_v32=None):
+def build_report(meta, b2b, calls, main_clock, contexts, b2b_v32=None, b2b_pumps=None):
     """Assemble the JSON report from the analysed calls:
     calls = {(clock, tag): analysed call}; b2b_v32: step f's reference
-    (None: no step f)."""
+    (None: no step f); b2b_pumps: {modulation: its reference} for steps f and g."""
     b2b = _both_done(b2b)
     clean = calls.get((main_clock, "clean")) or {}
     rep = dict(meta)
@@ -699,15 +717,21 @@ def build_report(meta, b2b, calls, main_clock, contexts, b2b_v32=None):
     if text is not None:
         rep["v42bis"] = {"text_bytes": text.get("nbytes"), "text": text, "random": clean}
         rep["all_calls"] = [c for c in rep["all_calls"] if c is not text] + [text]
-    v32 = calls.get((main_clock, "v32bis"))
-    if b2b_v32 is not None or v32 is not None:
-        fb, v32 = _both_done(b2b_v32 or {}), v32 or {}
-        rep["v32bis"] = {
-            "b2b": fb, "call": v32, "text": calls.get((main_clock, "v32bis-text")),
-            "line_Bps": LINE_BPS_V32,
-            "ratio": {"from_modem_pct": _r(_pct(v32.get("from_modem_stream_Bps"),
+    pumps = dict(b2b_pumps or {})
+    if b2b_v32 is not None:
+        pumps["v32bis"] = b2b_v32
+    for mod, p in PUMPS.items():
+        call = calls.get((main_clock, mod))
+        if pumps.get(mod) is None and call is None:
+            continue
+        fb, call = _both_done(pumps.get(mod) or {}), call or {}
+        rate = p["rate"] or (call.get("stats") or {}).get("engine_rate") or fb.get("rate")
+        rep[mod] = {
+            "b2b": fb, "call": call, "text": calls.get((main_clock, mod + "-text")),
+            "rate": rate, "line_Bps": rate / 8 if rate else None,
+            "ratio": {"from_modem_pct": _r(_pct(call.get("from_modem_stream_Bps"),
                                                 fb.get("to_answer_Bps")), 1),
-                      "to_modem_pct": _r(_pct(v32.get("to_modem_Bps"), fb.get("to_caller_Bps")), 1),
+                      "to_modem_pct": _r(_pct(call.get("to_modem_Bps"), fb.get("to_caller_Bps")), 1),
                       "goal_pct": 95}}
     return rep
 
@@ -771,20 +795,22 @@ def plan(a, ko, raw):
             load_us=0, spin=False, idle_s=0, nbytes=a.text_bytes,
             shift=a.icount_shift if a.clock == "virtual" else 0, raw=str(raw), module=str(ko),
             smline=str(a.smline), text=True))
-    if getattr(a, "v32bis", 0):
-        # step f: V.32bis, its reference, the call, and the text through V.42bis
+    for mod in PUMPS:
+        if not getattr(a, mod, 0):
+            continue
+        # steps f and g: the pump's reference, the call, and the text through V.42bis
         sh = a.icount_shift if a.clock == "virtual" else 0
-        pieces.append(runner.Piece.make("b2b", a.kernel, "b2b-v32bis", nbytes=a.nbytes,
-                                        b2b=str(B2B), mod="v32bis"))
+        pieces.append(runner.Piece.make("b2b", a.kernel, "b2b-" + mod, nbytes=a.nbytes,
+                                        b2b=str(B2B), mod=mod))
         pieces.append(runner.Piece.make(
-            "call", a.kernel, "%s-v32bis" % a.clock, clock=a.clock, tag="v32bis", context="thr",
+            "call", a.kernel, "%s-%s" % (a.clock, mod), clock=a.clock, tag=mod, context="thr",
             load_us=0, spin=False, idle_s=0, nbytes=a.nbytes, shift=sh, raw=str(raw),
-            module=str(ko), smline=str(a.smline), mod="v32bis"))
+            module=str(ko), smline=str(a.smline), mod=mod))
         if a.text_bytes:
             pieces.append(runner.Piece.make(
-                "call", a.kernel, "%s-v32bis-text" % a.clock, clock=a.clock, tag="v32bis-text",
+                "call", a.kernel, "%s-%s-text" % (a.clock, mod), clock=a.clock, tag=mod + "-text",
                 context="thr", load_us=0, spin=False, idle_s=0, nbytes=a.text_bytes, shift=sh,
-                raw=str(raw), module=str(ko), smline=str(a.smline), text=True, mod="v32bis"))
+                raw=str(raw), module=str(ko), smline=str(a.smline), text=True, mod=mod))
     return pieces
 
 
@@ -857,6 +883,8 @@ def main(argv=None):
         "1: the reference call once more on the other clock; 0: skip it")
     opt("--v32bis", "V32BIS", 1, cli.int_range(0, 1),
         "1: step f, V.32bis at 14400 (its reference, the call, the text); 0: skip it")
+    opt("--v34", "V34", 1, cli.int_range(0, 1),
+        "1: step g, V.34 (its reference, the call, the text); 0: skip it")
     opt("--jobs", "JOBS", 1, cli.int_range(1, 64),
         "pieces at a time (more than 1 changes the wall-clock figures)")
     opt("--scheduler", "SCHEDULER", None, str,
@@ -911,7 +939,8 @@ def main(argv=None):
             "smodem_args": SMODEM_ARGS, "route": route(nbytes), "raw": str(raw),
             "notes": notes}
     report = build_report(meta, b2b, calls, clock, contexts,
-                          rep.figures.get("b2b-v32bis") if a.v32bis else None)
+                          b2b_pumps={m: rep.figures.get("b2b-" + m) for m in PUMPS
+                                     if getattr(a, m, 0)})
     report["wall_s"] = round(time.monotonic() - t0, 1)
     base.mkdir(parents=True, exist_ok=True)
     (base / "bench-modem.json").write_text(json.dumps(report, indent=1, default=str) + "\n")

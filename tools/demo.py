@@ -2,7 +2,9 @@
 """make demo: the modem end to end, then the study's comparison.
 
 1. A call: boot a guest with smodem.ko (engine=1), dial smline's answering
-   modem (V.22bis + V.42) from /dev/ttySM0, move a file each way at once,
+   modem (V.34 + V.42 by default, AT+MS=V34: the rate its line probing
+   chooses; DEMO_MOD=v32bis or v22bis for the older pumps) from
+   /dev/ttySM0, move a file each way at once,
    escape and hang up (tools/guest/modem_calls.sh, as make bench-modem).
    CLOCK=virtual (the default): the AC'97 reaches smline through QEMU's
    D-Bus audio on the instruction-counted clock, so the call is the same on
@@ -15,8 +17,8 @@
 
 Options (--help) as for make compare (CONTEXTS, DURATION, LOAD_US, KERNEL,
 CLOCK, ICOUNT_SHIFT, ...), each defaulting to its variable when that is set;
-OUT defaults to out/demo; DEMO_CONTEXT (thr) and DEMO_BYTES (4096) for the
-call; DEMO_CALL=0 or DEMO_COMPARE=0 skip a part.
+OUT defaults to out/demo; DEMO_CONTEXT (thr), DEMO_MOD (v34) and DEMO_BYTES
+(4096) for the call; DEMO_CALL=0 or DEMO_COMPARE=0 skip a part.
 """
 import datetime
 import json
@@ -65,15 +67,21 @@ def timeline(call):
     return rows
 
 
+# the far modem of each DEMO_MOD
+FAR_NAME = {"v22bis": "SpanDSP's V.22bis", "v32bis": "our V.32bis (there is no other)",
+            "v34": "our V.34 (there is no other)"}
+
+
 def call_section(call, clock):
     rec = call.get("record") or {}
     ok = bool(call.get("data_ok") and call.get("expect_ok"))
     L = ["## A call", "",
          "The guest's `/dev/ttySM0` (smodem.ko `%s context=%s`) dials %s; smline answers "
-         "with SpanDSP's V.22bis and V.42 and sends %d bytes while it checks the %d the "
+         "with %s and SpanDSP's V.42 and sends %d bytes while it checks the %d the "
          "modem sends (both at once); `+++`, `ATH`. %s clock%s." % (
              bench_modem.SMODEM_ARGS, (call.get("stats") or {}).get("context", "?"),
-             bench_modem.NUMBER, call["nbytes"], call["nbytes"],
+             bench_modem.NUMBER, FAR_NAME.get(call.get("mod"), "SpanDSP's V.22bis"),
+             call["nbytes"], call["nbytes"],
              clock.capitalize(), " (QEMU's D-Bus audio, instruction-counted: the same call "
              "on every run)" if clock == "virtual" else " (JACK)"),
          "",
@@ -189,14 +197,15 @@ def run_call(a, p, out):
     ctx = a.demo_context
     nbytes = a.demo_bytes
     clock = p["clock"]
-    print("demo: [1/2] a call: %s, %s clock, context %s, %d bytes each way"
-          % (kver, clock, ctx, nbytes), flush=True)
+    print("demo: [1/2] a call: %s, %s clock, context %s, %s, %d bytes each way"
+          % (kver, clock, ctx, a.demo_mod, nbytes), flush=True)
     t = time.monotonic()
     run = bench_modem.run_boot(clock, ["call:demo:%s:0:0" % ctx], out / "call", nbytes,
                                kver, ko, smline, p["icount_shift"],
-                               timeout_s=300)
+                               timeout_s=300, mod=a.demo_mod)
     call = bench_modem.analyse_boot(run, ["demo"], nbytes)["demo"]
     call["trace"] = os.path.relpath(run["results"] / "demo.dat", out)
+    call["mod"] = a.demo_mod
     rec = call.get("record") or {}
     print("demo: call %s (%s %s), set-up %s s, transfer %s s, %s; %.0f s wall"
           % (rec.get("result", "no record"), rec.get("modulation"), rec.get("rate"),
@@ -219,6 +228,8 @@ def main(argv=None):
     # (tools/guest/modem_calls.sh) does not start: not offered here
     opt("--demo-context", "DEMO_CONTEXT", "thr", str, "the call's context",
         choices=[c for c in compare.ALL_CONTEXTS if c != "usr"])
+    opt("--demo-mod", "DEMO_MOD", "v34", str, "the far modem's modulation (the modem's +MS follows)",
+        choices=sorted(bench_modem.AT_MS))
     opt("--demo-bytes", "DEMO_BYTES", 4096, cli.positive_int, "bytes each way")
     opt("--smline", "SMLINE", str(bench_modem.SMLINE), str, "the line program")
     opt("--call", "DEMO_CALL", 1, cli.int_range(0, 1), "0: skip the call")

@@ -223,10 +223,10 @@ def test_report_v42bis():
         ("virtual-v42bis", "v42bis", 16384, True)
 
 
-def test_report_v32bis():
+def test_report_pumps():
     """Step f: V.32bis's call against the line rate (1800 B/s) and against b2b's two V.32bis
     far modems, the text through V.42bis; the plan's pieces say v32bis, the guest's +MS
-    follows the route's modulation."""
+    follows the route's modulation.  Step g: V.34's against the rate its call connected at."""
     fb = {"to_answer_Bps": 1675.3, "to_caller_Bps": 1682.1, "answer_data_s": 7.34,
           "caller_data_s": 7.36, "answer_done_s": 17.12, "caller_done_s": 17.1, "rate": 14400,
           "bytes": 4096, "answer_got": 4096, "caller_got": 4096, "answer_bad": 0,
@@ -265,6 +265,28 @@ def test_report_v32bis():
     assert bm.route(10, mod="v32bis").startswith("5551234=answer:v32bis,v42,")
     assert bm.guest_env(["s"], 10, mod="v32bis")["AT_SETUP"] == "AT\\N3+MS=V32B"
     assert bm.guest_env(["s"], 10)["AT_SETUP"] == "AT\\N3"
+
+
+    # step g: V.34, measured against the rate the call connected at (28800 here)
+    gb = dict(fb, rate=31200, to_answer_Bps=3500.0, to_caller_Bps=3400.0)
+    v34 = _call("v34", from_modem_Bps=3000.0, from_modem_stream_Bps=3360.0, to_modem_Bps=3240.0,
+                stats={"engine_rate": 28800})
+    rep = bm.build_report(meta, {}, {("virtual", "v34"): v34}, "virtual", [],
+                          b2b_pumps={"v34": gb})
+    assert (rep["v34"]["rate"], rep["v34"]["line_Bps"]) == (28800, 3600.0), rep["v34"]
+    assert rep["v34"]["ratio"] == {"from_modem_pct": 96.0, "to_modem_pct": 95.3, "goal_pct": 95}
+    md = bm.markdown(rep)
+    assert "## g. V.34 at 28800 (AT+MS=V34, smline's V.34 far modem: ours)" in md, md
+    assert "| our far modem <-> our far modem (b2b --mod v34, no guest, 31200 bit/s) | 3500.0 | " \
+           "3400.0 | 97.2 % / 94.4 % |" in md, md
+    assert "| smodem (thr, no load) <-> smline, virtual clock, random bytes | 3360.0 (3000.0) | " \
+           "3240.0 | 93.3 % / 90.0 % |" in md, md
+    assert "## f." not in md
+    a.v34, a.v32bis = 1, 0
+    ps = bm.plan(a, "ko", "raw")[-3:]
+    assert [(p.key, p.get("mod"), p.get("text")) for p in ps] == [
+        ("b2b-v34", "v34", None), ("virtual-v34", "v34", None), ("virtual-v34-text", "v34", True)]
+    assert bm.guest_env(["s"], 10, mod="v34")["AT_SETUP"] == "AT\\N3+MS=V34"
 
 
 def test_failure_without_record():
@@ -309,7 +331,7 @@ def test_main_on_the_runner(tmp_path, monkeypatch):
     contexts' calls again, not the clean ones."""
     import smlab.guest
     for var in ("KERNEL", "CLOCK", "ICOUNT_SHIFT", "NBYTES", "TEXT_BYTES", "CONTEXTS", "LOAD_US",
-                "IDLE_S", "V32BIS",
+                "IDLE_S", "V32BIS", "V34",
                 "OTHER_CLOCK", "JOBS", "SCHEDULER", "BENCH_OUT", "MODULE", "SMLINE"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(smlab.guest, "available_kernels", lambda: ["kA"])
@@ -332,8 +354,8 @@ def test_main_on_the_runner(tmp_path, monkeypatch):
     monkeypatch.setattr(bm, "one_call", one_call)
     monkeypatch.setattr(bm, "run_b2b", run_b2b)
     out = tmp_path / "out"
-    # step e (V.42bis, text) is test_report_v42bis's, step f (V.32bis) test_report_v32bis's
-    args = ["--contexts", "int res", "--text-bytes", "0", "--v32bis", "0", "--jobs", "2",
+    # step e (V.42bis, text) is test_report_v42bis's, steps f and g (V.32bis, V.34) test_report_pumps's
+    args = ["--contexts", "int res", "--text-bytes", "0", "--v32bis", "0", "--v34", "0", "--jobs", "2",
             "--out", str(out),
             "--module",
             str(tmp_path / "smodem.ko"), "--smline", str(tmp_path / "smline")]

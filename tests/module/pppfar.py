@@ -125,7 +125,7 @@ def ppp_call(kver, top, script, route_number, args, extra_files, early=False,
              mod="v22bis"):
     """tests/module/guest/<script> in the modem's guest (guestboot.line_run, the
     guest kernel's ppp_async), smline routing route_number to a far modem
-    (mod: its modulation word, v22bis or v32bis; with V.42) bridged to the
+    (mod: its modulation word, v22bis, v32bis or v34; with V.42) bridged to the
     far guest's pppd.  Returns (results dir, smline's records, the far
     guest's results dir, the FarGuest)."""
     top.mkdir(parents=True, exist_ok=True)

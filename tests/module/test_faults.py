@@ -22,7 +22,8 @@ guest, tests/module/guest/fault_checks.sh, one boot per backend:
   the hostile line in irqt.
 - vline on Debian's 6.12 kernel: the hostile line in bhw (BH workqueues),
   and a V.32bis call in bhw (modem 0 dials modem 1, both AT+MS=V32B, V.8):
-  CONNECT 14400, 4 KiB out and their echo back compared at both ends.
+  CONNECT 14400, 4 KiB out and their echo back compared at both ends; then
+  the same with AT+MS=V34: both ends ours, V.34 at the rate they settle.
 
 The module unloads after each load; no splat in dmesg.  SMODEM_FAULT_SCALE
 (default 1) makes every count and time that many times longer (make
@@ -101,7 +102,7 @@ def _vline612():
             args="vline none bhw %d %d '%s'" % (SCALE, SEED, " ".join(V32_CTX) or "none"),
             extra_files={"usr/bin/ttyat": str(exe),
                          "opt/smodem/smodem.ko": str(guestboot.module(kver))},
-            timeout_s=300 + 100 * SCALE)
+            timeout_s=420 + 100 * SCALE)
     return guestboot.once(("faults-vline612", kver), boot)
 
 
@@ -282,6 +283,35 @@ def test_unloads_without_splat(hw):
         assert _read(hw, n + ".loaded").strip() == "0", n
         dm = _read(hw, n + ".dmesg")
         assert not guestboot.BAD_DMESG.search(dm), dm
+
+
+@pytest.mark.parametrize("ctx", V32_CTX)
+def test_v34_call_bhw(ctx):
+    """V.34 with V.42 between the guest's two modems in bhw (6.12), both ends the module's
+    engine: +MCR: V34 after V.8, CONNECT at the same rate at both ends (the vline is clean:
+    28800 or more), 4 KiB out and their echo back, byte by byte at both ends, +++ and ATH."""
+    assert _read("vline612", "v34-%s-insmod.rc" % ctx).strip() == "0"
+    assert _read("vline612", "v34-%s.rc" % ctx).strip() == "0"
+    text = _read("vline612", "v34-%s.txt" % ctx)
+    flat = text.replace("\\r\\n", " ")
+    m = re.search(r"CONNECT (\d+)", text)
+    assert m and "+MCR: V34" in flat and "UNTIL found=1" in text, text
+    rate = int(m.group(1))
+    assert 28800 <= rate <= 33600 and rate % 2400 == 0, text
+    m = re.search(r"DATA n=(\d+) pause=\d+ got=(\d+) bad=(\d+) writer=(-?\d+)", text)
+    assert m and tuple(map(int, m.groups())) == (4096, 4096, 0, 0), text
+    assert re.search(r"> \+\+\+\n> \(read \d+ ms\)\n< .*OK", text), text
+    ans = _read("vline612", "v34-%s-ans.txt" % ctx)
+    assert "CONNECT %d" % rate in ans, ans
+    m = re.search(r"ECHO n=(\d+) got=(\d+) bad=(\d+)", ans)
+    assert m and tuple(map(int, m.groups())) == (4096, 4096, 0), ans
+    assert _read("vline612", "v34-%s-ans.rc" % ctx).strip() == "0"
+    st = _stats("vline612", "v34-%s" % ctx)
+    assert st["exec"] == "bh_work", st
+    assert (st["engine_rate"], st["engine_modulation"], st["engine_link"], st["engine_v8"]) == \
+        (rate, "v34", "v42", 1), st
+    assert st["overruns"] == 0, st
+    assert _read("vline612", "v34-%s-rmmod.rc" % ctx).strip() == "0"
 
 
 @pytest.mark.parametrize("ctx", V32_CTX)

@@ -2,10 +2,13 @@
 dials build/line/smline's answering modem (SpanDSP, V.22bis + V.42) through
 QEMU's D-Bus audio on the instruction-counted clock, once per execution
 context (int, dpc, thr, res, irqt, usr) in one boot of the 6.1 generic
-kernel, and moves 8 KiB of random bytes out and their echo back.  Then, in
+kernel, and moves 4 KiB of random bytes out and their echo back.  Then, in
 the same module load, a V.32bis call (AT+MS=V32B, through V.8) to smline's V.32bis
 far modem (ours, dsp/v32bis.c, under SpanDSP's V.42): CONNECT 14400, +MCR:
-V32B, 4 KiB out and their echo back; context=oth gets that V.32bis call alone.
+V32B, 4 KiB out and their echo back; then a V.34 call (AT+MS=V34, through
+V.8) to smline's V.34 far modem (ours, dsp/v34.c): +MCR: V34, CONNECT at the
+rate each receiver chose (33600 on this line), 16 KiB out and their echo
+back; context=oth gets those two calls alone.
 
 The line is 2-wire: the guest's modem hears its own signal back through
 smline's hybrid (G.168 model m3, ERL 12 dB: HYBRID), 3500 to 4600 samples
@@ -13,7 +16,9 @@ after it sent it (the ring's output lead, 2048, and QEMU's D-Bus audio path,
 whose length the driver cannot know and which changes with each module load). The driver hands the engine its lead, the
 V.32bis start-up finds the echo further back on its first tone, and the
 canceller cancels it (ERLE >= 20 dB); without it the call fails (no data).
-The V.22bis calls hear the same echo (out of their band).
+V.34 finds the same echo in phase 2 (its own INFO0's, dsp/v34.c) and its
+canceller takes it out (ERLE 42-46 dB measured). The V.22bis calls hear the
+same echo (out of their band).
 
 V.42bis is on at both ends by default: every call compresses (random
 bytes: transparent mode); the TEXT_CTX call carries 16 KiB of the README both
@@ -38,7 +43,10 @@ of QEMU's CPU (2026-11-29, measured on a loaded machine: 587 -> 758 guest-s, 1.8
 added 46 s of guest time (587 -> 633 guest seconds, the file alone, -n 1). The echo
 canceller's longer start-up (TRN 3072 symbols where it trains) adds 1.5 s of line time
 to each V.32bis call: 821 guest-s, 6.0 min of wall time and 2.7 min of QEMU's CPU for the
-file alone, -n 1, beside other work at a load of about 9 (2026-11-29).
+file alone, -n 1, beside other work at a load of about 9 (2026-11-29). The V.34 calls
+(about 19 s of set-up each, V.8 included) added 223 guest-s (821 -> 1044), and the V.22bis
+calls' 8 KiB became 4 KiB to pay for part of it: 4.8 min of wall time and 3.5 min of QEMU's
+CPU for the file alone, -n 1, beside one other job (2026-11-29).
 """
 import re
 import zlib
@@ -52,7 +60,7 @@ import guestboot
 TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "modem"
 CONTEXTS = ["int", "dpc", "thr", "res", "irqt", "usr"]
-NBYTES = 8192
+NBYTES = 4096
 ROUTE = "5551234=answer:v22bis,v42,echo"
 # a short number, V.8 and a 1 s billing delay: the V.32bis call's set-up in about 10 s
 V32_ROUTE = "8=answer:v32bis,v8,v42,echo,ansdelay=1000"
@@ -60,6 +68,12 @@ V32_BYTES = 4096
 # the V.32bis call after each context's, and in these contexts alone
 V32_CONTEXTS = CONTEXTS + ["oth"]
 V32_ONLY = ["oth"]
+# then a V.34 call (AT+MS=V34, through V.8) to smline's V.34 far modem (ours)
+V34_ROUTE = "9=answer:v34,v8,v42,echo,ansdelay=1000"
+V34_BYTES = 16384
+# the least a V.34 call on this line may settle on: the 2-wire line at ERL 12 dB and
+# QEMU's audio path, whose echo the canceller takes out, leave it over 30 dB of SNR
+V34_MIN_RATE = 24000
 # the same far modem without V.42bis: nothing in its XID
 ROUTE_NOBIS = "5551235=answer:v22bis,v42,nov42bis,echo"
 ARGS = "engine=1 phase_periods=1 ring_samples=8192"
@@ -92,11 +106,12 @@ def run():
     assert text.stat().st_size == TEXT_BYTES
     return guestboot.line_results(
         "modem", "modem_checks.sh", OUT, ["--route", ROUTE, "--route", V32_ROUTE,
-                                          "--route", ROUTE_NOBIS] + HYBRID,
+                                          "--route", V34_ROUTE, "--route", ROUTE_NOBIS] + HYBRID,
         env={"CONTEXTS": " ".join(CONTEXTS), "CALL_BYTES": str(NBYTES),
              "DIAL": "T5551234", "AT_SETUP": "AT\\N3+DR=1", "SMODEM_ARGS": ARGS,
              "USR_FAULTS": "1", "V32_DIAL": "T8", "V32_ONLY": " ".join(V32_ONLY),
-             "V32_BYTES": str(V32_BYTES), "TEXT_CTX": TEXT_CTX,
+             "V32_BYTES": str(V32_BYTES), "V34_DIAL": "T9", "V34_BYTES": str(V34_BYTES),
+             "TEXT_CTX": TEXT_CTX,
              "TEXT_FILE": "/opt/smodem/text.txt",
              "BIS_DIAL": "T5551235", "BIS_BYTES": str(BIS_BYTES)},
         extra_files={"usr/bin/smodemd": str(guestboot.smodemd()),
@@ -110,10 +125,10 @@ def _read(name):
 
 def _record(ctx):
     recs = run()[1]
-    # each context's call, then its V.32bis call; the V.32bis-only contexts; the faults;
-    # the V.42bis refusal
-    names = [n for c in CONTEXTS for n in (c, c + "-v32")] + \
-        [c + "-v32" for c in V32_ONLY] + FAULT_CALLS + BIS_CALLS
+    # each context's call, then its V.32bis and V.34 calls; the pump-only contexts' calls;
+    # the faults; the V.42bis refusal
+    names = [n for c in CONTEXTS for n in (c, c + "-v32", c + "-v34")] + \
+        [n for c in V32_ONLY for n in (c + "-v32", c + "-v34")] + FAULT_CALLS + BIS_CALLS
     assert [r["call"] for r in recs] == list(range(1, len(names) + 1)), recs
     return recs[names.index(ctx)]
 
@@ -232,7 +247,7 @@ def test_phases_of_the_call(ctx):
 @pytest.mark.parametrize("ctx", V32_CONTEXTS)
 def test_v32bis_call(ctx):
     """V.32bis at 14400 with V.42 from the tty to smline's V.32bis far modem: CONNECT 14400
-    after +MCR: V32B, 8 KiB out and their echo back byte by byte, +++ and ATH; the far end's
+    after +MCR: V32B, 4 KiB out and their echo back byte by byte, +++ and ATH; the far end's
     record and the modem's figures agree."""
     assert _read(ctx + "-insmod.rc").strip() == "0"
     assert _read(ctx + "-v32.rc").strip() == "0"
@@ -266,6 +281,39 @@ def test_v32bis_call(ctx):
     assert st["tx_lead"] <= st["engine_echo_latency"] <= 8152, st
     assert st["engine_echo_erle_db"] >= 20, st
     assert _read(ctx + "-rmmod.rc").strip() == "0"
+
+
+@pytest.mark.parametrize("ctx", V32_CONTEXTS)
+def test_v34_call(ctx):
+    """V.34 with V.42 from the tty to smline's V.34 far modem (ours) through V.8: +MCR: V34,
+    CONNECT at the rate phase 2 and the MPs settle (the same at both ends, V34_MIN_RATE or
+    more), 16 KiB out and their echo back byte by byte, +++ and ATH; the canceller took the
+    line's echo out."""
+    assert _read(ctx + "-v34.rc").strip() == "0"
+    text = _read(ctx + "-v34.txt")
+    flat = text.replace("\\r\\n", " ")
+    m = re.search(r"CONNECT (\d+)", text)
+    assert m and "+MCR: V34" in flat and "UNTIL found=1" in text, text
+    rate = int(m.group(1))
+    assert V34_MIN_RATE <= rate <= 33600 and rate % 2400 == 0, text
+    assert "+MRR: %d" % rate in flat, text
+    m = re.search(r"DATA n=(\d+) pause=\d+ got=(\d+) bad=(\d+) writer=(-?\d+)", text)
+    assert m and tuple(map(int, m.groups())) == (V34_BYTES, V34_BYTES, 0, 0), text
+    assert re.search(r"\+\+\+.*OK", flat), text
+    assert text.rstrip().splitlines()[-2].startswith("TIOCM CAR=0"), text
+    r = _record(ctx + "-v34")
+    assert r["number"] == "9" and r["result"] == "connected", r
+    assert (r["modulation"], r["v42"], r["v8"]) == ("V.34", True, True), r
+    assert r["bytes_from_modem"] >= V34_BYTES and r["bytes_to_modem"] >= V34_BYTES, r
+    assert r["crc32_from_modem"] == r["crc32_to_modem"], r
+    assert r["end"] == "local-hangup", r
+    st = smtrace.stats(_read(ctx + "-v34.stats"))
+    assert (st["engine_rate"], st["engine_modulation"], st["engine_link"], st["engine_v42"]) == \
+        (rate, "v34", "v42", 1), st
+    assert st["engine_v8_status"] == "done" and st["overruns"] == 0, st
+    print("%s: V.34 %d bit/s, lead %d, canceller at %d, ERLE %d dB" % (
+        ctx, rate, st["tx_lead"], st["engine_echo_latency"], st["engine_echo_erle_db"]))
+    assert st["engine_echo_erle_db"] >= 20, st
 
 
 def test_usr_ran_in_the_daemon():

@@ -5,11 +5,12 @@
 # smline's 5551234, which echoes) FAULT_CTX (the context of the fault
 # calls, "none": no fault calls) LINE_CTXS (contexts of the hostile-line runs, "none": none) SCALE
 # (1: make check's short form; more: every count and time that many times
-# longer) SEED V32_CTXS (vline: contexts of a V.32bis call, "none": none).
+# longer) SEED V32_CTXS (vline: contexts of the V.32bis and V.34 calls,
+# "none": none) PUMPS (their +MS values, default "V32B V34").
 #
-# V.32bis call: modem 0 dials modem 1, both AT+MS=V32B with V.8, CONNECT
-# 14400, 4 KiB of random bytes out and their echo back, compared at both
-# ends, +++ and ATH.
+# V.32bis and V.34 calls: modem 0 dials modem 1, both AT+MS=V32B (then
+# AT+MS=V34) with V.8, CONNECT at the rate, 4 KiB of random bytes out and
+# their echo back, compared at both ends, +++ and ATH.
 #
 # Fault call: connected, each recoverable fault in turn (stats before and
 # after each), data through the call, then a halted engine that refuses
@@ -23,6 +24,7 @@ LCTXS=${3:-"int dpc thr res oth usr"}
 SCALE=${4:-1}
 SEED=${5:-1}
 V32CTXS=${6:-none}
+PUMPS=${7:-"V32B V34"}
 [ "$LCTXS" = none ] && LCTXS=
 [ "$V32CTXS" = none ] && V32CTXS=
 echo 1 > /proc/sys/kernel/sysrq
@@ -226,28 +228,31 @@ for ctx in $LCTXS; do
 	unload line-$ctx
 	dmesg > $T/line-$ctx.dmesg
 done
-# -- V.32bis ----------------------------------------------------------------
+# -- V.32bis and V.34 ----------------------------------------------------------
 V32_BYTES=4096
-for ctx in $V32CTXS; do
-	say "v32bis $ctx"
-	dmesg -c > /dev/null
-	# shellcheck disable=SC2086
-	insmod $K $LOAD context=$ctx engine=1
-	echo $? > $T/v32-$ctx-insmod.rc
-	sleep 1
-	# X1: CONNECT with its rate, blind dialling
-	ttyat at /dev/ttySM1 ATE0 ATX1 "AT+MS=V32B;+A8E=1,1" '%send:ATA\r' \
-		'%until:CONNECT:90000' "%echo:$V32_BYTES:120000" \
-		'%until:NO CARRIER:60000' ATH > $T/v32-$ctx-ans.txt 2>&1 &
-	ans=$!
-	ttyat at $D ATE0 ATX1 "AT+MS=V32B;+MR=1;+A8E=1,1" "%send:$DIAL\\r" \
-		'%until:CONNECT:90000' %tiocm "%data:$V32_BYTES" %sleep:1500 \
-		%send:+++ %expect:2500 ATH %tiocm > $T/v32-$ctx.txt 2>&1
-	echo $? > $T/v32-$ctx.rc
-	reap $ans 900 v32-$ctx-ans
-	snap v32-$ctx
-	unload v32-$ctx
-	dmesg > $T/v32-$ctx.dmesg
+for ms in $PUMPS; do
+	case $ms in V32B) p=v32 ;; V34) p=v34 ;; *) p=$ms ;; esac
+	for ctx in $V32CTXS; do
+		say "$ms $ctx"
+		dmesg -c > /dev/null
+		# shellcheck disable=SC2086
+		insmod $K $LOAD context=$ctx engine=1
+		echo $? > $T/$p-$ctx-insmod.rc
+		sleep 1
+		# X1: CONNECT with its rate, blind dialling
+		ttyat at /dev/ttySM1 ATE0 ATX1 "AT+MS=$ms;+A8E=1,1" '%send:ATA\r' \
+			'%until:CONNECT:90000' "%echo:$V32_BYTES:120000" \
+			'%until:NO CARRIER:60000' ATH > $T/$p-$ctx-ans.txt 2>&1 &
+		ans=$!
+		ttyat at $D ATE0 ATX1 "AT+MS=$ms;+MR=1;+A8E=1,1" "%send:$DIAL\\r" \
+			'%until:CONNECT:90000' %tiocm "%data:$V32_BYTES" %sleep:1500 \
+			%send:+++ %expect:2500 ATH %tiocm > $T/$p-$ctx.txt 2>&1
+		echo $? > $T/$p-$ctx.rc
+		reap $ans 900 $p-$ctx-ans
+		snap $p-$ctx
+		unload $p-$ctx
+		dmesg > $T/$p-$ctx.dmesg
+	done
 done
 
 if [ -e $KL ]; then

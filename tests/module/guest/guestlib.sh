@@ -114,20 +114,30 @@ call_stats_trace() {
 	trace-cmd reset > /dev/null 2>&1
 }
 
-# v32_call NAME: with the module loaded, a V.32bis call (AT+MS=V32B, V.8,
-# +MCR reported) to $V32_DIAL moving $V32_BYTES (default $CALL_BYTES)
-# random bytes out and the far end's echo back, +++, ATH.  Leaves
-# $T/NAME-v32.txt, .rc, .stats.
-v32_call() {
+# pump_call NAME TAG MS DIAL BYTES: with the module loaded, a call through
+# V.8 with AT+MS=MS (+MCR/+MRR reported) to DIAL moving BYTES random bytes
+# out and the far end's echo back, +++, ATH.  Leaves $T/NAME-TAG.txt, .rc,
+# .stats.
+pump_call() {
 	# the line goes idle between calls
 	sleep 2
-	# on at CONNECT (the set-up takes about 15 s of line time), not 30 s on
-	ttyat at $D ATE0 ATX4 "$AT_SETUP" "AT+MS=V32B;+MR=1;+A8E=1" "ATD$V32_DIAL" \
-		%until:CONNECT:30000 %tiocm "%data:${V32_BYTES:-$CALL_BYTES}" %sleep:1500 \
-		%send:+++ %expect:2500 ATH %tiocm > $T/$1-v32.txt 2>&1
-	echo $? > $T/$1-v32.rc
+	# on at CONNECT (the set-up takes about 15 s of line time), not 40 s on
+	ttyat at $D ATE0 ATX4 "$AT_SETUP" "AT+MS=$3;+MR=1;+A8E=1" "ATD$4" \
+		%until:CONNECT:40000 %tiocm "%data:$5" %sleep:1500 \
+		%send:+++ %expect:2500 ATH %tiocm > $T/$1-$2.txt 2>&1
+	echo $? > $T/$1-$2.rc
 	sleep 1
-	cat "$(dev_file stats)" > $T/$1-v32.stats
+	cat "$(dev_file stats)" > $T/$1-$2.stats
+}
+
+# v32_call NAME: a V.32bis call (AT+MS=V32B) to $V32_DIAL moving $V32_BYTES
+# (default $CALL_BYTES); v34_call NAME: a V.34 call (AT+MS=V34) to
+# $V34_DIAL moving $V34_BYTES.  Leave $T/NAME-v32.* and $T/NAME-v34.*.
+v32_call() {
+	pump_call "$1" v32 V32B "$V32_DIAL" "${V32_BYTES:-$CALL_BYTES}"
+}
+v34_call() {
+	pump_call "$1" v34 V34 "$V34_DIAL" "${V34_BYTES:-$CALL_BYTES}"
 }
 
 # echo_call NAME TRACE-OPTIONS INSMOD-ARGS...: load the module, trace, dial
@@ -135,7 +145,8 @@ v32_call() {
 # the far end's echo back (or what ttyat's $CALL_STEP says, e.g. a file's
 # bytes: %datafile:PATH), +++, ATH, unload.  Leaves $T/NAME.txt (ttyat's
 # transcript), .rc, .stats, .dat, -insmod.rc, -rmmod.rc, .loaded, .dmesg.
-# With $V32_DIAL set, v32_call follows before the unload.
+# With $V32_DIAL set, v32_call follows before the unload, then with
+# $V34_DIAL v34_call.
 echo_call() {
 	name=$1
 	trace=$2
@@ -156,6 +167,7 @@ echo_call() {
 	echo $? > $T/$name.rc
 	call_stats_trace $name
 	if [ -n "${V32_DIAL:-}" ]; then v32_call $name; fi
+	if [ -n "${V34_DIAL:-}" ]; then v34_call $name; fi
 	rmmod smodem
 	echo $? > $T/$name-rmmod.rc
 	loaded > $T/$name.loaded

@@ -5,8 +5,9 @@
 # random bytes out and the far end's echo back (checked byte by byte here,
 # by CRC-32 in smline's record), escape with +++, hang up, unload; the
 # phases, period changes and overruns are traced.  With $V32_DIAL, a V.32bis
-# call (AT+MS=V32B) to it follows in each context before the unload, and
-# the contexts in $V32_ONLY get that call alone.  Raw results go to
+# call (AT+MS=V32B) to it follows in each context before the unload (then
+# with $V34_DIAL a V.34 call, AT+MS=V34), and the contexts in $V32_ONLY get
+# those calls alone.  Raw results go to
 # /share/results for the host to judge.  Every wait is bounded.
 #
 # V.42bis (on at both ends by default): $TEXT_CTX's call moves $TEXT_FILE
@@ -128,10 +129,10 @@ for ctx in $CONTEXTS; do
 		-e smodem:smodem_overrun -e smodem:smodem_dma_halt -b 8192" \
 		$SMODEM_ARGS context=$ctx
 done
-# the contexts with a V.32bis call only ($V32_ONLY, with $V32_DIAL)
+# the contexts with the V.32bis and V.34 calls only ($V32_ONLY)
 for ctx in $V32_ONLY; do
 	name=$ctx
-	say "$ctx: V.32bis only"
+	say "$ctx: V.32bis and V.34 only"
 	dmesg -c > /dev/null
 	# shellcheck disable=SC2086
 	insmod $K $SMODEM_ARGS context=$ctx
@@ -139,6 +140,7 @@ for ctx in $V32_ONLY; do
 	sleep 1
 	echo 1 > "$(dev_file reset)"
 	v32_call $ctx
+	if [ -n "${V34_DIAL:-}" ]; then v34_call $ctx; fi
 	rmmod smodem
 	echo $? > $T/$ctx-rmmod.rc
 	dmesg > $T/$ctx.dmesg

@@ -13,7 +13,7 @@ insmod $K $SMODEM_ARGS
 echo $? > $T/insmod.rc
 
 # ttyat dials and holds the port; pppd runs on it meanwhile
-ttyat at $D ATZ ATE0 ATX4 AT+MS=V32B '%send:ATDT5551234\r' '%final:40000' \
+ttyat at $D ATZ ATE0 ATX4 AT+MS=V34 '%send:ATDT5551234\r' '%final:60000' \
 	%ready:CONNECTED '%waitfile:/tmp/ppp.done:3000000' %sleep:1200 \
 	%send:+++ '%until:OK:4000' ATH > $T/tty.txt 2>&1 &
 holder=$!

@@ -755,10 +755,174 @@ static void v34_configure(void)
 	smdsp_v34_free(two);
 }
 
+/*
+ * A long call (45 s of line time, or --long=SECONDS): V.34's only clock is
+ * the sample count, cut here into the driver's 100-sample periods, which no
+ * symbol rate divides (3429 baud: 42.86 symbols a period). Data both ways
+ * all along (a byte stream each way, checked as it comes), on a 2-wire line
+ * whose far clock runs 50 ppm fast. What must not drift: each transmitter's
+ * bits against its line time (exactly the rate's, a data frame's worth at
+ * most apart), and what is in flight between a transmitter and the far
+ * receiver (the same 15 s into the data as at the end: no growing lead).
+ * The benchmark's 10-minute form (--long=600) prints the receivers' error as
+ * it goes: on this 2-wire line it falls about 5 dB in 80 s (doc/v34.md).
+ */
+static unsigned long long_s = 45;
+/* --long=SECONDS: the benchmark's form, figures printed as it goes, not judged */
+static bool bench;
+
+struct stream {
+	uint64_t tx_seed, rx_seed;	/* what we send, what the far end sends */
+	uint64_t sent, got, bad;
+};
+
+static uint8_t stream_byte(uint64_t *seed)
+{
+	*seed = *seed * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (uint8_t)(*seed >> 56);
+}
+
+static void long_block(struct smdsp_modem *m, struct stream *st, const int16_t *rx, int16_t *tx)
+{
+	struct smdsp_modem_event ev;
+	uint8_t buf[512];
+	unsigned int i, n;
+
+	CHECK(smdsp_modem_process(m, rx, tx, BLK) == 0, "process");
+	while (smdsp_modem_get_event(m, &ev))
+		;
+	if (smdsp_modem_phase(m) == SMDSP_PHASE_CONNECTED) {
+		uint64_t seed = st->tx_seed;
+
+		for (i = 0; i < sizeof(buf); i++)
+			buf[i] = stream_byte(&seed);
+		n = smdsp_modem_write(m, buf, sizeof(buf));
+		for (i = 0; i < n; i++)
+			stream_byte(&st->tx_seed);
+		st->sent += n;
+	}
+	while ((n = smdsp_modem_read(m, buf, sizeof(buf))) > 0) {
+		for (i = 0; i < n; i++)
+			st->bad += buf[i] != stream_byte(&st->rx_seed);
+		st->got += n;
+	}
+}
+
+/* bits a transmitter sent against its line time since its data began, and in flight to the far end */
+static void long_mark(const struct smdsp_modem_stats *a, const struct smdsp_modem_stats *b, long long *dev_a,
+		      long long *dev_b, long long *fly_ab, long long *fly_ba)
+{
+	*dev_a = (long long)a->v34.bits_sent -
+		 (long long)((uint64_t)(a->v34.now - a->v34.tx_data_at) * a->tx_rate / 8000);
+	*dev_b = (long long)b->v34.bits_sent -
+		 (long long)((uint64_t)(b->v34.now - b->v34.tx_data_at) * b->tx_rate / 8000);
+	*fly_ab = (long long)a->v34.bits_sent - (long long)b->v34.bits_received;
+	*fly_ba = (long long)b->v34.bits_sent - (long long)a->v34.bits_received;
+}
+
+static void long_call(void)
+{
+	static const struct line_cfg lc = { .loss_db = 6, .noise_dbm0 = -65, .echo_db = -300, .delay = 160,
+					    .ppm = 50, .seed = 17, .hybrid = 3, .hybrid_erl_db = 10 };
+	static const struct mcfg mc = { V34_MODS, 1, 1, 0, 0, 0 };
+	struct line *l;
+	struct end *a, *b;
+	struct stream sa = { 101, 202, 0, 0, 0 }, sb = { 202, 101, 0, 0, 0 };
+	struct smdsp_modem_stats as, bs;
+	int16_t at[BLK], ar[BLK] = { 0 }, bt[BLK], br[BLK] = { 0 };
+	long long d_a, d_b, f_ab, f_ba, f_ab1 = 0, f_ba1 = 0;
+	long now, end = (long)long_s * 8000, mark = -1, data_at = -1;
+	unsigned int rate_a = 0, rate_b = 0;
+	double t0 = cpu_s();
+
+	if (!selected("v34_long"))
+		return;
+	a = calloc(1, sizeof(*a));
+	b = calloc(1, sizeof(*b));
+	l = line_create(&lc);
+	if (!a || !b || !l) {
+		printf("FAIL no memory\n");
+		exit(1);
+	}
+	end_init(a, 1, &mc, 11, 0, false, false);
+	end_init(b, 0, &mc, 22, 0, false, false);
+	for (now = 0; now < end && !a->hung && !b->hung; now += BLK) {
+		long_block(a->m, &sa, ar, at);
+		long_block(b->m, &sb, br, bt);
+		line_process(l, at, ar, bt, br, BLK);
+		if (!rate_a && smdsp_modem_phase(a->m) == SMDSP_PHASE_CONNECTED &&
+		    smdsp_modem_phase(b->m) == SMDSP_PHASE_CONNECTED) {
+			rate_a = smdsp_modem_rate(a->m);
+			rate_b = smdsp_modem_rate(b->m);
+			/* 15 s of data on, the in-flight bits to compare the end's with */
+			mark = now + 15 * 8000;
+			data_at = now;
+		}
+		if (now == mark) {
+			smdsp_modem_get_stats(a->m, &as);
+			smdsp_modem_get_stats(b->m, &bs);
+			long_mark(&as, &bs, &d_a, &d_b, &f_ab1, &f_ba1);
+		}
+		if (bench && now % (30 * 8000) == 0 && rate_a) {
+			smdsp_modem_get_stats(a->m, &as);
+			smdsp_modem_get_stats(b->m, &bs);
+			printf("v34_long: %4ld s: receivers' error %d.%d/%d.%d dB, rates %u/%u, renegotiations %u/%u\n",
+			       now / 8000, as.v34_mse_db10 / 10, as.v34_mse_db10 % 10, bs.v34_mse_db10 / 10,
+			       bs.v34_mse_db10 % 10, as.rx_rate, bs.rx_rate, as.v34.renegs, bs.v34.renegs);
+		}
+		a->hung = smdsp_modem_phase(a->m) == SMDSP_PHASE_ONHOOK && rate_a;
+		b->hung = smdsp_modem_phase(b->m) == SMDSP_PHASE_ONHOOK && rate_b;
+	}
+	smdsp_modem_get_stats(a->m, &as);
+	smdsp_modem_get_stats(b->m, &bs);
+	long_mark(&as, &bs, &d_a, &d_b, &f_ab, &f_ba);
+	printf("v34_long: %lu s of line (%.2f s of CPU), %u/%u bit/s; ", long_s, cpu_s() - t0, rate_a, rate_b);
+	printf("bytes A->B %llu sent %llu got %llu bad, ", (unsigned long long)sa.sent,
+	       (unsigned long long)sb.got, (unsigned long long)sb.bad);
+	printf("B->A %llu sent %llu got %llu bad; ", (unsigned long long)sb.sent, (unsigned long long)sa.got,
+	       (unsigned long long)sa.bad);
+	printf("retransmissions %u/%u; bits sent against line time %+lld/%+lld; ", as.v42.retransmissions,
+	       bs.v42.retransmissions, d_a, d_b);
+	printf("in flight A->B %lld -> %lld, B->A %lld -> %lld (15 s in -> the end)\n", f_ab1, f_ab, f_ba1, f_ba);
+	if (bench)
+		goto out;
+	CHECK(rate_a >= 28800 && rate_b >= 28800 && !a->hung && !b->hung, "v34_long: rates %u/%u, hung %d/%d",
+	      rate_a, rate_b, a->hung, b->hung);
+	CHECK(smdsp_modem_rate(a->m) == rate_a && smdsp_modem_rate(b->m) == rate_b &&
+	      as.v34.renegs == 0 && as.v34.retrains == 0, "v34_long: the rate moved: %u/%u, %u renegotiations",
+	      smdsp_modem_rate(a->m), smdsp_modem_rate(b->m), as.v34.renegs);
+	/* the stream whole both ways, and nearly all of the line's rate used */
+	CHECK(sa.bad == 0 && sb.bad == 0 && sb.got + 16384 >= sa.sent && sa.got + 16384 >= sb.sent,
+	      "v34_long: bytes lost or wrong");
+	CHECK(data_at >= 0 && sb.got * 8 > (uint64_t)rate_a * (uint64_t)(end - data_at) / 8000 * 8 / 10,
+	      "v34_long: only %llu bytes A->B", (unsigned long long)sb.got);
+	/* each transmitter's bits exactly its rate's over its line time (a data frame, 13 mapping frames, at most apart) */
+	CHECK(llabs(d_a) <= 13 * 8 * 18 && llabs(d_b) <= 13 * 8 * 18, "v34_long: bits against line time %+lld/%+lld",
+	      d_a, d_b);
+	/* in flight: the line's delay, the far receiver's and the decoder's, the same at the end as a minute in */
+	CHECK(mark >= 0 && f_ab > 0 && f_ba > 0 && llabs(f_ab - f_ab1) <= 2 * 8 * 18 && llabs(f_ba - f_ba1) <= 2 * 8 * 18,
+	      "v34_long: in flight %lld -> %lld, %lld -> %lld", f_ab1, f_ab, f_ba1, f_ba);
+out:
+	line_free(l);
+	smdsp_modem_free(a->m);
+	smdsp_modem_free(b->m);
+	free(a);
+	free(b);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc > 1)
-		filter = argv[1];
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "--long=", 7)) {
+			long_s = strtoul(argv[i] + 7, NULL, 10);
+			bench = true;
+			filter = "v34_long";
+		} else {
+			filter = argv[i];
+		}
+	}
 	configure_limits();
 	v34_configure();
 	clean_calls();
@@ -768,5 +932,6 @@ int main(int argc, char **argv)
 	peer_vanishes();
 	echo_behind_a_lead();
 	second_call();
+	long_call();
 	return t_report("test_modem_v34");
 }

@@ -129,7 +129,7 @@ static void run(const char *name, int ours_calls, const char *words, unsigned in
 	const uint8_t *a = use_text ? text : noise, *b = use_text ? text + NB : noise + NB;
 	int16_t ot[BLK], orx[BLK] = { 0 }, ft[BLK], frx[BLK] = { 0 };
 	char buf[256], *w, *save = NULL;
-	long now, limit = 8000L * 120;
+	long now, drain, limit = 8000L * 120;
 	unsigned int far_dirs;
 	int ok;
 
@@ -174,6 +174,16 @@ static void run(const char *name, int ours_calls, const char *words, unsigned in
 		if ((o.nin == NB && f.nin == NB) || o.hung || o.bad || f.bad ||
 		    sml_modem_phase(f.m) >= SML_PH_FAILED)
 			break;
+	}
+	/*
+	 * Both got everything: a second more of the line, for what is still in
+	 * flight (the last frame's flush, its acknowledgement) to arrive before
+	 * the two ends' counts are compared
+	 */
+	for (drain = 0; o.nin == NB && f.nin == NB && !o.hung && drain < 8000; drain += BLK) {
+		ours_block(&o, b, orx, ot);
+		far_block(&f, a, frx, ft);
+		line_process(l, ot, orx, ft, frx, BLK);
 	}
 	smdsp_modem_get_stats(o.m, &o.st);
 	v = &o.st.v42;

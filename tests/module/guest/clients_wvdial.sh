@@ -2,7 +2,7 @@
 # root, instruction-counted clock): Debian's wvdial as a user sets it up,
 # i.e. wvdialconf finds the modem and writes /etc/wvdial.conf, the user
 # fills in the three lines it leaves commented (phone, user, password)
-# and adds an init string for the modem's best modulation (AT+MS=V32B),
+# and adds an init string for the modem's best modulation (AT+MS=V34),
 # `wvdial` dials, starts pppd, and a ping crosses to the far end's pppd
 # (a second guest on smline's pty bridge).  Then wvdial is stopped as a
 # user stops it (SIGINT: pppd ends the link, wvdial hangs up).
@@ -20,7 +20,7 @@ sed -i -e 's/^; Phone = .*/Phone = 5551234/' \
 	-e 's/^; Username = .*/Username = guest/' \
 	-e 's/^; Password = .*/Password = guest/' /etc/wvdial.conf
 # wvdialconf writes one section, [Dialer Defaults]: the line goes there
-echo "Init3 = AT+MS=V32B" >> /etc/wvdial.conf
+echo "Init3 = AT+MS=V34" >> /etc/wvdial.conf
 cp /etc/wvdial.conf $T/wvdial.conf
 
 wvdial > $T/wvdial.log 2>&1 &

@@ -49,12 +49,17 @@
  *    noise to the canceller): plain NLMS (whitening would amplify that
  *    noise where tx is weak) with mu = 1/2048, so that the coefficient noise
  *    it leaves (mu / (2 - mu) of the far signal's power, -36 dB) stays below
- *    what the receiver needs; where the far signal is louder than the echo,
- *    the step shrinks by their power ratio (the estimate's over the
- *    residual's), so that the coefficient noise stays mu / 2 of the echo's
- *    power however loud the far end talks; the error clipped to twice its
- *    mean magnitude, so that a burst (double talk) cannot throw the taps
- *    off; with a far FIR the two FIRs update on alternate samples (the same
+ *    what the receiver needs (V.34 asks for 1/65536 with
+ *    smdsp_echo_set_step(): its receiver needs 40 dB); where the far signal
+ *    is louder than an FIR's echo, that FIR's step shrinks by their power
+ *    ratio (its own estimate's over the residual's, in Q24), so that the
+ *    coefficient noise stays mu / 2 of its echo's power however loud the far
+ *    end talks, and a far FIR with no far echo to cancel stands still
+ *    rather than random-walking on the far signal (its taps' energy grew
+ *    fivefold in 100 s of V.34 data, the far signal's noise added to the
+ *    receiver's error for as long as the call lasted); the error clipped to
+ *    twice its mean magnitude, so that a burst (double talk) cannot throw
+ *    the taps off; with a far FIR the two FIRs update on alternate samples (the same
  *    step per update: the same misadjustment, half the speed, half the
  *    cost); a slow phase loop (0.2 Hz) whose detector is normalised by the
  *    far echo alone (the far signal in e would otherwise scale its gain
@@ -256,6 +261,7 @@ void smdsp_echo_reset(struct smdsp_echo *ec)
 	ec->pout = 0;
 	ec->eabs = 0;
 	ec->py = 0;
+	ec->pyf = 0;
 	ec->pe = 0;
 	ec->samples = 0;
 	ec->age = 0;
@@ -616,8 +622,8 @@ int16_t smdsp_echo_process(struct smdsp_echo *ec, int16_t tx, int16_t rx)
 	int n = ec->cfg.near_taps, f = ec->cfg.far_taps;
 	const int16_t *xn, *wn, *wf = NULL, *wq = NULL;
 	int16_t old, wtx, wrx;
-	int32_t yi = 0, yq = 0, c = 0, s = 0, e, ew, mu;
-	int64_t est, estw, g, pn, pf = 0;
+	int32_t yi = 0, yq = 0, c = 0, s = 0, e, ew;
+	int64_t est, estw, estn, g, pn, pf = 0, mu, muf;
 	int32_t m;
 	bool track, near_live, far_live = false;
 	int sh;
@@ -656,6 +662,7 @@ int16_t smdsp_echo_process(struct smdsp_echo *ec, int16_t tx, int16_t rx)
 		est = smdsp_sat32(dot(ec->hn, xn, n) >> 22);
 	}
 
+	estn = est;
 	if (f) {
 		const int16_t *xf, *xq;
 		int64_t ai = 0, aq = 0;
@@ -729,20 +736,32 @@ int16_t smdsp_echo_process(struct smdsp_echo *ec, int16_t tx, int16_t rx)
 	} else if (!ec->fixed && ec->mode == SMDSP_ECHO_TRAIN) {
 		mu /= 4;
 	}
+	/* from here in Q24: TRACK's shrunk steps are fractions of a Q16 unit */
+	mu <<= 8;
+	muf = mu;
 	if (ec->mode == SMDSP_ECHO_TRACK) {
-		int32_t y = (int32_t)clamp64(est >> 8, 1 << 20), r = (e + 128) >> 8;
+		int32_t y = (int32_t)clamp64(estn >> 8, 1 << 20), r = (e + 128) >> 8;
+		int32_t yf = (int32_t)clamp64((est - estn) >> 8, 1 << 20);
 
 		/*
-		 * Where the far signal is louder than the echo, the step shrinks by
-		 * their ratio: the coefficient noise it leaves stays mu / 2 of the
-		 * echo's power instead of the far signal's.
+		 * Where the far signal is louder than an FIR's own echo, that
+		 * FIR's step shrinks by their ratio: the coefficient noise it
+		 * leaves stays mu / 2 of its own echo's power, and never more
+		 * than mu / 2 of the far signal's. Each FIR by its own echo: a
+		 * far window with no far echo in it (its estimate near zero)
+		 * stands still instead of random-walking on the far signal,
+		 * which would add its coefficient noise to the receiver's
+		 * error for the whole call.
 		 */
 		ec->py += ((int64_t)y * y - ec->py) >> 8;
+		ec->pyf += ((int64_t)yf * yf - ec->pyf) >> 8;
 		ec->pe += ((int64_t)r * r - ec->pe) >> 8;
 		if (ec->pe > ec->py)
-			mu = (int32_t)div_norm((int64_t)mu * ec->py, ec->pe);
+			mu = div_norm(mu * ec->py, ec->pe);
+		if (ec->pe > ec->pyf)
+			muf = div_norm(muf * ec->pyf, ec->pe);
 	}
-	/* mu e / (P + delta) in Q46: mu Q16 x e Q8, shifted by 22 */
+	/* mu e / (P + delta) in Q46: mu Q24 x e Q8, shifted by 14 */
 	/*
 	 * TRACK's taps move so slowly that they take turns: the near FIR on odd
 	 * samples, the far one on even ones (with a far FIR), the same step per
@@ -750,7 +769,7 @@ int16_t smdsp_echo_process(struct smdsp_echo *ec, int16_t tx, int16_t rx)
 	 */
 	track = ec->mode == SMDSP_ECHO_TRACK && f;
 	if (!track || (ec->samples & 1)) {
-		g = clamp64(div_norm((int64_t)mu * ew * (1LL << 22), pn + (int64_t)n * DELTA_POWER), G_MAX);
+		g = clamp64(div_norm(mu * ew * (1LL << 14), pn + (int64_t)n * DELTA_POWER), G_MAX);
 		sh = mant(g, 15, &m);
 		if (near_live)
 			update(ec->hn, wn, NULL, m, 0, sh, n);
@@ -760,7 +779,7 @@ int16_t smdsp_echo_process(struct smdsp_echo *ec, int16_t tx, int16_t rx)
 
 		if (track && (ec->samples & 1))
 			goto loop;
-		g = clamp64(div_norm((int64_t)mu * ew * (1LL << 22), pf + (int64_t)f * DELTA_POWER), G_MAX / 2);
+		g = clamp64(div_norm(muf * ew * (1LL << 14), pf + (int64_t)f * DELTA_POWER), G_MAX / 2);
 		/* g cos, g sin with one shift, each under 2^14 */
 		sh = mant(smdsp_abs32(c) > smdsp_abs32(s) ? (g * c) >> 15 : (g * s) >> 15, 14, &m);
 		mc = (int32_t)(((g * c) >> 15) >> sh);

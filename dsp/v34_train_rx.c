@@ -106,6 +106,16 @@
 #define TIMING_FROM (SMDSP_V34_PP_SYMS + 256)
 /* the answer modem's reaction to our S, symbols: 32 of S found, a J word, pulses, demodulator */
 #define SILENT_MARGIN 128
+/*
+ * The canceller's step while it tracks in the data mode, Q16: 1/65536, so
+ * that the coefficient noise the far modem's signal leaves in its taps
+ * (mu / 2 of that signal's power at most, dsp/echo.c) stays near -51 dB,
+ * 10 dB under the receiver's own error at 33,600 bit/s; the echo path does
+ * not move during a call (the far echo's frequency is the phase loop's).
+ */
+#define EC_TRACK_MU 1
+/* the equaliser's re-centring: 1/2^RECENTRE_SHIFT of its slide every 8 symbols */
+#define RECENTRE_SHIFT 7
 #define P4_S_RUN 24			/* phase 4's S: symbols alternating a quarter turn */
 /* the canceller's schedule in its window: <smdsp/echo.h>'s SMDSP_ECHO_MODEM_*, as V.32bis's */
 
@@ -221,6 +231,48 @@ static int64_t div_norm(int64_t num, int64_t den)
 		num >>= 1;
 	}
 	return smdsp_div_s64(num, (int32_t)den + 1);
+}
+
+/*
+ * The equaliser's centre of gravity (its taps' energy over their index),
+ * Q8 taps.
+ */
+static int32_t eq_gravity(const struct smdsp_v34_train_rx *s)
+{
+	int64_t num = 0, den = 0;
+	int i;
+
+	for (i = 0; i < SMDSP_V34_EQ_TAPS; i++) {
+		int64_t p = ((int64_t)s->c[i][0] * s->c[i][0] + (int64_t)s->c[i][1] * s->c[i][1]) >> 20;
+
+		num += (i - CTR) * p;
+		den += p;
+	}
+	return den ? (int32_t)div_norm(num * 256, den) : 0;
+}
+
+/*
+ * The timing loop's help in the data mode, ticks: where the clocks differ,
+ * the equaliser takes up part of the drift the decision-directed detector
+ * leaves (it measures the equaliser's output, which the equaliser itself
+ * keeps on time), so its taps slide toward an end of their span, by the
+ * offset's rate for as long as the call lasts, and the error grows as the
+ * pulse leaves the span (at 50 ppm its edge taps' energy grew 30 times in
+ * 100 s, and the error fell 5 dB). A tap of T/2 is SMDSP_V34_TICKS / 2
+ * ticks; the instants move by 1/128 of the slide every 8 symbols (a time
+ * constant of 1024 symbols, 0.3 s), so the taps stay where the data found
+ * them.
+ */
+static int32_t eq_recentre(struct smdsp_v34_train_rx *s)
+{
+	int32_t g = eq_gravity(s);
+
+	if (!s->cg_set) {
+		s->cg_ref = g;
+		s->cg_set = true;
+		return 0;
+	}
+	return (int32_t)(((int64_t)(g - s->cg_ref) * (SMDSP_V34_TICKS / 2)) >> (8 + RECENTRE_SHIFT));
 }
 
 static void quad_decide(const struct smdsp_cplx *o, struct smdsp_cplx *d, unsigned int *q)
@@ -429,6 +481,8 @@ static enum smdsp_v34_train_state start_data(struct smdsp_v34_train_rx *s)
 	uint32_t p;
 	int i;
 
+	/* the equaliser's centre as the data begins: eq_recentre() holds it there */
+	s->cg_set = false;
 	s->rn = false;
 	/* the S watch from scratch: phase 4's S (2-wire, the call modem) left its count up */
 	s->srun = 0;
@@ -772,6 +826,8 @@ static void symbol(struct smdsp_v34_train_rx *s)
 
 			/* the mean move (the clocks' offset), for a wait without the far signal */
 			s->tavg += (adj * 256 - s->tavg) / 64;
+			if (s->state == SMDSP_V34_T_DATA)
+				adj += eq_recentre(s);
 			smdsp_v34_demod_adjust(s->demod, adj);
 			s->st.timing_ticks += adj;
 			s->tacc = 0;
@@ -1050,6 +1106,7 @@ void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s)
 	s->phase = 0;
 	s->freq = 0;
 	s->tacc = 0;
+	s->cg_set = false;
 	s->sym = 0;
 	s->jreg = 0;
 	s->jmatch = 0;
@@ -1154,8 +1211,10 @@ static void ec_adapt(struct smdsp_v34_train_rx *s, enum smdsp_echo_adapt mode)
 		return;
 	s->ec_mode = mode;
 	smdsp_echo_set_adapt(s->ec, mode);
-	if (mode == SMDSP_ECHO_TRACK)
+	if (mode == SMDSP_ECHO_TRACK) {
+		smdsp_echo_set_step(s->ec, EC_TRACK_MU);
 		smdsp_echo_set_loop(s->ec, SMDSP_ECHO_TRACK_PLL_MHZ);
+	}
 }
 
 static void ec_step(struct smdsp_v34_train_rx *s, int mu, int pll)

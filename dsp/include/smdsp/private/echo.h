@@ -60,7 +60,7 @@ struct smdsp_echo {
 	/* statistics */
 	int64_t prx, pout;		/* mean squares, Q8, about 64 ms */
 	int32_t eabs;			/* mean |error|, Q8, for the TRACK clip */
-	int64_t py, pe;			/* mean squares of the estimate and the error (TRACK's step) */
+	int64_t py, pyf, pe;		/* mean squares of the near and far estimates and the error (TRACK's steps) */
 	uint64_t samples;
 };
 

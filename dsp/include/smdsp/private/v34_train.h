@@ -181,6 +181,8 @@ struct smdsp_v34_train_rx {
 	struct smdsp_cplx y[16];	/* its T/2 outputs: 12 samples make at most 11 at 3429 baud */
 	int32_t tavg;			/* the timing loop's mean move per 8 symbols, Q8 */
 	int32_t tfrac;
+	int32_t cg_ref;			/* the equaliser's centre of gravity as the data began, Q8 taps */
+	bool cg_set;
 	/* rate renegotiation: the far S heard in the data mode, until our data mode again */
 	bool rn;
 	uint32_t rn_count;

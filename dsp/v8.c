@@ -29,6 +29,9 @@
 #define ANSAM_MS	5000
 #define JM_TIMEOUT_MS	5000
 #define SILENCE_MS	75
+/* CJ's three framed zero octets, newest bit in bit 0: each 9 zeros and a stop bit */
+#define CJ_MASK		((1u << 30) - 1)
+#define CJ_BITS		(1u << 0 | 1u << 10 | 1u << 20)
 
 enum {
 	ST_CI_ON,
@@ -78,6 +81,7 @@ struct smdsp_v8 {
 	uint8_t prev[MAX_MSG];
 	unsigned int prev_len;
 	unsigned int zeros;		/* consecutive zero octets (CJ) */
+	uint32_t cj_sr;			/* the last 30 bits, newest in bit 0 (CJ) */
 	unsigned int peer_mod_octets;
 
 	struct smdsp_v8_result res;
@@ -429,14 +433,18 @@ out:
 	s->msg_bad = 0;
 }
 
+/* CJ: stop JM, a short silence, then the modulation */
+static void got_cj(struct smdsp_v8 *s)
+{
+	tx_clear(s);
+	set_state(s, ST_SIGA, SILENCE_MS);
+}
+
 static void got_octet(struct smdsp_v8 *s, uint8_t o)
 {
 	if (o == 0) {
-		if (++s->zeros >= 3 && s->state == ST_JM) {
-			/* CJ: stop JM, a short silence, then the modulation */
-			tx_clear(s);
-			set_state(s, ST_SIGA, SILENCE_MS);
-		}
+		if (++s->zeros >= 3 && s->state == ST_JM)
+			got_cj(s);
 	} else {
 		s->zeros = 0;
 	}
@@ -453,6 +461,21 @@ void smdsp_v8_put_bit(struct smdsp_v8 *s, int bit)
 	bit = bit ? 1 : 0;
 	if (s->state == ST_END)
 		return;
+	/*
+	 * CJ whatever the octet framing: a caller that hears JM may cut its
+	 * CM anywhere (SpanDSP flushes it mid-octet) and start CJ at once,
+	 * without a preamble. The octet framer then takes a CJ zero for the
+	 * start bit, and as CJ repeats every 10 bits it stays off by the
+	 * same bits for good: no zero octet, no CJ, and V.8 timed out behind
+	 * some round trips. Three framed zero octets (start, 8 zeros, stop)
+	 * in the raw bits are CJ; CM and JM hold no zero octet, so nothing
+	 * in them has 9 zeros in a row.
+	 */
+	s->cj_sr = (s->cj_sr << 1 | (uint32_t)bit) & CJ_MASK;
+	if (s->state == ST_JM && s->cj_sr == CJ_BITS) {
+		got_cj(s);
+		return;
+	}
 	/* newest bit on top: a sync reads 10 ones, start, octet, stop */
 	s->sr = (s->sr >> 1) | ((uint32_t)bit << 19);
 	sync = s->sr & 0xfffff;

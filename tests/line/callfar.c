@@ -28,7 +28,13 @@
  *   --period N --lead N --up N --down N --start N --delay-ms MS --atten DB
  *   --noise DBM0 --route WORDS (default answer:v32bis,v42,v8,echo,ansdelay=1000)
  *   --rate BPS (default 14400) --bytes N --max-s S -v
+ *   --incoming WORDS    smline's far modem calls instead (its --incoming
+ *                       call, e.g. v34,v42,echo) and the engine answers at
+ *                       the first ring, as mgetty's ATA
+ *   --no-hybrid         no hybrid on the wire (test_clients' line)
+ *   The engine offers V.34 (AT+MS=V34) when the far modem's words name it.
  * callfar --sweep     the cases test_line.py keeps, CHECKed (tests/common/check.h)
+ * callfar --sweep-v34 V.34 both ways round, the same
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -80,6 +86,8 @@ struct cfg {
 	unsigned int period, lead, up, down, start, rate, bytes;
 	double delay_ms, max_s, atten_db, noise_dbm0;
 	const char *route;
+	const char *incoming;	/* smline's far modem calls ours: its words */
+	bool no_hybrid;		/* a line without the guest's hybrid (test_clients') */
 };
 
 struct result {
@@ -93,6 +101,17 @@ struct result {
 	char caller_state[256];
 	char record[8192];	/* smline's JSON record of the call */
 };
+
+/* the far modem's words: the route we dial, or the call smline places to us */
+static const char *far_words(const struct cfg *c)
+{
+	return c->incoming ? c->incoming : c->route;
+}
+
+static bool far_v34(const struct cfg *c)
+{
+	return strstr(far_words(c), "v34");
+}
 
 static void pump_bytes(struct smdsp_modem *m, const struct cfg *c, size_t *sent, size_t *got,
 		       size_t *bad)
@@ -172,11 +191,20 @@ static int one_call(const struct cfg *c, struct result *r)
 		return -1;
 	}
 	xc.nroutes = 1;
+	if (c->incoming) {
+		/* the call rings at once, as smline's --incoming "0=WORDS" */
+		snprintf(spec, sizeof(spec), "0=%s", c->incoming);
+		if (sml_incoming_parse(&xc.incoming[0], spec)) {
+			fprintf(stderr, "callfar: bad incoming call %s\n", c->incoming);
+			return -1;
+		}
+		xc.nincoming = 1;
+	}
 	xc.block = SML_BLOCK;
 	xc.transport = "callfar";
 	xc.json = open_memstream(&rec, &reclen);
 	sml_wire_cfg_default(&wc);
-	wc.hybrid = 3;
+	wc.hybrid = c->no_hybrid ? 0 : 3;
 	wc.hybrid_erl_db = 12;
 	wc.delay_ms = c->delay_ms;
 	wc.atten_db = c->atten_db;
@@ -186,10 +214,15 @@ static int one_call(const struct cfg *c, struct result *r)
 	sl.x = sml_exchange_new(&xc);
 	sml_hook_init(&sl.hook, 0);
 
-	/* what smodem_call_config() gives ATD after AT+MS=V32B (ATX4: a dial tone first) */
+	/*
+	 * what smodem_call_config() gives ATD or ATA after AT+MS=V32B (ATX4: a
+	 * dial tone first), or AT+MS=V34 when the far modem runs V.34
+	 */
 	memset(&mc, 0, sizeof(mc));
 	mc.sample_rate = 8000;
 	mc.modulations = SMDSP_MODEM_V32BIS | SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 | SMDSP_MODEM_V21;
+	if (far_v34(c))
+		mc.modulations |= SMDSP_MODEM_V34;
 	mc.flags = SMDSP_MODEM_FLAG_V8 | SMDSP_MODEM_FLAG_V42;
 	mc.v42bis_dirs = SMDSP_V42BIS_DIR_BOTH;
 	mc.wait_answer_ms = 50000;
@@ -224,6 +257,10 @@ static int one_call(const struct cfg *c, struct result *r)
 		delay_push(&up, tx, n);
 		pump_bytes(m, c, &sent, &got, &bad);
 		while (smdsp_modem_get_event(m, &ev)) {
+			/* an incoming call: answered at its first ring, as mgetty's ATA */
+			if (ev.type == SMDSP_EV_RING && c->incoming &&
+			    smdsp_modem_phase(m) == SMDSP_PHASE_ONHOOK)
+				smdsp_modem_answer(m);
 			if (ev.type != SMDSP_EV_PHASE)
 				continue;
 			if (ev.phase == SMDSP_PHASE_CONNECTED && !r->connected) {
@@ -237,7 +274,7 @@ static int one_call(const struct cfg *c, struct result *r)
 				r->cause = ev.arg;
 			}
 		}
-		if (now == 0)
+		if (now == 0 && !c->incoming)
 			smdsp_modem_dial(m, "8");
 		if (!r->hung && got >= c->bytes && r->connected) {
 			smdsp_modem_hangup(m);
@@ -250,8 +287,9 @@ static int one_call(const struct cfg *c, struct result *r)
 			break;
 	}
 	smdsp_modem_get_stats(m, &st);
-	r->v8 = st.v8_used && st.v8.selected == SMDSP_V8_MOD_V32;
-	r->rtd = st.v32_rtd;
+	r->v8 = st.v8_used &&
+		st.v8.selected == (far_v34(c) ? SMDSP_V8_MOD_V34 : SMDSP_V8_MOD_V32);
+	r->rtd = st.v34_used ? st.v34_rtd : st.v32_rtd;
 	r->echo_latency = st.echo_latency;
 	r->erle_db = st.echo_erle_db_q8 / 256;
 	r->echoed = got;
@@ -274,7 +312,9 @@ static int one_call(const struct cfg *c, struct result *r)
  */
 static bool call_ok(const struct cfg *c, const struct result *r)
 {
-	bool v8 = strstr(c->route, "v8") && !strstr(c->route, "nov8");
+	const char *w = far_words(c);
+	/* smline's V.34 runs only after V.8 */
+	bool v8 = far_v34(c) || (strstr(w, "v8") && !strstr(w, "nov8"));
 
 	return r->connected && r->v8 == v8 && r->rate == c->rate && r->cause == SMDSP_CAUSE_LOCAL &&
 	       r->echoed == c->bytes && !r->bad && r->rtd >= 0;
@@ -282,8 +322,8 @@ static bool call_ok(const struct cfg *c, const struct result *r)
 
 static void print_result(const struct cfg *c, const struct result *r)
 {
-	printf("RESULT period=%u lead=%u up=%u down=%u delay_ms=%.1f atten_db=%.1f start=%u ok=%d connected=%d v8=%d rate=%u connect_s=%.2f rtd=%d echo_latency=%d erle_db=%d retrains=%u cause=%u echoed=%zu bad=%zu\n",
-	       c->period, c->lead, c->up, c->down, c->delay_ms, c->atten_db, c->start, call_ok(c, r),
+	printf("RESULT %s period=%u lead=%u up=%u down=%u delay_ms=%.1f atten_db=%.1f start=%u ok=%d connected=%d v8=%d rate=%u connect_s=%.2f rtd=%d echo_latency=%d erle_db=%d retrains=%u cause=%u echoed=%zu bad=%zu\n",
+	       c->incoming ? "answering" : "dialling", c->period, c->lead, c->up, c->down, c->delay_ms, c->atten_db, c->start, call_ok(c, r),
 	       r->connected, r->v8, r->rate, r->connect_s, r->rtd, r->echo_latency, r->erle_db,
 	       r->retrains, r->cause, r->echoed, r->bad);
 	if (!call_ok(c, r))
@@ -343,6 +383,61 @@ static int sweep(const struct cfg *base)
 	return t_report("callfar");
 }
 
+/*
+ * V.34 through V.8 both ways round: our engine answering smline's V.34
+ * caller (its --incoming call, answered at the first ring as mgetty's ATA)
+ * and dialling its V.34 answerer, behind the lead alone and behind the
+ * lab's paths (the audio path 0-2600 samples beyond the lead), with the
+ * guest's hybrid and without it (test_clients' line): each call at
+ * 33,600 with V.42, 4 KiB each way (smline's echo service sends ours
+ * back), the round trip phase 2 measured the loop's.
+ */
+static int sweep_v34(const struct cfg *base)
+{
+	static const struct {
+		unsigned int echo, down, start;
+		bool no_hybrid;
+	} paths[] = {
+		{ 2148, 100, 0, false }, { 3500, 300, 500, false }, { 4600, 2000, 250, false },
+		{ 4648, 2600, 700, false }, { 2148, 100, 0, true }, { 4000, 1000, 300, true },
+		{ 4648, 2600, 0, true },
+		/*
+		 * round trips where SpanDSP's caller cuts its CM so that CJ
+		 * misses our octet framing: V.8 timed out answering them
+		 * before dsp/v8.c heard CJ in the raw bits
+		 */
+		{ 2784, 736, 0, true }, { 3579, 1531, 0, true }, { 4427, 2379, 0, true },
+	};
+	unsigned int k, role;
+
+	for (role = 0; role < 2; role++) {
+		for (k = 0; k < ARRAY_SIZE(paths); k++) {
+			struct cfg c = *base;
+			struct result r;
+
+			c.incoming = role ? NULL : "v34,v42,echo";
+			c.route = "answer:v34,v42,v8,echo,ansdelay=1000";
+			c.rate = 33600;
+			c.bytes = 4096;
+			c.max_s = 60;
+			c.up = paths[k].echo - paths[k].down;
+			c.down = paths[k].down;
+			c.start = paths[k].start;
+			c.no_hybrid = paths[k].no_hybrid;
+			if (one_call(&c, &r))
+				return 2;
+			print_result(&c, &r);
+			CHECK(call_ok(&c, &r), "%s, case %u: connected %d at %u, V.8 %d, %zu bytes back",
+			      role ? "dialling" : "answering", k, r.connected, r.rate, r.v8, r.echoed);
+			/* phase 2's round trip: the path both ways, within a few symbols */
+			CHECK(r.rtd >= (int)paths[k].echo - 100 && r.rtd <= (int)paths[k].echo + 100,
+			      "%s, case %u: round trip %d, the loop %u", role ? "dialling" : "answering",
+			      k, r.rtd, paths[k].echo);
+		}
+	}
+	return t_report("callfar");
+}
+
 int main(int argc, char **argv)
 {
 	struct cfg c = { .period = 0, .lead = 2048, .up = 3048, .down = 1000, .rate = 14400,
@@ -361,8 +456,14 @@ int main(int argc, char **argv)
 			sml_log_level = SML_LOG_DEBUG;
 			continue;
 		}
+		if (!strcmp(o, "--no-hybrid")) {
+			c.no_hybrid = true;
+			continue;
+		}
 		if (!strcmp(o, "--sweep"))
 			return sweep(&c);
+		if (!strcmp(o, "--sweep-v34"))
+			return sweep_v34(&c);
 		if (!v) {
 			fprintf(stderr, "callfar: bad option %s\n", o);
 			return 2;
@@ -392,6 +493,8 @@ int main(int argc, char **argv)
 			c.max_s = atof(v);
 		else if (!strcmp(o, "--route"))
 			c.route = v;
+		else if (!strcmp(o, "--incoming"))
+			c.incoming = v;
 		else {
 			fprintf(stderr, "callfar: bad option %s\n", o);
 			return 2;

@@ -611,6 +611,21 @@ def test_v32bis_engine_through_v8():
     ctest.judge("callfar", r, least=36)
 
 
+def test_v34_engine_answers_smline_caller():
+    """Our engine answers smline's V.34 caller (SpanDSP's V.8 as the caller, v34far.c as the call
+    modem, placed by smline's --incoming path: ring, then smdsp_modem_answer() as mgetty's ATA) and
+    dials its V.34 answerer, in-process (tests/line/callfar.c --sweep-v34): behind the lead alone
+    and the lab's audio paths up to 2600 samples beyond it, with the guest's hybrid and without it
+    (test_clients' line), and the round trips where SpanDSP's caller cut its CM so that CJ slipped
+    past our V.8's octet framing (V.8 timed out: the guest answering behind QEMU's audio path,
+    doc/v34.md); every call at 33,600 through V.8 with V.42, 4 KiB each way intact, phase 2's round
+    trip the loop's."""
+    r = subprocess.run([os.path.join(OUT, "callfar"), "--sweep-v34"], capture_output=True,
+                       text=True, timeout=120)
+    print(r.stdout)
+    ctest.judge("callfar", r, least=40)
+
+
 def test_several_calls():
     """One line, four calls in a row: each gets its own record."""
     c = call(["--route", "5550000=busy", "--route", answer_route(n=500),

@@ -17,8 +17,8 @@ say "load: $SMODEM_ARGS"
 insmod $K $SMODEM_ARGS
 echo $? > $T/insmod.rc
 # as the package's maintainer script installs them, and the one line a user
-# adds for V.32bis (the factory +MS is V.22bis's): mgetty's own init, +MS
-printf 'port ttySM0\n  init-chat "" \\dATQ0V1H0 OK AT+MS=V32B OK\n' >> /etc/mgetty/mgetty.config
+# adds for V.34 (the factory +MS is V.22bis's): mgetty's own init, +MS
+printf 'port ttySM0\n  init-chat "" \\dATQ0V1H0 OK AT+MS=V34 OK\n' >> /etc/mgetty/mgetty.config
 chmod 600 /etc/mgetty/*
 cp /etc/mgetty/mgetty.config /etc/mgetty/login.config $T/ 2>/dev/null
 

@@ -517,21 +517,6 @@ static const struct wire2_case wire2[] = {
 	{ "2-wire telephone, 10 dB, -55 dBm0", CHAN_TELEPHONE, 10, -55, 100, 40, 80, 6, 10, 27, 3.0, 21600, 3429 },
 };
 
-static void wire2_info0(int max_baud, struct smdsp_v34_info0 *i)
-{
-	memset(i, 0, sizeof(*i));
-	i->power_reduction = 1;
-	i->c1664 = 1;
-	i->rate_2743 = max_baud >= 2743;
-	i->rate_2800 = max_baud >= 2800;
-	i->low_3000 = max_baud >= 3000;
-	i->high_3000 = max_baud >= 3000;
-	i->low_3200 = max_baud >= 3200;
-	i->high_3200 = max_baud >= 3200;
-	i->rate_3429 = max_baud >= 3429;
-	i->allow_3429 = max_baud >= 3429;
-}
-
 static void test_two_wire(void)
 {
 	unsigned int i;
@@ -561,7 +546,7 @@ static void test_two_wire(void)
 		cc.max_rate_a = w->max_rate;
 		cc.blk = w->blk;
 		cc.two_wire = true;
-		wire2_info0(w->max_baud, &cc.info0);
+		v34_info0_upto(w->max_baud, &cc.info0);
 		cc.seconds = 30;
 		snprintf(what, sizeof(what), "%s, %d ms, ERL %.0f, far %.0f dB %+.0f Hz, up to %d baud", w->name,
 			 w->delay_ms, w->erl, w->far_db, w->hz, w->max_baud);

@@ -43,6 +43,7 @@
 #include "line.h"
 #include "chan.h"
 #include "check.h"
+#include "v34rule.h"
 
 #define LEVEL (-120)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -139,21 +140,6 @@ struct result {
 	long data_ms;
 };
 
-static void info0_upto(int max_baud, struct smdsp_v34_info0 *i)
-{
-	memset(i, 0, sizeof(*i));
-	i->power_reduction = 1;
-	i->c1664 = 1;
-	i->rate_2743 = max_baud >= 2743;
-	i->rate_2800 = max_baud >= 2800;
-	i->low_3000 = max_baud >= 3000;
-	i->high_3000 = max_baud >= 3000;
-	i->low_3200 = max_baud >= 3200;
-	i->high_3200 = max_baud >= 3200;
-	i->rate_3429 = max_baud >= 3429;
-	i->allow_3429 = max_baud >= 3429;
-}
-
 static int end_init(struct end *e, const struct path_case *pc, bool calling, bool search, uint32_t seed)
 {
 	struct smdsp_v34_config cfg = { .calling = calling, .level_dbm0_10 = LEVEL, .far_level_dbm0_10 = LEVEL,
@@ -161,7 +147,7 @@ static int end_init(struct end *e, const struct path_case *pc, bool calling, boo
 					.no_near_search = !search };
 
 	memset(e, 0, sizeof(*e));
-	info0_upto(pc->max_baud, &cfg.info0);
+	v34_info0_upto(pc->max_baud, &cfg.info0);
 	e->src.s = seed;
 	cfg.get_bit = src_bit;
 	cfg.get_user = &e->src;

@@ -42,6 +42,7 @@
 #include "chan.h"
 #include "tutil.h"
 #include "check.h"
+#include "v34rule.h"
 
 #define LEVEL (-120)
 #define FAULT 12000		/* samples of a line fault: the far signal replaced by noise for 1.5 s */
@@ -217,21 +218,6 @@ struct out {
 static uint8_t bits_buf[4][MAXBITS];
 static uint32_t at_buf[2][MAXBITS];
 
-static void info0_upto(int max_baud, struct smdsp_v34_info0 *i)
-{
-	memset(i, 0, sizeof(*i));
-	i->power_reduction = 1;
-	i->c1664 = 1;
-	i->rate_2743 = max_baud >= 2743;
-	i->rate_2800 = max_baud >= 2800;
-	i->low_3000 = max_baud >= 3000;
-	i->high_3000 = max_baud >= 3000;
-	i->low_3200 = max_baud >= 3200;
-	i->high_3200 = max_baud >= 3200;
-	i->rate_3429 = max_baud >= 3429;
-	i->allow_3429 = max_baud >= 3429;
-}
-
 static bool settled(enum smdsp_v34_state st)
 {
 	return st == SMDSP_V34_DATA || st == SMDSP_V34_CLEARED || st == SMDSP_V34_FAILED;
@@ -264,7 +250,7 @@ static void run(const struct scen *sc, struct out *o)
 		cfg[i].level_dbm0_10 = LEVEL;
 		cfg[i].far_level_dbm0_10 = LEVEL;
 		cfg[i].max_rate = sc->max_rate;
-		info0_upto(sc->two_wire ? sc->max_baud : 3429, &cfg[i].info0);
+		v34_info0_upto(sc->two_wire ? sc->max_baud : 3429, &cfg[i].info0);
 		cfg[i].two_wire = sc->two_wire;
 		cfg[i].echo_latency = sc->two_wire ? BLK : 0;
 		cfg[i].no_auto = sc->no_auto;

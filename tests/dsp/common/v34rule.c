@@ -2,11 +2,13 @@
 /* v34_probe.c's rate rule in floating point, on the true channel (test code): see v34rule.h */
 #include <complex.h>
 #include <math.h>
+#include <string.h>
 #include <smdsp/v34_probe.h>
 #include <smdsp/v34_mod.h>
 #include "chan.h"
 #include "line.h"
 #include "v34rule.h"
+#include <smdsp/v34_info.h>
 
 #define GAP_DB 7.0
 
@@ -121,4 +123,19 @@ void v34_rule_line_rates(const struct line_cfg *cfg, int level_dbm0_10, int rate
 				rates[r] = rate;
 		}
 	}
+}
+
+void v34_info0_upto(int max_baud, struct smdsp_v34_info0 *i)
+{
+	memset(i, 0, sizeof(*i));
+	i->power_reduction = 1;
+	i->c1664 = 1;
+	i->rate_2743 = max_baud >= 2743;
+	i->rate_2800 = max_baud >= 2800;
+	i->low_3000 = max_baud >= 3000;
+	i->high_3000 = max_baud >= 3000;
+	i->low_3200 = max_baud >= 3200;
+	i->high_3200 = max_baud >= 3200;
+	i->rate_3429 = max_baud >= 3429;
+	i->allow_3429 = max_baud >= 3429;
 }

@@ -33,4 +33,8 @@ void v34_rule_truth(const struct line_cfg *cfg, int level_dbm0_10, struct v34_tr
  */
 void v34_rule_line_rates(const struct line_cfg *cfg, int level_dbm0_10, int rates[6]);
 
+struct smdsp_v34_info0;
+/* INFO0 offering every symbol rate up to max_baud on both carriers, 1664 points, power reduction */
+void v34_info0_upto(int max_baud, struct smdsp_v34_info0 *i);
+
 #endif

@@ -25,6 +25,15 @@ pass/fail), in one run:
      connects at (AT+MS=V34 to smline's v34 route; b2b --mod v34), the line
      rate being that call's rate.
 
+Steps f and g move PUMP_NBYTES each way (default: NBYTES x the pump's top
+rate / 2400, as many seconds of line time as the V.22bis calls) and time
+each direction as a stream, the same way at both ends and in b2b: from the
+receiver's first I frame to the one that completes the file, the first
+frame's bytes not counted (the DTE's first byte read, for the line's
+direction in the call).  Their reference runs twice: on b2b's own line
+(20 ms round trip) and once more over the round trip the call measured
+(b2b --delay), where V.42's window stalls as it does in the call.
+
 The guest side is tools/guest/modem_calls.sh; the far end is smline
 answering V.22bis + V.42, sending NBYTES (send=random) and checking what
 arrives (expect=random). One guest boot per call, all on the main clock
@@ -46,7 +55,8 @@ Every option (--help) defaults to its variable when that is set: KERNEL,
 CLOCK, ICOUNT_SHIFT, NBYTES (4096), TEXT_BYTES (16384; 0: no step e),
 CONTEXTS (int dpc thr res usr), LOAD_US
 (1840), IDLE_S (20), OTHER_CLOCK (1: also the call on the other clock; 0:
-skip it), V32BIS (1: step f; 0: skip it), V34 (1: step g; 0: skip it), JOBS (1), SCHEDULER, BENCH_OUT (out), MODULE (default
+skip it), V32BIS (1: step f; 0: skip it), V34 (1: step g; 0: skip it),
+PUMP_NBYTES (0: as above), JOBS (1), SCHEDULER, BENCH_OUT (out), MODULE (default
 build/<kernel>/smodem.ko), SMLINE (build/line/smline).
 Writes BENCH_OUT/bench-modem.json, BENCH_OUT/bench-modem.md and the raw
 runs under BENCH_OUT/bench-modem/.
@@ -108,8 +118,27 @@ LINE_BPS = 2400 / 8
 AT_MS = {"v22bis": "", "v32bis": "+MS=V32B", "v34": "+MS=V34"}
 # the pumps of steps f and g: their step, name, +MS and the rate the line is measured against
 # (None: the rate the call connected at, which V.34's line probing chooses)
-PUMPS = {"v32bis": {"step": "f", "name": "V.32bis", "ms": "V32B", "rate": 14400},
-         "v34": {"step": "g", "name": "V.34", "ms": "V34", "rate": None}}
+PUMPS = {"v32bis": {"step": "f", "name": "V.32bis", "ms": "V32B", "rate": 14400, "top": 14400},
+         "v34": {"step": "g", "name": "V.34", "ms": "V34", "rate": None, "top": 33600}}
+# b2b's round trip on its own line, as V.34's phase 2 measures it there (its
+# engines' 80-sample blocks): what b2b --delay adds to, to match a call's
+B2B_RTD_MS = 20.0
+
+
+def pump_nbytes(nbytes, mod, given=0):
+    """Bytes each way in a pump's calls: given, or as many seconds of line time
+    as nbytes at V.22bis's 2400 bit/s (nbytes x the pump's top rate / 2400):
+    4 KiB is 1 s at 33,600, where V.42's start, its last acknowledgement and
+    the first window's round trip would weigh as much as the stream."""
+    return given or nbytes * PUMPS[mod]["top"] // 2400
+
+
+def call_rtd_ms(call, mod):
+    """The round trip the modem measured in its call (phase 2 of V.34, V.32bis's
+    start-up), in ms; None when it has none."""
+    st = (call or {}).get("stats") or {}
+    v = st.get("engine_v34_rtd" if mod == "v34" else "engine_v32_rtd")
+    return v / 8.0 if isinstance(v, (int, float)) and v > 0 else None
 # step e's text: the documentation, the guest sending one part, smline another
 TEXT_SOURCES = ("README.md", "doc/*.md", "tools/line/README.md", "dsp/README.md")
 
@@ -124,10 +153,13 @@ def text_payload(n, part):
 
 
 # -- the reference: two SpanDSP modems back to back ------------------------------
-def run_b2b(nbytes, b2b=B2B, mod="v22bis"):
+def run_b2b(nbytes, b2b=B2B, mod="v22bis", delay_ms=0.0):
+    """delay_ms: b2b's one-way delay each way (--delay)."""
     t0 = time.monotonic()
-    p = subprocess.run([str(b2b), "--mod", mod, "--v42", "--bytes", str(nbytes)],
-                       capture_output=True, text=True, timeout=120)
+    cmd = [str(b2b), "--mod", mod, "--v42", "--bytes", str(nbytes)]
+    if delay_ms:
+        cmd += ["--delay", "%.1f" % delay_ms]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120 + nbytes // 400)
     r = json.loads(p.stdout.strip().splitlines()[-1])
     r["rc"] = p.returncode
     r["wall_s"] = round(time.monotonic() - t0, 3)
@@ -196,7 +228,9 @@ def far_receive_times(events_text, nbytes, per_call=()):
     payload, line_bytes()).
     [{"data_t", "done_t" (None: never complete), "last_iframe_t", "iframes",
       "info_bytes", "first_iframe_t", "first_info" (the first frame's information
-      bytes), "done_info" (information bytes up to done_t)}]"""
+      bytes), "done_info" (information bytes up to done_t), "tx_first_info",
+      "tx_info" (the far modem's own new I frames: the first one's information
+      bytes and all of theirs, what the stream to the modem is shared by)}]"""
     calls, by_number = [], {}
     for line in events_text.splitlines():
         if not line.strip():
@@ -206,7 +240,8 @@ def far_receive_times(events_text, nbytes, per_call=()):
         if e["source"] == "exchange" and ev in ("off-hook", "incoming"):
             by_number[e["call"]] = {"data_t": None, "done_t": None, "last_iframe_t": None,
                                     "iframes": 0, "info_bytes": 0, "_next_ns": None,
-                                    "first_iframe_t": None, "first_info": 0, "done_info": None}
+                                    "first_iframe_t": None, "first_info": 0, "done_info": None,
+                                    "tx_first_info": None, "tx_info": 0, "_tx_next_ns": None}
             calls.append(by_number[e["call"]])
             continue
         cur = by_number.get(e["call"])
@@ -215,6 +250,14 @@ def far_receive_times(events_text, nbytes, per_call=()):
         if ev == "phase" and e["phase"] == "data":
             cur["data_t"] = t
         elif ev == "frame" and cur["data_t"] is not None:
+            if (e["dir"] == "tx" and e["len"] >= 3 and not e["control"] & 1 and
+                    (cur["_tx_next_ns"] is None or e["control"] >> 1 == cur["_tx_next_ns"])):
+                # the far modem's own new I frame (a repeat has an older N(S))
+                cur["_tx_next_ns"] = ((e["control"] >> 1) + 1) & 0x7F
+                cur["tx_info"] += e["len"] - 3
+                if cur["tx_first_info"] is None:
+                    cur["tx_first_info"] = e["len"] - 3
+                continue
             if e["dir"] != "rx" or not e["fcs_ok"] or e["len"] < 3 or e["control"] & 1:
                 continue    # not a good I frame from the modem (control bit 0 clear)
             ns = e["control"] >> 1
@@ -235,7 +278,7 @@ def far_receive_times(events_text, nbytes, per_call=()):
                 cur["done_t"] = prev if late else t
                 cur["done_info"] = cur["info_bytes"] - (e["len"] - 3 if late else 0)
     for c in calls:
-        del c["_next_ns"]
+        del c["_next_ns"], c["_tx_next_ns"]
     return calls
 
 
@@ -387,6 +430,13 @@ def analyse_call(tag, run, rec, far, nbytes):
         c["dte_rx_s"] = _r(up("rxdone") - up("connect"))
         if c["data_ok"]:
             c["to_modem_Bps"] = _r(nbytes / max(1e-3, up("rxdone") - up("connect")), 1)
+    if c["data_ok"] and up("rxfirst") is not None and up("rxdone") is not None and far:
+        # the stream from its first frame at the DTE to its last, as the
+        # modem's own (below) and b2b's: the first frame's share not counted
+        t1, first, total = up("rxfirst"), far.get("tx_first_info"), far.get("tx_info")
+        if first is not None and total and total > first and up("rxdone") > t1:
+            c["to_modem_stream_Bps"] = _r(nbytes * (total - first) / total /
+                                          (up("rxdone") - t1), 1)
     if up("connect") is not None and up("txdone") is not None:
         c["dte_writer_s"] = _r(up("txdone") - up("connect"))
     if far and far.get("data_t") is not None and far.get("done_t") is not None:
@@ -636,56 +686,84 @@ def markdown(rep):
 
 def _pump_section(rep, mod):
     """Step f or g: a pump's call against its line rate and against our two far modems
-    back to back (b2b --mod), and the text through V.42bis."""
+    back to back (b2b --mod), on b2b's own line and over the call's round trip, and the
+    text through V.42bis."""
     p, f = PUMPS[mod], rep[mod]
     rate, lbps = f.get("rate"), f.get("line_Bps")
     fb, fc, ft = f.get("b2b") or {}, f.get("call") or {}, f.get("text") or {}
+    fp = f.get("b2b_path")
     r = f.get("ratio") or {}
-    b2b_ok = (fb.get("rate") and fb.get("rate") == (p["rate"] or fb.get("rate")) and
-              fb.get("answer_bad") == 0 and fb.get("caller_bad") == 0 and
-              fb.get("answer_got") == fb.get("bytes") and fb.get("caller_got") == fb.get("bytes"))
+
+    def ok(b):
+        return (b.get("rate") and b.get("rate") == (p["rate"] or b.get("rate")) and
+                b.get("answer_bad") == 0 and b.get("caller_bad") == 0 and
+                b.get("answer_got") == b.get("bytes") and b.get("caller_got") == b.get("bytes"))
+
+    def b2b_row(name, b):
+        up, down = _stream(b, "to_answer"), _stream(b, "to_caller")
+        return "| %s | %s (%s) | %s (%s) | %s / %s | %s | %s |" % (
+            name, _f(up, "%.1f"), _f(b.get("to_answer_Bps"), "%.1f"), _f(down, "%.1f"),
+            _f(b.get("to_caller_Bps"), "%.1f"), _f(_pct(up, lbps), "%.1f %%"),
+            _f(_pct(down, lbps), "%.1f %%"), _f(b.get("both_done_s")),
+            "ok" if ok(b) else "FAILED")
+
+    nb = fc.get("nbytes") or fb.get("bytes")
     L = ["", "## %s. %s at %s (AT+MS=%s, smline's %s far modem: ours)" % (
         p["step"], p["name"], _f(rate, "%d"), p["ms"], p["name"]), "",
+        "%s bytes each way (random). Each figure is a stream: from the receiver's first I "
+        "frame to the one that completes the file, the first frame's bytes not counted; in "
+        "brackets the older measure (b2b: from the receiver's data phase; the call: modem -> "
+        "line from the far modem's data phase, line -> modem from the DTE's CONNECT)." % _f(nb, "%d"),
+        "",
         "| | modem -> line B/s | line -> modem B/s | against the line rate (%s B/s) | "
         "both ways done (s) | data |" % _f(lbps, "%d"),
         "|---|---|---|---|---|---|",
-        "| our far modem <-> our far modem (b2b --mod %s, no guest%s) | %s | %s | "
-        "%s / %s | %s | %s |" % (
+        b2b_row("our far modem <-> our far modem (b2b --mod %s, no guest%s, round trip %s ms)" % (
             mod, ", %s bit/s" % _f(fb.get("rate"), "%d") if not p["rate"] else "",
-            _f(fb.get("to_answer_Bps"), "%.1f"), _f(fb.get("to_caller_Bps"), "%.1f"),
-            _f(_pct(fb.get("to_answer_Bps"), lbps), "%.1f %%"),
-            _f(_pct(fb.get("to_caller_Bps"), lbps), "%.1f %%"),
-            _f(fb.get("both_done_s")), "ok" if b2b_ok else "FAILED"),
-        "| smodem (thr, no load) <-> smline, %s clock, random bytes | %s (%s) | %s | "
+            _f(((fb.get("v34") or {}).get("rtd_ms_caller") or B2B_RTD_MS), "%.0f")), fb)]
+    if fp is not None:
+        L.append(b2b_row("the same over the call's round trip (b2b --delay %s: %s ms)" % (
+            _f(fp.get("delay_ms"), "%.1f"), _f(call_rtd_ms(fc, mod), "%.0f")), fp))
+    L += [
+        "| smodem (thr, no load) <-> smline, %s clock | %s (%s) | %s (%s) | "
         "%s / %s | %s | %s |" % (
             rep["clock"], _f(fc.get("from_modem_stream_Bps"), "%.1f"),
-            _f(fc.get("from_modem_Bps"), "%.1f"), _f(fc.get("to_modem_Bps"), "%.1f"),
+            _f(fc.get("from_modem_Bps"), "%.1f"), _f(_stream(fc, "to_modem"), "%.1f"),
+            _f(fc.get("to_modem_Bps"), "%.1f"),
             _f(_pct(fc.get("from_modem_stream_Bps"), lbps), "%.1f %%"),
-            _f(_pct(fc.get("to_modem_Bps"), lbps), "%.1f %%"),
+            _f(_pct(_stream(fc, "to_modem"), lbps), "%.1f %%"),
             _f(fc.get("transfer_s")), "ok" if call_ok(fc) else "FAILED: %s" % failure(fc)),
-        "| ratio to b2b (goal >= 95 %%) | %s | %s | | | |" % (
+        "| ratio to b2b%s | %s | %s | | | |" % (
+            "" if fp is not None else " (goal >= 95 %)",
             _f(r.get("from_modem_pct"), "%.1f %%"), _f(r.get("to_modem_pct"), "%.1f %%"))]
+    if fp is not None:
+        q = f.get("path_ratio") or {}
+        L.append("| ratio to b2b over the same round trip (goal >= 95 %%) | %s | %s | | | |" % (
+            _f(q.get("from_modem_pct"), "%.1f %%"), _f(q.get("to_modem_pct"), "%.1f %%")))
     if ft:
         v = ft.get("v42bis") or {}
         L.append("| the same, text through V.42bis, %s bytes each way (ratios %s / %s) | %s (%s) | "
-                 "%s | %s / %s | %s | %s |" % (
+                 "%s (%s) | %s / %s | %s | %s |" % (
                      _f(ft.get("nbytes"), "%d"), _f(v.get("ratio_modem"), "%.3f"),
                      _f(v.get("ratio_far"), "%.3f"), _f(ft.get("from_modem_stream_Bps"), "%.1f"),
-                     _f(ft.get("from_modem_Bps"), "%.1f"), _f(ft.get("to_modem_Bps"), "%.1f"),
+                     _f(ft.get("from_modem_Bps"), "%.1f"), _f(_stream(ft, "to_modem"), "%.1f"),
+                     _f(ft.get("to_modem_Bps"), "%.1f"),
                      _f(_pct(ft.get("from_modem_stream_Bps"), lbps), "%.0f %%"),
-                     _f(_pct(ft.get("to_modem_Bps"), lbps), "%.0f %%"),
+                     _f(_pct(_stream(ft, "to_modem"), lbps), "%.0f %%"),
                      _f(ft.get("transfer_s")),
                      "ok" if call_ok(ft) else "FAILED: %s" % failure(ft)))
     st = fc.get("stats") or {}
-    L += ["", "Throughput as in a., but modem -> line from the modem's first I frame to the one "
-          "that completes the file (in brackets as in a., from the far modem's data phase: at "
-          "14400 the DTE's start after CONNECT is a fifth of 4 KiB's time); the line rate's "
-          "share is what V.42 leaves of %s bit/s (its framing, acknowledgements and bit "
-          "stuffing: b2b's is the bound). The modem's "
-          "echo canceller ran at %s samples (ERLE %s dB, round trip %s samples)." % (
+    L += ["", "The line rate's share is what V.42 leaves of %s bit/s (its framing, "
+          "acknowledgements and bit stuffing: b2b's is the bound). V.42's window (k = 15 "
+          "frames of N401 = 128 octets, smline's SpanDSP's most) stalls wherever the round trip "
+          "is longer than the window takes to send: the reference over the call's round trip "
+          "has the call's stalls, the one on b2b's own line has none. The modem's "
+          "echo canceller ran at %s samples (ERLE %s dB, round trip %s samples; output lead "
+          "%s samples)." % (
               _f(rate, "%d"), _f(st.get("engine_echo_latency"), "%d"),
               _f(st.get("engine_echo_erle_db"), "%d"),
-              _f(st.get("engine_v34_rtd" if mod == "v34" else "engine_v32_rtd"), "%d"))]
+              _f(st.get("engine_v34_rtd" if mod == "v34" else "engine_v32_rtd"), "%d"),
+              _f(st.get("tx_lead"), "%d"))]
     return L
 
 
@@ -697,10 +775,29 @@ def _both_done(b2b):
     return b2b
 
 
-def build_report(meta, b2b, calls, main_clock, contexts, b2b_v32=None, b2b_pumps=None):
+def _stream(d, key):
+    """A stream figure (key + "_stream_Bps"), or the older whole-transfer one
+    where a record has none."""
+    v = d.get(key + "_stream_Bps")
+    return d.get(key + "_Bps") if v is None else v
+
+
+def _pump_ratio(call, ref):
+    """Call against a reference, both as streams (first frame to last): the
+    modem's direction against b2b's caller -> answerer, the line's against
+    answerer -> caller."""
+    return {"from_modem_pct": _r(_pct(call.get("from_modem_stream_Bps"),
+                                      _stream(ref, "to_answer")), 1),
+            "to_modem_pct": _r(_pct(_stream(call, "to_modem"), _stream(ref, "to_caller")), 1),
+            "goal_pct": 95}
+
+
+def build_report(meta, b2b, calls, main_clock, contexts, b2b_v32=None, b2b_pumps=None,
+                 b2b_path=None):
     """Assemble the JSON report from the analysed calls:
     calls = {(clock, tag): analysed call}; b2b_v32: step f's reference
-    (None: no step f); b2b_pumps: {modulation: its reference} for steps f and g."""
+    (None: no step f); b2b_pumps: {modulation: its reference} for steps f and g;
+    b2b_path: {modulation: its reference over the call's round trip}."""
     b2b = _both_done(b2b)
     clean = calls.get((main_clock, "clean")) or {}
     rep = dict(meta)
@@ -726,13 +823,14 @@ def build_report(meta, b2b, calls, main_clock, contexts, b2b_v32=None, b2b_pumps
             continue
         fb, call = _both_done(pumps.get(mod) or {}), call or {}
         rate = p["rate"] or (call.get("stats") or {}).get("engine_rate") or fb.get("rate")
+        path = (b2b_path or {}).get(mod)
         rep[mod] = {
             "b2b": fb, "call": call, "text": calls.get((main_clock, mod + "-text")),
             "rate": rate, "line_Bps": rate / 8 if rate else None,
-            "ratio": {"from_modem_pct": _r(_pct(call.get("from_modem_stream_Bps"),
-                                                fb.get("to_answer_Bps")), 1),
-                      "to_modem_pct": _r(_pct(call.get("to_modem_Bps"), fb.get("to_caller_Bps")), 1),
-                      "goal_pct": 95}}
+            "ratio": _pump_ratio(call, fb)}
+        if path is not None:
+            rep[mod]["b2b_path"] = _both_done(path)
+            rep[mod]["path_ratio"] = _pump_ratio(call, path)
     return rep
 
 
@@ -800,11 +898,12 @@ def plan(a, ko, raw):
             continue
         # steps f and g: the pump's reference, the call, and the text through V.42bis
         sh = a.icount_shift if a.clock == "virtual" else 0
-        pieces.append(runner.Piece.make("b2b", a.kernel, "b2b-" + mod, nbytes=a.nbytes,
+        n = pump_nbytes(a.nbytes, mod, getattr(a, "pump_nbytes", 0))
+        pieces.append(runner.Piece.make("b2b", a.kernel, "b2b-" + mod, nbytes=n,
                                         b2b=str(B2B), mod=mod))
         pieces.append(runner.Piece.make(
             "call", a.kernel, "%s-%s" % (a.clock, mod), clock=a.clock, tag=mod, context="thr",
-            load_us=0, spin=False, idle_s=0, nbytes=a.nbytes, shift=sh, raw=str(raw),
+            load_us=0, spin=False, idle_s=0, nbytes=n, shift=sh, raw=str(raw),
             module=str(ko), smline=str(a.smline), mod=mod))
         if a.text_bytes:
             pieces.append(runner.Piece.make(
@@ -885,6 +984,9 @@ def main(argv=None):
         "1: step f, V.32bis at 14400 (its reference, the call, the text); 0: skip it")
     opt("--v34", "V34", 1, cli.int_range(0, 1),
         "1: step g, V.34 (its reference, the call, the text); 0: skip it")
+    opt("--pump-nbytes", "PUMP_NBYTES", 0, cli.nonneg_int,
+        "bytes each way in the random-data calls of steps f and g (0: NBYTES x the pump's "
+        "top rate / 2400, as many seconds of line time as NBYTES at 2400 bit/s)")
     opt("--jobs", "JOBS", 1, cli.int_range(1, 64),
         "pieces at a time (more than 1 changes the wall-clock figures)")
     opt("--scheduler", "SCHEDULER", None, str,
@@ -938,9 +1040,24 @@ def main(argv=None):
             "clock": clock, "icount_shift": shift, "nbytes": nbytes, "load_us": load_us,
             "smodem_args": SMODEM_ARGS, "route": route(nbytes), "raw": str(raw),
             "notes": notes}
+    # each pump's reference once more over the round trip its call measured
+    # (not a piece: it depends on the call, and takes b2b a few seconds)
+    b2b_path = {}
+    for m in PUMPS:
+        rtd = call_rtd_ms(calls.get((clock, m)), m)
+        if getattr(a, m, 0) and rtd is not None:
+            d = max(0.0, (rtd - B2B_RTD_MS) / 2)
+            try:
+                b2b_path[m] = run_b2b(pump_nbytes(nbytes, m, a.pump_nbytes), B2B, m, d)
+            except (subprocess.SubprocessError, ValueError, IndexError) as e:
+                notes.append("b2b --mod %s --delay %.1f failed: %s" % (m, d, e))
+                continue
+            log("    b2b-%s over the call's %.1f ms round trip: %.1f / %.1f B/s"
+                % (m, rtd, b2b_path[m].get("to_answer_stream_Bps") or 0,
+                   b2b_path[m].get("to_caller_stream_Bps") or 0))
     report = build_report(meta, b2b, calls, clock, contexts,
                           b2b_pumps={m: rep.figures.get("b2b-" + m) for m in PUMPS
-                                     if getattr(a, m, 0)})
+                                     if getattr(a, m, 0)}, b2b_path=b2b_path)
     report["wall_s"] = round(time.monotonic() - t0, 1)
     base.mkdir(parents=True, exist_ok=True)
     (base / "bench-modem.json").write_text(json.dumps(report, indent=1, default=str) + "\n")

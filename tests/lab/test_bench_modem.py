@@ -54,6 +54,9 @@ SMLINE_EVENTS = "\n".join([
            rate=2400, v42=True),
     _frame(10.66, "rx", 131, 0x00),
     _frame(10.70, "tx", 131, 0x00),
+    _frame(10.90, "tx", 100, 0x02),
+    # sent again (go-back): not new
+    _frame(11.00, "tx", 131, 0x00),
     _frame(11.11, "rx", 131, 0x02, ok=False),
     _frame(11.56, "rx", 131, 0x02),
     _frame(11.60, "rx", 131, 0x02),
@@ -83,9 +86,11 @@ def test_far_receive_times():
     assert c["iframes"] == 4 and c["info_bytes"] == 387 and c["last_iframe_t"] == 20.0
     # the stream from its first new I frame (step f): what came after it, up to the file's end
     assert (c["first_info"], c["done_info"]) == (128, 384), c
+    # the far modem's own new I frames, what the stream to the modem is shared by
+    assert (c["tx_first_info"], c["tx_info"]) == (128, 225), c
     assert calls[1] == {"data_t": 35.0, "done_t": None, "last_iframe_t": None,
                         "iframes": 0, "info_bytes": 0, "first_iframe_t": None, "first_info": 0,
-                        "done_info": None}
+                        "done_info": None, "tx_first_info": None, "tx_info": 0}
 
 
 def test_far_receive_times_v42bis_escape():
@@ -246,13 +251,15 @@ def test_report_pumps():
                                       "goal_pct": 95}
     assert rep["v32bis"]["b2b"]["both_done_s"] == 9.78
     md = bm.markdown(rep)
-    assert "| our far modem <-> our far modem (b2b --mod v32bis, no guest) | 1675.3 | 1682.1 | " \
-           "93.1 % / 93.5 % | 9.78 | ok |" in md, md
-    assert "| smodem (thr, no load) <-> smline, virtual clock, random bytes | 1600.0 (1300.0) | " \
-           "1650.0 | 88.9 % / 91.7 % | 15.20 | ok |" in md, md
+    # a record without stream figures: the older ones in their place
+    assert "| our far modem <-> our far modem (b2b --mod v32bis, no guest, round trip 20 ms) | " \
+           "1675.3 (1675.3) | 1682.1 (1682.1) | 93.1 % / 93.5 % | 9.78 | ok |" in md, md
+    assert "| smodem (thr, no load) <-> smline, virtual clock | 1600.0 (1300.0) | " \
+           "1650.0 (1650.0) | 88.9 % / 91.7 % | 15.20 | ok |" in md, md
     assert "| ratio to b2b (goal >= 95 %) | 95.5 % | 98.1 % | | | |" in md, md
-    assert "(ratios 2.100 / 2.200) | 3200.0 (3000.0) | 3400.0 | 178 % / 189 % |" in md, md
-    assert "echo canceller ran at 3536 samples (ERLE 40 dB, round trip 3293 samples)" in md, md
+    assert "(ratios 2.100 / 2.200) | 3200.0 (3000.0) | 3400.0 (3400.0) | 178 % / 189 % |" in md, md
+    assert "echo canceller ran at 3536 samples (ERLE 40 dB, round trip 3293 samples; output " \
+           "lead - samples)" in md, md
     # no step f: no section
     assert "## f." not in bm.markdown(bm.build_report(meta, {}, {}, "virtual", []))
     a = type("A", (), dict(clock="virtual", idle_s=0, contexts=[], other_clock=0, kernel="k",
@@ -267,21 +274,35 @@ def test_report_pumps():
     assert bm.guest_env(["s"], 10)["AT_SETUP"] == "AT\\N3"
 
 
-    # step g: V.34, measured against the rate the call connected at (28800 here)
-    gb = dict(fb, rate=31200, to_answer_Bps=3500.0, to_caller_Bps=3400.0)
+    # step g: V.34, measured against the rate the call connected at (28800 here), streams
+    # against streams, and against b2b once more over the call's round trip
+    gb = dict(fb, rate=31200, to_answer_Bps=3500.0, to_caller_Bps=3400.0,
+              to_answer_stream_Bps=3520.0, to_caller_stream_Bps=3500.0,
+              v34={"rtd_ms_caller": 20.0})
+    gp = dict(gb, delay_ms=214.0, to_answer_stream_Bps=3200.0, to_caller_stream_Bps=3000.0)
     v34 = _call("v34", from_modem_Bps=3000.0, from_modem_stream_Bps=3360.0, to_modem_Bps=3240.0,
-                stats={"engine_rate": 28800})
+                to_modem_stream_Bps=3150.0, stats={"engine_rate": 28800, "engine_v34_rtd": 3584})
+    assert bm.call_rtd_ms(v34, "v34") == 448.0 and bm.call_rtd_ms(v34, "v32bis") is None
     rep = bm.build_report(meta, {}, {("virtual", "v34"): v34}, "virtual", [],
-                          b2b_pumps={"v34": gb})
+                          b2b_pumps={"v34": gb}, b2b_path={"v34": gp})
     assert (rep["v34"]["rate"], rep["v34"]["line_Bps"]) == (28800, 3600.0), rep["v34"]
-    assert rep["v34"]["ratio"] == {"from_modem_pct": 96.0, "to_modem_pct": 95.3, "goal_pct": 95}
+    assert rep["v34"]["ratio"] == {"from_modem_pct": 95.5, "to_modem_pct": 90.0, "goal_pct": 95}
+    assert rep["v34"]["path_ratio"] == {"from_modem_pct": 105.0, "to_modem_pct": 105.0,
+                                        "goal_pct": 95}
     md = bm.markdown(rep)
     assert "## g. V.34 at 28800 (AT+MS=V34, smline's V.34 far modem: ours)" in md, md
-    assert "| our far modem <-> our far modem (b2b --mod v34, no guest, 31200 bit/s) | 3500.0 | " \
-           "3400.0 | 97.2 % / 94.4 % |" in md, md
-    assert "| smodem (thr, no load) <-> smline, virtual clock, random bytes | 3360.0 (3000.0) | " \
-           "3240.0 | 93.3 % / 90.0 % |" in md, md
+    assert "| our far modem <-> our far modem (b2b --mod v34, no guest, 31200 bit/s, round trip " \
+           "20 ms) | 3520.0 (3500.0) | 3500.0 (3400.0) | 97.8 % / 97.2 % |" in md, md
+    assert "| the same over the call's round trip (b2b --delay 214.0: 448 ms) | 3200.0 (3500.0) | " \
+           "3000.0 (3400.0) | 88.9 % / 83.3 % |" in md, md
+    assert "| smodem (thr, no load) <-> smline, virtual clock | 3360.0 (3000.0) | " \
+           "3150.0 (3240.0) | 93.3 % / 87.5 % |" in md, md
+    assert "| ratio to b2b | 95.5 % | 90.0 % | | | |" in md, md
+    assert "| ratio to b2b over the same round trip (goal >= 95 %) | 105.0 % | 105.0 % |" in md, md
     assert "## f." not in md
+    # the pumps' calls move as many seconds of line time as NBYTES at 2400 bit/s
+    assert (bm.pump_nbytes(4096, "v34"), bm.pump_nbytes(4096, "v32bis")) == (57344, 24576)
+    assert bm.pump_nbytes(4096, "v34", 8192) == 8192
     a.v34, a.v32bis = 1, 0
     ps = bm.plan(a, "ko", "raw")[-3:]
     assert [(p.key, p.get("mod"), p.get("text")) for p in ps] == [

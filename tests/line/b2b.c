@@ -5,9 +5,10 @@
  * first check that every modulation / V.8 / V.42 combination connects.
  *
  * b2b [options]   prints one JSON object (throughput: bytes per second of
- *                 data phase, each direction)
+ *                 data phase, and of the stream from the first bytes,
+ *                 each direction)
  *   --mod v21|v22|v22bis|v32|v32bis|v34  --v8  --v42  --bytes N  --noise DBM0  --atten DB
- *   --seed S  --max-s SECONDS  --answer-cfg WORDS --caller-cfg WORDS  -v
+ *   --delay MS  --seed S  --max-s SECONDS  --answer-cfg WORDS --caller-cfg WORDS  -v
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +29,8 @@ static const char usage[] =
 	"  --bytes N           data each way (default 4096)\n"
 	"  --noise DBM0        white noise on the line\n"
 	"  --atten DB          line loss\n"
+	"  --delay MS          one-way delay, each way (the round trip of a path\n"
+	"                      between the modems, such as a guest's audio)\n"
 	"  --seed S            the data's and the noise's seed\n"
 	"  --max-s SECONDS     give up after this much line time\n"
 	"  -v, -vv             debug log, and frames\n"
@@ -40,6 +43,9 @@ struct side {
 	uint32_t crc_got, crc_want;
 	uint64_t bad;
 	int64_t done_sample;
+	/* the first bytes to arrive (one I frame's with V.42) and when */
+	int64_t first_sample;
+	uint64_t first_bytes;
 };
 
 static void feed(struct side *s, uint64_t total)
@@ -69,20 +75,56 @@ static void drain(struct side *s, uint64_t peer_seed, int64_t now, uint64_t tota
 		for (i = 0; i < n; i++)
 			s->bad += buf[i] != want[i];
 		s->crc_got = sml_crc32(s->crc_got, buf, n);
+		if (s->first_sample < 0)
+			s->first_sample = now;
+		if (now == s->first_sample)
+			s->first_bytes += n;
 		s->got += n;
 		if (s->got >= total && s->done_sample < 0)
 			s->done_sample = now;
 	}
 }
 
+/* A fixed delay of len samples (0: none): what goes in comes out len later. */
+struct delay {
+	int16_t *buf;
+	size_t len, pos;
+};
+
+static int16_t delay_push(struct delay *d, int16_t v)
+{
+	int16_t out;
+
+	if (!d->len)
+		return v;
+	out = d->buf[d->pos];
+	d->buf[d->pos] = v;
+	d->pos = (d->pos + 1) % d->len;
+	return out;
+}
+
 static void channel(const int16_t *in, int16_t *out, int n, double gain,
-		    double noise_rms, struct sml_rng *r)
+		    double noise_rms, struct sml_rng *r, struct delay *d)
 {
 	for (int i = 0; i < n; i++) {
-		double v = in[i] * gain + (noise_rms > 0 ? noise_rms * sml_rng_gauss(r) : 0);
+		double v = delay_push(d, in[i]) * gain +
+			   (noise_rms > 0 ? noise_rms * sml_rng_gauss(r) : 0);
 
 		out[i] = (int16_t)lrint(v > 32767 ? 32767 : v < -32768 ? -32768 : v);
 	}
+}
+
+/*
+ * Bytes per second of one receiver's stream: from its first bytes (the first
+ * I frame) to its last, the first bytes not counted, as the guest's calls
+ * are measured (tools/bench_modem.py).  0 when there is no stream.
+ */
+static double stream_bps(const struct side *s)
+{
+	if (s->done_sample <= s->first_sample || s->got <= s->first_bytes)
+		return 0.0;
+	return 8000.0 * (double)(s->got - s->first_bytes) /
+	       (double)(s->done_sample - s->first_sample);
 }
 
 /*
@@ -108,7 +150,8 @@ int main(int argc, char **argv)
 	struct sml_modem_cfg ac, cc;
 	struct side a = { 0 }, c = { 0 };
 	uint64_t bytes = 4096;
-	double noise = -99, atten = 0, max_s = 60;
+	double noise = -99, atten = 0, max_s = 60, delay_ms = 0;
+	struct delay d_ca = { 0 }, d_ac = { 0 };
 	uint64_t seed = 1;
 	struct sml_rng r1, r2;
 	int16_t atx[80], ctx[80], arx[80], crx[80];
@@ -145,6 +188,15 @@ int main(int argc, char **argv)
 			noise = atof(argv[++i]);
 		} else if (!strcmp(o, "--atten") && i + 1 < argc) {
 			atten = atof(argv[++i]);
+		} else if (!strcmp(o, "--delay") && i + 1 < argc) {
+			char *end;
+
+			delay_ms = strtod(argv[++i], &end);
+			if (end == argv[i] || *end ||
+			    !(delay_ms >= 0 && delay_ms <= 10000)) {
+				fprintf(stderr, "b2b: --delay %s: 0 to 10000 ms\n", argv[i]);
+				return 2;
+			}
 		} else if (!strcmp(o, "--seed") && i + 1 < argc) {
 			seed = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(o, "--max-s") && i + 1 < argc) {
@@ -161,6 +213,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	d_ca.len = d_ac.len = (size_t)lrint(delay_ms * SML_RATE / 1000);
+	if (d_ca.len) {
+		d_ca.buf = calloc(d_ca.len, sizeof(int16_t));
+		d_ac.buf = calloc(d_ac.len, sizeof(int16_t));
+		if (!d_ca.buf || !d_ac.buf) {
+			fprintf(stderr, "b2b: out of memory\n");
+			return 2;
+		}
+	}
 	sml_fifo_init(&a.tx, 65536);
 	sml_fifo_init(&a.rx, 65536);
 	sml_fifo_init(&c.tx, 65536);
@@ -168,6 +229,7 @@ int main(int argc, char **argv)
 	a.seed = seed * 2 + 1;
 	c.seed = seed * 2 + 2;
 	a.done_sample = c.done_sample = -1;
+	a.first_sample = c.first_sample = -1;
 	sml_rng_seed(&r1, seed * 7 + 1);
 	sml_rng_seed(&r2, seed * 7 + 2);
 	a.m = sml_modem_new(&ac, &a.tx, &a.rx, "answer", NULL, NULL);
@@ -178,8 +240,8 @@ int main(int argc, char **argv)
 		double g = sml_db_to_gain(-atten);
 		double nr = noise > -90 ? sml_dbm0_to_rms(noise) : 0;
 
-		channel(ctx, arx, 80, g, nr, &r1);
-		channel(atx, crx, 80, g, nr, &r2);
+		channel(ctx, arx, 80, g, nr, &r1, &d_ca);
+		channel(atx, crx, 80, g, nr, &r2, &d_ac);
 		sml_modem_process(a.m, arx, atx, 80);
 		sml_modem_process(c.m, crx, ctx, 80);
 		now += 80;
@@ -202,7 +264,10 @@ int main(int argc, char **argv)
 	       "\"answer_bad\": %llu, \"caller_bad\": %llu, "
 	       "\"answer_done_s\": %.3f, \"caller_done_s\": %.3f, "
 	       "\"retrans\": %llu, \"fcs_errors\": %llu, \"framing_errors\": %llu, "
-	       "\"to_answer_Bps\": %.1f, \"to_caller_Bps\": %.1f, \"end_s\": %.3f",
+	       "\"to_answer_Bps\": %.1f, \"to_caller_Bps\": %.1f, \"end_s\": %.3f, "
+	       "\"delay_ms\": %.1f, \"answer_first_s\": %.3f, \"caller_first_s\": %.3f, "
+	       "\"answer_first_bytes\": %llu, \"caller_first_bytes\": %llu, "
+	       "\"to_answer_stream_Bps\": %.1f, \"to_caller_stream_Bps\": %.1f",
 	       sml_mod_name(as->mod), as->v8_done ? "true" : "false",
 	       as->v42 && cs->v42 ? "true" : "false", cs->rate,
 	       sml_modem_phase_name(sml_modem_phase(a.m)),
@@ -219,7 +284,9 @@ int main(int argc, char **argv)
 	       8000.0 * a.got / (double)(a.done_sample - as->data_sample) : 0.0,
 	       c.done_sample > cs->data_sample && cs->data_sample >= 0 ?
 	       8000.0 * c.got / (double)(c.done_sample - cs->data_sample) : 0.0,
-	       now / 8000.0);
+	       now / 8000.0, delay_ms, a.first_sample / 8000.0,
+	       c.first_sample / 8000.0, (unsigned long long)a.first_bytes,
+	       (unsigned long long)c.first_bytes, stream_bps(&a), stream_bps(&c));
 	if (as->mod == SML_MOD_V34)
 		print_v34(&as->v34, &cs->v34);
 	else
@@ -230,5 +297,7 @@ int main(int argc, char **argv)
 	sml_fifo_free(&a.rx);
 	sml_fifo_free(&c.tx);
 	sml_fifo_free(&c.rx);
+	free(d_ca.buf);
+	free(d_ac.buf);
 	return a.got == bytes && c.got == bytes && !a.bad && !c.bad ? 0 : 1;
 }

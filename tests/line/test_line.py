@@ -200,6 +200,35 @@ def test_back_to_back_v34_clean():
     assert res["to_answer_Bps"] > 0.8 * v["c_to_a"] / 8, res
     assert res["to_caller_Bps"] > 0.8 * v["a_to_c"] / 8, res
     assert res["to_answer_Bps"] > 1.9 * 14400 / 8 and res["to_caller_Bps"] > 1.9 * 14400 / 8, res
+    # the streams, first I frame (N401 = 128 octets) to last: the same both ways, where the
+    # figures from each receiver's data phase differ by the caller's later start
+    assert res["answer_first_bytes"] == res["caller_first_bytes"] == 128, res
+    assert res["to_answer_stream_Bps"] == pytest.approx(res["to_caller_stream_Bps"], rel=0.01), res
+    assert res["to_answer_stream_Bps"] >= res["to_answer_Bps"], res
+    assert res["to_caller_stream_Bps"] >= res["to_caller_Bps"], res
+    assert res["delay_ms"] == 0, res
+
+
+def test_back_to_back_v34_delay():
+    """--delay: each direction delayed, as a guest's audio path delays a call (448 ms round
+    trip in make bench-modem's V.34 call). Phase 2 measures it, V.34 still reaches 33,600,
+    and V.42's window (15 frames of 128 octets, 0.47 s at 33,600) no longer covers the round
+    trip with its frames: the stream stalls (measured 3225 B/s against 3930 on b2b's own
+    line, both ways)."""
+    r, res = b2b(["--mod", "v34", "--v42", "--bytes", "16384", "--delay", "214"], timeout=90)
+    v = assert_b2b_v34(r, res, 16384)
+    assert v["c_to_a"] == v["a_to_c"] == 33600, v
+    assert v["rtd_ms_caller"] == pytest.approx(20 + 2 * 214, abs=2), v
+    assert res["delay_ms"] == 214, res
+    for d in ("to_answer_stream_Bps", "to_caller_stream_Bps"):
+        assert 0.7 * 33600 / 8 < res[d] < 0.85 * 33600 / 8, res
+
+
+@pytest.mark.parametrize("value", ["-1", "x", "20000"])
+def test_b2b_delay_refused(value):
+    r = subprocess.run([os.path.join(OUT, "b2b"), "--delay", value], capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 2 and "--delay" in r.stderr, r.stderr
 
 
 @pytest.mark.parametrize("noise,lo,hi", [(-45, 19200, 26400), (-40, 14400, 21600), (-35, 9600, 19200)])

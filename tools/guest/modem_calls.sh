@@ -70,8 +70,16 @@ call_once() {
 	mark "$tag" connect
 	cat /opt/bench/tx.bin >&3 &
 	wp=$!
-	# a third of V.22bis's 2400 bit/s at worst, plus the line's delays
-	timeout $((NBYTES / 80 + 20)) head -c "$NBYTES" <&3 > $T/$tag.rx
+	# a third of V.22bis's 2400 bit/s at worst, plus the line's delays;
+	# the first byte marked apart, so that the stream is timed from its
+	# first frame to its last, as the far end's is (the tty holds what
+	# arrives meanwhile; dd reads that one byte only, head a whole block)
+	end=$(($(secs) + NBYTES / 80 + 20))
+	timeout $((NBYTES / 80 + 20)) dd bs=1 count=1 <&3 > $T/$tag.rx 2> /dev/null
+	[ -s $T/$tag.rx ] && mark "$tag" rxfirst
+	left=$((end - $(secs)))
+	[ $left -gt 0 ] || left=1
+	timeout $left head -c $((NBYTES - 1)) <&3 >> $T/$tag.rx
 	mark "$tag" rxdone
 	writer_done $wp
 	echo "WRITER rc=$?" >> "$LOG"

@@ -807,6 +807,15 @@ static void call_show(struct smodem_modem *base, struct seq_file *sf)
 		seq_printf(sf, "engine_v34_renegs %u\n", cs.dsp.v34.renegs);
 		seq_printf(sf, "engine_v34_retrains %u\n", cs.dsp.v34.retrains);
 		seq_printf(sf, "engine_v34_near_latency %d\n", cs.dsp.v34.near_latency);
+		/*
+		 * The pump's sample count and where each direction's data
+		 * began, and the data bits each way: bits against the rate
+		 * times the samples say whether the call kept its time.
+		 */
+		seq_printf(sf, "engine_v34_clock %u %u %u\n", cs.dsp.v34.now,
+			   cs.dsp.v34.tx_data_at, cs.dsp.v34.rx_data_at);
+		seq_printf(sf, "engine_v34_bits %u %u\n", cs.dsp.v34.bits_sent,
+			   cs.dsp.v34.bits_received);
 	}
 	seq_printf(sf, "engine_fax %d\n", cs.fax_on);
 	seq_printf(sf, "engine_fax_phase %u\n", cs.fax_phase);

@@ -478,6 +478,9 @@ def analyse_call(tag, run, rec, far, nbytes):
         c["v42bis"] = v42bis_figures(st, rec)
         c["overruns"] = st.get("overruns")
         c["modem_retransmissions"] = st.get("engine_v42_retransmissions")
+    tk = timekeeping(_read(rdir / (tag + ".samples")) or "")
+    if tk:
+        c["timekeeping"] = tk
     rt = [x for x in (c.get("far_retransmissions"), c.get("modem_retransmissions"))
           if x is not None]
     c["retransmissions"] = sum(rt) if rt else None
@@ -488,6 +491,42 @@ def analyse_call(tag, run, rec, far, nbytes):
         c["call_wall_s"] = _r(h["wall"] - d["wall"])
         c["wall_per_line_s"] = _r((h["wall"] - d["wall"]) / (h["up"] - d["up"]), 3)
     return c
+
+
+def timekeeping(text):
+    """The guest's stats samples of a call (modem_calls.sh's sample_stats):
+    per sample in V.34's data mode, its seconds of data, each direction's
+    data bits less its rate times its samples (a call that keeps its time
+    holds these within a data frame, whatever its length), the output lead
+    and the late frames."""
+    rows, cur = [], None
+    for line in text.splitlines():
+        w = line.split()
+        if len(w) == 2 and w[0] == "T":
+            cur = {"up": float(w[1])}
+            rows.append(cur)
+        elif cur is not None and len(w) >= 2:
+            cur[w[0]] = [int(x) if re.fullmatch(r"-?\d+", x) else x for x in w[1:]]
+    out = []
+    for r in rows:
+        if r.get("engine_v34_state") != ["data"] or "engine_v34_clock" not in r:
+            continue
+        now, tx_at, rx_at = r["engine_v34_clock"]
+        sent, received = r["engine_v34_bits"]
+        tx, rx = r["engine_tx_rate"][0], r["engine_rx_rate"][0]
+        if not tx_at or not rx_at:
+            continue
+        out.append({"up_s": r["up"], "data_s": round((now - tx_at) / 8000, 1),
+                     "tx_rate": tx, "rx_rate": rx,
+                     "tx_bits_off": sent - (now - tx_at) * tx // 8000,
+                     "rx_bits_off": received - (now - rx_at) * rx // 8000,
+                     "mse_db10": r.get("engine_v34_mse_db10", [None])[0],
+                     "renegs": r.get("engine_v34_renegs", [None])[0],
+                     "retrains": r.get("engine_v34_retrains", [None])[0],
+                     "tx_lead": r.get("tx_lead", [None])[0], "tx_late": r.get("tx_late", [None])[0],
+                     "overruns": r.get("overruns", [None])[0],
+                     "retransmissions": r.get("engine_v42_retransmissions", [None])[0]})
+    return out
 
 
 def v42bis_figures(st, rec):
@@ -764,6 +803,22 @@ def _pump_section(rep, mod):
               _f(st.get("engine_echo_erle_db"), "%d"),
               _f(st.get("engine_v34_rtd" if mod == "v34" else "engine_v32_rtd"), "%d"),
               _f(st.get("tx_lead"), "%d"))]
+    tk = fc.get("timekeeping") or []
+    if tk:
+        L += ["", "Timekeeping over the call (the guest's stats every 30 s of its time; "
+              "bits off: each direction's data bits less its rate times the pump's samples since "
+              "its data began, which a call that keeps its time holds within a data frame, %d "
+              "bits at 33,600, however long it runs):" % (13 * 8 * 18), "",
+              "| data (s) | rate out / in | bits off out / in | MSE (dB) | renegotiations | "
+              "retrains | output lead | late frames | overruns | V.42 retransmissions |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+        for t in tk:
+            L.append("| %s | %s / %s | %+d / %+d | %s | %s | %s | %s | %s | %s | %s |" % (
+                _f(t["data_s"], "%.0f"), t["tx_rate"], t["rx_rate"], t["tx_bits_off"],
+                t["rx_bits_off"], _f(t["mse_db10"] / 10 if t["mse_db10"] is not None else None,
+                                     "%.1f"),
+                t["renegs"], t["retrains"], t["tx_lead"], t["tx_late"], t["overruns"],
+                t["retransmissions"]))
     return L
 
 

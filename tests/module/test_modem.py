@@ -316,6 +316,50 @@ def test_v34_call(ctx):
     assert st["engine_echo_erle_db"] >= 20, st
 
 
+def _mid_call_stats(text):
+    """The driver's stats as ttyat's %cat printed them after the data step,
+    still in data mode: {name: [numbers or words]}."""
+    m = re.search(r"^CAT \S+\n(.*?)^CAT END$", text, re.S | re.M)
+    assert m, text[-3000:]
+    out = {}
+    for line in m.group(1).splitlines():
+        parts = line[2:].split() if line.startswith("| ") else []
+        if len(parts) >= 2:
+            out[parts[0]] = [int(x) if re.fullmatch(r"-?\d+", x) else x for x in parts[1:]]
+    return out
+
+
+# A data frame's bits at 33,600 (13 mapping frames of 8 symbols, 18 bits
+# each, as tests/dsp/test_modem_v34.c's long call bounds its transmitters)
+V34_FRAME_BITS = 13 * 8 * 18
+
+
+@pytest.mark.parametrize("ctx", V32_CONTEXTS)
+def test_v34_call_keeps_time(ctx):
+    """The driver's period (100 samples at 8 kHz) and V.34's symbols (3429
+    baud: 42.86 a period) are not a whole number of each other: the pump
+    keeps its symbol clock on the samples it is given, so in data mode each
+    transmitter's bits are its rate times its samples, within a data frame,
+    and the receiver's the far end's rate times its own, behind it by no
+    more than the decoder's delay.  Read in mid-call (the stats after the
+    16 KiB echo), a call's lost or doubled period would be 420 bits off."""
+    st = _mid_call_stats(_read(ctx + "-v34.txt"))
+    assert st["engine_v34"] == [1] and st["engine_v34_state"] == ["data"], st
+    assert st["engine_v34_renegs"] == [0] and st["engine_v34_retrains"] == [0], st
+    now, tx_at, rx_at = st["engine_v34_clock"]
+    sent, received = st["engine_v34_bits"]
+    tx_rate, rx_rate = st["engine_tx_rate"][0], st["engine_rx_rate"][0]
+    # the 16 KiB echo took seconds of data mode
+    assert tx_at and rx_at and now - tx_at > 3 * 8000 and now - rx_at > 3 * 8000, st
+    dev_tx = sent - (now - tx_at) * tx_rate // 8000
+    dev_rx = received - (now - rx_at) * rx_rate // 8000
+    print("%s: %d s of data, bits against rate x time: sent %+d, received %+d" % (
+        ctx, (now - tx_at) // 8000, dev_tx, dev_rx))
+    assert abs(dev_tx) <= V34_FRAME_BITS, (dev_tx, st)
+    assert -2 * V34_FRAME_BITS <= dev_rx <= V34_FRAME_BITS, (dev_rx, st)
+    assert st["overruns"] == [0] and st["tx_late"] == [0], st
+
+
 def test_usr_ran_in_the_daemon():
     """context=usr's call went through smodemd's upcalls, at the policy it
     was given, every one answered."""

@@ -107,6 +107,19 @@ call_once() {
 	return 0
 }
 
+# The timekeeping figures every SAMPLE_S seconds (30) of the call: whether
+# a long call keeps its time (the pump's bits against its rate times its
+# samples, the output lead, late frames), as "T UPTIME" and the stats' lines.
+sample_stats() {
+	while :; do
+		read -r up _ < /proc/uptime
+		echo "T $up"
+		grep -E '^(tx_lead|tx_late|overruns|engine_tx_rate|engine_rx_rate|engine_v34_state|engine_v34_clock|engine_v34_bits|engine_v34_mse_db10|engine_v34_renegs|engine_v34_retrains|engine_v42_retransmissions) ' \
+			"$(dev_file stats)"
+		sleep "${SAMPLE_S:-30}"
+	done > $T/$1.samples 2>&1
+}
+
 step_call() {
 	tag=$1 ctx=$2 load=$3 spin=$4 idle=${5:-0}
 	args=$(echo "${6:-}" | tr , ' ')
@@ -136,8 +149,12 @@ step_call() {
 		mark "$tag" idle-end
 	fi
 	echo 1 > "$(dev_file reset)"
+	sample_stats "$tag" &
+	sm=$!
 	call_once "$tag"
 	echo $? > $T/$tag.rc
+	kill "$sm" 2> /dev/null
+	wait "$sm" 2> /dev/null
 	sleep 1
 	cat "$(dev_file stats)" > $T/$tag.stats
 	trace-cmd stop

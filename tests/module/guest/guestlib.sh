@@ -116,15 +116,15 @@ call_stats_trace() {
 
 # pump_call NAME TAG MS DIAL BYTES: with the module loaded, a call through
 # V.8 with AT+MS=MS (+MCR/+MRR reported) to DIAL moving BYTES random bytes
-# out and the far end's echo back, +++, ATH.  Leaves $T/NAME-TAG.txt, .rc,
-# .stats.
+# out and the far end's echo back, the driver's stats while still in data
+# mode (ttyat's %cat), +++, ATH.  Leaves $T/NAME-TAG.txt, .rc, .stats.
 pump_call() {
 	# the line goes idle between calls
 	sleep 2
 	# on at CONNECT (the set-up takes about 15 s of line time), not 40 s on
 	ttyat at $D ATE0 ATX4 "$AT_SETUP" "AT+MS=$3;+MR=1;+A8E=1" "ATD$4" \
-		%until:CONNECT:40000 %tiocm "%data:$5" %sleep:1500 \
-		%send:+++ %expect:2500 ATH %tiocm > $T/$1-$2.txt 2>&1
+		%until:CONNECT:40000 %tiocm "%data:$5" "%cat:$(dev_file stats)" \
+		%sleep:1500 %send:+++ %expect:2500 ATH %tiocm > $T/$1-$2.txt 2>&1
 	echo $? > $T/$1-$2.rc
 	sleep 1
 	cat "$(dev_file stats)" > $T/$1-$2.stats

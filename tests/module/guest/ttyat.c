@@ -12,6 +12,8 @@
  *       %big:N        "AT" + N letters + CR (an overlong line)
  *       %random:N:S   N random bytes (seed S), reading meanwhile
  *       %tiocm        TIOCMGET    %icount   TIOCGICOUNT
+ *       %cat:PATH     PATH's lines, each behind "| ", between "CAT PATH"
+ *                     and "CAT END" (the driver's stats in mid-call)
  *       %dtr:0|1      drop / raise DTR
  *       %miwait:LINES[:MS] TIOCMIWAIT on RNG,CD,DSR,CTS (comma list),
  *                     given up after MS (EINTR) if given
@@ -341,6 +343,24 @@ static int line_mask(const char *s)
 	return m;
 }
 
+/* A file's lines in the transcript, marked so that a reader finds them. */
+static void show_file(const char *path)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+
+	printf("CAT %s\n", path);
+	if (!f) {
+		printf("CAT unreadable errno=%d\n", errno);
+		return;
+	}
+	while (fgets(line, sizeof(line), f))
+		printf("| %s%s", line, strchr(line, '\n') ? "" : "\n");
+	fclose(f);
+	printf("CAT END\n");
+	fflush(stdout);
+}
+
 /* A call expected to fail need not wait two minutes for its bytes. */
 static int data_max_ms = 120000;
 
@@ -502,6 +522,9 @@ static int cmd_at(int argc, char **argv)
 			continue;
 		} else if (!strcmp(a, "%icount")) {
 			show_icount(fd);
+			continue;
+		} else if (!strncmp(a, "%cat:", 5)) {
+			show_file(a + 5);
 			continue;
 		} else if (!strncmp(a, "%dtr:", 5)) {
 			int m = TIOCM_DTR;

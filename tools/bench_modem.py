@@ -156,7 +156,11 @@ def text_payload(n, part):
 def run_b2b(nbytes, b2b=B2B, mod="v22bis", delay_ms=0.0):
     """delay_ms: b2b's one-way delay each way (--delay)."""
     t0 = time.monotonic()
-    cmd = [str(b2b), "--mod", mod, "--v42", "--bytes", str(nbytes)]
+    # line time enough for the bytes at V.22bis's 2400 bit/s with V.42's
+    # overhead, whatever the pump (b2b's own limit, 60 s, would end a long
+    # V.34 run at its first 200 KB)
+    cmd = [str(b2b), "--mod", mod, "--v42", "--bytes", str(nbytes),
+           "--max-s", str(60 + nbytes // 200)]
     if delay_ms:
         cmd += ["--delay", "%.1f" % delay_ms]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120 + nbytes // 400)

@@ -1479,6 +1479,15 @@ void at_connected(struct at_state *at, const struct at_conn *conn,
 {
 	u32 rate = conn->rate;
 
+	/*
+	 * Again in a call: a retrain or a rate renegotiation settled a new
+	 * rate, which ATO's CONNECT gives from now on; the DTE hears nothing.
+	 */
+	if (at->call == AT_CALL_ONLINE) {
+		if (rate)
+			at->rate = rate;
+		return;
+	}
 	if (at->call != AT_CALL_DIALING && at->call != AT_CALL_ANSWERING)
 		return;
 	connect_reports(at, conn, out);

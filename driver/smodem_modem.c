@@ -457,6 +457,8 @@ static void ring_off(struct call_modem *cm)
 	}
 }
 
+static u32 conn_flags(const struct call_modem *cm);
+
 static void phase_event(struct call_modem *cm,
 			const struct smdsp_modem_event *ev)
 {
@@ -472,8 +474,16 @@ static void phase_event(struct call_modem *cm,
 		}
 		break;
 	case SMDSP_PHASE_CONNECTED:
-		/* Again after a retrain or a carrier loss: nothing to say. */
-		if (cm->connected || cm->ec_wait)
+		/*
+		 * Again after a retrain, a rate renegotiation or a carrier
+		 * loss: the tty says nothing, but keeps the rate for ATO's
+		 * CONNECT (cur.rate stays the call's first).
+		 */
+		if (cm->connected) {
+			cm->link->ops->connected(cm->link, cm->id, ev->arg, conn_flags(cm));
+			break;
+		}
+		if (cm->ec_wait)
 			break;
 		cm->cur.rate = ev->arg;
 		cm->cur.connects++;
@@ -808,14 +818,17 @@ static void call_show(struct smodem_modem *base, struct seq_file *sf)
 		seq_printf(sf, "engine_v34_retrains %u\n", cs.dsp.v34.retrains);
 		seq_printf(sf, "engine_v34_near_latency %d\n", cs.dsp.v34.near_latency);
 		/*
-		 * The pump's sample count and where each direction's data
-		 * began, and the data bits each way: bits against the rate
+		 * The pump's sample count, where each direction's data began
+		 * and where the present rates' data did, and the data bits
+		 * each way, in all and at that point: bits against the rate
 		 * times the samples say whether the call kept its time.
 		 */
-		seq_printf(sf, "engine_v34_clock %u %u %u\n", cs.dsp.v34.now,
-			   cs.dsp.v34.tx_data_at, cs.dsp.v34.rx_data_at);
-		seq_printf(sf, "engine_v34_bits %u %u\n", cs.dsp.v34.bits_sent,
-			   cs.dsp.v34.bits_received);
+		seq_printf(sf, "engine_v34_clock %u %u %u %u\n", cs.dsp.v34.now,
+			   cs.dsp.v34.tx_data_at, cs.dsp.v34.rx_data_at,
+			   cs.dsp.v34.run_at);
+		seq_printf(sf, "engine_v34_bits %u %u %u %u\n",
+			   cs.dsp.v34.bits_sent, cs.dsp.v34.bits_received,
+			   cs.dsp.v34.run_bits_sent, cs.dsp.v34.run_bits_received);
 	}
 	seq_printf(sf, "engine_fax %d\n", cs.fax_on);
 	seq_printf(sf, "engine_fax_phase %u\n", cs.fax_phase);

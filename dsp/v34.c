@@ -744,6 +744,9 @@ static smdsp_noinline void retraining(struct smdsp_v34 *s)
 static void data_begins(struct smdsp_v34 *s)
 {
 	s->state = SMDSP_V34_DATA;
+	s->st.run_at = s->now;
+	s->st.run_bits_sent = s->st.bits_sent;
+	s->st.run_bits_received = s->st.bits_received;
 	s->rn_hold = s->now + T_HOLD;
 	s->poor_since = 0;
 	s->bad_since = 0;

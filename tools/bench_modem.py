@@ -515,15 +515,17 @@ def timekeeping(text):
     for r in rows:
         if r.get("engine_v34_state") != ["data"] or "engine_v34_clock" not in r:
             continue
-        now, tx_at, rx_at = r["engine_v34_clock"]
-        sent, received = r["engine_v34_bits"]
+        # since the data at the present rates began (phase 4's end, or a
+        # renegotiation's or a retrain's)
+        now, tx_at, rx_at, run_at = r["engine_v34_clock"]
+        sent, received, run_sent, run_received = r["engine_v34_bits"]
         tx, rx = r["engine_tx_rate"][0], r["engine_rx_rate"][0]
-        if not tx_at or not rx_at:
+        if not tx_at or not rx_at or not run_at:
             continue
         out.append({"up_s": r["up"], "data_s": round((now - tx_at) / 8000, 1),
                      "tx_rate": tx, "rx_rate": rx,
-                     "tx_bits_off": sent - (now - tx_at) * tx // 8000,
-                     "rx_bits_off": received - (now - rx_at) * rx // 8000,
+                     "tx_bits_off": sent - run_sent - (now - run_at) * tx // 8000,
+                     "rx_bits_off": received - run_received - (now - run_at) * rx // 8000,
                      "mse_db10": r.get("engine_v34_mse_db10", [None])[0],
                      "renegs": r.get("engine_v34_renegs", [None])[0],
                      "retrains": r.get("engine_v34_retrains", [None])[0],
@@ -811,7 +813,7 @@ def _pump_section(rep, mod):
     if tk:
         L += ["", "Timekeeping over the call (the guest's stats every 30 s of its time; "
               "bits off: each direction's data bits less its rate times the pump's samples since "
-              "its data began, which a call that keeps its time holds within a data frame, %d "
+              "the data at the present rates began, which a call that keeps its time holds within a data frame, %d "
               "bits at 33,600, however long it runs):" % (13 * 8 * 18), "",
               "| data (s) | rate out / in | bits off out / in | MSE (dB) | renegotiations | "
               "retrains | output lead | late frames | overruns | V.42 retransmissions |",

@@ -25,14 +25,32 @@ spinning competitor unless a part says otherwise:
            white noise at -50 dBm0 on the line from seed k+1 and has the far
            modem answer 2000 + 50 k ms after its pick-up.  Their traces give
            the pending samples per reservation and CPU per phase with load;
+  pump     the same table with the real V.34 pump instead of the emulation:
+           the same versions, tries, noise, answer delays and spinning
+           competitor, load_us=0 (the pump is the load: 14-15 % of the CPU
+           in its data phase, the emulation's share), the modem offering
+           V.34 (AT\\N3+MS=V34) to smline's V.34 far modem (route words
+           v34,v42, sending and checking its bytes as the transfer part's
+           V.22bis one), PUMP_TRANSFER_BYTES each way.  Its default, 14 x
+           TRANSFER_BYTES (143360), scales the bytes by the line rate
+           (33600 / 2400), so that the data phase lasts about as long as the
+           transfer part's: 44 s at 33600 against 37 s (V.42's window of 15
+           frames of 128 bytes over V.34's 0.45 s round trip, the audio
+           path's lead among it, holds the stream to 79 % of the line rate,
+           V.22bis's to 93 %); a lower rate chosen by the line probing
+           lengthens it in proportion.  At the transfer part's 10 KiB a V.34
+           call would be 85 % set-up and 3 s of data, too short for a
+           starved thread or reservation to fall behind in.  Each version's
+           row stands beside its transfer row;
   resmap   the reservation boundary (Table 3, Fig 17): CELLS hard
            reservations X/Y with a call each (tools/resmap.py), over the
            model, every disagreement named and explained.
 
 QUICK=1 is the reduced grid make check runs: the first kernel, 2 s of cyclictest,
 the contexts but usr and oth, one try of INT, THR, THR-8, RES 1/8, RES 2/8
-(BHW where the kernel has it) moving 1024 bytes, two reservation cells.
-STUDY_PARTS picks parts (compare phase transfer resmap).
+(BHW where the kernel has it) moving 1024 bytes, one V.34 pump call of THR
+moving 1024 bytes, two reservation cells.
+STUDY_PARTS picks parts (compare phase transfer pump resmap).
 
 Each boot is a piece of smlab.runner: JOBS guests at a time here, or on the
 workers of a Dask scheduler (SCHEDULER); on the virtual clock the figures
@@ -93,9 +111,15 @@ VERSIONS = [("INT", "int", ()), ("DPC", "dpc", ()), ("THR", "thr", ("prio=50",))
             _res(2, 16), _res(3, 16), _res(1, 8), _res(2, 8), _res(1, 4),
             ("IRQT", "irqt", ()), ("BHW", "bhw", ())]
 QUICK_VERSIONS = ["INT", "THR", "THR-8", "RES 1/8", "RES 2/8", "BHW"]
+# the quick grid's pump part: one version, the one the others are read against
+QUICK_PUMP_VERSIONS = ["THR"]
+# the pump part's far modem (smline's route word) and what its bytes scale by:
+# V.34's top rate over V.22bis's (33600 / 2400)
+PUMP_MOD = "v34"
+PUMP_SCALE = 14
 CMP_CONTEXTS = list(contexts.ALL)
 QUICK_CELLS = "1/16 4/17"
-PARTS = ["compare", "phase", "transfer", "resmap"]
+PARTS = ["compare", "phase", "transfer", "pump", "resmap"]
 # the quick grid compares the study's four and the two new kernel contexts
 # (make compare's own test has usr; THR-8's failure is its call's)
 QUICK_CONTEXTS = ["int", "dpc", "thr", "res", "irqt", "bhw"]
@@ -261,6 +285,13 @@ def plan(a, kernels):
             for t in range(a.tries):
                 add("transfer", "%s#%d" % (ver, t), 1 + 2 * t, version=ver, ctx=ctx, try_=t,
                     nbytes=a.nbytes, args=list(args))
+        for ver, ctx, args in VERSIONS:
+            if ("pump" not in a.parts or ver not in a.pump_versions
+                    or (ctx == "bhw" and not has_bh_wq(k))):
+                continue
+            for t in range(a.tries):
+                add("pump", "%s#%d" % (ver, t), 1 + 2 * t, version=ver, ctx=ctx, try_=t,
+                    nbytes=a.pump_bytes, args=list(args), mod=PUMP_MOD)
         for x, y in (a.cells if "resmap" in a.parts else []):
             add("resmap", "%d/%d" % (x, y), 2 if (x, y) in resmap.STUDY else 30, x=x, y=y,
                 nbytes=a.resmap_bytes)
@@ -274,8 +305,8 @@ PLACES = ("out", "module", "smline")
 def piece_code():
     """This module's code that makes a piece's figures: the boots'
     arguments and the analysis of their files."""
-    return (run_piece, run_compare, call, cmdline, run_phase, run_transfer, run_cell, resmap.run_piece,
-            host_apart, trace_figures, _loghist, _counts)
+    return (run_piece, run_compare, call, cmdline, run_phase, run_transfer, run_pump, run_cell,
+            resmap.run_piece, host_apart, trace_figures, _loghist, _counts)
 
 
 class Digests:
@@ -320,7 +351,7 @@ def run_piece(piece):
     failure of the piece (the runner tries it again), a call that failed is
     a figure."""
     run = {"compare": run_compare, "phase": run_phase, "transfer": run_transfer,
-           "resmap": run_cell}[piece.kind]
+           "pump": run_pump, "resmap": run_cell}[piece.kind]
     r = json.loads(json.dumps(run(piece), default=str))
     if ((r.get("guest") or {}).get("timed_out")) or ((r.get("boot") or {}).get("timed_out")):
         raise runner.PieceFailed("the guest timed out")
@@ -351,9 +382,11 @@ def run_compare(piece):
     return e
 
 
-def call(piece, tag, ctx, load, spin, idle, args, try_=0):
+def call(piece, tag, ctx, load, spin, idle, args, try_=0, mod="v22bis"):
+    """One call (bench_modem's): mod is the far modem's modulation, which
+    the modem's +MS follows."""
     out = Path(piece.get("out"))
-    extra = dict(trace_events=TRACE_ALL)
+    extra = dict(trace_events=TRACE_ALL, mod=mod)
     if try_ is not None:
         extra.update(line_extra=["--noise", "-50", "--seed", str(try_ + 1)],
                      route_words=",ansdelay=%d" % (2000 + 50 * try_))
@@ -364,6 +397,10 @@ def call(piece, tag, ctx, load, spin, idle, args, try_=0):
     c["ok"] = bm.call_ok(c)
     c["why"] = None if c["ok"] else bm.failure(c)
     c["figures_trace"] = trace_figures(dat) if dat.exists() else None
+    # the DTE's CONNECT (its rate), from the transcript
+    txt = out / "calls" / "virtual" / tag / "results" / (tag + ".txt")
+    m = re.search(r"^< (CONNECT\b.*)$", txt.read_text(errors="replace"), re.M) if txt.exists() else None
+    c["connect"] = m.group(1).strip() if m else None
     return c
 
 
@@ -375,6 +412,14 @@ def run_transfer(piece):
     ver, t = piece.get("version"), piece.get("try_")
     tag = re.sub(r"[^A-Za-z0-9]+", "_", ver).strip("_").lower() + "-%d" % t
     return call(piece, tag, piece.get("ctx"), LOAD_US, True, 0, piece.get("args"), try_=t)
+
+
+def run_pump(piece):
+    """A transfer call with the real pump: no emulated load, the far modem
+    on piece's mod (V.34), the same noise, answer delay and competitor."""
+    ver, t = piece.get("version"), piece.get("try_")
+    tag = "%s-%s-%d" % (piece.get("mod"), re.sub(r"[^A-Za-z0-9]+", "_", ver).strip("_").lower(), t)
+    return call(piece, tag, piece.get("ctx"), 0, True, 0, piece.get("args"), try_=t, mod=piece.get("mod"))
 
 
 def run_cell(piece):
@@ -469,35 +514,22 @@ def summarise(k, res, a):
         s["phase_call"] = {"ok": ph.get("ok"), "why": ph.get("why"),
                            "phases": phase_table(tf.get("phases")), "irq_rate": tf.get("irq_rate"),
                            "sequence": [(p["phase"], p["dur_s"]) for p in tf.get("phases") or []]}
-    tr = res.get("transfer", {})
     trows = []
-    for ver, ctx, args in VERSIONS:
-        calls = [tr[key] for key in sorted(tr) if key.rsplit("#", 1)[0] == ver]
-        if not calls:
-            if ver in a.versions and ctx == "bhw" and not has_bh_wq(k) and "transfer" in a.parts:
-                trows.append({"version": ver, "refused": "no system_bh_wq before Linux 6.9"})
-            continue
-        oks = [c for c in calls if c.get("ok")]
-        ts = [c["transfer_s"] for c in oks if c.get("transfer_s") is not None]
-        mean = sum(ts) / len(ts) if ts else None
-        sd = math.sqrt(sum((x - mean) ** 2 for x in ts) / len(ts)) if len(ts) > 1 else (0.0 if ts else None)
-        pend = [((c.get("figures_trace") or {}).get("pending") or {}) for c in calls]
-        pmax = max((p.get("summary") or {}).get("max") or 0 for p in pend) if pend else None
-        hist = {}
-        for p in pend:
-            for v, n in (p.get("hist") or {}).items():
-                hist[v] = hist.get(v, 0) + n
-        loaded = phase_table(((calls[0].get("figures_trace") or {}).get("phases")))
-        trows.append({"version": ver, "context": ctx, "args": list(args), "tries": len(calls),
-                      "ok": len(oks), "mean_s": mean, "sd_s": sd,
-                      "min_s": min(ts) if ts else None, "max_s": max(ts) if ts else None,
-                      "setup_s": [c.get("setup_s") for c in calls],
-                      "overruns": sum(c.get("overruns") or 0 for c in calls),
-                      "dropped": sum(((c.get("stats") or {}).get("dropped") or 0) for c in calls),
-                      "pending_max": pmax, "pending_hist": hist, "phases_loaded": loaded,
-                      "failures": [c.get("why") for c in calls if not c.get("ok")],
-                      "study": STUDY_TRANSFER.get(ver)})
+    for ver, ctx, args, calls in _by_version(k, res.get("transfer", {}), a, "transfer", trows):
+        row = call_rows(calls)
+        row.pop("connect")
+        trows.append(dict({"version": ver, "context": ctx, "args": list(args)}, **row,
+                          study=STUDY_TRANSFER.get(ver)))
     s["transfer"] = trows
+    prows = []
+    for ver, ctx, args, calls in _by_version(k, res.get("pump", {}), a, "pump", prows):
+        emu = next((t for t in trows if t["version"] == ver and not t.get("refused")), None)
+        prows.append(dict({"version": ver, "context": ctx, "args": list(args)}, **call_rows(calls),
+                          nbytes=sorted({c.get("nbytes") for c in calls}),
+                          emulated=({x: emu[x] for x in ("tries", "ok", "mean_s", "sd_s")}
+                                    if emu else None),
+                          study=STUDY_TRANSFER.get(ver)))
+    s["pump"] = prows
     cells = res.get("resmap", {})
     rrows = []
     for key in sorted(cells, key=lambda t: tuple(int(x) for x in t.split("/"))):
@@ -507,6 +539,50 @@ def summarise(k, res, a):
         rrows.append(r)
     s["resmap"] = rrows
     return s
+
+
+def _by_version(k, part, a, kind, rows):
+    """(version, context, insmod arguments, its calls in try order) of a
+    part's pieces; a version the kernel refuses goes to rows as such."""
+    versions = a.pump_versions if kind == "pump" else a.versions
+    for ver, ctx, args in VERSIONS:
+        calls = [part[key] for key in sorted(part, key=lambda x: int(x.rsplit("#", 1)[1]))
+                 if key.rsplit("#", 1)[0] == ver]
+        if calls:
+            yield ver, ctx, args, calls
+        elif ver in versions and ctx == "bhw" and not has_bh_wq(k) and kind in a.parts:
+            rows.append({"version": ver, "refused": "no system_bh_wq before Linux 6.9"})
+
+
+def call_rows(calls):
+    """What the tries of one version add up to: calls that moved their
+    bytes, the transfer's mean and population sd over those, the rates the
+    DTE was told (CONNECT's, how many calls each), the buffers' worst, the
+    first call's CPU per phase and why the others failed."""
+    oks = [c for c in calls if c.get("ok")]
+    ts = [c["transfer_s"] for c in oks if c.get("transfer_s") is not None]
+    mean = sum(ts) / len(ts) if ts else None
+    sd = math.sqrt(sum((x - mean) ** 2 for x in ts) / len(ts)) if len(ts) > 1 else (0.0 if ts else None)
+    pend = [((c.get("figures_trace") or {}).get("pending") or {}) for c in calls]
+    pmax = max((p.get("summary") or {}).get("max") or 0 for p in pend) if pend else None
+    hist = {}
+    for p in pend:
+        for v, n in (p.get("hist") or {}).items():
+            hist[v] = hist.get(v, 0) + n
+    connect = {}
+    for c in calls:
+        m = re.match(r"CONNECT (\d+)", c.get("connect") or "")
+        if m:
+            connect[m.group(1)] = connect.get(m.group(1), 0) + 1
+    return {"tries": len(calls), "ok": len(oks), "mean_s": mean, "sd_s": sd,
+            "min_s": min(ts) if ts else None, "max_s": max(ts) if ts else None,
+            "setup_s": [c.get("setup_s") for c in calls],
+            "connect": dict(sorted(connect.items(), key=lambda kv: -int(kv[0]))),
+            "overruns": sum(c.get("overruns") or 0 for c in calls),
+            "dropped": sum(((c.get("stats") or {}).get("dropped") or 0) for c in calls),
+            "pending_max": pmax, "pending_hist": hist,
+            "phases_loaded": phase_table(((calls[0].get("figures_trace") or {}).get("phases"))),
+            "failures": [c.get("why") for c in calls if not c.get("ok")]}
 
 
 def _us(tf, key):
@@ -591,6 +667,8 @@ def markdown(summ, meta):
                     "; ".join(sorted(set(x for x in t["failures"] if x)))[:160] or "-"))
                 if t["version"] in STUDY_NOTE:
                     L.append("|  | %s |  |  |  |  |  |  |  |  |" % STUDY_NOTE[t["version"]])
+        if s.get("pump"):
+            L += pump_markdown(s["pump"])
         if s["resmap"]:
             L += ["", "### Reservation boundary (Table 3, Fig 17)", "",
                   "| X/Y ms | share | gap | model | Linux | study (of 10) | max pending | overruns | why |",
@@ -628,11 +706,52 @@ def markdown(summ, meta):
                       if t["version"] == ver and not t.get("refused")),
                      "refused" if any(t["version"] == ver for t in s["transfer"]) else "-")
                 for s in summ.values()) + " |")
+        for ver, _, _ in VERSIONS:
+            if any(t["version"] == ver for s in summ.values() for t in s.get("pump") or []):
+                L.append("| V.34 pump %s: ok, mean (s) | " % ver + " | ".join(
+                    next(("%d/%d, %s" % (t["ok"], t["tries"], _f(t["mean_s"], "%.2f"))
+                          for t in s.get("pump") or [] if t["version"] == ver and not t.get("refused")),
+                         "refused" if any(t["version"] == ver for t in s.get("pump") or []) else "-")
+                    for s in summ.values()) + " |")
         L.append("| reservation cells agreeing with the model | " + " | ".join(
             ("%d of %d" % (sum(r["works"] == r["model"] for r in s["resmap"]), len(s["resmap"]))
              if s["resmap"] else "-") for s in summ.values()) + " |")
     L += ["", "Figures: " + ", ".join(meta["figures"]), ""]
     return "\n".join(L)
+
+
+def _rates(connect):
+    """CONNECT's rates and how many calls had each: "33600 x9, 31200 x1"."""
+    return ", ".join("%s x%d" % kv for kv in connect.items()) or "none"
+
+
+def pump_markdown(rows):
+    """The pump part's table: each version's V.34 calls beside its
+    emulated row (the transfer part's, where this report has it)."""
+    nb = sorted({n for t in rows for n in t.get("nbytes") or [] if n})
+    L = ["", "### File transfer with the real V.34 pump (Tables 1 and 2 without the emulation)", "",
+         "%s bytes each way per call, the modem offering V.34 (`AT\\N3+MS=V34`) to smline's V.34 far "
+         "modem with V.42, load_us=0 (the pump is the load), the spinning competitor, the transfer "
+         "table's tries (noise seed, answer delay). Rate: the DTE's CONNECT, calls per rate. CPU: the "
+         "first call's driver time in its data phase. Emulated: the transfer table's row (V.22bis, "
+         "load_us=%d)." % (" or ".join(str(n) for n in nb) or "-", LOAD_US), "",
+         "| version | ok/tries | mean (s) | sd (s) | rate CONNECTed | CPU, data phase | overruns | "
+         "max pending | emulated ok/tries | emulated mean (s) | emulated sd (s) | why not |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for t in rows:
+        if t.get("refused"):
+            L.append("| %s | refused: %s |  |  |  |  |  |  |  |  |  |  |" % (t["version"], t["refused"]))
+            continue
+        e = t.get("emulated") or {}
+        L.append("| %s | %d/%d | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |" % (
+            t["version"], t["ok"], t["tries"], _f(t["mean_s"], "%.2f"), _f(t["sd_s"], "%.2f"),
+            _rates(t["connect"]),
+            _f(((t.get("phases_loaded") or {}).get("connected") or {}).get("cpu_pct"), "%.1f %%"),
+            t["overruns"], _f(t["pending_max"]),
+            "%d/%d" % (e["ok"], e["tries"]) if e else "-", _f(e.get("mean_s"), "%.2f"),
+            _f(e.get("sd_s"), "%.2f"),
+            "; ".join(sorted(set(x for x in t["failures"] if x)))[:160] or "-"))
+    return L
 
 
 def _step_plot(ax, series, width, xlabel, ylabel):
@@ -771,6 +890,8 @@ def main(argv=None):
     opt("--tries", "TRIES", None, cli.positive_int, "calls per transfer-table version (10; quick 1)")
     opt("--nbytes", "TRANSFER_BYTES", None, cli.positive_int,
         "bytes each way per transfer call (10240; quick 1024)")
+    opt("--pump-bytes", "PUMP_TRANSFER_BYTES", None, cli.positive_int,
+        "bytes each way per V.34 pump call (%d x TRANSFER_BYTES; quick 1024)" % PUMP_SCALE)
     opt("--cells", "CELLS", None, str, "reservation cells: study, sweep, 'X/Y ...' or a mix (study sweep; quick %s)"
         % QUICK_CELLS)
     opt("--contexts", "STUDY_CONTEXTS", None, str, "contexts compared (%s)" % " ".join(CMP_CONTEXTS))
@@ -800,6 +921,7 @@ def main(argv=None):
     a.duration = a.duration or (2 if q else 30)
     a.tries = a.tries or (1 if q else 10)
     a.nbytes = a.nbytes or (1024 if q else 10240)
+    a.pump_bytes = a.pump_bytes or (1024 if q else PUMP_SCALE * a.nbytes)
     a.resmap_bytes = 1024 if q else 2048
     try:
         cells = []
@@ -822,6 +944,7 @@ def main(argv=None):
     unknown = [v for v in a.versions if v not in names]
     if unknown:
         ap.error("unknown version(s) %s (have: %s)" % (", ".join(unknown), ", ".join(names)))
+    a.pump_versions = [v for v in a.versions if v in QUICK_PUMP_VERSIONS] if q else a.versions
     a.out = a.out or str(TOP / "out" / ("study-quick" if q else "study"))
     a.quick = q
     for k in ([] if a.report_only else kernels):
@@ -829,7 +952,7 @@ def main(argv=None):
                         (bm.SMLINE, "make line")):
             if not Path(f).is_file():
                 ap.error("%s missing: %s" % (f, hint))
-    if "usr" in a.contexts and not bm.SMODEMD.is_file() and not a.report_only:
+    if "usr" in a.contexts and "compare" in a.parts and not bm.SMODEMD.is_file() and not a.report_only:
         ap.error("%s missing: make smodemd" % bm.SMODEMD)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -849,7 +972,8 @@ def main(argv=None):
             " ..." if len(missing) > 5 else ""))
     summ = {k: summarise(k, res.get(k, {}), a) for k in kernels}
     meta = {"date": time.strftime("%Y-%m-%d"), "quick": q, "kernels": kernels, "jobs": a.jobs,
-            "duration": a.duration, "tries": a.tries, "nbytes": a.nbytes, "cells": len(a.cells),
+            "duration": a.duration, "tries": a.tries, "nbytes": a.nbytes, "pump_bytes": a.pump_bytes,
+            "cells": len(a.cells),
             "pieces": len(pieces), "wall_s": wall, "record": str(record.path),
             "missing": ["%s (%s)" % (k.replace(":", " "), why) for k, why in sorted(missing.items())],
             "pieces_wall_s": round(sum((record.lines[k].get("host") or {}).get("piece_wall_s") or 0

@@ -32,6 +32,7 @@
  *                       call, e.g. v34,v42,echo) and the engine answers at
  *                       the first ring, as mgetty's ATA
  *   --no-hybrid         no hybrid on the wire (test_clients' line)
+ *   --record            print smline's record of the call (a RECORD line) even when it went well
  *   The engine offers V.34 (AT+MS=V34) when the far modem's words name it.
  * callfar --sweep     the cases test_line.py keeps, CHECKed (tests/common/check.h)
  * callfar --sweep-v34 V.34 both ways round, the same
@@ -88,11 +89,18 @@ struct cfg {
 	const char *route;
 	const char *incoming;	/* smline's far modem calls ours: its words */
 	bool no_hybrid;		/* a line without the guest's hybrid (test_clients') */
+	bool record;		/* print smline's record of the call, whatever the result */
 };
 
 struct result {
 	bool connected, v8;
 	unsigned int rate, retrains;
+	/* each direction's rate as the call ended, V.34's renegotiations and retrains */
+	unsigned int tx_rate_end, rx_rate_end, v34_renegs, v34_retrains;
+	/* the first retrain (or renegotiation) began, every byte back */
+	double retrain_s, done_s;
+	/* the data mode's retrains and reconnections: "t_s:rate ..." (0: a retrain) */
+	char phases[512];
 	int rtd, echo_latency, erle_db;
 	uint32_t cause;
 	bool hung;
@@ -211,7 +219,8 @@ static int one_call(const struct cfg *c, struct result *r)
 	wc.noise_dbm0 = c->noise_dbm0;
 	xc.wire = &wc;
 	sl.w = sml_wire_new(&wc);
-	sl.x = sml_exchange_new(&xc);
+	xc.line = sl.w;
+	sl.x = sl.w ? sml_exchange_new(&xc) : NULL;
 	sml_hook_init(&sl.hook, 0);
 
 	/*
@@ -263,12 +272,22 @@ static int one_call(const struct cfg *c, struct result *r)
 				smdsp_modem_answer(m);
 			if (ev.type != SMDSP_EV_PHASE)
 				continue;
+			if ((ev.phase == SMDSP_PHASE_CONNECTED && r->connected) ||
+			    ev.phase == SMDSP_PHASE_RETRAIN) {
+				size_t l = strlen(r->phases);
+
+				/* 0 for a retrain's start, the rate for the data again */
+				snprintf(r->phases + l, sizeof(r->phases) - l, " %.2f:%u",
+					 ev.time_ms / 1000.0,
+					 ev.phase == SMDSP_PHASE_RETRAIN ? 0 : ev.arg);
+			}
 			if (ev.phase == SMDSP_PHASE_CONNECTED && !r->connected) {
 				r->connected = true;
 				r->rate = ev.arg;
 				r->connect_s = ev.time_ms / 1000.0;
 			} else if (ev.phase == SMDSP_PHASE_RETRAIN) {
-				r->retrains++;
+				if (!r->retrains++)
+					r->retrain_s = ev.time_ms / 1000.0;
 			} else if (ev.phase == SMDSP_PHASE_HUNGUP) {
 				r->hung = true;
 				r->cause = ev.arg;
@@ -277,6 +296,7 @@ static int one_call(const struct cfg *c, struct result *r)
 		if (now == 0 && !c->incoming)
 			smdsp_modem_dial(m, "8");
 		if (!r->hung && got >= c->bytes && r->connected) {
+			r->done_s = (double)now / SML_RATE;
 			smdsp_modem_hangup(m);
 			r->hung = true;
 		}
@@ -294,6 +314,12 @@ static int one_call(const struct cfg *c, struct result *r)
 	r->erle_db = st.echo_erle_db_q8 / 256;
 	r->echoed = got;
 	r->bad = bad;
+	r->tx_rate_end = st.tx_rate;
+	r->rx_rate_end = st.rx_rate;
+	if (st.v34_used) {
+		r->v34_renegs = st.v34.renegs;
+		r->v34_retrains = st.v34.retrains;
+	}
 	smdsp_modem_print(m, r->caller_state, sizeof(r->caller_state));
 	sml_exchange_shutdown(sl.x);
 	fclose(xc.json);
@@ -322,10 +348,15 @@ static bool call_ok(const struct cfg *c, const struct result *r)
 
 static void print_result(const struct cfg *c, const struct result *r)
 {
-	printf("RESULT %s period=%u lead=%u up=%u down=%u delay_ms=%.1f atten_db=%.1f start=%u ok=%d connected=%d v8=%d rate=%u connect_s=%.2f rtd=%d echo_latency=%d erle_db=%d retrains=%u cause=%u echoed=%zu bad=%zu\n",
+	printf("RESULT %s period=%u lead=%u up=%u down=%u delay_ms=%.1f atten_db=%.1f start=%u ok=%d connected=%d v8=%d rate=%u connect_s=%.2f rtd=%d echo_latency=%d erle_db=%d retrains=%u cause=%u echoed=%zu bad=%zu tx_rate_end=%u rx_rate_end=%u v34_renegs=%u v34_retrains=%u\n",
 	       c->incoming ? "answering" : "dialling", c->period, c->lead, c->up, c->down, c->delay_ms, c->atten_db, c->start, call_ok(c, r),
 	       r->connected, r->v8, r->rate, r->connect_s, r->rtd, r->echo_latency, r->erle_db,
-	       r->retrains, r->cause, r->echoed, r->bad);
+	       r->retrains, r->cause, r->echoed, r->bad, r->tx_rate_end, r->rx_rate_end,
+	       r->v34_renegs, r->v34_retrains);
+	printf("  retrain_s=%.2f done_s=%.2f retrains and rates:%s\n", r->retrain_s, r->done_s,
+	       r->phases);
+	if (c->record)
+		printf("RECORD %s", r->record);
 	if (!call_ok(c, r))
 		printf("  caller: %s\n  smline: %s", r->caller_state, r->record);
 }
@@ -458,6 +489,10 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(o, "--no-hybrid")) {
 			c.no_hybrid = true;
+			continue;
+		}
+		if (!strcmp(o, "--record")) {
+			c.record = true;
 			continue;
 		}
 		if (!strcmp(o, "--sweep"))

@@ -655,6 +655,129 @@ def test_v34_engine_answers_smline_caller():
     ctest.judge("callfar", r, least=40)
 
 
+# ---------------------------------------------------------------- a line that worsens in a call
+
+WORSEN_WORDS = ",worsen=4,worsen_noise=-40"
+
+
+def test_v34_far_modem_line_worsens(tmp_path):
+    """A route whose line worsens in the call (`worsen=4,worsen_noise=-40`): the test modem's V.34
+    call to smline's V.34 far modem (both v34.c ends, 2-wire through the m3 hybrid, 50 ms each
+    way) connects at 33,600 both ways; 4 s into the data phase, to the sample of smline's block,
+    white noise of -40 dBm0 at both receivers. The pumps retrain or renegotiate down (each
+    direction's rate below the one it had then), 64 KiB each way arrive whole; the record's
+    `worsen` and the `worsened` event say when and what; the next call on the line (the same
+    run) has the line as configured again."""
+    ev = tmp_path / "ev.jsonl"
+    n = 65536
+    c = call(["--hybrid", "m3", "--hybrid-erl", "12", "--delay", "50", "--events", str(ev),
+              "--route", answer_route("v34,v42", n=n, extra=WORSEN_WORDS),
+              "--route", answer_route("v34,v42", n=n).replace(NUMBER, "5551235", 1)],
+             modem_args("v34,v42", n=n) + ["--dial", "5551235"], calls=2, timeout=180)
+    r = c.records[0]
+    assert_transfer(Call([r], c.modems[:1], c.line_err, c.modem_err, c.wall), n=n, mod="V.34",
+                    rate=r["rate"], v42=True, v8=True)
+    w, v = r["worsen"], r["v34"]
+    print(w, v, r["transfer_s"])
+    assert (w["at_s"], w["noise_dbm0"], w["loss_db"]) == (4, -40, 0), w
+    due = r["data_sample"] + 4 * RATE
+    assert due <= w["sample"] < due + 80, (w, r["data_sample"])
+    # mid-transfer, at the rates the call began with
+    assert 0 < w["bytes_from_modem"] < n and 0 < w["bytes_to_modem"] < n, w
+    assert (w["rate_tx"], w["rate_rx"]) == (v["rate_tx_start"], v["rate_rx_start"]) == (33600, 33600), r
+    assert v["rate_tx"] < w["rate_tx"] and v["rate_rx"] < w["rate_rx"], (w, v)
+    assert v["renegs"] + v["retrains"] > w["v34_renegs"] + w["v34_retrains"], (w, v)
+    assert any(e.startswith("line worsens: noise -40.0 dBm0") for e in events(r)), events(r)
+    got = [json.loads(x) for x in ev.read_text().splitlines()]
+    worse = [e for e in got if e["event"] == "worsened"]
+    assert len(worse) == 1 and worse[0]["sample"] == w["sample"] and worse[0]["call"] == 1, worse
+    assert (worse[0]["source"], worse[0]["noise_dbm0"], worse[0]["loss_db"]) == ("exchange", -40, 0)
+    # the second call: no worsen words, the line as configured (no noise): 33,600 throughout
+    r2 = c.records[1]
+    assert "worsen" not in r2 and r2["result"] == "connected", r2
+    assert (r2["v34"]["rate_tx"], r2["v34"]["rate_rx"]) == (33600, 33600), r2
+    assert r2["v34"]["retrains"] == 0 and r2["expect_ok"] is True, r2
+    assert c.modems[1]["expect_ok"] is True, c.modems[1]
+
+
+def callfar(args):
+    """One call of our engine to smline's far modem (tests/line/callfar.c): its RESULT line's
+    fields, the line after it, and smline's record."""
+    r = subprocess.run([os.path.join(OUT, "callfar"), "--record"] + args, capture_output=True,
+                       text=True, timeout=120)
+    print(r.stdout, r.stderr)
+    res = dict(kv.split("=", 1) for kv in
+               re.search(r"^RESULT \S+ (.*)$", r.stdout, re.M).group(1).split())
+    rec = json.loads(re.search(r"^RECORD (.*)$", r.stdout, re.M).group(1))
+    return r, res, rec
+
+
+def engine_retrains_after(out, t_s):
+    """The engine's retrains (or renegotiations) that began at or after t_s of its time."""
+    m = re.search(r"retrains and rates:(.*)$", out, re.M)
+    return [float(t) for t, rate in (x.split(":") for x in m.group(1).split()) if rate == "0"
+            and float(t) >= t_s]
+
+
+def test_v34_engine_line_worsens():
+    """Our engine (dsp/modem.c, as the guest's driver runs it) dials smline's V.34 far modem over the
+    guest's hybrid; 6 s into the data phase the route's worsen words add -40 dBm0 of white noise:
+    the data mode renegotiates down or retrains, every rate after the event under the one before
+    it (smline's record of the rates then and at the end, the engine's stats agreeing), 64 KiB
+    back intact, the call ended by us. The same call without the words has no retrain after that
+    time, and the run is the same run twice (the instruction-counted guest's case: a line that
+    worsens at the same sample every time)."""
+    route = "answer:v34,v42,v8,echo,ansdelay=1000"
+    args = ["--rate", "33600", "--bytes", "65536", "--max-s", "120"]
+    r, res, rec = callfar(args + ["--route", route + ",worsen=6,worsen_noise=-40"])
+    assert r.returncode == 0 and res["ok"] == "1" and res["cause"] == "0", r.stdout
+    assert (res["echoed"], res["bad"]) == ("65536", "0"), res
+    w, v = rec["worsen"], rec["v34"]
+    due = rec["data_sample"] + 6 * RATE
+    assert due <= w["sample"] < due + 80, w
+    before, after = (w["rate_tx"], w["rate_rx"]), (v["rate_tx"], v["rate_rx"])
+    assert all(a < b for a, b in zip(after, before)), (before, after)
+    # the engine receives what the far modem sends
+    assert (int(res["rx_rate_end"]), int(res["tx_rate_end"])) == after, (res, after)
+    assert v["renegs"] + v["retrains"] > w["v34_renegs"] + w["v34_retrains"], (w, v)
+    assert rec["end"] == "local-hangup" and rec["crc32_to_modem"] == rec["crc32_from_modem"], rec
+    # the engine's clock is the line's less the path to smline (--up, 3048 samples by default)
+    t_worse = (w["sample"] - 3048) / RATE
+    assert engine_retrains_after(r.stdout, t_worse), r.stdout
+    again = callfar(args + ["--route", route + ",worsen=6,worsen_noise=-40"])[0]
+    assert again.stdout == r.stdout
+    clean, cres, crec = callfar(args + ["--route", route])
+    assert clean.returncode == 0 and "worsen" not in crec, clean.stdout
+    assert not engine_retrains_after(clean.stdout, t_worse), clean.stdout
+    assert crec["v34"]["renegs"] + crec["v34"]["retrains"] == w["v34_renegs"] + w["v34_retrains"], crec
+
+
+@pytest.mark.parametrize("words,why", [
+    ("worsen=-1,worsen_noise=-40", "0 to 86400 s"), ("worsen=x,worsen_noise=-40", "0 to 86400 s"),
+    ("worsen=,worsen_noise=-40", "0 to 86400 s"), ("worsen=1e6,worsen_noise=-40", "0 to 86400 s"),
+    ("worsen=nan,worsen_noise=-40", "0 to 86400 s"),
+    ("worsen=5,worsen_noise=-91", "-90 to 6 dBm0"), ("worsen=5,worsen_noise=7", "-90 to 6 dBm0"),
+    ("worsen=5,worsen_noise=-40dB", "-90 to 6 dBm0"), ("worsen=5,worsen_loss=0", "0 to 60 dB"),
+    ("worsen=5,worsen_loss=61", "0 to 60 dB"), ("worsen=5,worsen_loss=-3", "0 to 60 dB"),
+    ("worsen_noise=-40", "need worsen=SECONDS"), ("worsen_loss=6", "need worsen=SECONDS"),
+    ("worsen=5", "needs worsen_noise=DBM0 or worsen_loss=DB"),
+    ("fax,worsen=5,worsen_loss=6", "for data calls"),
+])
+def test_worsen_words_refused(words, why):
+    """Bad worsen words stop smline at start with one line saying why (route and incoming call)."""
+    for opt, spec in (("--route", "%s=answer:v34,%s" % (NUMBER, words)), ("--incoming", "5=" + words)):
+        r = subprocess.run([SMLINE, "--transport", "file:/dev/null,/dev/null", opt, spec],
+                           capture_output=True, text=True, timeout=30)
+        assert r.returncode == 2 and why in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_worsen_words_in_help():
+    r = subprocess.run([SMLINE, "--help"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and "worsen=SECONDS" in r.stdout and "worsen_noise=DBM0" in r.stdout
+    assert "worsen_loss=DB" in r.stdout, r.stdout
+
+
 def test_several_calls():
     """One line, four calls in a row: each gets its own record."""
     c = call(["--route", "5550000=busy", "--route", answer_route(n=500),

@@ -487,6 +487,75 @@ static void test_wire(void)
 	free(x);
 }
 
+/*
+ * One wire, three stretches of 8000 samples: as configured, worsened
+ * (sml_wire_worsen()), restored; each stretch's level at both ends.
+ */
+static void worsen_levels(const struct sml_wire_cfg *c, double tone_dbm0, double noise_dbm0,
+			  double loss_db, double lvl[3][2])
+{
+	const int n = 8000;
+	struct sml_wire *w = sml_wire_new(c);
+	int16_t tx[80], up[200], down[80];
+	double *x_up = malloc(sizeof(double) * (n + 400)), *x_down = malloc(sizeof(double) * n);
+	double amp = tone_dbm0 > -99 ? sml_dbm0_to_rms(tone_dbm0) * M_SQRT2 : 0;
+	int part, i, k, m;
+	int64_t t = 0;
+
+	for (part = 0; part < 3; part++) {
+		if (part == 1)
+			sml_wire_worsen(w, noise_dbm0, loss_db);
+		else if (part == 2)
+			sml_wire_restore(w);
+		for (m = 0, i = 0; i < n; i += 80) {
+			for (k = 0; k < 80; k++, t++)
+				tx[k] = (int16_t)lrint(amp * sin(2 * M_PI * 1000.0 * t / 8000));
+			k = sml_wire_up(w, tx, 80, up, 200);
+			sml_wire_down(w, tx, k, tx, down, 80);
+			for (k--; k >= 0; k--)
+				x_up[m + k] = up[k];
+			m += 80;
+			for (k = 0; k < 80; k++)
+				x_down[i + k] = down[k];
+		}
+		lvl[part][0] = sml_rms_to_dbm0(rms(x_up, m));
+		lvl[part][1] = sml_rms_to_dbm0(rms(x_down, n));
+	}
+	free(x_up);
+	free(x_down);
+	sml_wire_free(w);
+}
+
+/* a route's worsen= words: the noise's power added to the line's, the loss on the signal, undone */
+static void test_wire_worsen(void)
+{
+	static const char *const way[2] = { "up", "down" };
+	struct sml_wire_cfg c;
+	double lvl[3][2];
+	int d;
+
+	/* silence on a line with -40 dBm0 of noise: -40 more makes -36.99, then -40 again */
+	sml_wire_cfg_default(&c);
+	c.noise_dbm0 = -40;
+	worsen_levels(&c, -99, -40, 0, lvl);
+	for (d = 0; d < 2; d++) {
+		check(fabs(lvl[0][d] + 40) < 0.2 && fabs(lvl[1][d] + 36.99) < 0.2 &&
+		      fabs(lvl[2][d] + 40) < 0.2, "wire worsened noise",
+		      "%s: %.2f, %.2f, %.2f dBm0 (want -40, -36.99, -40)", way[d], lvl[0][d],
+		      lvl[1][d], lvl[2][d]);
+	}
+	/* a -10 dBm0 tone through 3 dB of loss, 6 dB more, then 3 again; no noise added */
+	sml_wire_cfg_default(&c);
+	c.atten_db = 3;
+	worsen_levels(&c, -10, -99, 6, lvl);
+	for (d = 0; d < 2; d++) {
+		check(fabs(lvl[0][d] + 13) < 0.05 && fabs(lvl[1][d] + 19) < 0.05 &&
+		      fabs(lvl[2][d] + 13) < 0.05, "wire worsened loss",
+		      "%s: %.2f, %.2f, %.2f dBm0 (want -13, -19, -13)", way[d], lvl[0][d],
+		      lvl[1][d], lvl[2][d]);
+	}
+}
+
 static void test_hook(void)
 {
 	struct sml_hook h;
@@ -552,6 +621,7 @@ int main(void)
 	test_poly();
 	test_drift();
 	test_wire();
+	test_wire_worsen();
 	test_hook();
 	test_crc_payload();
 	printf("%d checks, %d failure%s\n", checks, failures, failures == 1 ? "" : "s");

@@ -7,14 +7,20 @@ the spinner with the buffers overrunning; 400 interrupts per second on hook
 and 80 from dialling on; the reservation cells agree with the model except
 where the report explains why.  Then a small grid again with JOBS=1 gives
 the same figures, and a second run of the quick grid runs nothing.  The
+real V.34 pump's call (THR, no emulated load) connects on V.34, moves its
+bytes, costs the CPU of a real pump and stands beside the emulated row.  The
 record (smlab.runner's, record.jsonl): a sorted line per piece, its figures
 apart from the host's wall times and paths; a piece whose line is lost runs
 alone; --report-only draws the figures as recorded, under whatever digests.
 The small grid through a Dask scheduler whose two workers share no paths
 with this checkout runs from a bundle and gives the quick grid's figures.
 
-Cost: 19 guests (the quick grid's 14, the small grid's 2 at JOBS=1 and 2
-through the scheduler, one piece run again from the record), 3.9-5.0 min of
+Cost: 20 guests (the quick grid's 15, the small grid's 2 at JOBS=1 and 2
+through the scheduler, one piece run again from the record); the quick
+grid's V.34 pump call is 36 s of guest time, 19 s of wall time alone; the
+file took 6.1 min of wall time (1.8 min of QEMU's CPU), 15.6 min beside a
+two-guest study run (2026-11-29).  Before
+the pump call, 19 guests: 3.9-5.0 min of
 wall time (3.0 min of QEMU's CPU) alone on the 2-core lab machine without
 the scheduler's (2026-11-29), 7.9 min (3.4 min of QEMU's CPU) with them in a
 busier session, of which the scheduler's two guests 49 s; 16 guests took 7.6
@@ -75,7 +81,8 @@ def _quick_args(out, **kw):
     import argparse
     a = dict(out=str(out), guest_append="", contexts=study.QUICK_CONTEXTS, parts=study.PARTS,
              duration=2, quick=True, nbytes=1024, versions=study.QUICK_VERSIONS, tries=1,
-             cells=[(1, 16), (4, 17)], resmap_bytes=1024)
+             cells=[(1, 16), (4, 17)], resmap_bytes=1024, pump_bytes=1024,
+             pump_versions=study.QUICK_PUMP_VERSIONS)
     a.update(kw)
     return argparse.Namespace(**a)
 
@@ -86,12 +93,64 @@ def test_the_plan_as_pieces(tmp_path):
     import pickle
     k = "6.1.0-56-amd64"
     ps = study.plan(_quick_args(tmp_path), [k])
-    assert len(ps) == 14 and len({p.key for p in ps}) == 14
+    assert len(ps) == 15 and len({p.key for p in ps}) == 15
     assert [p.kind for p in ps[:7]] == ["compare"] * 6 + ["phase"]
     assert ps[-1].key == k + ":resmap:1/16" and ps[0].key == k + ":compare:control"
     assert pickle.loads(pickle.dumps(ps)) == ps
     t = next(p for p in ps if p.kind == "transfer")
     assert t.get("out") == str(tmp_path / k) and t.get("args") == ()
+    assert [p.key for p in ps if p.kind == "pump"] == [k + ":pump:THR#0"]
+    pu = next(p for p in ps if p.kind == "pump")
+    assert pu.get("mod") == "v34" and pu.get("args") == ("prio=50",) and pu.get("nbytes") == 1024
+
+
+def test_the_pump_part_plans_the_transfer_s_versions_and_tries(tmp_path):
+    """Full grid: every version the kernel has, TRIES each, the bytes
+    scaled; first tries before further ones; STUDY_PARTS without pump
+    plans none."""
+    k = "6.1.0-56-amd64"
+    names = [v[0] for v in study.VERSIONS]
+    a = _quick_args(tmp_path, parts=["pump"], quick=False, versions=names, pump_versions=names,
+                    tries=3, pump_bytes=study.PUMP_SCALE * 10240)
+    ps = study.plan(a, [k])
+    assert {p.kind for p in ps} == {"pump"}
+    assert len(ps) == 3 * (len(names) - 1)     # no BHW before 6.9
+    assert all(p.get("nbytes") == 143360 and p.get("mod") == "v34" for p in ps)
+    assert [p.get("try_") for p in ps[:len(names) - 1]] == [0] * (len(names) - 1)
+    assert len(study.plan(a, ["6.12.117+deb12-amd64"])) == 3 * len(names)
+    assert not [p for p in study.plan(_quick_args(tmp_path, parts=["transfer"]), [k]) if p.kind == "pump"]
+
+
+def _call(ok, transfer_s, connect, overruns=0, cpu=14.0):
+    return {"ok": ok, "transfer_s": transfer_s, "connect": connect, "overruns": overruns,
+            "why": None if ok else "line: failed", "setup_s": 19.0, "stats": {"dropped": 0},
+            "figures_trace": {"pending": {"summary": {"max": 50}, "hist": {"4": 10}},
+                              "phases": [{"phase": "connected", "dur_s": 2.0, "irqs_per_s": 80,
+                                          "cpu_pct": cpu}]}}
+
+
+def test_pump_rows_beside_the_emulated_ones(tmp_path):
+    """A version's tries as a row: mean and sd over the calls that moved
+    their bytes, CONNECT's rates counted, the emulated row beside it."""
+    k = "6.1.0-56-amd64"
+    res = {"transfer": {"THR#0": _call(True, 36.0, "CONNECT 2400"), "THR#1": _call(True, 38.0, None)},
+           "pump": {"THR#0": _call(True, 43.0, "CONNECT 33600"), "THR#1": _call(True, 45.0, "CONNECT 31200"),
+                    "THR#2": _call(False, None, "CONNECT 33600/ARQ", overruns=3),
+                    "THR#10": _call(False, None, None),
+                    "RES 1/8#0": _call(False, None, None)}}
+    a = _quick_args(tmp_path, versions=["THR", "RES 1/8"], pump_versions=["THR", "RES 1/8", "BHW"])
+    s = study.summarise(k, res, a)
+    thr = next(t for t in s["pump"] if t["version"] == "THR")
+    assert (thr["ok"], thr["tries"], thr["mean_s"], thr["sd_s"]) == (2, 4, 44.0, 1.0)
+    assert thr["connect"] == {"33600": 2, "31200": 1} and thr["overruns"] == 3
+    assert thr["emulated"] == {"tries": 2, "ok": 2, "mean_s": 37.0, "sd_s": 1.0}
+    assert thr["failures"] == ["line: failed", "line: failed"]
+    low = next(t for t in s["pump"] if t["version"] == "RES 1/8")
+    assert low["ok"] == 0 and low["mean_s"] is None and low["emulated"] is None and low["connect"] == {}
+    assert "connect" not in s["transfer"][0]
+    md = "\n".join(study.pump_markdown(s["pump"]))
+    assert "| THR | 2/4 | 44.00 | 1.00 | 33600 x2, 31200 x1 | 14.0 % | 3 | 50 | 2/2 | 37.00 | 1.00 |" in md
+    assert "| RES 1/8 | 0/1 | - | - | none |" in md
 
 
 def test_the_digest_follows_a_piece_s_own_settings(tmp_path):
@@ -102,6 +161,10 @@ def test_the_digest_follows_a_piece_s_own_settings(tmp_path):
     one = {p.key: dig(p) for p in study.plan(_quick_args(tmp_path), [k])}
     two = {p.key: dig(p) for p in study.plan(_quick_args(tmp_path / "elsewhere", duration=3), [k])}
     assert [x for x in one if one[x] != two[x]] == [x for x in one if ":compare:" in x]
+    # the pump part's own: its bytes move its pieces alone, and its call is not the transfer's
+    three = {p.key: dig(p) for p in study.plan(_quick_args(tmp_path, pump_bytes=2048), [k])}
+    assert [x for x in one if one[x] != three[x]] == [k + ":pump:THR#0"]
+    assert one[k + ":pump:THR#0"] != one[k + ":transfer:THR#0"]
 
 
 @pytest.mark.parametrize("args, msg", [
@@ -139,7 +202,7 @@ def _tr(s, ver):
 def test_report_and_figures(quick):
     out, k, rep, s, stdout = quick
     md = (out / "report.md").read_text()
-    for head in ("Figs 2, 4, 8", "Figs 1 and 3", "Tables 1 and 2", "Table 3, Fig 17"):
+    for head in ("Figs 2, 4, 8", "Figs 1 and 3", "Tables 1 and 2", "real V.34 pump", "Table 3, Fig 17"):
         assert head in md
     for png in rep["meta"]["figures"]:
         assert (out / png).stat().st_size > 10_000, png
@@ -153,7 +216,7 @@ def test_the_record(quick):
     host (wall times, paths), the host entry holds it."""
     out, k, rep, _, _ = quick
     lines = [json.loads(x) for x in (out / "record.jsonl").read_text().splitlines()]
-    assert len(lines) == rep["meta"]["pieces"] == 14
+    assert len(lines) == rep["meta"]["pieces"] == 15
     assert [x["key"] for x in lines] == sorted(x["key"] for x in lines)
     for x in lines:
         assert set(x) == {"schema", "key", "kind", "kernel", "digest", "figures", "host"}
@@ -205,6 +268,26 @@ def test_transfer_table(quick):
     low = _tr(s, "RES 1/8")
     assert low["ok"] == 0 and low["failures"][0], low
     assert _tr(s, "BHW")["refused"]
+
+
+def test_the_real_v34_pump(quick):
+    """THR's call with the real pump: V.34 at a V.34 rate, the bytes both
+    ways, no emulated load, the pump's own CPU in the data phase (the
+    study's emulation was 14.7 %, V.22bis's pump costs under 1 %), and the
+    transfer table's THR row beside it."""
+    out, k, _, s, _ = quick
+    t = next(t for t in s["pump"] if t["version"] == "THR")
+    assert t["ok"] == t["tries"] == 1 and t["overruns"] == 0 and t["nbytes"] == [1024], t
+    assert len(t["connect"]) == 1 and 14400 < int(next(iter(t["connect"]))) <= 33600, t
+    assert 5 < t["phases_loaded"]["connected"]["cpu_pct"] < 30, t
+    emu = _tr(s, "THR")
+    assert t["emulated"] == {x: emu[x] for x in ("tries", "ok", "mean_s", "sd_s")}
+    assert [x["version"] for x in s["pump"]] == ["THR"]
+    line = next(json.loads(x) for x in (out / "record.jsonl").read_text().splitlines()
+                if json.loads(x)["key"] == k + ":pump:THR#0")
+    f = line["figures"]
+    assert f["load_us"] == 0 and f["spin"] and f["record"]["modulation"] == "V.34", f["record"]
+    assert f["stats"]["load_us"] == 0 and f["stats"]["context"] == "thr"
 
 
 def test_reservation_cells(quick):
@@ -272,7 +355,7 @@ def test_report_only_draws_the_figures_as_recorded(quick, tmp_path):
     r = run("--quick", "1", "--kernels", k, "--report-only", "--record", str(tmp_path / "rec"),
             "--out", str(tmp_path / "out"), timeout=300)
     assert r.returncode == 0 and "[runner]" not in r.stdout and "not done yet" not in r.stdout
-    assert "14 of 14 recorded pieces were recorded under other settings" in r.stdout
+    assert "15 of 15 recorded pieces were recorded under other settings" in r.stdout
     again = json.loads((tmp_path / "out" / "report.json").read_text())
     assert study.figures_only(again["kernels"]) == study.figures_only(rep["kernels"])
     assert not (tmp_path / "out" / "record.jsonl").exists()

@@ -928,8 +928,19 @@ static void test_escape(void)
 	CHECK_STR(feed("ATS7?\r"), "\r\n050\r\n\r\nOK\r\n");
 	CHECK_STR(feed("ATD1\r"), "\r\nERROR\r\n");
 	CHECK_STR(feed("ATA\r"), "\r\nERROR\r\n");
-	CHECK_STR(feed("ATO\r"), "\r\nCONNECT 2400\r\n");
+	/*
+	 * A retrain's rate (V.34's renegotiation: 33600 down to 26400) in
+	 * online command mode: nothing said, ATO gives it.
+	 */
+	ev_begin();
+	at_connected(&at, &(struct at_conn){ .rate = 26400, .v34 = true }, t + 3 * SEC, &ev);
+	CHECK(ev.len == 0 && at.mode == AT_MODE_COMMAND && at.call == AT_CALL_ONLINE);
+	CHECK_STR(feed("ATO\r"), "\r\nCONNECT 26400\r\n");
 	CHECK(at.mode == AT_MODE_DATA);
+	/* and in data mode, where the DTE's bytes are data: nothing said either */
+	ev_begin();
+	at_connected(&at, &(struct at_conn){ .rate = 2400 }, t + 4 * SEC, &ev);
+	CHECK(ev.len == 0 && at.mode == AT_MODE_DATA && at.rate == 2400);
 	/* Again, one '+' at a time within the guard, then ATH. */
 	t += 10 * SEC;
 	CHECK(!esc("+", t));

@@ -52,11 +52,12 @@ open_port() {
 close_port() { exec 3>&-; }
 
 # The writer $1 is done when the tty took the last of NBYTES; a dead line
-# leaves it blocked in write(): bounded (a third of V.22bis's rate, and
+# leaves it blocked in write(): bounded (BPS bytes a second, the caller's
+# third of the line's rate, default a third of V.22bis's 2400 bit/s, and
 # 20 s), then killed.  Returns the writer's status.
 writer_done() {
 	n=0
-	while kill -0 "$1" 2>/dev/null && [ $n -lt $((NBYTES / 40 + 40)) ]; do
+	while kill -0 "$1" 2>/dev/null && [ $n -lt $((NBYTES * 2 / ${BPS:-80} + 40)) ]; do
 		sleep 0.5
 		n=$((n + 1))
 	done

@@ -68,14 +68,19 @@ call_once() {
 		return 1
 	fi
 	mark "$tag" connect
+	# a third of the rate CONNECT names (2400 bit/s if none: 80 bytes/s)
+	# at worst, for this read and the writer: a stalled V.34 call is not
+	# waited for as long as a V.22bis one
+	rate=$(echo "$RESULT" | sed -n 's/^CONNECT \([0-9][0-9]*\).*/\1/p')
+	BPS=$(( ${rate:-2400} / 30 ))
 	cat /opt/bench/tx.bin >&3 &
 	wp=$!
-	# a third of V.22bis's 2400 bit/s at worst, plus the line's delays;
-	# the first byte marked apart, so that the stream is timed from its
-	# first frame to its last, as the far end's is (the tty holds what
-	# arrives meanwhile; dd reads that one byte only, head a whole block)
-	end=$(($(secs) + NBYTES / 80 + 20))
-	timeout $((NBYTES / 80 + 20)) dd bs=1 count=1 <&3 > $T/$tag.rx 2> /dev/null
+	# plus the line's delays; the first byte marked apart, so that the
+	# stream is timed from its first frame to its last, as the far end's
+	# is (the tty holds what arrives meanwhile; dd reads that one byte
+	# only, head a whole block)
+	end=$(($(secs) + NBYTES / BPS + 20))
+	timeout $((NBYTES / BPS + 20)) dd bs=1 count=1 <&3 > $T/$tag.rx 2> /dev/null
 	[ -s $T/$tag.rx ] && mark "$tag" rxfirst
 	left=$((end - $(secs)))
 	[ $left -gt 0 ] || left=1

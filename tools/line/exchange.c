@@ -62,6 +62,8 @@ struct call {
 	struct sml_service *svc;
 	struct sml_fifo to_modem, from_modem;
 	bool peer_gone;
+	int64_t worsened_at;	/* the line worsened (worsen=), -1: not (yet) */
+	struct sml_modem_stats worse_st;	/* the far modem's figures then */
 	struct event ev[MAX_EVENTS];
 	int nev;
 	/* kept after the peer is freed */
@@ -114,6 +116,75 @@ void sml_exchange_cfg_default(struct sml_exchange_cfg *c)
 	c->json = stdout;
 }
 
+/* a number and nothing else, within [lo, hi] (lo itself only if lo_ok) */
+static bool number_in(const char *v, double lo, bool lo_ok, double hi, double *out)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (end == v || *end || !isfinite(d) || d > hi || d < lo || (d == lo && !lo_ok))
+		return false;
+	*out = d;
+	return true;
+}
+
+#define WORSEN_MAX_S 86400	/* a day of line time */
+#define WORSEN_NOISE_MIN -90
+#define WORSEN_NOISE_MAX 6	/* SML_DBM0_FULLSCALE, rounded: full-scale noise */
+#define WORSEN_LOSS_MAX 60
+
+/* 0 taken, 1 not a worsen word, -2 bad (the reason printed in one line) */
+static int worsen_word(struct sml_worsen *v, const char *w)
+{
+	if (!strncmp(w, "worsen=", 7)) {
+		if (!number_in(w + 7, 0, true, WORSEN_MAX_S, &v->at_s)) {
+			fprintf(stderr,
+				"smline: %s: the line worsens 0 to %d s into the data phase\n",
+				w, WORSEN_MAX_S);
+			return -2;
+		}
+		v->on = true;
+	} else if (!strncmp(w, "worsen_noise=", 13)) {
+		if (!number_in(w + 13, WORSEN_NOISE_MIN, true, WORSEN_NOISE_MAX, &v->noise_dbm0)) {
+			fprintf(stderr, "smline: %s: the noise added is %d to %d dBm0\n", w,
+				WORSEN_NOISE_MIN, WORSEN_NOISE_MAX);
+			return -2;
+		}
+		v->noise = true;
+	} else if (!strncmp(w, "worsen_loss=", 12)) {
+		if (!number_in(w + 12, 0, false, WORSEN_LOSS_MAX, &v->loss_db)) {
+			fprintf(stderr, "smline: %s: the loss added is 0 to %d dB (not 0)\n", w,
+				WORSEN_LOSS_MAX);
+			return -2;
+		}
+	} else {
+		return 1;
+	}
+	return 0;
+}
+
+/* the worsen words make sense together: a time and something to worsen, a data call */
+static int worsen_check(const struct sml_party *p)
+{
+	const struct sml_worsen *v = &p->worsen;
+	bool what = v->noise || v->loss_db > 0;
+
+	if (!v->on && what) {
+		fprintf(stderr, "smline: worsen_noise= and worsen_loss= need worsen=SECONDS\n");
+		return -2;
+	}
+	if (v->on && !what) {
+		fprintf(stderr, "smline: worsen=%g needs worsen_noise=DBM0 or worsen_loss=DB\n",
+			v->at_s);
+		return -2;
+	}
+	if (v->on && p->fax.on) {
+		fprintf(stderr, "smline: worsen= is for data calls (a fax has no data phase)\n");
+		return -2;
+	}
+	return 0;
+}
+
 int sml_party_parse(struct sml_party *p, const char *words, char *from,
 		    size_t fromlen)
 {
@@ -123,6 +194,12 @@ int sml_party_parse(struct sml_party *p, const char *words, char *from,
 	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 		int r;
 
+		r = worsen_word(&p->worsen, w);
+		if (r <= 0) {
+			if (r < 0)
+				return r;
+			continue;
+		}
 		if (!strncmp(w, "rings=", 6)) {
 			p->rings = atoi(w + 6);
 			continue;
@@ -150,7 +227,7 @@ int sml_party_parse(struct sml_party *p, const char *words, char *from,
 		fprintf(stderr, "smline: %s\n", buf);
 		return -2;
 	}
-	return 0;
+	return worsen_check(p);
 }
 
 int sml_route_parse(struct sml_route *r, const char *spec)
@@ -321,6 +398,7 @@ static struct call *call_new(struct sml_exchange *x, bool incoming)
 	c->incoming = incoming;
 	c->start = x->now;
 	c->answer = c->done_t = -1;
+	c->worsened_at = -1;
 	c->result = "abandoned";
 	c->pst.data_sample = -1;
 	x->call = c;
@@ -453,6 +531,41 @@ static void v34_json(struct sml_json *j, const struct sml_v34far_info *v)
 	}
 	sml_json_num(j, "erle_db", v->erle_db10 / 10.0);
 	sml_json_num(j, "rx_mse_db", v->mse_db10 / 10.0);
+	sml_json_int(j, "rate_tx_start", v->rate_tx_start);
+	sml_json_int(j, "rate_rx_start", v->rate_rx_start);
+	sml_json_int(j, "renegs", v->renegs);
+	sml_json_int(j, "retrains", v->retrains);
+	sml_json_obj_end(j);
+}
+
+/* what worsen= asked for, and when the line worsened (null: the call ended before) */
+static void worsen_json(struct sml_json *j, const struct call *c)
+{
+	const struct sml_worsen *v = &c->party.worsen;
+
+	sml_json_obj_begin(j, "worsen");
+	sml_json_num(j, "at_s", v->at_s);
+	if (v->noise)
+		sml_json_num(j, "noise_dbm0", v->noise_dbm0);
+	else
+		sml_json_null(j, "noise_dbm0");
+	sml_json_num(j, "loss_db", v->loss_db);
+	if (c->worsened_at >= 0) {
+		const struct sml_modem_stats *st = &c->worse_st;
+		bool v34 = st->mod == SML_MOD_V34;
+
+		/* the rates each way as the line worsened, to compare with the call's last */
+		sml_json_int(j, "sample", c->worsened_at);
+		sml_json_int(j, "rate_tx", v34 ? (int64_t)st->v34.rate_tx : st->rate);
+		sml_json_int(j, "rate_rx", v34 ? (int64_t)st->v34.rate_rx : st->rate);
+		sml_json_int(j, "v34_renegs", v34 ? (int64_t)st->v34.renegs : 0);
+		sml_json_int(j, "v34_retrains", v34 ? (int64_t)st->v34.retrains : 0);
+		/* where the data stood: mid-transfer or not */
+		sml_json_int(j, "bytes_to_modem", (int64_t)st->bytes_tx);
+		sml_json_int(j, "bytes_from_modem", (int64_t)st->bytes_rx);
+	} else {
+		sml_json_null(j, "sample");
+	}
 	sml_json_obj_end(j);
 }
 
@@ -534,6 +647,8 @@ static void write_record(struct sml_exchange *x, struct call *c)
 	}
 	if (c->incoming)
 		sml_json_int(&j, "rings", c->rings);
+	if (c->party.worsen.on)
+		worsen_json(&j, c);
 	if (x->cfg.wire)
 		sml_wire_json(x->cfg.wire, &j);
 	if (x->cfg.transport)
@@ -564,6 +679,9 @@ static void end_call(struct sml_exchange *x, const char *end, int64_t t)
 	c->end = end;
 	c->end_t = t;
 	stop_peer(c);
+	/* the next call finds the line as configured */
+	if (c->worsened_at >= 0)
+		sml_wire_restore(x->cfg.line);
 	if (c->pst.data_sample >= 0)
 		c->result = "connected";
 	call_event(x, t, "call %d ends: %s (%s)", c->id, c->result, end);
@@ -777,12 +895,30 @@ static void hook_update(struct sml_exchange *x, bool closed)
 }
 
 /* ---- main entry ---- */
+static bool worsens(const struct sml_exchange_cfg *cfg)
+{
+	int i;
+
+	for (i = 0; i < cfg->nroutes; i++)
+		if (cfg->routes[i].party.worsen.on)
+			return true;
+	for (i = 0; i < cfg->nincoming; i++)
+		if (cfg->incoming[i].party.worsen.on)
+			return true;
+	return false;
+}
+
 struct sml_exchange *sml_exchange_new(const struct sml_exchange_cfg *cfg)
 {
 	struct sml_exchange *x = calloc(1, sizeof(*x));
 
 	if (!x)
 		return NULL;
+	if (!cfg->line && worsens(cfg)) {
+		fprintf(stderr, "smline: worsen= needs the line's wire\n");
+		free(x);
+		return NULL;
+	}
 	x->cfg = *cfg;
 	x->force = -1;
 	x->dtmf = dtmf_rx_init(NULL, dtmf_cb, x);
@@ -867,6 +1003,32 @@ static void run_fax(struct sml_exchange *x, const int16_t *rx, int16_t *tx, int 
 	event(x, c->done_t, "service-done", NULL, NULL);
 }
 
+/* the line worsens as the call's words say, until the call ends */
+static void worsen(struct sml_exchange *x)
+{
+	struct call *c = x->call;
+	const struct sml_worsen *v = &c->party.worsen;
+	double noise = v->noise ? v->noise_dbm0 : -99.0;
+	struct sml_json j;
+
+	c->worsened_at = x->now;
+	c->worse_st = *sml_modem_stats(c->peer);
+	sml_wire_worsen(x->cfg.line, noise, v->loss_db);
+	if (v->noise)
+		call_event(x, x->now, "line worsens: noise %.1f dBm0, loss +%.1f dB", noise,
+			   v->loss_db);
+	else
+		call_event(x, x->now, "line worsens: loss +%.1f dB", v->loss_db);
+	if (event_begin(x, &j, x->now, "worsened")) {
+		if (v->noise)
+			sml_json_num(&j, "noise_dbm0", noise);
+		else
+			sml_json_null(&j, "noise_dbm0");
+		sml_json_num(&j, "loss_db", v->loss_db);
+		sml_event_end(&j);
+	}
+}
+
 static void run_call(struct sml_exchange *x, const int16_t *rx, int16_t *tx,
 		     int m)
 {
@@ -888,6 +1050,10 @@ static void run_call(struct sml_exchange *x, const int16_t *rx, int16_t *tx,
 		call_event(x, c->done_t, "data service done");
 		event(x, c->done_t, "service-done", NULL, NULL);
 	}
+	if (ph == SML_PH_DATA && c->party.worsen.on && c->worsened_at < 0 &&
+	    x->now - (c->answer + sml_modem_stats(c->peer)->data_sample) >=
+	    (int64_t)llround(c->party.worsen.at_s * SML_RATE))
+		worsen(x);
 	if (ph == SML_PH_FAILED || ph == SML_PH_CARRIER_LOST)
 		hang = true;
 	if (ph == SML_PH_DATA && c->party.service.hangup_done && c->done_t >= 0 &&

@@ -17,10 +17,25 @@
 
 enum sml_route_type { SML_R_ANSWER, SML_R_BUSY, SML_R_NOANSWER, SML_R_UNOBTAINABLE };
 
+/*
+ * The line worsening in a call (route words worsen=SECONDS, worsen_noise=DBM0,
+ * worsen_loss=DB): at_s of line time into the far modem's data phase, the
+ * wire's noise raised and its loss increased (sml_wire_worsen()) until the
+ * call ends.
+ */
+struct sml_worsen {
+	bool on;
+	double at_s;
+	bool noise;		/* noise_dbm0 given */
+	double noise_dbm0;	/* white noise added at each receiver */
+	double loss_db;		/* more loss each way (0: none) */
+};
+
 struct sml_party {
 	struct sml_modem_cfg modem;
 	struct sml_service_cfg service;
 	struct sml_fax_cfg fax;	/* fax.on: a T.30 terminal instead of the modem */
+	struct sml_worsen worsen;
 	int rings;		/* answer: after this many ringback cycles;
 				 * incoming: give up after this many rings */
 };
@@ -57,6 +72,7 @@ struct sml_exchange_cfg {
 	int clear_ms;		/* after the far end clears: silence, then busy tone */
 	FILE *json;		/* call records, one JSON object per line */
 	const struct sml_wire_cfg *wire;	/* for the records */
+	struct sml_wire *line;	/* the wire worsen= changes (NULL: such routes refused) */
 	const char *transport;
 	int block;		/* the main loop's, samples: the far modems' I/O latency */
 };
@@ -67,14 +83,16 @@ int sml_route_parse(struct sml_route *r, const char *spec);
 /* "AT_SECONDS=WORDS", WORDS as for an answer route plus from=NUMBER */
 int sml_incoming_parse(struct sml_incoming *in, const char *spec);
 /*
- * words shared by both: modem words, service words, fax words, rings=N;
- * -1 bad (reason printed), -2 the fax's files are unusable (one line printed)
+ * words shared by both: modem words, service words, fax words, rings=N,
+ * worsen=...; -1 bad (reason printed), -2 bad with the reason printed in
+ * one line (the fax's files unusable, a worsen= word out of range)
  */
 int sml_party_parse(struct sml_party *p, const char *words, char *from,
 		    size_t fromlen);
 
 struct sml_exchange;
 
+/* NULL without memory, or (said on stderr) with a worsen= route and no cfg->line */
 struct sml_exchange *sml_exchange_new(const struct sml_exchange_cfg *cfg);
 void sml_exchange_free(struct sml_exchange *x);
 /*

@@ -284,7 +284,8 @@ int main(int argc, char **argv)
 	o.x.transport = tname;
 	o.x.block = o.block;
 	w = sml_wire_new(&o.w);
-	x = sml_exchange_new(&o.x);
+	o.x.line = w;
+	x = w ? sml_exchange_new(&o.x) : NULL;
 	if (!w || !x)
 		return 1;
 	sml_hook_init(&hook, o.hook_threshold);

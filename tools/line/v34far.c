@@ -140,6 +140,11 @@ static void follow(struct sml_v34far *f)
 		return;
 	f->state = st;
 	if (st == SMDSP_V34_DATA) {
+		/* the rates the call began with, beside the latest (a line that worsened) */
+		if (!f->in_data) {
+			f->info.rate_tx_start = f->info.rate_tx;
+			f->info.rate_rx_start = f->info.rate_rx;
+		}
 		f->in_data = true;
 		put_status(f, SIG_STATUS_TRAINING_SUCCEEDED);
 		put_status(f, SIG_STATUS_CARRIER_UP);
@@ -211,6 +216,8 @@ static void take_info(struct sml_v34far *f)
 	info->high_rx = st.rx.high;
 	info->rtd_samples = st.rtd;
 	info->erle_db10 = st.erle_db10;
+	info->renegs = st.renegs;
+	info->retrains = st.retrains;
 	/* a far end gone drags the error down to nothing before the end notices */
 	if (!f->in_data)
 		info->mse_db10 = st.mse_db10;

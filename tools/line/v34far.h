@@ -36,6 +36,10 @@ struct sml_v34far_info {
 	int rtd_samples;		/* phase 2's round trip (-1: none) */
 	int erle_db10;			/* the echo canceller's ERLE, tenths of dB */
 	int mse_db10;			/* our receiver's decision error below the signal as the data began, tenths of dB */
+	/* the rates as the data first began (0: not yet), beside the last above */
+	unsigned int rate_tx_start, rate_rx_start;
+	/* the data mode's rate renegotiations and retrains, either end's */
+	unsigned int renegs, retrains;
 };
 
 struct sml_v34far;

@@ -76,8 +76,7 @@ struct sml_wire *sml_wire_new(const struct sml_wire_cfg *cfg)
 	if (!w)
 		return NULL;
 	w->cfg = *cfg;
-	w->gain = sml_db_to_gain(-cfg->atten_db);
-	w->noise_rms = cfg->noise_dbm0 > -99.0 ? sml_dbm0_to_rms(cfg->noise_dbm0) : 0.0;
+	sml_wire_restore(w);
 	w->echo_gain = cfg->echo_db > -99.0 ? sml_db_to_gain(cfg->echo_db) : 0.0;
 	sml_rng_seed(&w->rng_up, cfg->seed * 2 + 1);
 	sml_rng_seed(&w->rng_down, cfg->seed * 2 + 2);
@@ -172,6 +171,22 @@ void sml_wire_down(struct sml_wire *w, const int16_t *in, int m,
 			v += w->noise_rms * sml_rng_gauss(&w->rng_down);
 		out[i] = sml_clip16(v);
 	}
+}
+
+void sml_wire_worsen(struct sml_wire *w, double noise_dbm0, double loss_db)
+{
+	double base = w->cfg.noise_dbm0 > -99.0 ? sml_dbm0_to_rms(w->cfg.noise_dbm0) : 0.0;
+	double more = noise_dbm0 > -99.0 ? sml_dbm0_to_rms(noise_dbm0) : 0.0;
+
+	/* the line's noise and the new one are independent: their powers add */
+	w->noise_rms = sqrt(base * base + more * more);
+	w->gain = sml_db_to_gain(-(w->cfg.atten_db + loss_db));
+}
+
+void sml_wire_restore(struct sml_wire *w)
+{
+	w->gain = sml_db_to_gain(-w->cfg.atten_db);
+	w->noise_rms = w->cfg.noise_dbm0 > -99.0 ? sml_dbm0_to_rms(w->cfg.noise_dbm0) : 0.0;
 }
 
 uint64_t sml_wire_underruns(const struct sml_wire *w)

@@ -48,6 +48,16 @@ int sml_wire_up(struct sml_wire *w, const int16_t *in, int n, int16_t *out,
  */
 void sml_wire_down(struct sml_wire *w, const int16_t *in, int m,
 		   const int16_t *modem_tx, int16_t *out, int n);
+/*
+ * The line worsens from the next block on (a route's worsen= words, at their
+ * time in a call): white noise of noise_dbm0 (<= -99: none) added to the
+ * noise at each receiver, the powers summed, and loss_db more loss each
+ * way on the signals (not on the echoes, which arise at the modem's end).
+ * Another call replaces the worsening, sml_wire_restore() undoes it: the
+ * line of the configuration again.
+ */
+void sml_wire_worsen(struct sml_wire *w, double noise_dbm0, double loss_db);
+void sml_wire_restore(struct sml_wire *w);
 /* modem samples the way down had to play as silence (0 with consistent counts) */
 uint64_t sml_wire_underruns(const struct sml_wire *w);
 /* one line of text / a "wire" JSON object describing the settings */

@@ -139,6 +139,12 @@ struct smdsp_v34_stats {
 	int32_t rtd;			/* phase 2's round trip, samples */
 	struct smdsp_v34_dir tx, rx;	/* our transmitter's direction and the far end's */
 	uint32_t bits_sent, bits_received;	/* the user's data bits (after B1) */
+	/*
+	 * The data at the present rates: the sample both directions were in
+	 * data mode again (after phase 4, a renegotiation or a retrain), and
+	 * the bits each way counted then
+	 */
+	uint32_t run_at, run_bits_sent, run_bits_received;
 	int32_t mse_db10;		/* our receiver's decision error, dB below the signal (tenths) */
 	int32_t wmse_db10;		/* data: its decoder's error, against the data's nominal power (tenths) */
 	int32_t erle_db10;		/* 2-wire: our canceller's ERLE at its training's end (tenths; 0 before) */

@@ -12,6 +12,8 @@
 #
 # V.42bis (on at both ends by default): $TEXT_CTX's call moves $TEXT_FILE
 # instead of random bytes; with $BIS_DIAL, bis_calls after the rest.
+# $WORSEN_CTX's V.34 call escapes, comes back on line and has its line
+# worsen under it (v34_call below).
 #
 # context=usr: the modem runs in smodemd (/usr/bin/smodemd, SCHED_FIFO 50
 # as the thr thread), started right after insmod and stopped before rmmod;
@@ -91,6 +93,35 @@ usr_faults() {
 	echo $? > $T/fault-rmmod.rc
 	loaded > $T/fault.loaded
 	dmesg > $T/fault.dmesg
+}
+
+# $WORSEN_CTX's V.34 call dials $WORSEN_DIAL instead: smline's route whose
+# line worsens in the call (its worsen= words).  $WORSEN_FIRST bytes out and
+# back, +++ (OK, the call up), ATO (CONNECT again), $WORSEN_BYTES out and
+# back while the line worsens, +++ again and the stats with the call still
+# up, ATO (CONNECT at the rate the call has now), +++, ATH.  Leaves
+# $T/NAME-v34.txt, .rc, .stats and NAME-v34-up.stats (the stats before ATH).
+v34_call() {
+	if [ "$1" != "${WORSEN_CTX:-}" ]; then
+		pump_call "$1" v34 V34 "$V34_DIAL" "${V34_BYTES:-$CALL_BYTES}"
+		return
+	fi
+	# the line goes idle between calls
+	sleep 2
+	(wait_for $T/$1-v34.txt "READY escaped" 1800 &&
+	 cat "$(dev_file stats)" > $T/$1-v34-up.stats
+	 touch $T/$1-v34-up.done) &
+	statter=$!
+	ttyat at $D ATE0 ATX4 "$AT_SETUP" "AT+MS=V34;+MR=1;+A8E=1" "ATD$WORSEN_DIAL" \
+		%until:CONNECT:40000 %tiocm "%data:$WORSEN_FIRST" %sleep:1500 \
+		%send:+++ "%until:OK:4000" %tiocm ATO "%data:$WORSEN_BYTES" \
+		%sleep:1500 %send:+++ "%until:OK:4000" %tiocm %ready:escaped \
+		"%waitfile:$T/$1-v34-up.done:10000" ATO %sleep:1500 %send:+++ \
+		"%until:OK:4000" ATH %tiocm > $T/$1-v34.txt 2>&1
+	echo $? > $T/$1-v34.rc
+	reap $statter 50 $1-v34-statter
+	sleep 1
+	cat "$(dev_file stats)" > $T/$1-v34.stats
 }
 
 # V.42bis required against a far end without it ($BIS_DIAL, smline's

@@ -117,20 +117,72 @@
  * fall past its end), the canceller's latency moves NEAR_BACK samples ahead
  * of the onset, and the far window's round trip shrinks by as much: phase 2
  * measured the round trip through the same path (two_wire_config()).
+ *
+ * The far end's signal does not correlate, but it is in the windows'
+ * energy, which normalises the correlation: where it is louder than our
+ * echo (a line with little loss behind a hybrid at ERL 12 dB: the far end
+ * 12 dB above it) our echo's peak stayed under the threshold, and the
+ * answer modem, which hears the call modem's INFO0 and tone B all through
+ * its own echo, did not find it; its near echo fell in the canceller's far
+ * window, whose phase loop, under a far signal that much louder, left a
+ * residue 30 dB under it (the receiver needs 40 at 33,600: the data
+ * retrained or renegotiated on most of the lab's paths, and on some V.42
+ * never came up). So what we send and what we hear go through the same
+ * band stop first, a double zero at the far carrier, (1 - 2 cos w z^-1 +
+ * z^-2)^2 / 8: linear phase, its delay the same on both sides (the lags
+ * are unchanged), 28-31 dB less of the far DPSK than of ours and nothing
+ * of the far tone.
+ *
+ * A line without noise brings its own trap: windows of silence with only
+ * the start of a signal at their end (ours after V.8's 75 ms of silence,
+ * or the far end's) are normalised by an energy that small (and truncated
+ * to a few units) that their rho jumped to 0.2 and more, hundreds of lags
+ * before our echo, whose peak then fell past the span searched. Their
+ * energy counts as at least the template's NEAR_EX_SHIFT down (an echo
+ * that faint is none to move the canceller for), and the search starts at
+ * NEAR_RHO_ON: our echo alone in its window peaks at 1.0 and more, a
+ * window's start of a signal after silence at twice its share of the
+ * window, which for a start under 80 samples (the only ones whose lags are
+ * more than the span before the echo's peak) is under 0.32.
  */
 #define NEAR_RISE 4
 #define NEAR_BACK 24
 /* the template from INFO0's sync on (its fill's reversals before have two lines, not a band), within it */
 #define NEAR_T0 80
 #define NEAR_K 512
+#define NEAR_EX_SHIFT 13	/* 39 dB */
+#define NEAR_RHO_ON 2048	/* 0.5 in Q12 */
+/* the band stop's taps 1 and 3 (C1) and 2 (C2), Q14 (taps 0 and 4: 1.0): -2a and 2 + a^2, a = 2 cos w */
+#define NEAR_C1_1200 (-38521)
+#define NEAR_C2_1200 55410
+#define NEAR_C1_2400 20252
+#define NEAR_C2_2400 39026
+
+/* x through the band stop at the far carrier (h: its last four inputs) */
+static int16_t near_filter(const struct smdsp_v34 *s, int16_t *h, int16_t x)
+{
+	int32_t c1 = s->cfg.calling ? NEAR_C1_2400 : NEAR_C1_1200;
+	int32_t c2 = s->cfg.calling ? NEAR_C2_2400 : NEAR_C2_1200;
+	int64_t acc = ((int64_t)x + h[3]) * (1 << 14) + (int64_t)c1 * (h[0] + h[2]) + (int64_t)c2 * h[1];
+
+	h[3] = h[2];
+	h[2] = h[1];
+	h[1] = h[0];
+	h[0] = x;
+	return smdsp_sat16((int32_t)((acc + (1 << 16)) >> 17));
+}
 
 static void near_reset(struct smdsp_v34 *s)
 {
 	uint32_t lat = (uint32_t)s->cfg.echo_latency + NEAR_T0, k = NEAR_K;
 
+	memset(s->near_tf, 0, sizeof(s->near_tf));
+	memset(s->near_rf, 0, sizeof(s->near_rf));
 	/* a quarter of the carrier's period: 1.67 samples at 1200 Hz, 0.83 at 2400 Hz */
 	smdsp_v34_onset_start(&s->near, k, 1, k, s->cfg.calling ? 2 : 1, lat > k + 64 ? lat - k - 64 : 0,
 			      SMDSP_V34_LATENCY_MAX + NEAR_BACK + NEAR_T0, lat >= k ? lat - k + 1 : 0, NEAR_RISE);
+	s->near.ex_shift = NEAR_EX_SHIFT;
+	s->near.rho_on = NEAR_RHO_ON;
 	s->near.on = s->cfg.two_wire && !s->cfg.no_near_search;
 	s->near_lat = s->cfg.echo_latency;
 }
@@ -142,9 +194,11 @@ static smdsp_noinline void near_watch(struct smdsp_v34 *s, const int16_t *rx, co
 	int32_t at;
 
 	for (i = 0; i < n; i++) {
+		int16_t t = near_filter(s, s->near_tf, tx[i]);
+
 		if (s->now + i >= NEAR_T0)
-			smdsp_v34_onset_tpl(&s->near, tx[i]);
-		if (!smdsp_v34_onset_push(&s->near, rx[i]))
+			smdsp_v34_onset_tpl(&s->near, t);
+		if (!smdsp_v34_onset_push(&s->near, near_filter(s, s->near_rf, rx[i])))
 			break;
 	}
 	if (s->near.on || s->near.found < NEAR_T0)

@@ -52,6 +52,7 @@ struct smdsp_v34 {
 	int16_t tone_amp;
 	struct smdsp_v34_stats st;
 	struct smdsp_v34_onset near;	/* our first signal's echo, sought in phase 2 */
+	int16_t near_tf[4], near_rf[4];	/* the search's band filter: its last inputs, what we send and hear */
 	int near_lat;			/* the user's latency, or the near echo's where it was found beyond it */
 	/* the hand-over's configurations of the two train ends (hand_over(): off the stack) */
 	struct smdsp_v34_train_config ho_tc, ho_rc;

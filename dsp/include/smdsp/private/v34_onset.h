@@ -27,6 +27,14 @@
  * lags at most (the correlation's envelope beats where the template's
  * spectrum has two lines): a symbol or so before the echo's first tap, as
  * the pulse spreads the rise. Nothing found by lag 'to': not found.
+ *
+ * On a line without noise the windows before the echo hold nothing, or
+ * the first few samples of its rise after a silence: normalised by an
+ * energy that small (and truncated to a few units), rho jumps at random
+ * (a lag at 0.25 in silence, then the onset 590 samples early: the search's
+ * peak taken among those, the real one past its span). With ex_shift set,
+ * a window's energy counts as at least its template segment's >> ex_shift:
+ * an echo that far below what we sent is none for this search.
  */
 #ifndef SMDSP_PRIVATE_V34_ONSET_H
 #define SMDSP_PRIVATE_V34_ONSET_H
@@ -57,6 +65,7 @@ struct smdsp_v34_onset {
 	unsigned int peak, floor;
 	unsigned int rho_on;			/* the least rho that starts the search (RHO_ON) */
 	unsigned int cfar;			/* and times the mean of the lags before (0: not) */
+	unsigned int ex_shift;			/* a window's energy at least its template's >> this (0: none) */
 	uint64_t sum;				/* rho summed over the lags before, and counted */
 	uint32_t nsum;
 	bool on;
@@ -128,6 +137,8 @@ static inline void smdsp_v34_onset_lag(struct smdsp_v34_onset *o, uint32_t lag)
 			c += (int32_t)o->tpl[j * len + k] * w[k];
 			ex += (uint64_t)((int32_t)w[k] * w[k]);
 		}
+		if (o->ex_shift && ex < o->etpl[j] >> o->ex_shift)
+			ex = o->etpl[j] >> o->ex_shift;
 		for (k = SMDSP_ARRAY_SIZE(o->c[j]) - 1; k; k--)
 			o->c[j][k] = o->c[j][k - 1];
 		o->c[j][0] = c;

@@ -45,7 +45,8 @@
  * modem keeps sending J while the call modem trains it rather than falling
  * silent (v34_train's receiver holds its loops on decisions, which silence
  * would send astray), and its phase 4 starts with J' and TRN rather than S,
- * S-bar and TRN. No MD.
+ * S-bar and TRN. Each end's MD (as long as its INFO1 says; ours silence,
+ * v34_train_tx.c) comes before its phase 3 S: see far_md() below.
  *
  * On a 2-wire line (two_wire) v34_train keeps the duplex order itself, each
  * end training its canceller on its own training while the far end is
@@ -216,6 +217,7 @@ static void phase2_config(const struct smdsp_v34_config *c, struct smdsp_v34_pha
 	p->level_dbm0_10 = c->level_dbm0_10;
 	p->far_level_dbm0_10 = c->far_level_dbm0_10;
 	p->info0 = c->info0;
+	p->md_len = (uint8_t)c->md_len;
 }
 
 /* the train ends' configuration before phase 2 says better: any valid one */
@@ -249,7 +251,7 @@ static bool config_ok(const struct smdsp_v34_config *c)
 	       c->far_level_dbm0_10 <= -90 &&
 	       (!c->trn_symbols || (c->trn_symbols >= 512 && c->trn_symbols <= 8192)) &&
 	       c->echo_latency >= 0 && c->echo_latency <= SMDSP_V34_LATENCY_MAX &&
-	       (!c->trellis || c->trellis == 16 || c->trellis == 32 || c->trellis == 64);
+	       (!c->trellis || c->trellis == 16 || c->trellis == 32 || c->trellis == 64) && c->md_len <= 127;
 }
 
 /* the user's bits, counted (B1's ones are the transmitter's own) */
@@ -386,6 +388,12 @@ static void restart(struct smdsp_v34 *s)
 	s->rn_deadline = 0;
 	s->rn_hold = 0;
 	s->poor_since = 0;
+	s->good_since = 0;
+	s->up_wait = 0;
+	s->up_done = 0;
+	s->top_due = true;
+	s->rn_up = false;
+	s->mute = false;
 	s->lvl_acc = 0;
 	s->lvl = 0;
 	s->lvl_data = 0;
@@ -520,6 +528,41 @@ static void two_wire_config(const struct smdsp_v34 *s, const struct smdsp_v34_ph
 }
 
 /*
+ * Phase 3's MD (V.34's manufacturer-defined signal) before each end's S, as
+ * long as its INFO1 says (35 ms units). Ours is silence (v34_train_tx.c).
+ * The far end's may be anything, which our receiver must let pass: the
+ * answer modem's starts where INFO1a ends, so the call modem's receiver
+ * hears zeros instead until MD_EARLY before its end (the far S may begin
+ * up to SMDSP_V34_RXHIST samples before we decided INFO1a: that is why the
+ * history is given, which an MD makes MD's, so zeros too). The call
+ * modem's MD starts when it has trained on the answer modem's J, which the
+ * answer modem cannot time: its receiver finds S only in a signal
+ * repeating every two symbols and then reversing, and keeps its J going
+ * meanwhile. Both MDs lengthen the time phases 3 and 4 may take.
+ */
+#define MD_SAMPLES MS(35)
+#define MD_EARLY (SMDSP_V34_RXHIST + 64)
+
+static unsigned int md_symbols(unsigned int md_len, enum smdsp_v34_symrate symrate)
+{
+	return (unsigned int)smdsp_div_u64((uint64_t)md_len * 35 * smdsp_v34_symrate_mbaud(symrate) + 500000,
+					   1000000);
+}
+
+static void far_md(struct smdsp_v34 *s, uint32_t end)
+{
+	uint32_t md = MD_SAMPLES * s->st.far_md_len;
+
+	if (!md)
+		return;
+	memset(s->hist, 0, sizeof(s->hist));
+	if (md > MD_EARLY) {
+		s->mute = true;
+		s->mute_until = end + md - MD_EARLY;
+	}
+}
+
+/*
  * Phase 2 ended well on sample 'end': set up the trainings. Not inlined:
  * its configurations stay off the stack under the receiver's processing.
  */
@@ -543,7 +586,9 @@ static smdsp_noinline void hand_over(struct smdsp_v34 *s, const struct smdsp_v34
 	tc->caller = s->cfg.calling;
 	tc->trn16 = s->cfg.trn16;
 	tc->trn_symbols = s->cfg.trn_symbols;
+	tc->md_symbols = md_symbols(s->cfg.md_len, tc->symrate);
 	*rc = *tc;
+	rc->md_symbols = 0;
 	rc->symrate = s->st.rx.symrate;
 	rc->high = s->st.rx.high;
 	rc->data_rate = s->st.rx.max_rate;
@@ -567,8 +612,10 @@ static smdsp_noinline void hand_over(struct smdsp_v34 *s, const struct smdsp_v34
 		two_wire_config(s, r, tc, rc);
 	s->p2_end = end;
 	s->tail_until = end + DPSK_TAIL;
-	/* 2-wire, two more round trips: each end's training waits for the other's reaction */
-	s->deadline = end + T_TRAIN + (s->cfg.two_wire ? 4 : 2) * rtd;
+	s->st.md_len = s->cfg.calling ? r->info1c.md_len : r->info1a.md_len;
+	s->st.far_md_len = s->cfg.calling ? r->info1a.md_len : r->info1c.md_len;
+	/* 2-wire, two more round trips: each end's training waits for the other's reaction; both MDs */
+	s->deadline = end + T_TRAIN + (s->cfg.two_wire ? 4 : 2) * rtd + MD_SAMPLES * (s->st.md_len + s->st.far_md_len);
 	s->gain = train_gain(s->cfg.level_dbm0_10 - 10 * ptx->power_red);
 	s->state = SMDSP_V34_PHASE3;
 	if (train_setup(s, tc, rc)) {
@@ -582,6 +629,8 @@ static smdsp_noinline void hand_over(struct smdsp_v34 *s, const struct smdsp_v34
 	s->rx_on = true;
 	/* the call modem's: what we heard lately, the far S may have begun before INFO1a was decided */
 	s->hist_due = s->cfg.calling;
+	if (s->cfg.calling)
+		far_md(s, end);
 	if (s->cfg.two_wire) {
 		/* v34_train keeps the duplex order: each end asks the other */
 		smdsp_v34_train_rx_attach(s->trx, s->ttx);
@@ -648,6 +697,25 @@ static smdsp_noinline void phase2_end(struct smdsp_v34 *s)
  * then measured right, is still past the margin. None lower at this symbol
  * rate: a retrain.
  *
+ * And back up: the error UP_DB10 above a higher rate's need for T_UP asks
+ * for the highest such rate, never above rn_top (the rate the training, or
+ * a renegotiation our user asked for, settled: what the line was found to
+ * carry; the data's error on some lines ends 2-5 dB above TRN's, and
+ * climbing past the training's choice on a steady line would be a
+ * renegotiation for nothing the line changed), nor above the far end's MP
+ * (its transmitter's limit and its rates), Table 7 at the symbol rate,
+ * phase 2's and our max_rate. The figures, so that a steady line never
+ * swings between two rates: down is 1 dB under the need, up 2 dB over it,
+ * a band of 3 dB, ten times the spread of one 256-symbol measurement (0.27
+ * dB: 512 squared Gaussian terms) and more than a rate step (2.1-2.2 dB),
+ * so a climb is undone only by an error worse by over a step; and the
+ * error the lattice's nearest point gives looks better, not worse, at the
+ * higher rate. T_UP is 2 s (25-27 measurements in a row, none under) where
+ * down takes T_POOR: errors cost at once, a rate too low only rate, and a
+ * renegotiation loses about a second of data, not worth a noise that comes
+ * and goes. A climb undone within T_UNDONE doubles T_UP for the next (to
+ * T_UP_MAX): a line that does swing is not chased.
+ *
  * The cleardown is a renegotiation to no rate: MP's rates both 0; after E
  * both ends are CLEARED and silent.
  *
@@ -671,6 +739,10 @@ static smdsp_noinline void phase2_end(struct smdsp_v34 *s)
 #define T_POOR MS(300)		/* a few of the receiver's 256-symbol measurements */
 #define DOWN_DB10 10
 #define TARGET_DB10 10
+#define UP_DB10 20
+#define T_UP MS(2000)
+#define T_UNDONE MS(30000)
+#define T_UP_MAX MS(64000)
 #define T_RT_HEAR 40		/* ms of the far tone that make a retrain */
 #define T_RT_ANSWER MS(70)
 #define T_RT_WAIT MS(3000)
@@ -716,6 +788,8 @@ int smdsp_v34_renegotiate(struct smdsp_v34 *s, unsigned int max_rate)
 		return -EINVAL;
 	if (!max_rate)
 		max_rate = s->cfg.max_rate;
+	/* our climbs' ceiling: what this one settles */
+	s->top_due = true;
 	tl = rate_within(max_rate < s->st.tx.max_rate ? max_rate : s->st.tx.max_rate, s->st.tx.symrate);
 	rl = rate_within(max_rate < s->st.rx.max_rate ? max_rate : s->st.rx.max_rate, s->st.rx.symrate);
 	if (!tl || !rl)
@@ -797,6 +871,18 @@ static smdsp_noinline void retraining(struct smdsp_v34 *s)
 
 static void data_begins(struct smdsp_v34 *s)
 {
+	/* a climb that won nothing (the far end's limit came down meanwhile): no more of them */
+	if (s->rn_up) {
+		s->up_done = s->now;
+		if (s->st.rx.rate <= s->up_from)
+			s->rn_top = s->st.rx.rate;
+		s->rn_up = false;
+	}
+	if (s->top_due) {
+		s->rn_top = s->st.rx.rate;
+		s->top_due = false;
+	}
+	s->good_since = 0;
 	s->state = SMDSP_V34_DATA;
 	s->st.run_at = s->now;
 	s->st.run_bits_sent = s->st.bits_sent;
@@ -807,7 +893,51 @@ static void data_begins(struct smdsp_v34 *s)
 	s->lvl_data = s->lvl;
 }
 
-/* in the data mode: lost, lost sync, our error past the rate's margin */
+/* the highest rate above ours whose need our error clears by UP_DB10, within both ends' limits (0: none) */
+static unsigned int rate_up(const struct smdsp_v34 *s, int wmse_db10)
+{
+	unsigned int lim = s->rn_top < s->st.rx.max_rate ? s->rn_top : s->st.rx.max_rate, r, best = 0;
+	struct smdsp_v34_mp far;
+	bool ack;
+
+	if (!smdsp_v34_train_rx_far_mp(s->trx, &far, &ack))
+		return 0;
+	r = 2400 * (s->cfg.calling ? far.rate_a_to_c : far.rate_c_to_a);
+	if (r < lim)
+		lim = r;
+	for (r = s->st.rx.rate + 2400; r <= lim; r += 2400) {
+		if (!smdsp_v34_frame_rate_ok(s->st.rx.symrate, r) || !(far.rates & (1u << (r / 2400 - 1))))
+			continue;
+		if (smdsp_v34_rate_need_db10(s->trx, s->st.rx.symrate, r) + UP_DB10 > wmse_db10)
+			break;
+		best = r;
+	}
+	return best;
+}
+
+/* our error has stayed a margin above a higher rate's need: ask for it */
+static void climb(struct smdsp_v34 *s, int wmse_db10)
+{
+	unsigned int r = rate_up(s, wmse_db10);
+
+	if (!r) {
+		s->good_since = 0;
+		return;
+	}
+	if (!s->good_since) {
+		s->good_since = s->now;
+		return;
+	}
+	if (s->now - s->good_since < (s->up_wait ? s->up_wait : T_UP))
+		return;
+	s->st.reneg_auto++;
+	s->st.reneg_up++;
+	s->rn_up = true;
+	s->up_from = s->st.rx.rate;
+	reneg_start(s, s->tx_lim, r);
+}
+
+/* in the data mode: lost, lost sync, our error past the rate's margin (or above a higher one's) */
 static void data_watch(struct smdsp_v34 *s)
 {
 	struct smdsp_v34_train_stats ts;
@@ -850,10 +980,19 @@ static void data_watch(struct smdsp_v34 *s)
 	need = smdsp_v34_rate_need_db10(s->trx, s->st.rx.symrate, s->st.rx.rate);
 	if (ts.wmse_db10 >= need - DOWN_DB10) {
 		s->poor_since = 0;
+		climb(s, ts.wmse_db10);
 	} else if (!s->poor_since) {
 		s->poor_since = s->now;
+		s->good_since = 0;
 	} else if (s->now - s->poor_since >= T_POOR) {
 		unsigned int r = s->st.rx.rate - 2400;
+
+		/* our last climb undone soon: the next waits twice as long */
+		if (s->up_done && s->now - s->up_done < T_UNDONE) {
+			s->up_wait = s->up_wait ? s->up_wait : T_UP;
+			if (s->up_wait < T_UP_MAX)
+				s->up_wait *= 2;
+		}
 
 		while (r >= 2400 &&
 		       smdsp_v34_rate_need_db10(s->trx, s->st.rx.symrate, r) > ts.wmse_db10 - TARGET_DB10)
@@ -1023,7 +1162,13 @@ static void step(struct smdsp_v34 *s, const int16_t *rx, int16_t *tx, unsigned i
 			s->st.phase3_at = s->now + skip;
 	}
 	if (s->rx_on) {
-		memcpy(s->rxbuf + s->rxn, rx, n * sizeof(*rx));
+		/* a flag, not the time alone: a call of days would wrap it */
+		if (s->mute && (int32_t)(s->now - s->mute_until) >= 0)
+			s->mute = false;
+		if (s->mute)
+			memset(s->rxbuf + s->rxn, 0, n * sizeof(*rx));
+		else
+			memcpy(s->rxbuf + s->rxn, rx, n * sizeof(*rx));
 		s->rxn += n;
 	}
 	s->now += n;

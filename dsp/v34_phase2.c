@@ -349,6 +349,7 @@ static void far_info1(struct smdsp_v34_phase2 *s, const struct smdsp_v34_info *i
 		s->res.info1c = info->i1c;
 		smdsp_v34_probe_info1a(&s->probe, &s->res.info1c, &s->cfg.info0, &s->res.far_info0,
 				       &out.i1a);
+		out.i1a.md_len = s->cfg.md_len;
 		s->res.info1a = out.i1a;
 		nb = smdsp_v34_info_pack(&out, frame);
 		if (nb > 0)
@@ -422,6 +423,7 @@ static void far_tone_on(struct smdsp_v34_phase2 *s)
 		int nb;
 
 		smdsp_v34_probe_info1c(&s->probe, &s->res.far_info0, &s->cfg.info0, &info.i1c);
+		info.i1c.md_len = s->cfg.md_len;
 		s->res.info1c = info.i1c;
 		nb = smdsp_v34_info_pack(&info, frame);
 		if (nb > 0)

@@ -5,6 +5,14 @@
  * One symbol at a time for v34_mod's timing unit (the symbol rate and
  * carrier phase 2 chose), in this order:
  *
+ * - MD (md_symbols, our INFO1's MD length): V.34 leaves its content to the
+ *   manufacturer and has the far receiver let it pass before S. Ours is
+ *   silence: a receiver that honours the length ignores it whatever it is,
+ *   and one that listens early hears nothing it could take for S, S-bar or
+ *   PP (an S-like MD would be a longer S to it, but a receiver that times S
+ *   out would lose it); our 2-wire canceller's window is timed from our S
+ *   and PP, so it moves with them. 2-wire, the call modem's MD starts when
+ *   its receiver has trained, where its S would have.
  * - S, 128 symbols alternating between point 0 of the 4-point constellation
  *   and that point turned 90 degrees, then S-bar, 16 symbols of the same
  *   turned 180 degrees: a line spectrum (the carrier and the carrier plus
@@ -437,8 +445,14 @@ static void get_symbol(void *user, struct smdsp_cplx *c)
 		return;
 	case SMDSP_V34_T_IDLE:
 		/* 2-wire: silent until our receiver has trained on the far end's training */
-		if (s->rx && smdsp_v34_train_rx_trained(s->rx) && (s->cfg.caller || s->phase4))
+		if (s->md_left && !s->phase4) {
+			/* MD before phase 3's S, from the start (2-wire, the call modem's from its receiver trained) */
+			if (!(s->cfg.two_wire && s->cfg.caller) || (s->rx && smdsp_v34_train_rx_trained(s->rx)))
+				if (!--s->md_left)
+					set_state(s, SMDSP_V34_T_S);
+		} else if (s->rx && smdsp_v34_train_rx_trained(s->rx) && (s->cfg.caller || s->phase4)) {
 			set_state(s, SMDSP_V34_T_S);
+		}
 		c->re = 0;
 		c->im = 0;
 		return;
@@ -531,7 +545,8 @@ void smdsp_v34_train_tx_reset(struct smdsp_v34_train_tx *s)
 	s->blk = 0;
 	if (s->hist)
 		memset(s->hist, 0, SMDSP_V34_HIST * sizeof(*s->hist));
-	if (s->cfg.two_wire && s->cfg.caller) {
+	s->md_left = s->cfg.md_symbols;
+	if ((s->cfg.two_wire && s->cfg.caller) || s->md_left) {
 		s->state = SMDSP_V34_T_IDLE;
 		s->count = 0;
 		return;

@@ -25,6 +25,11 @@
  *   limit;
  * - with no_auto, the noise that made it renegotiate does not, and a third
  *   of the bits arrive wrong;
+ * - hears noise rise for a few seconds, then fall (4-wire, 2-wire): its
+ *   direction down by itself, then back up by itself within a bounded time
+ *   of the noise's end, the other direction kept, no bit wrong from the
+ *   last step down on (across the climb); the rates against time printed;
+ * - a steady line for a minute of data (4-wire, 2-wire): no renegotiation;
  * - asks for anything outside the data mode: refused; the cleardown's MP
  *   (both rates 0) packs and reads back, one rate 0 alone does not pack.
  * The sent and delivered bits are recorded and aligned: the bits lost,
@@ -47,7 +52,7 @@
 #define LEVEL (-120)
 #define FAULT 12000		/* samples of a line fault: the far signal replaced by noise for 1.5 s */
 #define BLK 80
-#define MAXBITS (40 * 33600)
+#define MAXBITS (80 * 33600)
 
 static int verbose;
 static bool quick;			/* --quick: the first call of each kind only */
@@ -193,6 +198,10 @@ struct scen {
 	enum act act;
 	unsigned int rate;		/* ACT_RENEG, ACT_VANISH: the max_rate asked for */
 	double noise_dbm0;		/* ACT_NOISE: white noise added at who's receiver */
+	long noise_for;			/* ... for this many samples (0: to the end) */
+	long until;			/* run to this many samples after the act (0: until both settle) */
+	unsigned int far_limit;		/* the other end renegotiates to this max_rate ... */
+	long far_at;			/* ... this many samples after the act (the first time it can) */
 	bool no_auto;
 };
 
@@ -208,7 +217,30 @@ struct end_out {
 	long left_at;			/* ... first (-1: never) */
 };
 
+/* each end's receiving rate (and state) every TL_STEP samples from the act on */
+#define TL_STEP 2000
+#define TL_MAX 800
+
+struct tl_point {
+	long t;
+	unsigned int rate[2];		/* the call modem's rx rate, the answer modem's */
+	enum smdsp_v34_state st[2];
+};
+
+/* both ends back in the data mode: when, each end's receiving rate then */
+#define EV_MAX 16
+
+struct ev {
+	long t;
+	unsigned int rate[2];
+};
+
 struct out {
+	struct tl_point tl[TL_MAX];
+	unsigned int ntl;
+	struct ev ev[EV_MAX];
+	unsigned int nev;
+	bool far_done;			/* far_limit asked for */
 	struct end_out e[2];		/* the call modem, the answer modem */
 	long data_at, act_at, done_at;	/* both in data; the act; both back in data (or CLEARED/FAILED) */
 	long back_at;			/* both back in the data mode the last time */
@@ -229,7 +261,7 @@ static void run(const struct scen *sc, struct out *o)
 	struct smdsp_v34 *m[2];
 	struct line *l = line_create(&sc->line);
 	int16_t tx[2][BLK], rx[2][BLK] = { { 0 } };
-	long t, total = 8000L * 40, after_done = -1;
+	long t, total = 8000L * 40 + sc->until, after_done = -1;
 	uint64_t gseed = 99;
 	double nrms = 32767.0 * pow(10, (sc->noise_dbm0 - 3.14) / 20) / sqrt(2);
 	/* the far signal's level at the receiver: ours less the line's loss */
@@ -299,8 +331,20 @@ static void run(const struct scen *sc, struct out *o)
 		if (smdsp_v34_state(m[0]) == SMDSP_V34_DATA && smdsp_v34_state(m[1]) == SMDSP_V34_DATA) {
 			if (o->data_at < 0)
 				o->data_at = t;
-			if (!both_data)
+			if (!both_data) {
 				o->back_at = t;
+				if (o->act_at >= 0 && o->nev < EV_MAX) {
+					struct ev *v = &o->ev[o->nev++];
+
+					v->t = t;
+					for (i = 0; i < 2; i++) {
+						struct smdsp_v34_stats st;
+
+						smdsp_v34_get_stats(m[i], &st);
+						v->rate[i] = st.rx.rate;
+					}
+				}
+			}
 			both_data = true;
 		} else {
 			both_data = false;
@@ -329,7 +373,23 @@ static void run(const struct scen *sc, struct out *o)
 			o->done_at = t;
 			after_done = t + 8000 * 3;
 		}
-		if ((after_done >= 0 && t >= after_done) || (o->act_at >= 0 && t >= o->act_at + 8000L * (sc->no_auto ? 6 : 20)))
+		if (sc->far_limit && o->act_at >= 0 && t >= o->act_at + sc->far_at && !o->far_done)
+			o->far_done = smdsp_v34_renegotiate(m[1 - sc->who], sc->far_limit) == 0;
+		if (o->act_at >= 0 && (t - o->act_at) % TL_STEP == 0 && o->ntl < TL_MAX) {
+			struct tl_point *p = &o->tl[o->ntl++];
+
+			p->t = t;
+			for (i = 0; i < 2; i++) {
+				struct smdsp_v34_stats st;
+
+				smdsp_v34_get_stats(m[i], &st);
+				p->rate[i] = st.rx.rate;
+				p->st[i] = smdsp_v34_state(m[i]);
+			}
+		}
+		if (sc->until ? o->act_at >= 0 && t >= o->act_at + sc->until :
+		    (after_done >= 0 && t >= after_done) ||
+		    (o->act_at >= 0 && t >= o->act_at + 8000L * (sc->no_auto ? 6 : 20)))
 			break;
 		if (sc->act == ACT_VANISH && o->act_at >= 0)
 			memset(tx[1 - sc->who], 0, sizeof(tx[0]));
@@ -338,7 +398,7 @@ static void run(const struct scen *sc, struct out *o)
 		if (sc->act == ACT_FAULT && o->act_at >= 0 && t < o->act_at + FAULT)
 			for (k = 0; k < BLK; k++)
 				rx[sc->who][k] = (int16_t)lrint(frms * t_gauss(&gseed));
-		if (sc->act == ACT_NOISE && o->act_at >= 0)
+		if (sc->act == ACT_NOISE && o->act_at >= 0 && (!sc->noise_for || t < o->act_at + sc->noise_for))
 			for (k = 0; k < BLK; k++)
 				rx[sc->who][k] = (int16_t)lrint(fmax(-32768, fmin(32767, rx[sc->who][k] +
 											  nrms * t_gauss(&gseed))));
@@ -545,6 +605,142 @@ static void test_noise(void)
 	}
 }
 
+/* the rates against time, a line a second, and where the noise was */
+static void print_rates(const struct scen *sc, const struct out *o)
+{
+	unsigned int k;
+
+	printf("  rates (bit/s, each end receiving) against time from the act:\n");
+	for (k = 0; k < o->ntl; k += 8000 / TL_STEP) {
+		const struct tl_point *p = &o->tl[k];
+		long dt = p->t - o->act_at;
+
+		printf("  %5.1f s  c<-a %5u %-7s a<-c %5u %-7s%s\n", dt / 8000.0, p->rate[0],
+		       smdsp_v34_state_name(p->st[0]), p->rate[1], smdsp_v34_state_name(p->st[1]),
+		       sc->act == ACT_NOISE && (!sc->noise_for || dt < sc->noise_for) ? "  noise" : "");
+	}
+}
+
+/*
+ * The noise rises at one receiver, then falls: its direction goes down by
+ * itself, and back up once the error has stayed a margin above a higher
+ * rate's need (v34.c: 2 dB, 2 s), within CLIMB_MAX of the noise's end
+ * (T_HOLD 1 s after the last step down, T_UP 2 s, the renegotiation's 1 s
+ * at 2400 baud and two round trips, and a measurement's time).
+ */
+#define CLIMB_MAX (8000L * 6)
+
+static void test_climb(void)
+{
+	struct scen sc[] = {
+		{ .name = "4-wire, noise at the answer modem for 6 s", .line = tel4, .who = 1, .act = ACT_NOISE,
+		  .noise_dbm0 = -46, .noise_for = 8000L * 6, .until = 8000L * 16 },
+		{ .name = "4-wire, noise at the call modem for 5 s", .line = bass4, .who = 0, .act = ACT_NOISE,
+		  .noise_dbm0 = -47, .noise_for = 8000L * 5, .until = 8000L * 15 },
+		{ .name = "2-wire, noise at the call modem for 6 s", .two_wire = true, .max_baud = 3000,
+		  .max_rate = 19200, .who = 0, .act = ACT_NOISE, .noise_dbm0 = -44, .noise_for = 8000L * 6,
+		  .until = 8000L * 16 },
+		/* the far end's own limit, asked for while the noise is on, caps the climb */
+		{ .name = "4-wire, noise at the answer modem for 6 s, the caller limits to 19200", .line = tel4,
+		  .who = 1, .act = ACT_NOISE, .noise_dbm0 = -46, .noise_for = 8000L * 6, .until = 8000L * 16,
+		  .far_limit = 19200, .far_at = 8000L * 3 },
+	};
+	unsigned int n;
+
+	sc[2].line = wire2(60, 5, 10, 28, 5, 27);
+	for (n = 0; n < SMDSP_ARRAY_SIZE(sc); n++) {
+		const struct end_out *w, *f;
+		unsigned int k, lowest = ~0u, low_ev = 0, ups = 0;
+		long quiet_at, up_at = -1;
+		struct out o;
+		int who = sc[n].who;
+
+		if (skip(sc[n].name, n))
+			continue;
+		run(&sc[n], &o);
+		w = &o.e[who];
+		f = &o.e[1 - who];
+		quiet_at = o.act_at + sc[n].noise_for;
+		/* the last step down: the lowest rate its receiver reached, back in the data both ways */
+		for (k = 0; k < o.nev; k++) {
+			if (o.ev[k].rate[who] < lowest) {
+				lowest = o.ev[k].rate[who];
+				low_ev = k;
+			}
+			if (k && o.ev[k].rate[who] > o.ev[k - 1].rate[who]) {
+				ups++;
+				up_at = o.ev[k].t;
+			}
+		}
+		/* judged from there on: the climb included */
+		judge_bits(&o, (uint32_t)(o.nev ? o.ev[low_ev].t : 0));
+		print_out(&sc[n], &o);
+		print_rates(&sc[n], &o);
+		printf("  down to %u by %.2f s, back up to %u %.2f s after the noise ended\n", lowest,
+		       o.nev ? (o.ev[low_ev].t - o.act_at) / 8000.0 : -1.0, w->stats.rx.rate,
+		       up_at >= 0 ? (up_at - quiet_at) / 8000.0 : -1.0);
+		CHECK(o.nev >= 2 && lowest < w->s0.rx.rate && o.ev[low_ev].t < quiet_at,
+		      "%s: never down while the noise was there (%u events, lowest %u)", sc[n].name, o.nev, lowest);
+		/* up after the noise, above the lowest and within a step of where the call started */
+		CHECK(ups >= 1 && up_at > quiet_at && up_at - quiet_at <= CLIMB_MAX + 4L * sc[n].line.delay &&
+		      w->stats.rx.rate > lowest && w->stats.rx.rate + 2400 >= w->s0.rx.rate &&
+		      (!sc[n].far_limit || w->stats.rx.rate <= sc[n].far_limit),
+		      "%s: %u climbs, the last %.2f s after the noise, %u -> %u -> %u", sc[n].name, ups,
+		      (up_at - quiet_at) / 8000.0, w->s0.rx.rate, lowest, w->stats.rx.rate);
+		/* no bit wrong from the last step down on; a renegotiation's gap at each change */
+		check_data(&sc[n], &o, RENEG_LOST * (o.nev - low_ev), 0, 0);
+		CHECK(!sc[n].far_limit || o.far_done, "%s: the far limit never asked", sc[n].name);
+		/* the noisy receiver asked for every change, down and up (but the far end's limit); no retrain */
+		CHECK(w->stats.reneg_asked + (sc[n].far_limit ? 1 : 0) == w->stats.renegs &&
+		      f->stats.reneg_asked == (sc[n].far_limit ? 1 : 0) &&
+		      w->stats.reneg_up == ups && w->stats.reneg_auto == w->stats.reneg_asked &&
+		      f->stats.renegs == w->stats.renegs && w->stats.retrains == 0 && f->stats.retrains == 0,
+		      "%s: renegs %u/%u, asked %u/%u, up %u, auto %u", sc[n].name, w->stats.renegs, f->stats.renegs,
+		      w->stats.reneg_asked, f->stats.reneg_asked, w->stats.reneg_up, w->stats.reneg_auto);
+		/* the other direction kept its rate (or took the far end's limit) */
+		CHECK(w->stats.tx.rate == (sc[n].far_limit ? sc[n].far_limit : w->s0.tx.rate) &&
+		      f->stats.rx.rate == w->stats.tx.rate,
+		      "%s: the other direction %u -> %u", sc[n].name, w->s0.tx.rate, w->stats.tx.rate);
+	}
+}
+
+/* a minute of data on a steady line: no renegotiation (the climb's hysteresis) */
+static void test_steady(void)
+{
+	struct scen sc[] = {
+		{ .name = "4-wire, a steady line for 60 s", .line = tel4, .act = ACT_NONE, .until = 8000L * 60 },
+		{ .name = "4-wire, a steady bass-cut line for 60 s", .line = bass4, .act = ACT_NONE,
+		  .until = 8000L * 60 },
+		{ .name = "2-wire, a steady line for 60 s", .two_wire = true, .max_baud = 3000, .max_rate = 19200,
+		  .act = ACT_NONE, .until = 8000L * 60 },
+	};
+	unsigned int n;
+
+	sc[2].line = wire2(60, 5, 10, 28, 5, 28);
+	for (n = 0; n < SMDSP_ARRAY_SIZE(sc); n++) {
+		struct out o;
+		int i;
+
+		if (skip(sc[n].name, n))
+			continue;
+		run(&sc[n], &o);
+		judge_bits(&o, (uint32_t)o.act_at);
+		print_out(&sc[n], &o);
+		for (i = 0; i < 2; i++) {
+			const struct end_out *e = &o.e[i];
+
+			CHECK(e->st == SMDSP_V34_DATA && e->stats.renegs == 0 && e->stats.reneg_asked == 0 &&
+			      e->stats.retrains == 0 && e->stats.rx.rate == e->s0.rx.rate,
+			      "%s: end %d %s, %u renegotiations, %u retrains, %u -> %u", sc[n].name, i,
+			      smdsp_v34_state_name(e->st), e->stats.renegs, e->stats.retrains, e->s0.rx.rate,
+			      e->stats.rx.rate);
+			CHECK(e->al.wrong == 0 && e->al.lost == 0 && e->al.inserted == 0 &&
+			      e->al.judged > 50UL * o.e[1 - i].stats.tx.rate, "%s: end %d: %lu judged, %lu wrong",
+			      sc[n].name, i, e->al.judged, e->al.wrong);
+		}
+	}
+}
+
 /*
  * After a retrain the data is judged from half a second on: a fresh
  * training on tel4 at phase 2's 24000 bit/s carries a burst of errors in
@@ -735,6 +931,8 @@ int main(int argc, char **argv)
 	test_mp();
 	test_reneg();
 	test_noise();
+	test_climb();
+	test_steady();
 	test_retrain();
 	test_fault();
 	test_cleardown();

@@ -93,6 +93,12 @@ struct smdsp_v34_config {
 	/* no rate renegotiation or retrain of our own when our receiver's error grows (the far end's answered) */
 	bool no_auto;
 	/*
+	 * The MD our phase 3 sends before its S, in 35 ms units (0-127), as
+	 * our INFO1 says: silence (v34_train_tx.c says why). Whatever the far
+	 * INFO1 asks for, our receiver lets pass.
+	 */
+	unsigned int md_len;
+	/*
 	 * The trellis code (9.6) our receiver asks of the far transmitter in
 	 * our MP and decodes: 16, 32 or 64 states (0: SMDSP_V34_TRELLIS_DEFAULT).
 	 * Our transmitter codes with what the far MP asks.
@@ -157,6 +163,7 @@ struct smdsp_v34_stats {
 	int32_t far_delay;
 	/* the data mode's renegotiations (either end's, done), ours asked for (by us, automatically) */
 	uint32_t renegs, reneg_asked, reneg_auto;
+	uint32_t reneg_up;		/* ... of ours automatically, those asking for more (the line better) */
 	uint32_t reneg_at;		/* the last one began (the sample) */
 	uint32_t retrains, retrain_asked;	/* retrains begun (either end's), ours */
 	uint32_t retrain_at;
@@ -167,6 +174,8 @@ struct smdsp_v34_stats {
 	/* data: the auxiliary channel runs (both MPs offered it), its bits sent and received (after B1) */
 	bool aux;
 	uint32_t aux_sent, aux_received;
+	/* phase 3's MD, 35 ms units: ours (our INFO1's), the far end's (its INFO1's, decoded) */
+	unsigned int md_len, far_md_len;
 };
 
 struct smdsp_v34;

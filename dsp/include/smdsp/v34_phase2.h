@@ -78,6 +78,8 @@ struct smdsp_v34_phase2_config {
 	int level_dbm0_10;		/* our nominal transmit level, tenths of dBm0 */
 	int far_level_dbm0_10;		/* the far end's nominal level (its L2), for the gains */
 	struct smdsp_v34_info0 info0;	/* our capabilities (the ack bit is ours to set) */
+	/* the MD our phase 3 sends before S, 35 ms units (0-127), in our INFO1 (Tables 13, 14) */
+	uint8_t md_len;
 	/*
 	 * Listen only: send nothing and follow the far end's side of phase 2
 	 * (a recording of one direction): smdsp_v34_phase2_steps() says what

@@ -44,6 +44,11 @@ struct smdsp_v34_train_config {
 	bool caller;			/* this end is the call modem */
 	bool trn16;			/* transmitter: phase 4's TRN on 16 points (J says so) */
 	unsigned int trn_symbols;	/* transmitter: phase 3's TRN, 0 for 2048 symbols */
+	/*
+	 * transmitter: MD (V.34's manufacturer-defined signal) before phase
+	 * 3's S, symbols: ours is silence (v34_train_tx.c says why)
+	 */
+	unsigned int md_symbols;
 	bool no_precoding;		/* receiver: ask the far end for none (MP's h all 0) */
 	/*
 	 * receiver: put data_rate in MP as it is, not the rate its trained

@@ -41,6 +41,15 @@ struct smdsp_v34 {
 	uint32_t rn_deadline;		/* the renegotiation done by then, or failed */
 	uint32_t rn_hold;		/* no automatic renegotiation before then */
 	uint32_t poor_since;		/* the error past the rate's margin since (0: it is not) */
+	uint32_t good_since;		/* the error a margin above a higher rate's need since (0: it is not) */
+	uint32_t up_wait;		/* ... for this long before we ask for it (0: T_UP; doubled by a climb undone) */
+	uint32_t up_done;		/* our last climb's data began (0: none) */
+	unsigned int rn_top;		/* the most our climbs ask: what the training or our user settled */
+	bool top_due;			/* rn_top from the next data mode's rate */
+	bool rn_up;			/* the renegotiation under way is our climb ... */
+	unsigned int up_from;		/* ... from this rate */
+	bool mute;			/* phase 3: the far MD, our receiver hears zeros ... */
+	uint32_t mute_until;		/* ... until then */
 	uint64_t lvl_acc;		/* the received level: this 128 ms's sum of squares */
 	uint32_t lvl;			/* ... the last 128 ms's mean square */
 	uint32_t lvl_data;		/* ... when the data began */

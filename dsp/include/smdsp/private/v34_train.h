@@ -77,6 +77,7 @@ struct smdsp_v34_train_tx {
 	/* 2-wire */
 	unsigned int trn_len;		/* phase 3's TRN, symbols */
 	bool phase4;			/* the S, S-bar after the silence (answer modem) */
+	unsigned int md_left;		/* phase 3: MD's silent symbols still to send before S */
 	int16_t *hist;			/* the samples sent (SMDSP_V34_HIST), NULL on a 4-wire line */
 	uint32_t sent;			/* samples sent */
 	uint32_t blk;			/* sent at the start of the current process call */

@@ -7,6 +7,14 @@
  * blocks measures the frequency error, a jump of about 180 degrees against
  * that trend is a phase reversal, and the 15 Hz component of the block
  * magnitudes over 200 ms tells ANSam from ANS.
+ *
+ * The detector hears the input through a notch at V.21's low channel (a
+ * three-tap FIR with its zeros at 1080 Hz, 21 dB or more below its gain
+ * at 2100 Hz across 980-1180 Hz): a V.8 caller listens for the answer tone
+ * while its CI goes out, and over a 2-wire line CI's echo can be as loud
+ * as an answer tone from a distant or quiet answerer. Without the notch
+ * the echo took more than half of each block's energy, and every burst of
+ * it cut the tone short of the time that tells ANS from ANSam.
  */
 #include <smdsp/private/anstone.h>
 
@@ -28,14 +36,24 @@ void smdsp_anstone_desc(struct smdsp_tone_desc *d, enum smdsp_anstone_kind kind,
 
 void smdsp_anstone_rx_init(struct smdsp_anstone_rx *s, int32_t freq_mhz)
 {
+	int32_t cn, ct, g;
 	uint64_t a;
 
 	memset(s, 0, sizeof(*s));
+	s->freq_mhz = freq_mhz;
 	smdsp_tone_nco_init(&s->lo, -freq_mhz);
 	/* the envelope is sampled once per block: 200 Hz */
 	s->am_lo.rate = smdsp_phase_rate(-15000, SMDSP_RATE / SMDSP_ANS_BLOCK);
-	/* |Z|^2 = (A N / 2)^2 for a tone at -45 dBm0 */
-	a = (uint64_t)smdsp_dbm0_to_amp(-450) * SMDSP_ANS_BLOCK / 2;
+	cn = smdsp_cos(smdsp_phase_rate(SMDSP_ANS_NOTCH_MHZ, SMDSP_RATE));
+	ct = smdsp_cos(smdsp_phase_rate(freq_mhz, SMDSP_RATE));
+	/* 2 cos(notch) in Q14 is cos(notch) in Q15 */
+	s->notch_c = cn;
+	/* the notch's gain at the tone, (cos - cos(notch)) / 2 after its shift by 2 */
+	g = smdsp_abs32(ct - cn) / 2;
+	if (g < 1)
+		g = 1;
+	/* |Z|^2 = (A g N / 2)^2 for a tone at -45 dBm0 */
+	a = ((uint64_t)smdsp_dbm0_to_amp(-450) * (uint32_t)g >> 15) * SMDSP_ANS_BLOCK / 2;
 	s->min_energy = a * a;
 }
 
@@ -204,7 +222,11 @@ void smdsp_anstone_rx_process(struct smdsp_anstone_rx *s, const int16_t *x, unsi
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		int32_t v = x[i];
+		/* the notch: x[n] - 2 cos(notch) x[n-1] + x[n-2], a quarter of it */
+		int32_t v = (x[i] + s->x2 - ((s->notch_c * s->x1) >> 14)) >> 2;
+
+		s->x2 = s->x1;
+		s->x1 = x[i];
 
 		s->zre += v * smdsp_cos(s->lo.phase);
 		s->zim += v * smdsp_sin(s->lo.phase);
@@ -235,10 +257,7 @@ uint32_t smdsp_anstone_rx_tone_ms(const struct smdsp_anstone_rx *s)
 
 void smdsp_anstone_rx_reset(struct smdsp_anstone_rx *s)
 {
-	uint32_t rate = s->lo.rate;
-
-	smdsp_anstone_rx_init(s, 0);
-	s->lo.rate = rate;
+	smdsp_anstone_rx_init(s, s->freq_mhz);
 }
 
 int smdsp_anstone_rx_print(const struct smdsp_anstone_rx *s, char *buf, size_t len)

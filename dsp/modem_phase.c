@@ -536,9 +536,17 @@ static void do_waiting(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, un
 	if (m->phase == SMDSP_PHASE_WAITING && k != SMDSP_ANS_NONE) {
 		smdsp_modem_put_event(m, SMDSP_EV_ANSWER_TONE, k);
 		smdsp_modem_set_phase(m, SMDSP_PHASE_ANSWER_TONE, k);
-	} else if (m->phase == SMDSP_PHASE_ANSWER_TONE && k == SMDSP_ANS_NONE && !m->tone_done) {
-		m->tone_done = true;
-		m->tone_end = m->t;
+	} else if (m->phase == SMDSP_PHASE_ANSWER_TONE) {
+		/*
+		 * The tone ends when it is no longer heard; heard again (a gap
+		 * an echo or a burst of noise made), it had not ended.
+		 */
+		if (k != SMDSP_ANS_NONE || smdsp_anstone_rx_tone_ms(&m->ans_rx)) {
+			m->tone_done = false;
+		} else if (!m->tone_done) {
+			m->tone_done = true;
+			m->tone_end = m->t;
+		}
 	}
 	if (e == SMDSP_CALLPROG_BUSY || e == SMDSP_CALLPROG_CONGESTION) {
 		smdsp_modem_put_event(m, SMDSP_EV_CALL_PROGRESS, e);
@@ -554,6 +562,10 @@ static void do_waiting(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, un
 			   smdsp_anstone_rx_tone_ms(&m->ans_rx) >= V8_ANS_MS) {
 			/* no AM after three of its periods: a V.25 answerer */
 			smdsp_v8_answer_tone(m->v8, SMDSP_V8_TONE_ANS);
+		} else {
+			/* CI waits while a tone is told apart, and resumes if it goes */
+			smdsp_v8_answer_tone(m->v8, k != SMDSP_ANS_NONE ?
+					     SMDSP_V8_TONE_HEARD : SMDSP_V8_TONE_NONE);
 		}
 		smdsp_modem_v8_chunk(m, rx, tx, n);
 		switch (smdsp_v8_status(m->v8)) {
@@ -603,10 +615,13 @@ static void do_waiting(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, un
 		 * V.22bis, which also starts 75 ms after the answer tone, wins
 		 * if it is there: its unscrambled ones are recognised within
 		 * 300 ms, and V.21 is taken only after 450 ms of its carrier.
+		 * The answer tone itself passes V.21's high-channel filter: the
+		 * carrier counts from the tone's end only (a gap in the tone
+		 * that an echo made is no end, above).
 		 */
-		m->fsk_carrier_t = smdsp_fsk_rx_carrier(&m->fsk_rx) ? m->fsk_carrier_t + n : 0;
-		if (m->fsk_carrier_t >= MS(450) && m->tone_done && m->t - m->tone_end >= MS(450) &&
-		    !smdsp_anstone_rx_tone_ms(&m->ans_rx) &&
+		m->fsk_carrier_t = smdsp_fsk_rx_carrier(&m->fsk_rx) && m->tone_done ?
+				   m->fsk_carrier_t + n : 0;
+		if (m->fsk_carrier_t >= MS(450) && m->t - m->tone_end >= MS(450) &&
 		    !(m->pump == PUMP_V22 && smdsp_v22bis_carrier(&m->v22))) {
 			smdsp_modem_start_v21(m);
 			connected(m, 300);

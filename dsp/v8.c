@@ -6,6 +6,14 @@
  * preamble of ten ones and a sync octet (0x00 for CI, 0xe0 for CM/JM,
  * 0x55 for V.92). CJ is three framed zero octets without a preamble.
  * A CM or JM counts only when two identical ones arrive in a row.
+ *
+ * The caller sends CI in bursts (four CI, then 500 ms of silence) until it
+ * hears the answer tone, and stops once a 2100 Hz tone is heard, at the end
+ * of the CI in progress (as V.25's caller stops its calling tone): whether
+ * the tone is ANSam (V.8 follows) or ANS (a V.25 answerer) takes hundreds
+ * of milliseconds to tell, and CI sent meanwhile only comes back as echo
+ * over the tone, or reaches an answerer that is not listening for it. Should
+ * the tone go before it was told apart, the bursts resume after a pause.
  */
 #include <smdsp/v8.h>
 
@@ -36,6 +44,7 @@
 enum {
 	ST_CI_ON,
 	ST_CI_OFF,
+	ST_CI_HOLD,			/* CI stopped: a tone is being told apart */
 	ST_WAIT_TONE,
 	ST_TE,
 	ST_CM,
@@ -61,6 +70,7 @@ struct smdsp_v8 {
 	uint32_t timer;			/* samples left in a timed state */
 	uint32_t guard;			/* samples left before giving up */
 	unsigned int ci_left;
+	int tone_heard;			/* a 2100 Hz tone, not yet ANS or ANSam */
 
 	/* transmitter */
 	uint8_t tx[MAX_TX_BITS];
@@ -271,6 +281,10 @@ int smdsp_v8_get_bit(struct smdsp_v8 *s)
 		tx_clear(s);
 		switch (s->state) {
 		case ST_CI_ON:
+			if (s->tone_heard) {
+				s->state = ST_CI_HOLD;
+				return 1;
+			}
 			if (s->ci_left) {
 				s->ci_left--;
 				tx_ci(s);
@@ -600,8 +614,22 @@ void smdsp_v8_answer_tone(struct smdsp_v8 *s, int tone)
 	if (!s->cfg.calling)
 		return;
 	if (s->state != ST_CI_ON && s->state != ST_CI_OFF &&
-	    s->state != ST_WAIT_TONE)
+	    s->state != ST_CI_HOLD && s->state != ST_WAIT_TONE)
 		return;
+	if (tone == SMDSP_V8_TONE_HEARD) {
+		/* the CI in progress ends first (smdsp_v8_get_bit()) */
+		s->tone_heard = 1;
+		if (s->state == ST_CI_OFF)
+			s->state = ST_CI_HOLD;
+		return;
+	}
+	s->tone_heard = 0;
+	if (tone == SMDSP_V8_TONE_NONE) {
+		/* gone before it was told apart: a full pause, then CI again */
+		if (s->state == ST_CI_HOLD)
+			set_state(s, ST_CI_OFF, CI_OFF_MS);
+		return;
+	}
 	if (tone == SMDSP_V8_TONE_ANSAM) {
 		tx_clear(s);
 		set_state(s, ST_TE, TE_MS);

@@ -909,9 +909,16 @@ static void long_call(void)
 	/* in flight: the line's delay, the far receiver's and the decoder's, the same at the end as a minute in */
 	CHECK(mark >= 0 && f_ab > 0 && f_ba > 0 && llabs(f_ab - f_ab1) <= 2 * 8 * 18 && llabs(f_ba - f_ba1) <= 2 * 8 * 18,
 	      "v34_long: in flight %lld -> %lld, %lld -> %lld", f_ab1, f_ab, f_ba1, f_ba);
-	/* the receivers' error held: at the end within 2 dB of 15 s into the data */
-	CHECK(mark >= 0 && mse_a > 0 && mse_b > 0 && llabs(as.v34_mse_db10 - mse_a) <= 20 &&
-	      llabs(bs.v34_mse_db10 - mse_b) <= 20, "v34_long: receivers' error %d/%d -> %d/%d (tenths of dB)",
+	/*
+	 * the receivers' error held: at the end no more than 2 dB worse than
+	 * 15 s into the data (an error still improving then is no loss: since
+	 * the caller's answer tone detector hears through a notch on its own
+	 * CI, whose echo this line's hybrids return, the call starts a little
+	 * differently and went 40.9/41.6 -> 43.0/41.9 dB, where it had gone
+	 * 41.8/42.2 -> 43.0/42.0)
+	 */
+	CHECK(mark >= 0 && mse_a > 0 && mse_b > 0 && as.v34_mse_db10 >= mse_a - 20 &&
+	      bs.v34_mse_db10 >= mse_b - 20, "v34_long: receivers' error %d/%d -> %d/%d (tenths of dB)",
 	      mse_a, mse_b, as.v34_mse_db10, bs.v34_mse_db10);
 out:
 	line_free(l);

@@ -10,6 +10,7 @@
 #include <smdsp/goertzel.h>
 #include <smdsp/dtmf.h>
 #include <smdsp/anstone.h>
+#include <smdsp/fsk.h>
 #include "tutil.h"
 
 static void test_nco_vs_liquid(void)
@@ -296,6 +297,57 @@ static void test_anstone(void)
 	}
 }
 
+static int ci_random_bit(void *user)
+{
+	return (int)(t_rand64(user) & 1);
+}
+
+/*
+ * A caller's CI echoing back over the answer tone: V.21's low channel in
+ * bursts (400 ms on, 500 ms off, as our V.8 caller sends CI) 7 dB louder
+ * than a plain ANS at -25 dBm0. The tone must be heard through the bursts,
+ * long enough to be told from ANSam (600 ms of it, V8_ANS_MS), and never
+ * taken for ANSam. Without the notch the tone was lost at every burst.
+ */
+static void test_anstone_under_ci(void)
+{
+	static int16_t sig[8000 * 3], ci[8000 * 3];
+	struct smdsp_tone_desc d;
+	struct smdsp_tone *g;
+	struct smdsp_fsk_tx *f;
+	struct smdsp_anstone_rx *rx;
+	uint64_t seed = 5;
+	uint32_t max_ms = 0;
+	int i, len = 8000 * 3, ansam = 0;
+	enum smdsp_anstone_kind k = SMDSP_ANS_NONE;
+
+	smdsp_anstone_desc(&d, SMDSP_ANS_ANS, -250, 3000);
+	g = smdsp_tone_create(&d);
+	smdsp_tone_process(g, sig, len);
+	smdsp_tone_free(g);
+	f = smdsp_fsk_tx_create(SMDSP_V21_CH1, -180, ci_random_bit, &seed);
+	smdsp_fsk_tx_process(f, ci, len);
+	smdsp_fsk_tx_free(f);
+	for (i = 0; i < len; i++)
+		if (i % 7200 < 3200)
+			sig[i] = t_sat16(sig[i] + ci[i]);
+	rx = smdsp_anstone_rx_create(2100000);
+	for (i = 0; i + 160 <= len; i += 160) {
+		smdsp_anstone_rx_process(rx, sig + i, 160);
+		if (smdsp_anstone_rx_tone_ms(rx) > max_ms)
+			max_ms = smdsp_anstone_rx_tone_ms(rx);
+		if (smdsp_anstone_rx_kind(rx) != SMDSP_ANS_NONE)
+			k = smdsp_anstone_rx_kind(rx);
+		ansam |= smdsp_anstone_rx_kind(rx) == SMDSP_ANS_ANSAM ||
+			 smdsp_anstone_rx_kind(rx) == SMDSP_ANS_ANSAM_PR;
+	}
+	smdsp_anstone_rx_free(rx);
+	printf("ANS at -25 dBm0 under CI bursts at -18 dBm0: ours detects %s, %u ms of tone at most\n",
+	       kind_name[k], max_ms);
+	CHECK(k == SMDSP_ANS_ANS && !ansam, "ANS under CI seen as %s (ANSam %d)", kind_name[k], ansam);
+	CHECK(max_ms >= 2000, "ANS under CI heard for %u ms at most", max_ms);
+}
+
 int main(void)
 {
 	test_fixmath();
@@ -303,5 +355,6 @@ int main(void)
 	test_goertzel();
 	test_dtmf();
 	test_anstone();
+	test_anstone_under_ci();
 	return t_report("test_tones");
 }

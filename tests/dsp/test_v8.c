@@ -356,6 +356,87 @@ static void t_plain_ans(void)
 	modem_connect_tones_tx_free(ans);
 }
 
+/*
+ * Bits (at 300 bit/s, 80 samples in 3) until tx_signal() leaves V.21 or
+ * max bits have gone; returns the get_bit() calls made, the last of them
+ * the one that found the CI over and stopped.
+ */
+static int ci_bits_until_quiet(struct smdsp_v8 *s, int max)
+{
+	int n = 0;
+
+	while (n < max && smdsp_v8_tx_signal(s) == SMDSP_V8_TX_V21) {
+		smdsp_v8_get_bit(s);
+		n++;
+		smdsp_v8_advance(s, n % 3 ? 27 : 26);
+	}
+	return n;
+}
+
+/* samples of silence passed in 5 ms steps until CI comes back, up to max */
+static int quiet_samples(struct smdsp_v8 *s, int max)
+{
+	int t = 0;
+
+	while (t < max && smdsp_v8_tx_signal(s) != SMDSP_V8_TX_V21) {
+		smdsp_v8_get_bit(s);
+		smdsp_v8_advance(s, 40);
+		t += 40;
+	}
+	return t;
+}
+
+/*
+ * A 2100 Hz tone heard while CI goes out: the CI in progress ends (30 bits:
+ * ten ones, two framed octets), then silence for as long as the tone lasts;
+ * gone before it was told apart, CI's 500 ms pause and then CI again; told
+ * apart, ANS ends V.8 (NON_V8) and ANSam leads to CM after Te.
+ */
+static void t_ci_pause(void)
+{
+	struct smdsp_v8_config c = our_cfg(1);
+	struct smdsp_v8 *s = smdsp_v8_create(&c);
+	int sent, quiet, k, ok;
+
+	/* 12 bits into the first CI */
+	for (k = 0; k < 12; k++)
+		smdsp_v8_get_bit(s);
+	smdsp_v8_answer_tone(s, SMDSP_V8_TONE_HEARD);
+	sent = ci_bits_until_quiet(s, 400);
+	/* a tone that lasts 3 s: CI stays quiet */
+	for (k = 0; k < 600; k++) {
+		smdsp_v8_answer_tone(s, SMDSP_V8_TONE_HEARD);
+		if (quiet_samples(s, 40) < 40)
+			break;
+	}
+	quiet = k;
+	smdsp_v8_answer_tone(s, SMDSP_V8_TONE_NONE);
+	k = quiet_samples(s, 8000);
+	ok = sent == 30 - 12 + 1 && quiet == 600 && k >= 3960 && k <= 4040 &&
+	     smdsp_v8_status(s) == SMDSP_V8_IN_PROGRESS;
+	printf("RESULT name=ci_pause ok=%d rest_of_ci=%d quiet_blocks=%d resumed_after=%d\n", ok, sent,
+	       quiet, k);
+	CHECK(sent == 30 - 12 + 1, "CI went on for %d bits after the tone was heard", sent - 1);
+	CHECK(quiet == 600, "CI came back after %d of 600 blocks of tone", quiet);
+	CHECK(k >= 3960 && k <= 4040, "CI resumed %d samples after the tone went", k);
+	/* heard again, then plain ANS: V.8 gives way to V.25 */
+	smdsp_v8_answer_tone(s, SMDSP_V8_TONE_HEARD);
+	ci_bits_until_quiet(s, 400);
+	smdsp_v8_answer_tone(s, SMDSP_V8_TONE_ANS);
+	CHECK(smdsp_v8_status(s) == SMDSP_V8_NON_V8, "ANS after a pause: status %d",
+	      smdsp_v8_status(s));
+	/* and ANSam after a pause: CM follows Te */
+	smdsp_v8_reset(s, &c);
+	smdsp_v8_answer_tone(s, SMDSP_V8_TONE_HEARD);
+	ci_bits_until_quiet(s, 400);
+	smdsp_v8_answer_tone(s, SMDSP_V8_TONE_ANSAM);
+	k = quiet_samples(s, 8000);
+	printf("RESULT name=ci_pause_ansam ok=%d cm_after=%d\n", k >= 3960 && k <= 4040, k);
+	CHECK(k >= 3960 && k <= 4040 && smdsp_v8_status(s) == SMDSP_V8_IN_PROGRESS,
+	      "CM %d samples after ANSam", k);
+	smdsp_v8_free(s);
+}
+
 /* a caller that never sends CM: our answerer gives up ANSam and says NON_V8 */
 static void t_silent_caller(void)
 {
@@ -440,6 +521,7 @@ int main(void)
 	t_ours_ours(SMDSP_V8_MOD_V22 | SMDSP_V8_MOD_V21, SMDSP_V8_MOD_V21, SMDSP_V8_MOD_V21,
 		    "ours_ours_v21_only");
 	t_plain_ans();
+	t_ci_pause();
 	t_silent_caller();
 	t_random();
 	return t_report("test_v8");

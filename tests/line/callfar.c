@@ -36,6 +36,9 @@
  *   The engine offers V.34 (AT+MS=V34) when the far modem's words name it.
  * callfar --sweep     the cases test_line.py keeps, CHECKed (tests/common/check.h)
  * callfar --sweep-v34 V.34 both ways round on the lab's paths and a grid of them, the same
+ * callfar --sweep-ans far ends with and without V.8, 0-15 dB down, the same
+ * callfar --grid-ans  the 720 calls --sweep-ans was drawn from, counted
+ * callfar --help      the options
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -176,6 +179,29 @@ static void smline_block(struct smline *sl, struct delay *up, struct delay *down
  */
 #define HOOK_DC 4096
 
+static const char usage[] =
+	"usage: callfar [options]   one call from our engine to smline's far modem\n"
+	"  --route WORDS      smline's route (answer:v32bis,v42,v8,echo,ansdelay=1000)\n"
+	"  --incoming WORDS   smline's far modem calls, ours answers at the first ring\n"
+	"  --rate BPS         the rate the call must reach (14400)\n"
+	"  --bytes N          bytes to have echoed back (1024)\n"
+	"  --period N         the engine's period in samples (0: the one it asks for)\n"
+	"  --lead N           the engine's echo_latency (2048)\n"
+	"  --up N, --down N   the path each way beyond the engine (3048, 1000)\n"
+	"  --start N          the engine's first period, against smline's blocks\n"
+	"  --delay-ms MS      the line's delay each way\n"
+	"  --atten DB         the far end's loss on the way to the engine\n"
+	"  --noise DBM0       the line's noise (-99: none)\n"
+	"  --no-hybrid        no hybrid (no near echo) on the wire\n"
+	"  --max-s S          the call's limit in line seconds (40)\n"
+	"  --record           smline's record of the call (a RECORD line), even when it went well\n"
+	"  -v                 smline's log\n"
+	"  --sweep, --sweep-v34, --sweep-ans   the kept cases, CHECKed\n"
+	"  --grid-ans         720 calls with and without V.8's answer tone (minutes)\n"
+	"  --help             this text\n"
+	"exit 0 if the call connected at --rate (through V.8 when the far end has it) and\n"
+	"the bytes came back intact\n";
+
 static int one_call(const struct cfg *c, struct result *r)
 {
 	struct smdsp_modem_config mc;
@@ -310,7 +336,8 @@ static int one_call(const struct cfg *c, struct result *r)
 	}
 	smdsp_modem_get_stats(m, &st);
 	r->v8 = st.v8_used &&
-		st.v8.selected == (far_v34(c) ? SMDSP_V8_MOD_V34 : SMDSP_V8_MOD_V32);
+		st.v8.selected == (far_v34(c) ? SMDSP_V8_MOD_V34 :
+				   c->rate <= 2400 ? SMDSP_V8_MOD_V22 : SMDSP_V8_MOD_V32);
 	r->rtd = st.v34_used ? st.v34_rtd : st.v32_rtd;
 	r->echo_latency = st.echo_latency;
 	r->erle_db = st.echo_erle_db_q8 / 256;
@@ -347,8 +374,9 @@ static bool call_ok(const struct cfg *c, const struct result *r)
 	/* smline's V.34 runs only after V.8 */
 	bool v8 = far_v34(c) || (strstr(w, "v8") && !strstr(w, "nov8"));
 
+	/* V.22bis and V.21 measure no round trip */
 	return r->connected && r->v8 == v8 && r->rate == c->rate && r->cause == SMDSP_CAUSE_LOCAL &&
-	       r->echoed == c->bytes && !r->bad && r->rtd >= 0;
+	       r->echoed == c->bytes && !r->bad && (r->rtd >= 0 || c->rate <= 2400);
 }
 
 static void print_result(const struct cfg *c, const struct result *r)
@@ -515,6 +543,127 @@ static int sweep_v34(const struct cfg *base)
 	return err ? 2 : t_report("callfar");
 }
 
+/*
+ * The answer tone under the caller's own echo: smline's far end with V.8
+ * (ANSam) and without it (plain ANS: V.32bis, V.22bis and V.21 by the
+ * automode), its signal 0-15 dB down, round trips 0-600 ms, with the
+ * guest's hybrid and without it; our caller has V.8 on, as AT+A8E=1. With
+ * the hybrid and the far end 11 dB or more down, the echo of the caller's
+ * CI was as loud as a plain ANS, and the answer tone detector lost the tone
+ * at each burst's echo before it could tell ANS from ANSam: V.8 never
+ * ended, the far end gave up and the exchange's busy tone ended the call
+ * (cases 0-5 and 8-10 failed so, and the V.21 call, case 14, never
+ * connected). Each call at the far end's best rate: none at V.21's 300
+ * bit/s from the answer tone taken for V.21's carrier.
+ */
+static int sweep_ans(const struct cfg *base)
+{
+	static const char *const routes[] = {
+		"answer:v32bis,v42,echo,ansdelay=1000",
+		"answer:v22bis,v42,echo,ansdelay=1000",
+		"answer:v32bis,v42,v8,echo,ansdelay=1000",
+		"answer:v22bis,v42,v8,echo,ansdelay=1000",
+		"answer:v21,echo,ansdelay=1000",
+	};
+	static const unsigned int rates[] = { 14400, 2400, 14400, 2400, 300 };
+	static const struct {
+		unsigned int route, start;
+		double atten_db, delay_ms;
+		bool no_hybrid;
+	} cases[] = {
+		{ 0, 0, 12, 0, false }, { 0, 500, 12, 0, false }, { 0, 300, 15, 0, false },
+		{ 0, 700, 11, 20, false }, { 0, 0, 13, 150, false }, { 0, 300, 14, 300, false },
+		{ 0, 0, 0, 300, true }, { 0, 700, 15, 150, true },
+		{ 1, 300, 12, 0, false }, { 1, 0, 15, 300, false }, { 1, 700, 11, 20, false },
+		{ 1, 300, 0, 150, true },
+		{ 2, 300, 15, 300, false }, { 3, 0, 15, 150, false },
+		{ 4, 300, 12, 0, false },
+	};
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(cases); k++) {
+		struct cfg c = *base;
+		struct result r;
+
+		c.route = routes[cases[k].route];
+		c.rate = rates[cases[k].route];
+		/* V.21: a few bytes, at 300 bit/s */
+		if (c.rate == 300)
+			c.bytes = 32;
+		c.start = cases[k].start;
+		c.atten_db = cases[k].atten_db;
+		c.delay_ms = cases[k].delay_ms;
+		c.no_hybrid = cases[k].no_hybrid;
+		c.max_s = 60;
+		if (one_call(&c, &r))
+			return 2;
+		print_result(&c, &r);
+		CHECK(call_ok(&c, &r), "case %u: connected %d at %u, V.8 %d, %zu bytes back, cause %u",
+		      k, r.connected, r.rate, r.v8, r.echoed, r.cause);
+		/* V.32bis's round trip: the path's, as in sweep() */
+		if (c.rate > 2400) {
+			int loop = (int)(c.up + c.down) + (int)(2 * c.delay_ms * 8);
+
+			CHECK(r.rtd >= loop - 500 && r.rtd <= loop, "case %u: round trip %d, the loop %d",
+			      k, r.rtd, loop);
+		}
+	}
+	return t_report("callfar");
+}
+
+/*
+ * The grid the sweep above was drawn from (not a test: about 4 minutes of
+ * CPU): the far ends with plain ANS (V.32bis, V.22bis) and with ANSam
+ * (V.32bis), 0-15 dB down, line delays 0-300 ms each way, with the hybrid
+ * and without, three engine phases; one RESULT line per call, and a count.
+ */
+static int grid_ans(const struct cfg *base)
+{
+	static const char *const routes[] = {
+		"answer:v32bis,v42,echo,ansdelay=1000",
+		"answer:v32bis,v42,v8,echo,ansdelay=1000",
+		"answer:v22bis,v42,echo,ansdelay=1000",
+	};
+	static const unsigned int rates[] = { 14400, 14400, 2400 };
+	static const double attens[] = { 0, 3, 6, 9, 10, 11, 12, 13, 14, 15 };
+	static const double delays[] = { 0, 40, 150, 300 };
+	static const unsigned int starts[] = { 0, 300, 700 };
+	unsigned int n = ARRAY_SIZE(routes) * ARRAY_SIZE(attens) * ARRAY_SIZE(delays) * 2 *
+			 ARRAY_SIZE(starts);
+	unsigned int k, calls = 0, failed = 0;
+
+	/* k's digits, fastest first: phase, hybrid, delay, level, far end */
+	for (k = 0; k < n; k++) {
+		unsigned int x = k, ro, a, d, h, st;
+		struct cfg c = *base;
+		struct result r;
+
+		st = x % ARRAY_SIZE(starts);
+		x /= ARRAY_SIZE(starts);
+		h = x % 2;
+		x /= 2;
+		d = x % ARRAY_SIZE(delays);
+		x /= ARRAY_SIZE(delays);
+		a = x % ARRAY_SIZE(attens);
+		ro = x / ARRAY_SIZE(attens);
+		c.route = routes[ro];
+		c.rate = rates[ro];
+		c.atten_db = attens[a];
+		c.delay_ms = delays[d];
+		c.no_hybrid = h;
+		c.start = starts[st];
+		c.max_s = 45;
+		if (one_call(&c, &r))
+			return 2;
+		printf("%s %s ", routes[ro], h ? "no-hybrid" : "hybrid");
+		print_result(&c, &r);
+		calls++;
+		failed += !call_ok(&c, &r);
+	}
+	printf("grid: %u of %u calls failed\n", failed, calls);
+	return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cfg c = { .period = 0, .lead = 2048, .up = 3048, .down = 1000, .rate = 14400,
@@ -545,8 +694,16 @@ int main(int argc, char **argv)
 			return sweep(&c);
 		if (!strcmp(o, "--sweep-v34"))
 			return sweep_v34(&c);
+		if (!strcmp(o, "--sweep-ans"))
+			return sweep_ans(&c);
+		if (!strcmp(o, "--grid-ans"))
+			return grid_ans(&c);
+		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		}
 		if (!v) {
-			fprintf(stderr, "callfar: bad option %s\n", o);
+			fprintf(stderr, "callfar: bad option %s (--help)\n", o);
 			return 2;
 		}
 		i++;
@@ -577,7 +734,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(o, "--incoming"))
 			c.incoming = v;
 		else {
-			fprintf(stderr, "callfar: bad option %s\n", o);
+			fprintf(stderr, "callfar: bad option %s (--help)\n", o);
 			return 2;
 		}
 	}

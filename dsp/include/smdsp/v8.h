@@ -8,7 +8,9 @@
  *     on channel smdsp_v8_tx_channel() with bits from smdsp_v8_get_bit());
  *   - V.21 bits demodulated from the other channel go to smdsp_v8_put_bit();
  *   - a calling modem reports the answer tone it hears with
- *     smdsp_v8_answer_tone() (ANSam: V.8 follows; plain ANS: no V.8);
+ *     smdsp_v8_answer_tone() (ANSam: V.8 follows; plain ANS: no V.8; a
+ *     2100 Hz tone not yet told apart: CI pauses until it is, or until
+ *     the tone is gone);
  *   - smdsp_v8_advance() passes time, in samples.
  */
 #ifndef SMDSP_V8_H
@@ -40,8 +42,10 @@ enum smdsp_v8_tx_signal {
 };
 
 enum smdsp_v8_tone {
-	SMDSP_V8_TONE_ANS = 1,		/* 2100 Hz, with or without phase reversals */
+	SMDSP_V8_TONE_NONE = 0,		/* no answer tone (any more) */
+	SMDSP_V8_TONE_ANS,		/* 2100 Hz, with or without phase reversals */
 	SMDSP_V8_TONE_ANSAM,		/* 2100 Hz, 15 Hz AM, with or without reversals */
+	SMDSP_V8_TONE_HEARD,		/* 2100 Hz, not yet known to be either */
 };
 
 enum smdsp_v8_status {

@@ -11,9 +11,17 @@
 
 #define SMDSP_ANS_BLOCK 40	/* 5 ms */
 #define SMDSP_ANS_AM_BLOCKS 40	/* 200 ms: three cycles of 15 Hz */
+/*
+ * The notch's frequency: the middle of V.21's low channel (980/1180 Hz),
+ * where a V.8 caller's CI is while it listens for the answer tone.
+ */
+#define SMDSP_ANS_NOTCH_MHZ 1080000
 
 struct smdsp_anstone_rx {
 	struct smdsp_tone_nco lo;
+	int32_t freq_mhz;
+	int32_t notch_c;	/* 2 cos(notch) in Q14 */
+	int32_t x1, x2;		/* the last two input samples */
 	struct smdsp_tone_nco am_lo;	/* 15 Hz, stepped once per block */
 	int64_t zre, zim;	/* block correlation */
 	uint64_t energy;

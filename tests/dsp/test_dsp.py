@@ -1,5 +1,6 @@
 """Runs the C test programs of the dsp pump (built by `make check-dsp`) and source-level rules."""
 import glob
+import json
 import os
 import re
 import shutil
@@ -72,6 +73,10 @@ def test_kernel_build():
     assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-3000:]
     assert '== kernel %s (W=1, C=1)' % KERNEL in r.stdout
     assert 'deepest per-buffer chain' in r.stdout
+    # the kernel's stack is bounded: the deepest chain of frames from an entry point
+    with open(os.path.join(BUILD, 'kcheck.json')) as f:
+        ks = json.load(f)['kernel_stack']
+    assert ks['deepest_bytes'] <= ks['limit_bytes'], ks['deepest_chain']
 
 
 def _dsp_sources():

@@ -85,29 +85,11 @@ static void drain(struct side *s, uint64_t peer_seed, int64_t now, uint64_t tota
 	}
 }
 
-/* A fixed delay of len samples (0: none): what goes in comes out len later. */
-struct delay {
-	int16_t *buf;
-	size_t len, pos;
-};
-
-static int16_t delay_push(struct delay *d, int16_t v)
-{
-	int16_t out;
-
-	if (!d->len)
-		return v;
-	out = d->buf[d->pos];
-	d->buf[d->pos] = v;
-	d->pos = (d->pos + 1) % d->len;
-	return out;
-}
-
 static void channel(const int16_t *in, int16_t *out, int n, double gain,
-		    double noise_rms, struct sml_rng *r, struct delay *d)
+		    double noise_rms, struct sml_rng *r, struct sml_delay *d)
 {
 	for (int i = 0; i < n; i++) {
-		double v = delay_push(d, in[i]) * gain +
+		double v = sml_delay_push(d, in[i]) * gain +
 			   (noise_rms > 0 ? noise_rms * sml_rng_gauss(r) : 0);
 
 		out[i] = (int16_t)lrint(v > 32767 ? 32767 : v < -32768 ? -32768 : v);
@@ -151,7 +133,7 @@ int main(int argc, char **argv)
 	struct side a = { 0 }, c = { 0 };
 	uint64_t bytes = 4096;
 	double noise = -99, atten = 0, max_s = 60, delay_ms = 0;
-	struct delay d_ca = { 0 }, d_ac = { 0 };
+	struct sml_delay d_ca, d_ac;
 	uint64_t seed = 1;
 	struct sml_rng r1, r2;
 	int16_t atx[80], ctx[80], arx[80], crx[80];
@@ -213,14 +195,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	d_ca.len = d_ac.len = (size_t)lrint(delay_ms * SML_RATE / 1000);
-	if (d_ca.len) {
-		d_ca.buf = calloc(d_ca.len, sizeof(int16_t));
-		d_ac.buf = calloc(d_ac.len, sizeof(int16_t));
-		if (!d_ca.buf || !d_ac.buf) {
-			fprintf(stderr, "b2b: out of memory\n");
-			return 2;
-		}
+	if (sml_delay_init(&d_ca, (int)lrint(delay_ms * SML_RATE / 1000)) ||
+	    sml_delay_init(&d_ac, d_ca.len)) {
+		fprintf(stderr, "b2b: out of memory\n");
+		return 2;
 	}
 	sml_fifo_init(&a.tx, 65536);
 	sml_fifo_init(&a.rx, 65536);
@@ -297,7 +275,7 @@ int main(int argc, char **argv)
 	sml_fifo_free(&a.rx);
 	sml_fifo_free(&c.tx);
 	sml_fifo_free(&c.rx);
-	free(d_ca.buf);
-	free(d_ac.buf);
+	sml_delay_free(&d_ca);
+	sml_delay_free(&d_ac);
 	return a.got == bytes && c.got == bytes && !a.bad && !c.bad ? 0 : 1;
 }

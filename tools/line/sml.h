@@ -48,6 +48,15 @@ uint64_t sml_rng_u64(struct sml_rng *r);
 double sml_rng_uniform(struct sml_rng *r);	/* [0, 1) */
 double sml_rng_gauss(struct sml_rng *r);	/* N(0, 1) */
 
+/* ---- a fixed delay: what goes in comes out len samples later ---- */
+struct sml_delay {
+	double *buf;
+	int len, pos;
+};
+int sml_delay_init(struct sml_delay *d, int len);	/* len <= 0: none */
+void sml_delay_free(struct sml_delay *d);
+double sml_delay_push(struct sml_delay *d, double x);	/* x's len-th elder */
+
 /* ---- byte FIFO between modem and data service ---- */
 struct sml_fifo {
 	uint8_t *buf;

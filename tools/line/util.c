@@ -51,6 +51,37 @@ void sml_log(int level, int64_t sample, const char *who, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int sml_delay_init(struct sml_delay *d, int len)
+{
+	d->len = len > 0 ? len : 0;
+	d->pos = 0;
+	d->buf = NULL;
+	if (!d->len)
+		return 0;
+	d->buf = calloc((size_t)d->len, sizeof(double));
+	return d->buf ? 0 : -1;
+}
+
+void sml_delay_free(struct sml_delay *d)
+{
+	free(d->buf);
+	d->buf = NULL;
+	d->len = 0;
+}
+
+double sml_delay_push(struct sml_delay *d, double x)
+{
+	double y;
+
+	if (!d->len)
+		return x;
+	y = d->buf[d->pos];
+	d->buf[d->pos] = x;
+	if (++d->pos == d->len)
+		d->pos = 0;
+	return y;
+}
+
 /* splitmix64: tiny, seedable from any value, good enough for line noise */
 void sml_rng_seed(struct sml_rng *r, uint64_t seed)
 {

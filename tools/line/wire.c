@@ -16,16 +16,11 @@
  */
 #define DOWN_PREFILL 8
 
-struct dline {
-	double *buf;
-	int len, pos;
-};
-
 struct sml_wire {
 	struct sml_wire_cfg cfg;
 	double gain, noise_rms, echo_gain;
 	struct sml_rng rng_up, rng_down;
-	struct dline up_delay, down_delay, echo;
+	struct sml_delay up_delay, down_delay, echo;
 	bool drift;
 	struct sml_drift d_up;
 	struct sml_link down;
@@ -42,31 +37,10 @@ void sml_wire_cfg_default(struct sml_wire_cfg *c)
 	c->hybrid_erl_db = 12.0;
 }
 
-static int dline_init(struct dline *d, double ms)
+/* the delay line of ms milliseconds */
+static int dline_init(struct sml_delay *d, double ms)
 {
-	d->len = (int)lround(ms * SML_RATE / 1000.0);
-	d->pos = 0;
-	d->buf = NULL;
-	if (d->len <= 0) {
-		d->len = 0;
-		return 0;
-	}
-	d->buf = calloc((size_t)d->len, sizeof(double));
-	return d->buf ? 0 : -1;
-}
-
-/* returns the sample pushed len samples ago */
-static double dline_push(struct dline *d, double x)
-{
-	double y;
-
-	if (!d->len)
-		return x;
-	y = d->buf[d->pos];
-	d->buf[d->pos] = x;
-	if (++d->pos == d->len)
-		d->pos = 0;
-	return y;
+	return sml_delay_init(d, (int)lround(ms * SML_RATE / 1000.0));
 }
 
 struct sml_wire *sml_wire_new(const struct sml_wire_cfg *cfg)
@@ -111,9 +85,9 @@ void sml_wire_free(struct sml_wire *w)
 {
 	if (!w)
 		return;
-	free(w->up_delay.buf);
-	free(w->down_delay.buf);
-	free(w->echo.buf);
+	sml_delay_free(&w->up_delay);
+	sml_delay_free(&w->down_delay);
+	sml_delay_free(&w->echo);
 	if (w->has_near)
 		sml_echo_path_free(&w->near);
 	if (w->has_far)
@@ -131,7 +105,7 @@ int sml_wire_up(struct sml_wire *w, const int16_t *in, int n, int16_t *out,
 	int i, m;
 
 	for (i = 0; i < n; i++)
-		tmp[i] = dline_push(&w->up_delay, in[i] * w->gain);
+		tmp[i] = sml_delay_push(&w->up_delay, in[i] * w->gain);
 	if (w->drift) {
 		m = sml_drift_process(&w->d_up, tmp, n, res, max);
 	} else {
@@ -159,10 +133,10 @@ void sml_wire_down(struct sml_wire *w, const int16_t *in, int m,
 	sml_link_push(&w->down, tmp, m);
 	sml_link_pull(&w->down, tmp, n);
 	for (i = 0; i < n; i++) {
-		double v = dline_push(&w->down_delay, tmp[i]);
+		double v = sml_delay_push(&w->down_delay, tmp[i]);
 
 		if (w->echo_gain > 0.0)
-			v += w->echo_gain * dline_push(&w->echo, modem_tx[i]);
+			v += w->echo_gain * sml_delay_push(&w->echo, modem_tx[i]);
 		if (w->has_near)
 			v += sml_echo_path_step(&w->near, modem_tx[i]);
 		if (w->has_far)

@@ -457,7 +457,20 @@ static void ring_off(struct call_modem *cm)
 	}
 }
 
-static u32 conn_flags(const struct call_modem *cm);
+/* What CONNECT reports: V.34, V.42, and V.42bis as XID agreed (our view) */
+static u32 conn_flags(const struct call_modem *cm)
+{
+	u32 f = smodem_call_is_v34(&cm->cur.dsp) ? SMODEM_CONN_V34 : 0;
+
+	if (cm->cur.dsp.link == SMDSP_LINK_V42) {
+		f |= SMODEM_CONN_LAPM;
+		if (cm->cur.dsp.v42.v42bis_dirs & SMDSP_V42BIS_DIR_TX)
+			f |= SMODEM_CONN_V42BIS_TX;
+		if (cm->cur.dsp.v42.v42bis_dirs & SMDSP_V42BIS_DIR_RX)
+			f |= SMODEM_CONN_V42BIS_RX;
+	}
+	return f;
+}
 
 static void phase_event(struct call_modem *cm,
 			const struct smdsp_modem_event *ev)
@@ -504,21 +517,6 @@ static void phase_event(struct call_modem *cm,
 	default:
 		break;
 	}
-}
-
-/* What CONNECT reports: V.34, V.42, and V.42bis as XID agreed (our view) */
-static u32 conn_flags(const struct call_modem *cm)
-{
-	u32 f = smodem_call_is_v34(&cm->cur.dsp) ? SMODEM_CONN_V34 : 0;
-
-	if (cm->cur.dsp.link == SMDSP_LINK_V42) {
-		f |= SMODEM_CONN_LAPM;
-		if (cm->cur.dsp.v42.v42bis_dirs & SMDSP_V42BIS_DIR_TX)
-			f |= SMODEM_CONN_V42BIS_TX;
-		if (cm->cur.dsp.v42.v42bis_dirs & SMDSP_V42BIS_DIR_RX)
-			f |= SMODEM_CONN_V42BIS_RX;
-	}
-	return f;
 }
 
 /* CONNECT, held while V.42 negotiates, or NO CARRIER. */

@@ -509,23 +509,17 @@ def timekeeping(text):
         if len(w) == 2 and w[0] == "T":
             cur = {"up": float(w[1])}
             rows.append(cur)
-        elif cur is not None and len(w) >= 2:
-            cur[w[0]] = [int(x) if re.fullmatch(r"-?\d+", x) else x for x in w[1:]]
+        elif cur is not None:
+            name, vals = smtrace.stats_words(line)
+            if name:
+                cur[name] = vals
     out = []
     for r in rows:
-        if r.get("engine_v34_state") != ["data"] or "engine_v34_clock" not in r:
+        tk = smtrace.v34_timekeeping(r)
+        if tk is None:
             continue
-        # since the data at the present rates began (phase 4's end, or a
-        # renegotiation's or a retrain's)
-        now, tx_at, rx_at, run_at = r["engine_v34_clock"]
-        sent, received, run_sent, run_received = r["engine_v34_bits"]
-        tx, rx = r["engine_tx_rate"][0], r["engine_rx_rate"][0]
-        if not tx_at or not rx_at or not run_at:
-            continue
-        out.append({"up_s": r["up"], "data_s": round((now - tx_at) / 8000, 1),
-                     "tx_rate": tx, "rx_rate": rx,
-                     "tx_bits_off": sent - run_sent - (now - run_at) * tx // 8000,
-                     "rx_bits_off": received - run_received - (now - run_at) * rx // 8000,
+        del tk["run_samples"]
+        out.append({"up_s": r["up"], **tk,
                      "mse_db10": r.get("engine_v34_mse_db10", [None])[0],
                      "renegs": r.get("engine_v34_renegs", [None])[0],
                      "retrains": r.get("engine_v34_retrains", [None])[0],

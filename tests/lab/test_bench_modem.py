@@ -415,3 +415,27 @@ def test_main_on_the_runner(tmp_path, monkeypatch):
 
     assert bm.main(args + ["--load-us", "1000"]) == 0
     assert sorted(made) == ["virtual-int", "virtual-res"]
+
+
+def test_timekeeping_samples():
+    # modem_calls.sh's sample_stats: a sample still training, one in data
+    # mode 9 s after its present rates began (33,600 out, 31,200 in), one
+    # whose receiver has no data yet (rx_at 0)
+    text = "\n".join([
+        "T 5.0", "engine_v34_state training", "engine_tx_rate 0",
+        "T 20.0", "engine_v34_state data",
+        "engine_v34_clock 88000 8000 8100 16000",
+        "engine_v34_bits 312500 290000 10000 9000",
+        "engine_tx_rate 33600", "engine_rx_rate 31200", "engine_v34_mse_db10 465",
+        "tx_lead 2048",
+        "T 21.0", "engine_v34_state data",
+        "engine_v34_clock 96000 8000 0 16000",
+        "engine_v34_bits 1 1 1 1", "engine_tx_rate 33600", "engine_rx_rate 31200",
+    ])
+    rows = bm.timekeeping(text)
+    assert len(rows) == 1, rows
+    r = rows[0]
+    # 72,000 samples of present rates: 302,400 bits out, 280,800 in
+    assert (r["up_s"], r["data_s"], r["tx_bits_off"], r["rx_bits_off"]) == (20.0, 10.0, 100, 200)
+    assert (r["tx_rate"], r["rx_rate"], r["mse_db10"], r["tx_lead"], r["renegs"]) == \
+        (33600, 31200, 465, 2048, None)

@@ -341,12 +341,9 @@ def _mid_call_stats(text):
     still in data mode: {name: [numbers or words]}."""
     m = re.search(r"^CAT \S+\n(.*?)^CAT END$", text, re.S | re.M)
     assert m, text[-3000:]
-    out = {}
-    for line in m.group(1).splitlines():
-        parts = line[2:].split() if line.startswith("| ") else []
-        if len(parts) >= 2:
-            out[parts[0]] = [int(x) if re.fullmatch(r"-?\d+", x) else x for x in parts[1:]]
-    return out
+    pairs = (smtrace.stats_words(line[2:]) for line in m.group(1).splitlines()
+             if line.startswith("| "))
+    return {name: vals for name, vals in pairs if name}
 
 
 # A data frame's bits at 33,600 (13 mapping frames of 8 symbols, 18 bits
@@ -367,17 +364,16 @@ def test_v34_call_keeps_time(ctx):
     assert st["engine_v34"] == [1] and st["engine_v34_state"] == ["data"], st
     # since the data at the present rates began (a renegotiation or retrain
     # starts a new stretch: the bits before it were at other rates)
-    now, tx_at, rx_at, run_at = st["engine_v34_clock"]
-    sent, received, run_sent, run_received = st["engine_v34_bits"]
-    tx_rate, rx_rate = st["engine_tx_rate"][0], st["engine_rx_rate"][0]
-    assert tx_at and rx_at and run_at >= max(tx_at, rx_at) and now > run_at, st
+    tk = smtrace.v34_timekeeping(st)
+    _, tx_at, rx_at, run_at = st["engine_v34_clock"]
+    assert tk and run_at >= max(tx_at, rx_at), st
     # a stretch of the 16 KiB echo (a renegotiation late in it leaves less)
-    assert now - run_at >= 800, st
-    dev_tx = sent - run_sent - (now - run_at) * tx_rate // 8000
-    dev_rx = received - run_received - (now - run_at) * rx_rate // 8000
+    assert tk["run_samples"] >= 800, st
+    dev_tx, dev_rx = tk["tx_bits_off"], tk["rx_bits_off"]
+    tx_rate, rx_rate = tk["tx_rate"], tk["rx_rate"]
     print("%s: %.1f s of data at %d/%d bit/s (renegotiations %d, retrains %d), bits against "
           "rate x time: sent %+d, received %+d" % (
-              ctx, (now - run_at) / 8000, tx_rate, rx_rate, st["engine_v34_renegs"][0],
+              ctx, tk["run_samples"] / 8000, tx_rate, rx_rate, st["engine_v34_renegs"][0],
               st["engine_v34_retrains"][0], dev_tx, dev_rx))
     assert abs(dev_tx) <= V34_FRAME_BITS, (dev_tx, st)
     assert -2 * V34_FRAME_BITS <= dev_rx <= V34_FRAME_BITS, (dev_rx, st)

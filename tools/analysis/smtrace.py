@@ -81,6 +81,32 @@ def stats(text):
     return out
 
 
+def stats_words(line):
+    """One stats line's values: '{name} 12 -3 data' -> ('name', [12, -3, 'data'])."""
+    w = line.split()
+    return (w[0], [_num(x) for x in w[1:]]) if len(w) >= 2 else (None, None)
+
+
+def v34_timekeeping(st):
+    """How well a V.34 call in data mode keeps its time, from one stats
+    sample ({name: stats_words() values}, with engine_v34_clock and
+    engine_v34_bits): since the data at the present rates began (phase 4's
+    end, a renegotiation's or a retrain's), each direction's data bits less
+    its rate times its samples.  A call that keeps its time holds these
+    within a data frame, however long it runs.  None outside data mode."""
+    if st.get("engine_v34_state") != ["data"] or "engine_v34_clock" not in st:
+        return None
+    now, tx_at, rx_at, run_at = st["engine_v34_clock"]
+    sent, received, run_sent, run_received = st["engine_v34_bits"]
+    tx, rx = st["engine_tx_rate"][0], st["engine_rx_rate"][0]
+    if not tx_at or not rx_at or not run_at:
+        return None
+    return {"data_s": round((now - tx_at) / 8000, 1),
+            "run_samples": now - run_at, "tx_rate": tx, "rx_rate": rx,
+            "tx_bits_off": sent - run_sent - (now - run_at) * tx // 8000,
+            "rx_bits_off": received - run_received - (now - run_at) * rx // 8000}
+
+
 def by_name(evs):
     """Events grouped by name, each list in trace order."""
     by = {}

@@ -472,6 +472,7 @@ void smdsp_v34_get_stats(const struct smdsp_v34 *s, struct smdsp_v34_stats *st)
 	st->sync_misses = ts.sync_misses;
 	st->bad_superframes = ts.bad_superframes;
 	st->sync_lost = ts.sync_lost;
+	st->level_steps = ts.level_steps;
 }
 
 bool smdsp_v34_get_phase2(const struct smdsp_v34 *s, struct smdsp_v34_phase2_result *r)
@@ -729,13 +730,17 @@ static smdsp_noinline void phase2_end(struct smdsp_v34 *s)
  * as noise's for T_LOST (the error within 8 dB of the points, or within
  * FLOOR_DB10 of what decisions on any other signal at this level give: an
  * error uniform in the lattice's cells) while the level is still within 10
- * dB of the data's start: sync lost, or a line too noisy for any rate to
- * be judged from here, the far end still there; phase 2 probes it again.
- * Its level gone too: FAILED, lost. Decisions merely poor are a rate's
- * matter: a renegotiation down.
+ * dB of the data's start (or of where our receiver last followed it down:
+ * a line that lost that much and was followed is not a far end gone): sync
+ * lost, or a line too noisy for any rate to be judged from here, the far
+ * end still there; phase 2 probes it again. Its level gone too: FAILED,
+ * lost. Decisions merely poor are a rate's matter: a renegotiation down,
+ * not judged for T_HOLD after our receiver followed a level that fell (its
+ * loops held while it measured it).
  */
 #define T_RENEG MS(4000)	/* S to data: about 1 s at 2400 baud (TRN 512, MPs, B1), and margin */
 #define T_HOLD MS(1000)		/* after a renegotiation, its error settled before we judge it */
+#define T_RECHOOSE MS(2000)	/* after a level step and T_HOLD, the rate held to the training's need */
 #define T_POOR MS(300)		/* a few of the receiver's 256-symbol measurements */
 #define DOWN_DB10 10
 #define TARGET_DB10 10
@@ -891,6 +896,8 @@ static void data_begins(struct smdsp_v34 *s)
 	s->poor_since = 0;
 	s->bad_since = 0;
 	s->lvl_data = s->lvl;
+	s->level_steps = 0;
+	s->rechoose_until = s->now;
 }
 
 /* the highest rate above ours whose need our error clears by UP_DB10, within both ends' limits (0: none) */
@@ -944,6 +951,26 @@ static void data_watch(struct smdsp_v34 *s)
 	int need, lost;
 
 	smdsp_v34_train_rx_get_stats(s->trx, &ts);
+	/*
+	 * Our receiver follows a level that fell (a line's loss, v34_train_rx.c's
+	 * level watch): its error judged once settled, as after a renegotiation,
+	 * and the level it followed the far end's from then on
+	 */
+	if (ts.level_steps != s->level_steps) {
+		/* held long enough that the last level block is all after the fall */
+		s->level_steps = ts.level_steps;
+		s->lvl_data = s->lvl;
+		s->rechoose_until = s->now + T_HOLD + T_RECHOOSE;
+		ts.level_hold = true;
+	}
+	if (ts.level_hold) {
+		s->rn_hold = s->now + T_HOLD;
+		s->poor_since = 0;
+		s->bad_since = 0;
+		s->good_since = 0;
+		/* its decisions meanwhile are at a level still being measured: not judged */
+		return;
+	}
 	/* our decoder out of step with the far frames: its bits are garbage, train again */
 	if (ts.sync_lost) {
 		/* as below: the far end gone (its level too), or no retrain of ours, is lost */
@@ -978,7 +1005,11 @@ static void data_watch(struct smdsp_v34 *s)
 	if (s->cfg.no_auto || !after(s->now, s->rn_hold) || !s->st.rx.rate || s->bad_since)
 		return;
 	need = smdsp_v34_rate_need_db10(s->trx, s->st.rx.symrate, s->st.rx.rate);
-	if (ts.wmse_db10 >= need - DOWN_DB10) {
+	/*
+	 * After a level step the line is another: its rate chosen again as the
+	 * training would (the need itself, not DOWN_DB10 under it), for a while
+	 */
+	if (ts.wmse_db10 >= need - (after(s->now, s->rechoose_until) ? DOWN_DB10 : 0)) {
 		s->poor_since = 0;
 		climb(s, ts.wmse_db10);
 	} else if (!s->poor_since) {

@@ -49,7 +49,8 @@
  *   The code decoded is the one our MP asked for (the configuration's
  *   trellis), the auxiliary channel's bits are delivered when both MPs
  *   offered it, and v34_data's superframe sync check says (the stats'
- *   sync_lost) when the decoder is out of step with the far frames.
+ *   sync_lost) when the decoder is out of step with the far frames. A
+ *   received level that falls (a line's loss) is followed: data_level().
  *
  * Carrier: a second-order loop on the angle between output and decision
  * (the product scaled to full precision first: the inner points of 33,600's
@@ -483,6 +484,18 @@ static enum smdsp_v34_train_state start_data(struct smdsp_v34_train_rx *s)
 
 	/* the equaliser's centre as the data begins: eq_recentre() holds it there */
 	s->cg_set = false;
+	s->lv_acc = 0;
+	s->lv_fast = 0;
+	s->lv_n = 0;
+	s->lv_nf = 0;
+	s->lv_ref = 0;
+	s->lv_refn = 0;
+	s->lv_frz = 0;
+	s->st.level_hold = false;
+	for (i = 0; i < SMDSP_V34_LV_SNAPS; i++)
+		s->lv_snap[i].valid = false;
+	s->lv_snapn = 0;
+	s->lv_hold = false;
 	s->rn = false;
 	/* the S watch from scratch: phase 4's S (2-wire, the call modem) left its count up */
 	s->srun = 0;
@@ -756,6 +769,219 @@ static void rn_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o)
 	s->dprev4 = dq;
 }
 
+/*
+ * The data mode's level watch. PP set the input scale once (find_pp()),
+ * and the data's equaliser adapts with a step small enough for 33,600's
+ * dense lattice (SHIFT_DATA). A line that loses 3 dB or more in the call
+ * (the far signal weaker; the noise and, 2-wire, the near echo as they
+ * were) shrank every output towards the lattice's centre: the decisions
+ * went wrong together, the decision-directed equaliser and loops followed
+ * them astray within a few dozen symbols (measured: the error at the
+ * lattice's floor, 31 dB at 33,600, with nothing left of the 43 dB the
+ * line still allowed), the decoder lost its sync and the call retrained,
+ * and did so again at the next step.
+ *
+ * So the equaliser output's power is watched against a reference, the mean
+ * of the data mode's first LV_REF_BLOCKS blocks of LV_SYMS symbols (within
+ * LV_REF_DB10 of the training's 2 R^2, else that). A power fallen past
+ * LV_TRIG_FAST over LV_FAST symbols (4 dB; on steady lines such blocks
+ * spread +-2.1 dB), or past LV_TRIG over LV_SYMS (2 dB), rescales the input
+ * and the equaliser's history by the square root of the ratio, and puts
+ * the taps, the carrier loop and the sampling instants back where they
+ * were 192-256 symbols before (a snapshot every LV_SNAP_EVERY fast blocks
+ * at the level: ahead of any decision taken at the wrong level, as a block
+ * may hold the step's start unseen). Then LV_HOLD symbols with the
+ * equaliser and loops held (the carrier turning at its frequency, the
+ * instants at the timing loop's mean rate: level_held()) while the level
+ * is measured again, within a tenth of a dB, and set (a fast block's
+ * estimate is good to half a dB, which 33,600's outer points do not
+ * forgive); only that counts a step (the stats' level_steps).
+ *
+ * Only a fall: a power that rose is the noise's as often as the signal's
+ * (a noisier line must not turn the signal down), and a line that loses
+ * less is not this watch's matter. Smaller falls are the equaliser's. A
+ * block more than LV_GONE (16 dB) under the reference moves nothing, and a
+ * measurement that finds the level that far down after a move undoes it:
+ * the far end silent or gone, our echo's residue and the noise left, so
+ * that v34.c's level rule still sees a far end gone (a step that large is
+ * a line fault). The scale stays within LV_MAX of PP's, and our own
+ * renegotiation holds the watch until the next data mode (the far S and
+ * TRN to come are not the data's level).
+ */
+#define LV_SYMS 128
+#define LV_FAST 32
+#define LV_REF_BLOCKS 8
+#define LV_SNAP_EVERY 2		/* fast blocks */
+#define LV_REF_DB10 20
+#define LV_TRIG 1623		/* 10^(2/10) in Q10 */
+#define LV_TRIG_FAST 2572	/* 4 dB */
+#define LV_GONE 40		/* 16 dB */
+#define LV_MAX 16		/* 24 dB more gain than PP's */
+#define LV_HOLD 1024		/* symbols held after a move, measured */
+
+/* the input and the equaliser's history (and the whitening's) times g (Q16) */
+static void level_scale(struct smdsp_v34_train_rx *s, uint32_t g)
+{
+	unsigned int i;
+
+	s->agc = (uint32_t)(((uint64_t)s->agc * g) >> 16);
+	for (i = 0; i < 2 * SMDSP_V34_EQ_HIST; i++) {
+		s->x[i][0] = (int32_t)(((int64_t)s->x[i][0] * g) >> 16);
+		s->x[i][1] = (int32_t)(((int64_t)s->x[i][1] * g) >> 16);
+	}
+	for (i = 0; i < 3; i++) {
+		s->zhist[i][0] = (int32_t)(((int64_t)s->zhist[i][0] * g) >> 16);
+		s->zhist[i][1] = (int32_t)(((int64_t)s->zhist[i][1] * g) >> 16);
+	}
+}
+
+/* the gain (Q16) that brings power p to the reference */
+static uint32_t level_gain(const struct smdsp_v34_train_rx *s, uint64_t p)
+{
+	return (uint32_t)smdsp_isqrt64(smdsp_div_u64(s->lv_ref << 32, (uint32_t)(p >> 8) + 1) >> 8);
+}
+
+/* a power p fallen from the reference by more than trig (Q10): the input up, then a measurement held */
+static bool level_move(struct smdsp_v34_train_rx *s, uint64_t p, uint32_t trig)
+{
+	uint32_t g;
+
+	if (s->rn || p * LV_GONE < s->lv_ref || p * trig >= s->lv_ref * 1024)
+		return false;
+	g = level_gain(s, p);
+	if (((uint64_t)s->agc * g) >> 16 > (uint64_t)LV_MAX * s->agc_pp)
+		return false;
+	level_scale(s, g);
+	s->lv_gmove = g;
+	s->lv_acc = 0;
+	s->lv_n = 0;
+	s->lv_frz = LV_HOLD;
+	s->st.level_hold = true;
+	return true;
+}
+
+/* every LV_SNAP_EVERY fast blocks at the level: a snapshot over the oldest */
+static void level_snap(struct smdsp_v34_train_rx *s)
+{
+	struct smdsp_v34_lv_snap *n;
+
+	if (++s->lv_snapn < LV_SNAP_EVERY)
+		return;
+	s->lv_snapn = 0;
+	n = &s->lv_snap[s->lv_si];
+	s->lv_si = (s->lv_si + 1) % SMDSP_V34_LV_SNAPS;
+	n->valid = true;
+	n->sym = s->sym;
+	n->freq = s->freq;
+	n->phase = s->phase;
+	n->ticks = s->st.timing_ticks;
+	memcpy(n->c, s->c, sizeof(s->c));
+}
+
+/* the equaliser and the loops at the oldest snapshot: the carrier on at its frequency since, the instants back */
+static void level_restore(struct smdsp_v34_train_rx *s)
+{
+	struct smdsp_v34_lv_snap *o = &s->lv_snap[s->lv_si];
+	unsigned int i;
+
+	if (o->valid) {
+		memcpy(s->c, o->c, sizeof(s->c));
+		s->freq = o->freq;
+		s->phase = o->phase + (uint32_t)o->freq * (s->sym - o->sym);
+		smdsp_v34_demod_adjust(s->demod, o->ticks - s->st.timing_ticks);
+		s->st.timing_ticks = o->ticks;
+	}
+	for (i = 0; i < SMDSP_V34_LV_SNAPS; i++)
+		s->lv_snap[i].valid = false;
+}
+
+/*
+ * A symbol while the level is measured after a move: the equaliser held,
+ * the carrier turning at its frequency, the instants moving at the timing
+ * loop's mean rate (as p4_symbol())
+ */
+static smdsp_noinline void level_held(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o,
+				      const struct smdsp_cplx *d, uint32_t k)
+{
+	s->phase += (uint32_t)s->freq;
+	if (!(k & 7)) {
+		int32_t acc = s->tfrac + s->tavg, a = acc / 256;
+
+		s->tfrac = acc - a * 256;
+		smdsp_v34_demod_adjust(s->demod, a);
+		s->st.timing_ticks += a;
+		s->tacc = 0;
+	}
+	s->oprev = *o;
+	s->dprev = *d;
+}
+
+static smdsp_noinline void data_level(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o)
+{
+	uint64_t e = (uint64_t)((int64_t)o->re * o->re + (int64_t)o->im * o->im), nom = 2ULL * R_AMP * R_AMP;
+
+	if (s->lv_hold)
+		return;
+	s->lv_acc += e;
+	if (s->lv_frz) {
+		uint32_t g;
+
+		/* the loops held: the level measured over LV_HOLD symbols, set within a tenth of a dB */
+		if (--s->lv_frz)
+			return;
+		s->st.level_hold = false;
+		e = s->lv_acc >> 10;	/* LV_HOLD */
+		s->lv_acc = 0;
+		s->lv_n = 0;
+		s->lv_fast = 0;
+		s->lv_nf = 0;
+		/* the far end gone after all (its fall began the move): the move undone */
+		if (e * LV_GONE < s->lv_ref) {
+			level_scale(s, (uint32_t)smdsp_div_u64(1ULL << 32, s->lv_gmove));
+			return;
+		}
+		/* the rest of the fall (a fast block that held the step moved part of it), or what it overshot */
+		g = level_gain(s, e);
+		if (((uint64_t)s->agc * g) >> 16 > (uint64_t)LV_MAX * s->agc_pp)
+			g = 1 << 16;
+		level_scale(s, g);
+		s->st.level_steps++;
+		return;
+	}
+	s->lv_fast += e;
+	if (++s->lv_nf == LV_FAST) {
+		uint64_t p = s->lv_fast >> 5;	/* LV_FAST */
+
+		s->lv_fast = 0;
+		s->lv_nf = 0;
+		if (s->lv_refn == LV_REF_BLOCKS && level_move(s, p, LV_TRIG_FAST)) {
+			level_restore(s);
+			return;
+		}
+		level_snap(s);
+	}
+	if (++s->lv_n < LV_SYMS)
+		return;
+	e = s->lv_acc >> 7;	/* LV_SYMS */
+	s->lv_acc = 0;
+	s->lv_n = 0;
+	if (s->lv_refn < LV_REF_BLOCKS) {
+		int d;
+
+		s->lv_ref += e;
+		if (++s->lv_refn < LV_REF_BLOCKS)
+			return;
+		s->lv_ref >>= 3;	/* LV_REF_BLOCKS */
+		d = smdsp_power_to_dbm0(s->lv_ref + 1) - smdsp_power_to_dbm0(nom);
+		if (d > LV_REF_DB10 || d < -LV_REF_DB10)
+			s->lv_ref = nom;
+		s->agc_pp = s->agc;
+		return;
+	}
+	if (level_move(s, e, LV_TRIG))
+		level_restore(s);
+}
+
 /* one equaliser output for symbol s->sym (its index from PP's first symbol) */
 static void symbol(struct smdsp_v34_train_rx *s)
 {
@@ -782,6 +1008,7 @@ static void symbol(struct smdsp_v34_train_rx *s)
 		shift = SHIFT_TRAIN;
 	} else if (s->state == SMDSP_V34_T_DATA) {
 		/* the loops and the adaptation on the whitened signal */
+		data_level(s, &o);
 		data_symbol(s, &o, &w, &d);
 		rn_watch(s, &o);
 		o = w;
@@ -801,7 +1028,11 @@ static void symbol(struct smdsp_v34_train_rx *s)
 	s->elast[2] = s->elast[1];
 	s->elast[1] = s->elast[0];
 	s->elast[0] = e;
-	/* the carrier loop, once the equaliser has a first shape */
+	/* the carrier loop, once the equaliser has a first shape (held while the level is measured) */
+	if (s->lv_frz && s->state == SMDSP_V34_T_DATA) {
+		level_held(s, &o, &d, k);
+		return;
+	}
 	if (k >= 96) {
 		dphi = angle_err(&o, &d);
 		s->freq += dphi >> 12;
@@ -1538,6 +1769,9 @@ bool smdsp_v34_train_rx_far_trn16(const struct smdsp_v34_train_rx *s)
 void smdsp_v34_train_rx_set_rate(struct smdsp_v34_train_rx *s, unsigned int data_rate)
 {
 	s->cfg.data_rate = data_rate;
+	/* our renegotiation: the far S and TRN to come are not the data's level */
+	s->lv_ref = 0;
+	s->lv_hold = true;
 }
 
 unsigned int smdsp_v34_train_rx_rate(const struct smdsp_v34_train_rx *s)

@@ -61,6 +61,7 @@ PROGRAMS = {
     'test_v34_rate': (['--quick'], ('gcc',)),
     'test_v34_path': (['--quick'], ('gcc',)),
     'test_v34_reneg': (['--quick'], ('gcc',)),
+    'test_v34_loss': (['--quick'], ('clang',)),
     'test_v34_codes': ([], ('clang',)),
     'test_v34_md': (['--quick'], ('clang',)),
     'test_v32bis_reneg': ([], ('gcc',)),

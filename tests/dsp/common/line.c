@@ -72,6 +72,12 @@ struct line *line_create(const struct line_cfg *cfg)
 	return l;
 }
 
+void line_set(struct line *l, double loss_db, double noise_dbm0)
+{
+	l->gain = pow(10, -loss_db / 20);
+	l->noise = noise_dbm0 > -200 ? 32767.0 * pow(10, (noise_dbm0 - 3.14) / 20) / sqrt(2) : 0;
+}
+
 void line_free(struct line *l)
 {
 	dir_free(&l->ab);

@@ -43,6 +43,13 @@ void line_free(struct line *l);
 void line_process(struct line *l, const int16_t *a_tx, int16_t *a_rx, const int16_t *b_tx,
 		  int16_t *b_rx, int n);
 
+/*
+ * The line changes from the next block on (a line that loses level or gets
+ * noisier in a call): its loss each way and its noise (<= -200: none); the
+ * echoes, which arise at each end, unchanged.
+ */
+void line_set(struct line *l, double loss_db, double noise_dbm0);
+
 /* samples delivered from the future (delay too short for the clock offset); must be 0 */
 long line_starved(const struct line *l);
 

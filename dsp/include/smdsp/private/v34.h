@@ -40,6 +40,8 @@ struct smdsp_v34 {
 	unsigned int tx_lim, rx_lim;	/* the rates our next MP allows each way */
 	uint32_t rn_deadline;		/* the renegotiation done by then, or failed */
 	uint32_t rn_hold;		/* no automatic renegotiation before then */
+	uint32_t level_steps;		/* data: our receiver's level moves seen (a move is judged as a renegotiation) */
+	uint32_t rechoose_until;	/* ... the rate held to the training's need until then */
 	uint32_t poor_since;		/* the error past the rate's margin since (0: it is not) */
 	uint32_t good_since;		/* the error a margin above a higher rate's need since (0: it is not) */
 	uint32_t up_wait;		/* ... for this long before we ask for it (0: T_UP; doubled by a climb undone) */
@@ -52,7 +54,7 @@ struct smdsp_v34 {
 	uint32_t mute_until;		/* ... until then */
 	uint64_t lvl_acc;		/* the received level: this 128 ms's sum of squares */
 	uint32_t lvl;			/* ... the last 128 ms's mean square */
-	uint32_t lvl_data;		/* ... when the data began */
+	uint32_t lvl_data;		/* ... when the data began, or our receiver last followed it down */
 	unsigned int lvl_n;
 	bool rt_ours;			/* the retrain is ours: our tone until the far one */
 	uint32_t rt_until;		/* our tone until then (the far end's) */

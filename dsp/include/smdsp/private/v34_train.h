@@ -36,6 +36,7 @@ static inline int smdsp_v34_train_data_config(const struct smdsp_v34_train_confi
 #define SMDSP_V34_PE_TAPS 25		/* the pre-emphasis filter, symbol spaced */
 #define SMDSP_V34_EQ_TAPS 64		/* the equaliser, T/2 spaced: 32 symbols */
 #define SMDSP_V34_EQ_HIST (SMDSP_V34_EQ_TAPS + 8)	/* its inputs kept: 3 symbols more */
+#define SMDSP_V34_LV_SNAPS 4		/* the level watch's snapshots: 192-256 symbols back (v34_train_rx.c) */
 #define SMDSP_V34_RX_RING 256		/* T/2 outputs kept for finding PP */
 #define SMDSP_V34_MP_MAX 200		/* bits of an MP frame kept */
 /* 2-wire: the transmitter's samples kept for the canceller (a power of 2), its taps, its longest far delay */
@@ -182,6 +183,21 @@ struct smdsp_v34_train_rx {
 	struct smdsp_cplx y[16];	/* its T/2 outputs: 12 samples make at most 11 at 3429 baud */
 	int32_t tavg;			/* the timing loop's mean move per 8 symbols, Q8 */
 	int32_t tfrac;
+	/* data: the equaliser output's power over a block, a fast block, the reference (data_level()) */
+	uint64_t lv_acc, lv_fast, lv_ref;
+	unsigned int lv_n, lv_nf, lv_refn;
+	unsigned int lv_frz;		/* symbols left of the loops held after a move, the level measured */
+	uint32_t lv_gmove;		/* the move's gain, Q16 (undone if the far end turns out gone) */
+	uint32_t agc_pp;		/* the input scale PP set, as the data began */
+	/* the equaliser and loops every other fast block at the level, the last SMDSP_V34_LV_SNAPS */
+	struct smdsp_v34_lv_snap {
+		int32_t c[SMDSP_V34_EQ_TAPS][2];
+		uint32_t sym, phase;
+		int32_t freq, ticks;
+		bool valid;
+	} lv_snap[SMDSP_V34_LV_SNAPS];
+	unsigned int lv_si, lv_snapn;
+	bool lv_hold;			/* our renegotiation asked: no watch until the data again */
 	int32_t cg_ref;			/* the equaliser's centre of gravity as the data began, Q8 taps */
 	bool cg_set;
 	/* rate renegotiation: the far S heard in the data mode, until our data mode again */

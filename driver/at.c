@@ -367,14 +367,25 @@ static void factory(struct at_state *at)
 	at->cfg.bs_q = 3;
 	at->cfg.speaker = 1;
 	at->cfg.volume = 1;
-	at->cfg.mod = AT_MOD_V22B;
+	/*
+	 * V.34 with its automode over each modulation's full range: ATD gets
+	 * the best rate the line and the far end allow, down to V.21.
+	 */
+	at->cfg.mod = AT_MOD_V34;
 	at->cfg.automode = true;
 	at->cfg.min_rate = 0;
 	at->cfg.max_rate = 0;
 	set_ec(at, AT_EC_AUTO);
 	/* +DS's factory direction (both) is what %C2 says */
 	at->cfg.pct_c = AT_COMP_V42BIS;
-	/* V.8 off: a V.25 start-up is what every peer understands. */
+	/*
+	 * +A8E off: a modulation that can start without V.8 starts with
+	 * V.25's answer tone, which every peer understands.  V.34 cannot, so
+	 * +MS=V34 (this profile's) runs V.8 whatever +A8E says
+	 * (smodem_call_config()): the caller's V.8 hears a V.25 answerer's
+	 * plain ANS and falls back through the automode, the answerer's
+	 * ANSam takes a caller that sends no CM for a V.25 one.
+	 */
 	at->cfg.a8e[0] = 0;
 	at->cfg.a8e[1] = 0;
 	at->cfg.a8e[2] = AT_V8CF_DATA;

@@ -114,8 +114,9 @@ def route(nbytes, words="", files=None, mod="v22bis"):
 
 # line rate of V.22bis in 8-bit bytes per second, what V.42bis is measured against
 LINE_BPS = 2400 / 8
-# the modem's +MS for each far modulation: V.32bis or V.34 with its automode, as such a modem's default
-AT_MS = {"v22bis": "", "v32bis": "+MS=V32B", "v34": "+MS=V34"}
+# the modem's +MS for each far modulation, with its automode: V.22bis named too (the factory's
+# +MS=V34 would also listen for V.32bis and run V.8, and the study's calls are V.22bis's)
+AT_MS = {"v22bis": "+MS=V22B", "v32bis": "+MS=V32B", "v34": "+MS=V34"}
 # the pumps of steps f and g: their step, name, +MS and the rate the line is measured against
 # (None: the rate the call connected at, which V.34's line probing chooses)
 PUMPS = {"v32bis": {"step": "f", "name": "V.32bis", "ms": "V32B", "rate": 14400, "top": 14400},

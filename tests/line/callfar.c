@@ -33,10 +33,15 @@
  *                       the first ring, as mgetty's ATA
  *   --no-hybrid         no hybrid on the wire (test_clients' line)
  *   --record            print smline's record of the call (a RECORD line) even when it went well
+ *   --factory           the engine offers V.34 whatever the far modem runs,
+ *                       as the factory profile's ATD and ATA (AT&F: +MS=V34
+ *                       with its automode, V.8 since V.34 needs it)
  *   The engine offers V.34 (AT+MS=V34) when the far modem's words name it.
  * callfar --sweep     the cases test_line.py keeps, CHECKed (tests/common/check.h)
  * callfar --sweep-v34 V.34 both ways round on the lab's paths and a grid of them, the same
  * callfar --sweep-ans far ends with and without V.8, 0-15 dB down, the same
+ * callfar --sweep-factory  the factory profile dialling and answering far ends
+ *                     from V.21 to V.34, with and without V.8, the same
  * callfar --grid-ans  the 720 calls --sweep-ans was drawn from, counted
  * callfar --help      the options
  */
@@ -93,6 +98,7 @@ struct cfg {
 	const char *incoming;	/* smline's far modem calls ours: its words */
 	bool no_hybrid;		/* a line without the guest's hybrid (test_clients') */
 	bool record;		/* print smline's record of the call, whatever the result */
+	bool factory;		/* the factory profile's +MS=V34 whatever the far end runs */
 };
 
 struct result {
@@ -195,8 +201,9 @@ static const char usage[] =
 	"  --no-hybrid        no hybrid (no near echo) on the wire\n"
 	"  --max-s S          the call's limit in line seconds (40)\n"
 	"  --record           smline's record of the call (a RECORD line), even when it went well\n"
+	"  --factory          the engine offers V.34 whatever the far end runs (AT&F's +MS=V34)\n"
 	"  -v                 smline's log\n"
-	"  --sweep, --sweep-v34, --sweep-ans   the kept cases, CHECKed\n"
+	"  --sweep, --sweep-v34, --sweep-ans, --sweep-factory   the kept cases, CHECKed\n"
 	"  --grid-ans         720 calls with and without V.8's answer tone (minutes)\n"
 	"  --help             this text\n"
 	"exit 0 if the call connected at --rate (through V.8 when the far end has it) and\n"
@@ -253,12 +260,13 @@ static int one_call(const struct cfg *c, struct result *r)
 
 	/*
 	 * what smodem_call_config() gives ATD or ATA after AT+MS=V32B (ATX4: a
-	 * dial tone first), or AT+MS=V34 when the far modem runs V.34
+	 * dial tone first), or AT+MS=V34 (the factory's) when the far modem
+	 * runs V.34 or --factory asks for it
 	 */
 	memset(&mc, 0, sizeof(mc));
 	mc.sample_rate = 8000;
 	mc.modulations = SMDSP_MODEM_V32BIS | SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 | SMDSP_MODEM_V21;
-	if (far_v34(c))
+	if (far_v34(c) || c->factory)
 		mc.modulations |= SMDSP_MODEM_V34;
 	mc.flags = SMDSP_MODEM_FLAG_V8 | SMDSP_MODEM_FLAG_V42;
 	mc.v42bis_dirs = SMDSP_V42BIS_DIR_BOTH;
@@ -664,6 +672,63 @@ static int grid_ans(const struct cfg *base)
 	return failed ? 1 : 0;
 }
 
+/*
+ * The factory profile (AT&F: +MS=V34 with its automode, +A8E off, \N3)
+ * against every far end a user may meet: a plain ATDT reaches the best
+ * rate the far end allows, V.34's 33,600 through V.8, or, after a V.25
+ * answerer's plain ANS, V.32bis's 14,400, V.22bis's 2400 or V.21's 300
+ * without V.8 (the caller's V.8 falls back); answering (ATA, mgetty's), a
+ * caller that sends no CM gets the V.25 start-up after ANSam, one with CM
+ * what V.8 agrees.  The lab's path with the guest's hybrid, and a line
+ * 12 dB down with 150 ms each way.
+ */
+static int sweep_factory(const struct cfg *base)
+{
+	static const struct {
+		const char *route, *incoming;
+		unsigned int rate;
+	} fars[] = {
+		{ "answer:v34,v42,v8,echo,ansdelay=1000", NULL, 33600 },
+		{ "answer:v32bis,v42,echo,ansdelay=1000", NULL, 14400 },
+		{ "answer:v22bis,v42,echo,ansdelay=1000", NULL, 2400 },
+		{ "answer:v22bis,v42,v8,echo,ansdelay=1000", NULL, 2400 },
+		{ "answer:v22bis,echo,ansdelay=1000", NULL, 2400 },
+		{ "answer:v21,echo,ansdelay=1000", NULL, 300 },
+		{ NULL, "v34,v42,echo", 33600 },
+		{ NULL, "v32bis,v42,echo", 14400 },
+		{ NULL, "v22bis,v42,echo", 2400 },
+	};
+	static const struct {
+		double atten_db, delay_ms;
+	} lines[] = { { 0, 0 }, { 12, 150 } };
+	unsigned int k, l;
+
+	for (k = 0; k < ARRAY_SIZE(fars); k++) {
+		for (l = 0; l < ARRAY_SIZE(lines); l++) {
+			struct cfg c = *base;
+			struct result r;
+
+			c.factory = true;
+			if (fars[k].route)
+				c.route = fars[k].route;
+			c.incoming = fars[k].incoming;
+			c.rate = fars[k].rate;
+			c.bytes = c.rate == 300 ? 32 : 1024;
+			c.atten_db = lines[l].atten_db;
+			c.delay_ms = lines[l].delay_ms;
+			c.max_s = 60;
+			if (one_call(&c, &r))
+				return 2;
+			print_result(&c, &r);
+			CHECK(call_ok(&c, &r),
+			      "%s, line %u: connected %d at %u, V.8 %d, %zu bytes back, cause %u",
+			      fars[k].route ? fars[k].route : fars[k].incoming, l, r.connected,
+			      r.rate, r.v8, r.echoed, r.cause);
+		}
+	}
+	return t_report("callfar");
+}
+
 int main(int argc, char **argv)
 {
 	struct cfg c = { .period = 0, .lead = 2048, .up = 3048, .down = 1000, .rate = 14400,
@@ -690,12 +755,18 @@ int main(int argc, char **argv)
 			c.record = true;
 			continue;
 		}
+		if (!strcmp(o, "--factory")) {
+			c.factory = true;
+			continue;
+		}
 		if (!strcmp(o, "--sweep"))
 			return sweep(&c);
 		if (!strcmp(o, "--sweep-v34"))
 			return sweep_v34(&c);
 		if (!strcmp(o, "--sweep-ans"))
 			return sweep_ans(&c);
+		if (!strcmp(o, "--sweep-factory"))
+			return sweep_factory(&c);
 		if (!strcmp(o, "--grid-ans"))
 			return grid_ans(&c);
 		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {

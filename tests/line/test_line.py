@@ -655,12 +655,30 @@ def test_answer_tone_under_own_echo():
     ctest.judge("callfar", r, least=24)
 
 
+def test_factory_profile_calls():
+    """The factory profile (AT&F: +MS=V34 with its automode, +A8E off) as the driver gives it to
+    the engine, dialling and answering smline's far ends from V.21 to V.34 (tests/line/callfar.c
+    --sweep-factory), on the lab's path and on a line 12 dB down with 150 ms each way: a plain
+    ATDT reaches 33,600 through V.8 against a V.34 far end, and after a V.25 answerer's plain ANS
+    the caller's V.8 falls back by the automode to the far end's best (V.32bis 14,400, V.22bis
+    2400, V.21 300) without V.8; answering, ANSam takes a caller without CM for a V.25 one. 1 KiB
+    echoed intact each call; about 1 s of CPU."""
+    r = subprocess.run([os.path.join(OUT, "callfar"), "--sweep-factory"], capture_output=True,
+                       text=True, timeout=120)
+    print(r.stdout)
+    ctest.judge("callfar", r, least=18)
+    assert r.stdout.count("RESULT ") == 18, r.stdout
+    assert re.findall(r"^RESULT \S+ .* ok=1 .* rate=(\d+) ", r.stdout, re.M) == [
+        "33600"] * 2 + ["14400"] * 2 + ["2400"] * 6 + ["300"] * 2 + ["33600"] * 2 + [
+        "14400"] * 2 + ["2400"] * 2, r.stdout
+
+
 def test_callfar_help():
     """callfar --help lists its options and the sweeps."""
     r = subprocess.run([os.path.join(OUT, "callfar"), "--help"], capture_output=True,
                        text=True, timeout=10)
     assert r.returncode == 0, r
-    for opt in ("--route", "--atten", "--no-hybrid", "--sweep-ans"):
+    for opt in ("--route", "--atten", "--no-hybrid", "--sweep-ans", "--factory", "--sweep-factory"):
         assert opt in r.stdout, r.stdout
 
 

@@ -177,11 +177,13 @@ def test_engine_stats_plain_and_default():
     assert st["engine_calls"] == 2 and st["engine_role"] == "dial"
     assert (st["engine_cfg_v8"], st["engine_cfg_v42"],
             st["engine_cfg_v42_required"]) == (0, 0, 0)
-    # ATZ: \N3, V.42 if the peer has it; +A8E off.
+    # ATZ: \N3, V.42 if the peer has it; +MS=V34 with its automode, through V.8 though
+    # +A8E is off (V.34 starts no other way), every fallback down to V.21.
     st = _stats("flags-3.stats")
     assert st["engine_calls"] == 3 and st["engine_phase"] == "on-hook"
     assert (st["engine_cfg_v8"], st["engine_cfg_v42"],
-            st["engine_cfg_v42_required"], st["engine_cfg_blind"]) == (0, 1, 0, 1)
+            st["engine_cfg_v42_required"], st["engine_cfg_blind"]) == (1, 1, 0, 1)
+    assert st["engine_cfg_modulations"] == "v34,v32bis,v32,v22bis,v22,v21"
 
 
 def test_engine_stats_answer_v8():

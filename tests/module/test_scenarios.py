@@ -20,6 +20,9 @@ clock (the same calls on every run):
     (ATS7=8), 10 NO DIALTONE (smline --no-dialtone-calls 10: the line is
     unplugged for that call only)
 
+Calls 1, 2 and 5 (and 6 after it) name V.22bis (AT+MS=V22B), smline's far ends'; 7-10 dial on the
+factory profile (ATZ: V.34 with its automode, through V.8): the same results at the same times.
+
 tests/module/guest/scenario_checks.sh runs in the guest with ttyat (built here
 from tests/module/guest/ttyat.c); smline writes one JSON record per call; the
 phases are traced (smtrace).  Flow control, the unload during a call and

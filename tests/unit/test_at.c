@@ -424,8 +424,8 @@ static void test_show_config(void)
 static void test_modulation(void)
 {
 	fresh();
-	CHECK(at.cfg.mod == AT_MOD_V22B && at.cfg.automode);
-	CHECK_STR(feed("AT+MS?\r"), "\r\n+MS: V22B,1,0,0\r\n\r\nOK\r\n");
+	CHECK(at.cfg.mod == AT_MOD_V34 && at.cfg.automode);
+	CHECK_STR(feed("AT+MS?\r"), "\r\n+MS: V34,1,0,0\r\n\r\nOK\r\n");
 	CHECK_STR(feed("AT+MS=V21\r"), "\r\nOK\r\n");
 	CHECK(at.cfg.mod == AT_MOD_V21);
 	CHECK_STR(feed("AT+MS=V22,0\r"), "\r\nOK\r\n");
@@ -586,6 +586,60 @@ static void call_flags(enum at_ec *dial_ec, bool *dial_v8, enum at_ec *ans_ec,
 	*ans_v8 = at.callp.v8;
 	ev_begin();
 	at_call_end(&at, AT_RC_NO_CARRIER, &ev);
+}
+
+/*
+ * The factory profile is a V.34 modem's: +MS=V34 with its automode over
+ * every rate, so that a plain ATDT gets the best the line allows; &F and
+ * ATZ (its profiles stored from the factory's) bring it back after
+ * another +MS, and every call, either role, carries it.
+ */
+static void test_factory_profile(void)
+{
+	const char *r;
+
+	at_init(&at);
+	CHECK_STR(feed("AT+MS?\r"), "AT+MS?\r\r\n+MS: V34,1,0,0\r\n\r\nOK\r\n");
+	feed("ATE0\r");
+	r = feed("AT&V\r");
+	CHECK(strstr(r, " \\N3 +MS=V34,1,0,0 +ES=3,0,2 +A8E=0,0,C1\r\n") != NULL,
+	      "&V: %s", r);
+	CHECK_STR(feed("ATI\r"), "\r\nsmodem\r\n\r\nOK\r\n");
+	CHECK_STR(feed("ATI1\r"),
+		  "\r\nV.21 V.22 V.22bis V.32 V.32bis V.34 V.42 V.8\r\n\r\nOK\r\n");
+	/* +A8E stays off: V.8 is V.34's own (smodem_call_config()) */
+	CHECK_STR(feed("AT+A8E?\r"), "\r\n+A8E: 0,0,C1\r\n\r\nOK\r\n");
+	feed("ATDT5551234\r");
+	CHECK(last_act == AT_ACT_DIAL && at.callp.mod == AT_MOD_V34 && at.callp.automode &&
+	      !at.callp.min_rate && !at.callp.max_rate && !at.callp.v8 &&
+	      at.callp.ec == AT_EC_AUTO);
+	ev_begin();
+	at_call_end(&at, AT_RC_NO_CARRIER, &ev);
+	feed("ATA\r");
+	CHECK(last_act == AT_ACT_ANSWER && at.callp.mod == AT_MOD_V34 && at.callp.automode &&
+	      !at.callp.min_rate && !at.callp.max_rate);
+	ev_begin();
+	at_call_end(&at, AT_RC_NO_CARRIER, &ev);
+	/* &F after another modulation, its limits and no automode */
+	CHECK_STR(feed("AT+MS=V22B,0,1200,2400\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("AT&F\r"), "\r\nOK\r\n");
+	feed("ATE0\r");
+	CHECK(at.cfg.mod == AT_MOD_V34 && at.cfg.automode && !at.cfg.min_rate &&
+	      !at.cfg.max_rate);
+	CHECK_STR(feed("AT+MS?\r"), "\r\n+MS: V34,1,0,0\r\n\r\nOK\r\n");
+	/* ATZ loads the stored profile: the factory's until an &W */
+	CHECK_STR(feed("AT+MS=V32B,1,300,14400\r"), "\r\nOK\r\n");
+	CHECK_STR(feed("ATZ\r"), "\r\nOK\r\n");
+	CHECK(at.cfg.mod == AT_MOD_V34 && at.cfg.automode && !at.cfg.min_rate &&
+	      !at.cfg.max_rate);
+	CHECK_STR(feed("ATE0+MS=V22B;&W\r"), "ATE0+MS=V22B;&W\r\r\nOK\r\n");
+	feed("AT&F\r");
+	CHECK(at.cfg.mod == AT_MOD_V34);
+	feed("ATZ\r");
+	CHECK(at.cfg.mod == AT_MOD_V22B);
+	/* ATZ1: the other profile, still the factory's */
+	feed("ATZ1\r");
+	CHECK(at.cfg.mod == AT_MOD_V34 && at.cfg.automode);
 }
 
 static void test_error_control(void)
@@ -1901,6 +1955,7 @@ int main(int argc, char **argv)
 	test_small_out();
 	test_show_config();
 	test_modulation();
+	test_factory_profile();
 	test_dial();
 	test_error_control();
 	test_v8();

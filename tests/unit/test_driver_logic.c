@@ -432,7 +432,7 @@ static struct at_call factory_call(void)
 	memset(&c, 0, sizeof(c));
 	c.detect_dialtone = true;
 	c.detect_busy = true;
-	c.mod = AT_MOD_V22B;
+	c.mod = AT_MOD_V34;
 	c.automode = true;
 	c.ec = AT_EC_AUTO;
 	c.dialtone_wait_s = 2;
@@ -458,8 +458,22 @@ static void test_engine_config(void)
 	unsigned int i;
 	char d[AT_DIAL_MAX + 1];
 
+	/*
+	 * The factory's ATD: V.34 through V.8 with +A8E off, every fallback
+	 * down to V.21 for a far end that answers with a plain ANS
+	 */
 	smodem_call_config(&c, false, 0, &cfg);
-	CHECK(cfg.sample_rate == 8000 && cfg.flags == SMDSP_MODEM_FLAG_V42);
+	CHECK(cfg.sample_rate == 8000 &&
+	      cfg.flags == (SMDSP_MODEM_FLAG_V42 | SMDSP_MODEM_FLAG_V8));
+	CHECK(cfg.modulations == (SMDSP_MODEM_V34 | SMDSP_MODEM_V32BIS | SMDSP_MODEM_V32 |
+				  SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 | SMDSP_MODEM_V21));
+	CHECK(cfg.min_rate == 0 && cfg.max_rate == 0);
+	smodem_call_config(&c, true, 0, &cfg);
+	CHECK(cfg.flags == (SMDSP_MODEM_FLAG_V42 | SMDSP_MODEM_FLAG_V8));
+	/* +MS=V22B on it: V.25's start-up, no V.8 */
+	c.mod = AT_MOD_V22B;
+	smodem_call_config(&c, false, 0, &cfg);
+	CHECK(cfg.flags == SMDSP_MODEM_FLAG_V42);
 	CHECK(cfg.modulations ==
 	      (SMDSP_MODEM_V22BIS | SMDSP_MODEM_V22 | SMDSP_MODEM_V21));
 	CHECK(cfg.blind_wait_ms == 2000 && cfg.dialtone_wait_ms == 5000 &&
@@ -471,7 +485,9 @@ static void test_engine_config(void)
 		CHECK(!!(cfg.flags & SMDSP_MODEM_FLAG_V42) == ecs[i].v42);
 		CHECK(smodem_call_ec_required(c.ec) == ecs[i].required);
 	}
+	/* +A8E=1,1: V.8 for V.22bis too */
 	c = factory_call();
+	c.mod = AT_MOD_V22B;
 	c.v8 = true;
 	smodem_call_config(&c, true, 0, &cfg);
 	CHECK(cfg.flags == (SMDSP_MODEM_FLAG_V42 | SMDSP_MODEM_FLAG_V8));

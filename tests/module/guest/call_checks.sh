@@ -46,9 +46,9 @@ insmod $K hw=vline engine=1
 echo $? > $T/flags-insmod.rc
 trace-cmd start -q -e smodem:smodem_phase -b 4096 > /dev/null 2>&1
 sleep 1
-# V.8 both ways, LAPM required; '1', 1 s, '2', a dial tone that never
-# comes (5 s): hung up after about 8.3 s.
-ttyat at $D ATE0 'AT+A8E=1,1' 'AT\N4' ATX1 ATS8=1 'ATDT1,2W3' \
+# V.8 both ways for V.22bis, LAPM required; '1', 1 s, '2', a dial tone
+# that never comes (5 s): hung up after about 8.3 s.
+ttyat at $D ATE0 'AT+MS=V22B' 'AT+A8E=1,1' 'AT\N4' ATX1 ATS8=1 'ATDT1,2W3' \
 	%expect:5000 > $T/flags-1.txt 2>&1
 # the hang-up reaches the engine at its next period
 sleep 1
@@ -59,8 +59,9 @@ ttyat at $D ATE0 'AT+A8E=0,0' 'AT\N0' ATX1 ATS8=3 'ATDT1,2W3' \
 # the hang-up reaches the engine at its next period
 sleep 1
 cat "$(dev_file stats)" > $T/flags-2.stats
-# Factory settings (\N3: V.42 if the peer has it, no V.8), blind: the
-# engine dials and waits for an answer until the next command aborts it.
+# Factory settings (\N3: V.42 if the peer has it; +MS=V34, so V.8 though
+# +A8E is off), blind: the engine dials and waits for an answer until the
+# next command aborts it.
 ttyat at $D ATZ ATE0 ATX1 ATDT1 AT > $T/flags-3.txt 2>&1
 # the hang-up reaches the engine at its next period
 sleep 1

@@ -23,7 +23,8 @@ echo 1 > "$(dev_file reset)"
 say "dialing"
 # The call set-up (dial tone, digits, ringback, answer tone, training)
 # takes longer than a command step's 5 s: read on for 25 s, then data.
-ttyat at $D ATE0 ATX4 ATDT5551234 %expect:25000 %tiocm \
+# smline's far end answers V.22bis only: +MS=V22B, V.25's start-up.
+ttyat at $D ATE0 ATX4 AT+MS=V22B ATDT5551234 %expect:25000 %tiocm \
 	'%send:hello, far end\r\n' %expect:3000 "%data:$CALL_BYTES" %sleep:1500 %send:+++ %expect:2500 ATH %tiocm \
 	> $T/call.txt 2>&1
 echo $? > $T/call.rc

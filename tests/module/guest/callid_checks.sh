@@ -24,8 +24,9 @@ trace-cmd start -q -C mono -e smodem:smodem_phase -e smodem:smodem_process \
 # shellcheck disable=SC2086
 set -- $SMODEM_RACE
 say "race: from $1 us, step $2 us, $3 attempts"
+# +MS=V22B: the sweep's moments were measured on V.25's start-up
 ttyat race -p 99 $D 'ATS7=1DT2;\r' 'ATH\rATS7=30DT9\r' 1000 "$1" "$2" "$3" \
-	ATZ ATE0 ATX4 > $T/race.txt 2>&1
+	ATZ ATE0 ATX4 AT+MS=V22B > $T/race.txt 2>&1
 echo $? > $T/race.rc
 sleep 1
 cat "$(dev_file stats)" > $T/race.stats

@@ -16,8 +16,9 @@ say "load: $SMODEM_ARGS"
 # shellcheck disable=SC2086
 insmod $K $SMODEM_ARGS
 echo $? > $T/insmod.rc
-# as the package's maintainer script installs them, and the one line a user
-# adds for V.34 (the factory +MS is V.22bis's): mgetty's own init, +MS
+# as the package's maintainer script installs them, and the port line a
+# user adds: mgetty's own init, and +MS=V34 named (the factory's, so that
+# an init-chat's +MS is proved to reach the answer)
 printf 'port ttySM0\n  init-chat "" \\dATQ0V1H0 OK AT+MS=V34 OK\n' >> /etc/mgetty/mgetty.config
 chmod 600 /etc/mgetty/*
 cp /etc/mgetty/mgetty.config /etc/mgetty/login.config $T/ 2>/dev/null

@@ -2,7 +2,8 @@
 # root, instruction-counted clock): minicom's runscript, as minicom runs it
 # (its input and output the modem), dials, sends /opt/clients/up.bin with
 # zmodem (lrzsz's sz) to the far end's rz, receives the far end's file
-# with rz, escapes to command mode and hangs up.  The port is set up as
+# with rz, escapes to command mode and hangs up.  Its init names no
+# modulation: ATZ's factory profile (+MS=V34) dials.  The port is set up as
 # minicom sets it (raw, 115200, RTS/CTS); CLOCAL so that the open does not
 # wait for a carrier, as minicom opens it non-blocking.
 
@@ -27,7 +28,7 @@ expect {
 	"OK"
 	timeout 10 goto fail
 }
-send "ATE0 V1 X4 &C1 &D2 +MS=V32B"
+send "ATE0 V1 X4 &C1 &D2"
 expect {
 	"OK"
 	timeout 10 goto fail

@@ -2,7 +2,8 @@
 # root, instruction-counted clock): Debian's wvdial as a user sets it up,
 # i.e. wvdialconf finds the modem and writes /etc/wvdial.conf, the user
 # fills in the three lines it leaves commented (phone, user, password)
-# and adds an init string for the modem's best modulation (AT+MS=V34),
+# and adds an init string naming the modem's best modulation (AT+MS=V34,
+# the factory's too: an Init3 with +MS proved to reach the call),
 # `wvdial` dials, starts pppd, and a ping crosses to the far end's pppd
 # (a second guest on smline's pty bridge).  Then wvdial is stopped as a
 # user stops it (SIGINT: pppd ends the link, wvdial hangs up).

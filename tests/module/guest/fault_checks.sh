@@ -55,6 +55,9 @@ inject() {
 
 snap() { cat "$(dev_file stats)" > $T/$1.stats 2>&1; }
 
+# The fault calls and the hostile line's attempts are V.22bis's (+MS=V22B,
+# not the factory's V.34): their times and counts were set by its start-up.
+
 # answerer NAME STEPS...: vline's modem 1 answers (ATA) in the background
 ANS=
 answerer() {
@@ -62,7 +65,7 @@ answerer() {
 	shift
 	ANS=
 	[ "$HW" = vline ] || return 0
-	ttyat at /dev/ttySM1 ATE0 ATX0 '%send:ATA\r' \
+	ttyat at /dev/ttySM1 ATE0 ATX0 AT+MS=V22B '%send:ATA\r' \
 		'%until:CONNECT\r\n:90000' "$@" > $T/$n-ans.txt 2>&1 &
 	ANS=$!
 }
@@ -71,7 +74,7 @@ answerer() {
 dialer() {
 	n=$1
 	shift
-	ttyat at $D ATE0 ATX0 "%send:$DIAL\\r" '%until:CONNECT\r\n:90000' \
+	ttyat at $D ATE0 ATX0 AT+MS=V22B "%send:$DIAL\\r" '%until:CONNECT\r\n:90000' \
 		%ready:up "$@" > $T/$n.txt 2>&1 &
 	DIALER=$!
 }
@@ -193,18 +196,18 @@ for ctx in $LCTXS; do
 			sig="${s%%:*} ${s#*:}"
 			[ "$s" = answer ] && sig=answer
 			echo "$sig" > "$(dev_file inject_line)" 2>> $T/line-$ctx.err
-			ttyat at $D ATE0 ATX0 "ATS7=$SCALE" "%send:ATD5\\r" \
+			ttyat at $D ATE0 ATX0 AT+MS=V22B "ATS7=$SCALE" "%send:ATD5\\r" \
 				"%final:$((60000 + 10000 * SCALE))" %sleep:300 AT \
 				>> $T/line-$ctx-long.txt 2>&1
 		done
 		echo answer > "$(dev_file inject_line)"
-		ttyat at $D ATE0 ATX0 "ATS7=$SCALE" "%send:ATA\\r" \
+		ttyat at $D ATE0 ATX0 AT+MS=V22B "ATS7=$SCALE" "%send:ATA\\r" \
 			"%final:$((60000 + 10000 * SCALE))" %sleep:300 AT \
 			>> $T/line-$ctx-long.txt 2>&1
 	fi
 	echo "noise $SEED" > "$(dev_file inject_line)"
 	# blind dial, then the handshake's wait (S7) hears only the signals
-	ttyat at $D ATE0 ATX0 ATS7=3 "%send:ATD5\\r" "%final:45000" \
+	ttyat at $D ATE0 ATX0 AT+MS=V22B ATS7=3 "%send:ATD5\\r" "%final:45000" \
 		%sleep:300 AT ATI0 > $T/line-$ctx.txt 2>&1 &
 	p=$!
 	for s in $SIGNALS; do

@@ -68,9 +68,10 @@ for ctx in $FULL; do
 	sleep 2
 	# the tty still works (after AT&F: the fuzz may have stored V0, Q1, S7=0,
 	# +MS=V21 ... with &W, which ATZ would restore): AT, and a clean call
+	# (V.22bis, the far end's)
 	ttyat at $D 'AT&F' ATE0 AT AT > $T/$ctx-at.txt 2>&1
 	echo $? > $T/$ctx-at.rc
-	ttyat at $D 'AT&F' ATE0 ATX4 ATD5551234 %expect:30000 %data:256 %sleep:1500 \
+	ttyat at $D 'AT&F' ATE0 ATX4 AT+MS=V22B ATD5551234 %expect:30000 %data:256 %sleep:1500 \
 		%send:+++ %expect:2500 ATH > $T/$ctx-call.txt 2>&1
 	echo $? > $T/$ctx-call.rc
 	unload $ctx

@@ -63,18 +63,20 @@ all_stats() {
 }
 
 # pair_calls NAME N BYTES: with vline_pairs=1, modem 2k dials 2k+1 (ATD1,
-# ATA), all pairs at once; the caller sends BYTES random bytes and checks
-# the answerer's echo, +++, ATH.  Transcripts in $T/NAME-<n>.txt.
+# ATA), all pairs at once, V.22bis both ends (+MS=V22B, not the factory's
+# V.34: the pairs' load and times are V.22bis's); the caller sends BYTES
+# random bytes and checks the answerer's echo, +++, ATH.  Transcripts in
+# $T/NAME-<n>.txt.
 pair_calls() {
 	pids=
 	k=0
 	while [ "$k" -lt "$2" ]; do
 		b=$((k + 1))
-		ttyat at /dev/ttySM$b ATE0 ATX0 '%send:ATA\r' "%until:CONNECT\\r\\n:60000" \
+		ttyat at /dev/ttySM$b ATE0 ATX0 AT+MS=V22B '%send:ATA\r' "%until:CONNECT\\r\\n:60000" \
 			"%echo:$3:120000" "%until:NO CARRIER:30000" ATH \
 			> $T/$1-$b.txt 2>&1 &
 		pids="$pids $!"
-		ttyat at /dev/ttySM$k ATE0 ATX0 '%send:ATD1\r' "%until:CONNECT\\r\\n:60000" \
+		ttyat at /dev/ttySM$k ATE0 ATX0 AT+MS=V22B '%send:ATD1\r' "%until:CONNECT\\r\\n:60000" \
 			%expect:1000 "%data:$3" %sleep:1500 %send:+++ \
 			%expect:2500 ATH > $T/$1-$k.txt 2>&1 &
 		pids="$pids $!"

@@ -11,7 +11,7 @@ while [ $n -le "$RELOADS" ]; do
 	insmod $K hw=ac97 engine=1 ring_samples=8192
 	echo $? > $T/insmod-$n.rc
 	sleep 1
-	ttyat at $D ATE0 ATX4 ATD7 '%final:15000' ATH > $T/call-$n.txt 2>&1
+	ttyat at $D ATE0 ATX4 AT+MS=V22B ATD7 '%final:15000' ATH > $T/call-$n.txt 2>&1
 	echo $? > $T/call-$n.rc
 	rmmod smodem
 	echo $? > $T/rmmod-$n.rc

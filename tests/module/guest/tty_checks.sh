@@ -12,7 +12,7 @@ dmesg | grep smodem > $T/load.dmesg
 
 say "commands"
 ttyat at $D AT ATI ATI0 ATI1 ATI2 ATI3 ATI4 ATI10 ATE0 AT ATV0 AT ATS7? ATX9 ATV1 \
-	ATS7=200 ATS7? ATS7=300 ATS7? ATS12=0 ATS12=256 AT+MS=V22 AT+MS? \
+	ATS7=200 ATS7? ATS7=300 ATS7? ATS12=0 ATS12=256 AT+MS? AT+MS=V22 AT+MS? \
 	AT+MS=V99 'AT\N0' 'AT\N9' AT+ES=3,0,2 ATX3 AT%Q ATS7? A/ '%big:4096' AT \
 	'%random:8192:7' '%raw:\r' AT %tiocm ATD5551234 ATA ATO ATH 'AT&V' ATZ \
 	AT > $T/basic.txt 2>&1
@@ -69,16 +69,17 @@ insmod $K hw=ac97 engine=1 ring_samples=8192
 echo $? > $T/insmod-line.rc
 # ATX0 reports a busy line as NO CARRIER; ';' dials and stays in command
 # mode; AT&D2: dropping DTR hangs up a connected call.  The line sees an
-# on-hook only after 300 ms of open loop: 1.5 s between calls.
-ttyat at $D ATE0 %tiocm ATD7 '%expect:15000' '%sleep:1500' ATX0 ATD7 \
+# on-hook only after 300 ms of open loop: 1.5 s between calls.  Every
+# call names V.22bis, smline's far end's (the factory's +MS is V.34).
+ttyat at $D ATE0 AT+MS=V22B %tiocm ATD7 '%expect:15000' '%sleep:1500' ATX0 ATD7 \
 	'%expect:15000' '%sleep:1500' ATX4 'ATDT5551234;' ATH '%sleep:1500' \
 	ATD5551234 '%expect:30000' %tiocm %icount '%dtr:0' '%expect:1000' '%dtr:1' \
 	AT %tiocm > $T/line.txt 2>&1
 # The far end hangs up; with CLOCAL the port gets NO CARRIER and stays usable.
-ttyat at -c $D ATE0 ATD9 '%expect:30000' '%expect:15000' AT %tiocm \
+ttyat at -c $D ATE0 AT+MS=V22B ATD9 '%expect:30000' '%expect:15000' AT %tiocm \
 	> $T/hup-clocal.txt 2>&1
 # Closing during a call hangs it up; the next session starts idle.
-ttyat at $D ATE0 ATD5551234 '%expect:30000' > $T/close-call-1.txt 2>&1
+ttyat at $D ATE0 AT+MS=V22B ATD5551234 '%expect:30000' > $T/close-call-1.txt 2>&1
 ttyat at $D ATE0 %tiocm AT ATO > $T/close-call-2.txt 2>&1
 rmmod smodem
 echo $? > $T/rmmod-line.rc

@@ -749,8 +749,10 @@ def add_arguments(ap, env=os.environ, out="out/compare"):
          "whatever the engine negotiates with it runs")
     popt("--pump-line", "PUMP_LINE", "", str,
          "further smline options, as on its command line (--noise -50 --seed 1)")
-    popt("--pump-at", "PUMP_AT", "AT\\N3", str,
-         "the AT command the guest sends before each dial (empty: none)")
+    popt("--pump-at", "PUMP_AT", "AT\\N3+MS=V22B", str,
+         "the AT command the guest sends before each dial (empty: none); the default names "
+         "V.22bis, the default far modem's: the factory's +MS=V34 would also listen for V.32bis "
+         "and run V.8, and the pump's cost per phase is measured on V.22bis")
     popt("--pump-onhook", "PUMP_ONHOOK_S", 2, cli.nonneg_int,
          "seconds on hook before the first call and between calls")
     popt("--pump-calls", "PUMP_CALLS", 0, cli.nonneg_int,

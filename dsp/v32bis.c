@@ -345,15 +345,29 @@ static void td_process(struct smdsp_v32bis_tonedet *d, const int16_t *x, unsigne
  * echo could be back (the latency given) is the floor; the first of
  * NEAR_BLOCKS blocks in a row NEAR_RISE times above it (so that a far
  * end's reversal, spread over every bin for a block or two, is not taken
- * for it) is the echo. Found past the near window, the latency moves
- * there, NEAR_BACK samples ahead of that block: the echo began within
- * about a block of its start.
+ * for it) is the echo.
+ *
+ * That block is where the tone's envelope rose, not where the echo's
+ * response begins. On a quiet line it is the block in which the echo's
+ * first taps arrive (up to a block, 40 samples, before its front); where
+ * something else is in the bins before the echo (the echo of V.25's
+ * answer tone, still coming back over the same path when the answerer's
+ * AC goes out), the tone's envelope has to rise further: it comes back
+ * the hybrid's group delay at its frequency after the response's front,
+ * and the block is up to a block later again. G.168's hybrids (Annex D's
+ * m1-m8) delay 1800 Hz by 6-34 samples, 600 and 3000 Hz by 5-74 (m4: 74 at
+ * 600 Hz, 46 at 3000; its energy lies 11 to 94 samples into it). So the
+ * near window (SMDSP_V32BIS_EC_NEAR, 256 taps) starts NEAR_BACK ahead of
+ * the block and ends 135 after it: the front within it however late the
+ * envelope, the tail however early the block. With 128 taps starting 64
+ * ahead, m4 behind such a path lost its tail or its front (1-29 dB of
+ * ERLE where the others had 35-46), and an echo found less than a window
+ * past the latency given stayed half outside it. Found past where the
+ * window is, the latency moves there.
  */
 #define NEAR_BLOCKS 4
 #define NEAR_RISE 16
-#define NEAR_BACK 64
-/* past the whole near window: one that holds part of a long echo stays */
-#define NEAR_REACH SMDSP_V32BIS_EC_NEAR
+#define NEAR_BACK 120
 
 static void near_start(struct smdsp_v32bis *s)
 {
@@ -395,7 +409,7 @@ static void near_watch(struct smdsp_v32bis *s)
 			return;
 		s->near_on = false;
 		s->near_lat = (int)s->near_at;
-		if (s->near_at > (uint32_t)s->lat + NEAR_REACH &&
+		if (s->near_at > (uint32_t)s->lat + NEAR_BACK &&
 		    s->near_at - NEAR_BACK <= SMDSP_V32BIS_MAX_LATENCY)
 			s->lat = (int)(s->near_at - NEAR_BACK);
 		return;
@@ -479,13 +493,18 @@ static uint32_t loop_u(const struct smdsp_v32bis *s)
 
 /*
  * The far echo's delay on the canceller's line (tx already lat behind):
- * the loop less this end's latency and the far end's (taken to be the
- * same), the line's round trip to the far hybrid, which sits at the far
- * modem's end of the line at the latest.
+ * the loop less this end's latency and the far end's, the line's round
+ * trip to the far hybrid, which sits at the far modem's end of the line at
+ * the latest. The far end's is taken to be this end's own loop: where the
+ * near echo was found (the latency moved NEAR_BACK ahead of it, a margin
+ * for the near window that is not the far end's), else the latency. A
+ * first guess: the training's search (far_seek_start()) finds the far
+ * echo where the two ends' loops differ.
  */
 static uint32_t far_lag(const struct smdsp_v32bis *s)
 {
-	uint32_t l = loop_u(s), two = 2 * (uint32_t)s->lat;
+	uint32_t own = s->near_lat > s->lat ? (uint32_t)s->near_lat : (uint32_t)s->lat;
+	uint32_t l = loop_u(s), two = (uint32_t)s->lat + own;
 
 	return l > two ? l - two : 0;
 }
@@ -508,6 +527,8 @@ static void ec_window(struct smdsp_v32bis *s, uint32_t learn, uint32_t on, uint3
 	s->ec_off = off > on ? off : on + 1;
 	s->deaf_until = s->ec_off;
 	s->ec_gear = 0;
+	s->far_sought = false;
+	s->far_seek.on = false;
 	smdsp_echo_set_adapt(s->ec, SMDSP_ECHO_FREEZE);
 }
 
@@ -529,10 +550,111 @@ static void ec_stop(struct smdsp_v32bis *s, enum smdsp_echo_adapt mode)
 	s->deaf_until = 0;
 	s->ec_track_at = 0;
 	s->ec_gear = 0;
+	s->far_seek.on = false;
 	if (mode == SMDSP_ECHO_TRACK)
 		ec_track(s);
 	else
 		smdsp_echo_set_adapt(s->ec, mode);
+}
+
+/* where the far window starts on the canceller's line (never inside the near one) */
+static uint32_t far_window(const struct smdsp_v32bis *s)
+{
+	return s->far_delay > SMDSP_V32BIS_EC_NEAR ? (uint32_t)s->far_delay : SMDSP_V32BIS_EC_NEAR;
+}
+
+/*
+ * The far echo where the round trip does not say. far_lag() takes the far
+ * end's latency to be this end's: right between two ends behind the same
+ * kind of loop, but an audio path at either end breaks it. One here (found
+ * by near_watch(), the latency moved past it) delays both echoes and the
+ * loop, and far_lag() takes it off twice; one at the far end lengthens the
+ * loop and not the far echo, which comes back from the far hybrid on the
+ * line's side of it; a far modem with a short loop (smline's, a block)
+ * against ours behind a 2048-sample lead the same. So, as V.34's training
+ * does (v34_train_rx.c), once the near taps have had FAR_SETTLE samples of
+ * the window, what goes into the canceller (TRN, scrambled: no sidelobes)
+ * is the template of an onset search (private/v34_onset.h) in its
+ * residual, the far end silent, at every lag from the near window's end to
+ * the loop less this end's latency (the far end's is not negative): the
+ * near echo is gone from the residual, and a far echo the far window
+ * already cancels mostly gone too. An echo found outside that window moves
+ * it there (FAR_BACK ahead of the onset, its taps cleared), and the step's
+ * gears start over in what is left of the window.
+ */
+#define FAR_SETTLE 256
+#define FAR_BACK 32
+#define FAR_SPAN 128
+#define FAR_TPL 512
+#define FAR_PEAK 64
+#define FAR_KEEP_DB 20
+#define FAR_MOVE_RHO 614	/* 0.15 in Q12 */
+#define FAR_RHO_ON 205		/* 0.05 in Q12, 5 times the noise's mean */
+#define FAR_CFAR 8
+
+static void far_seek_start(struct smdsp_v32bis *s)
+{
+	uint32_t to = loop_u(s) > (uint32_t)s->lat ? loop_u(s) - (uint32_t)s->lat + SMDSP_V32BIS_EC_FAR / 2 : 0;
+
+	s->far_sought = true;
+	if (to > SMDSP_V32BIS_EC_DELAY)
+		to = SMDSP_V32BIS_EC_DELAY;
+	if (to <= SMDSP_V32BIS_EC_NEAR)
+		return;
+	/* a quarter of the carrier's period (1800 Hz): a sample */
+	smdsp_v34_onset_start(&s->far_seek, FAR_TPL, SMDSP_V34_ONSET_SEGS, FAR_SPAN, 1,
+			      SMDSP_V32BIS_EC_NEAR - FAR_BACK, to, 0, 1);
+	/* a far echo dispersed over the far hybrid and the line both ways peaks low: against the lags' mean */
+	s->far_seek.rho_on = FAR_RHO_ON;
+	s->far_seek.cfar = FAR_CFAR;
+}
+
+static void far_seek_end(struct smdsp_v32bis *s)
+{
+	int32_t at = s->far_seek.found;
+	int32_t from = (int32_t)far_window(s);
+
+	/*
+	 * the onset walks back from the peak while the lags stay within 1/8 of
+	 * it: over a residual still loud with what the near taps have not yet
+	 * learnt, for hundreds of lags. A far hybrid's response peaks within
+	 * FAR_PEAK of its front (G.168's: 6-35 samples).
+	 */
+	if (at >= 0 && (int32_t)s->far_seek.peak_at - at > FAR_PEAK)
+		at = (int32_t)s->far_seek.peak_at - FAR_PEAK;
+
+	if (at < SMDSP_V32BIS_EC_NEAR || !s->ec_on || s->ec_gear > 3)
+		return;
+	/* already there, its front inside: the far window's own taps are cancelling it */
+	if (at >= from && at < from + SMDSP_V32BIS_EC_FAR / 2)
+		return;
+	/*
+	 * Moved only for an echo the windows miss: one 10-15 dB down outside
+	 * them leaves the canceller 2-9 dB and peaked at 0.18-0.69 (rho) at
+	 * its lag on test_v32bis_path's lines. Where the canceller already
+	 * takes FAR_KEEP_DB off, or the peak is under FAR_MOVE_RHO, it is more
+	 * likely the search's false alarm (a loud far echo, 6 dB down at
+	 * +7 Hz, gave one at 0.12, 700 samples ahead of it, the window already
+	 * on it: test_v32bis_echo's control line).
+	 */
+	if (smdsp_echo_erle_db_q8(s->ec) >= FAR_KEEP_DB * 256 || s->far_seek.peak < FAR_MOVE_RHO)
+		return;
+	at -= FAR_BACK;
+	s->far_delay = at > SMDSP_V32BIS_EC_DELAY ? SMDSP_V32BIS_EC_DELAY : at;
+	smdsp_echo_set_far_delay(s->ec, s->far_delay);
+	/* its taps start from nothing: the gears over again, in what is left of the window */
+	if ((int32_t)(s->ec_off - s->now) > 0) {
+		s->ec_on = s->now;
+		s->ec_gear = 0;
+	}
+}
+
+/* the search's samples: the canceller's line and its residual */
+static smdsp_noinline void far_seek_push(struct smdsp_v32bis *s, int16_t x, int16_t out)
+{
+	smdsp_v34_onset_tpl(&s->far_seek, x);
+	if (!smdsp_v34_onset_push(&s->far_seek, out))
+		far_seek_end(s);
 }
 
 /* the window's milestones as they pass (called per block) */
@@ -558,6 +680,8 @@ static void ec_schedule(struct smdsp_v32bis *s)
 		smdsp_echo_set_step(s->ec, SMDSP_ECHO_MODEM_MU1);
 		s->ec_gear = 1;
 	}
+	if (!s->far_sought && s->now - s->ec_on >= FAR_SETTLE)
+		far_seek_start(s);
 	if (s->ec_gear == 1 && s->now - s->ec_on >= w - w * 2 / 5) {
 		smdsp_echo_set_step(s->ec, SMDSP_ECHO_MODEM_MU2);
 		smdsp_echo_set_loop(s->ec, SMDSP_ECHO_MODEM_PLL2);
@@ -588,6 +712,7 @@ static void ec_far(struct smdsp_v32bis *s)
 		d = 0;
 	if (d > SMDSP_V32BIS_EC_DELAY)
 		d = SMDSP_V32BIS_EC_DELAY;
+	s->far_delay = d;
 	smdsp_echo_set_far_delay(s->ec, d);
 }
 
@@ -1130,7 +1255,7 @@ static void step(struct smdsp_v32bis *s)
 			 * loop would let the frequency it learnt leak away
 			 */
 			if (s->ec)
-				s->ec_track_at = s->now + far_lag(s) + s->lat + SMDSP_V32BIS_EC_FAR;
+				s->ec_track_at = s->now + far_window(s) + s->lat + SMDSP_V32BIS_EC_FAR;
 			s->state = ANS_R3;
 		}
 		break;
@@ -1175,7 +1300,7 @@ static void step(struct smdsp_v32bis *s)
 			 * silence)
 			 */
 			if (s->ec)
-				s->deaf_until = s->now + far_lag(s) + s->lat + 64;
+				s->deaf_until = s->now + loop_u(s) + 64;
 			s->state = CAL_TRAIN1;
 		}
 		break;
@@ -1258,6 +1383,8 @@ static const int16_t *cancel(struct smdsp_v32bis *s, const int16_t *rx, int16_t 
 		int16_t x = (int32_t)(j - s->sent) < 0 ? s->hist[j & (SMDSP_V32BIS_HIST - 1)] : 0;
 
 		out[i] = smdsp_echo_process(s->ec, x, rx[i]);
+		if (s->far_seek.on)
+			far_seek_push(s, x, out[i]);
 	}
 	return out;
 }

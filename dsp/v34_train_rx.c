@@ -1284,6 +1284,9 @@ struct smdsp_v34_train_rx *smdsp_v34_train_rx_create(const struct smdsp_v34_trai
 						 .far_delay_max = SMDSP_V34_EC_DELAY };
 
 		s->ec = smdsp_echo_create(&ecc);
+		/* a weak far echo: whitened, its band edges' taps chased its rotation (the image) */
+		if (s->ec)
+			smdsp_echo_set_far_raw(s->ec, true);
 	}
 	if (!s->demod || !s->data || (cfg->two_wire && !cfg->no_echo_cancel && !s->ec)) {
 		smdsp_v34_train_rx_free(s);

@@ -69,6 +69,8 @@ PROGRAMS = {
     'test_v32bis': (['--quick'], ('clang',)),
     'test_v32bis_call': ([], ('gcc',)),
     'test_v32bis_echo': (['--quick'], ('gcc',)),
+    'test_v32bis_path': (['--quick'], ('clang',)),
+    'test_v34_image': (['--quick'], ('gcc',)),
     'test_engine': ([], ('gcc',)),
     'test_modem_v32': ([], ('clang',)),
     'test_modem_v34': ([], CCS),

@@ -97,6 +97,14 @@ void smdsp_echo_set_adapt(struct smdsp_echo *ec, enum smdsp_echo_adapt mode);
 void smdsp_echo_learn_spectrum(struct smdsp_echo *ec);
 /* another natural frequency (mHz, 1 .. SMDSP_ECHO_TRAIN_PLL_MHZ) for the phase loop, until the next set_adapt */
 void smdsp_echo_set_loop(struct smdsp_echo *ec, int fn_mhz);
+/*
+ * The far FIR adapts on the raw residual and lines in TRAIN too, not the
+ * whitened ones (kept through a reset): for a far echo that is weak (V.34's, 26-30 dB
+ * down), whose band edges whitened taps would learn fast enough to chase its
+ * rotation against the phase loop (dsp/echo.c); a loud one (V.32bis's, up
+ * to 6 dB down) needs the whitening's speed there.
+ */
+void smdsp_echo_set_far_raw(struct smdsp_echo *ec, bool raw);
 /* another NLMS step (Q16, 1..65535) for the current mode, until the next set_adapt (tests, tuning) */
 void smdsp_echo_set_step(struct smdsp_echo *ec, int mu_q16);
 /*

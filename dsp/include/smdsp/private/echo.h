@@ -32,6 +32,7 @@ struct smdsp_echo {
 	int wcount;
 	int age;			/* samples adapted in TRAIN */
 	bool fixed;			/* the step set by smdsp_echo_set_step() */
+	bool far_raw;			/* smdsp_echo_set_far_raw() */
 
 	/* near canceller: x(n - k) = xn[npos + k], the line stored twice; wn: A x */
 	int32_t *hn;			/* near taps, Q30 */

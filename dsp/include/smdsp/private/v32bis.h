@@ -12,6 +12,7 @@
 #include <smdsp/private/viterbi.h>
 #include <smdsp/private/eq.h>
 #include <smdsp/private/echo.h>
+#include <smdsp/private/v34_onset.h>
 
 #define SMDSP_V32BIS_QUEUE 8
 #define SMDSP_V32BIS_TRN_AC 256		/* TRN's first symbols: A and C only */
@@ -128,7 +129,7 @@ struct smdsp_v32bis_tonedet {
 };
 
 /* the echo canceller: near and far taps, the largest far delay (700 ms), tx kept for the loop's latency */
-#define SMDSP_V32BIS_EC_NEAR	128
+#define SMDSP_V32BIS_EC_NEAR	256
 #define SMDSP_V32BIS_EC_FAR	256
 #define SMDSP_V32BIS_EC_DELAY	5600
 #define SMDSP_V32BIS_HIST	8192	/* a power of 2: SMDSP_V32BIS_MAX_LATENCY and a block */
@@ -174,6 +175,10 @@ struct smdsp_v32bis {
 	uint32_t ec_track_at;	/* when the canceller starts tracking, 0: not pending */
 	uint32_t deaf_until;	/* the receiver reset until then (our own training's echo), 0: none */
 	int erle_q8;
+	/* the far echo found in the training window's residual (far_seek_start()) */
+	struct smdsp_v34_onset far_seek;
+	bool far_sought;
+	int far_delay;		/* the far window's delay on the canceller's line */
 	/* rate renegotiation (V.32bis): R4 from the end that starts it, R5 from the other */
 	bool no_reneg;		/* a low SNR retrains instead */
 	bool cleared;		/* a cleardown sent or heard */

@@ -251,7 +251,8 @@ static bool config_ok(const struct smdsp_v34_config *c)
 	       c->far_level_dbm0_10 <= -90 &&
 	       (!c->trn_symbols || (c->trn_symbols >= 512 && c->trn_symbols <= 8192)) &&
 	       c->echo_latency >= 0 && c->echo_latency <= SMDSP_V34_LATENCY_MAX &&
-	       (!c->trellis || c->trellis == 16 || c->trellis == 32 || c->trellis == 64) && c->md_len <= 127;
+	       (!c->trellis || c->trellis == 16 || c->trellis == 32 || c->trellis == 64) && c->md_len <= 127 &&
+	       c->nonlinear <= SMDSP_V34_ASK_YES && c->shaping <= SMDSP_V34_ASK_YES;
 }
 
 /* the user's bits, counted (B1's ones are the transmitter's own) */
@@ -394,6 +395,7 @@ static void restart(struct smdsp_v34 *s)
 	s->top_due = true;
 	s->rn_up = false;
 	s->mute = false;
+	s->md_hold_due = false;
 	s->lvl_acc = 0;
 	s->lvl = 0;
 	s->lvl_data = 0;
@@ -536,10 +538,10 @@ static void two_wire_config(const struct smdsp_v34 *s, const struct smdsp_v34_ph
  * hears zeros instead until MD_EARLY before its end (the far S may begin
  * up to SMDSP_V34_RXHIST samples before we decided INFO1a: that is why the
  * history is given, which an MD makes MD's, so zeros too). The call
- * modem's MD starts when it has trained on the answer modem's J, which the
- * answer modem cannot time: its receiver finds S only in a signal
- * repeating every two symbols and then reversing, and keeps its J going
- * meanwhile. Both MDs lengthen the time phases 3 and 4 may take.
+ * modem's MD starts when it has trained on the answer modem's J: the
+ * answer modem looks for no S from its J's start until a round trip and
+ * the MD's length later (md_hold()), keeping its J going meanwhile. Both
+ * MDs lengthen the time phases 3 and 4 may take.
  */
 #define MD_SAMPLES MS(35)
 #define MD_EARLY (SMDSP_V34_RXHIST + 64)
@@ -561,6 +563,27 @@ static void far_md(struct smdsp_v34 *s, uint32_t end)
 		s->mute = true;
 		s->mute_until = end + md - MD_EARLY;
 	}
+}
+
+/*
+ * The answer modem, its J begun: the call modem sends its MD once it has
+ * trained on that J (11.3), so nothing before J's start, a round trip and
+ * the MD's length (less MD_EARLY: the same margin as the call modem's) is
+ * its S. Our receiver looks for no S until then; what it hears still
+ * reaches its canceller (2-wire: zeros there would untrain it).
+ */
+static void md_hold(struct smdsp_v34 *s, unsigned int n)
+{
+	uint32_t sent = smdsp_v34_train_tx_symbols(s->ttx) - smdsp_v34_train_tx_began(s->ttx, SMDSP_V34_T_J);
+	uint32_t mbaud = smdsp_v34_symrate_mbaud(s->st.tx.symrate);
+	uint32_t j_at = s->now + n - (uint32_t)smdsp_div_u64((uint64_t)sent * 8000000, mbaud);
+	uint32_t rtd = s->st.rtd > 0 ? (uint32_t)s->st.rtd : 0;
+	uint32_t until = j_at + rtd + MD_SAMPLES * s->st.far_md_len - MD_EARLY;
+	uint32_t next = s->now - s->rxn;
+
+	s->md_hold_due = false;
+	if ((int32_t)(until - next) > 0)
+		smdsp_v34_train_rx_hold_s(s->trx, until - next);
 }
 
 /*
@@ -596,6 +619,8 @@ static smdsp_noinline void hand_over(struct smdsp_v34 *s, const struct smdsp_v34
 	rc->preemph = 0;
 	rc->trn16 = false;
 	rc->trellis = s->cfg.trellis;
+	rc->nonlinear = s->cfg.nonlinear;
+	rc->shaping = s->cfg.shaping;
 	tc->aux = s->cfg.aux;
 	rc->aux = s->cfg.aux;
 	/*
@@ -632,6 +657,8 @@ static smdsp_noinline void hand_over(struct smdsp_v34 *s, const struct smdsp_v34
 	s->hist_due = s->cfg.calling;
 	if (s->cfg.calling)
 		far_md(s, end);
+	else
+		s->md_hold_due = MD_SAMPLES * s->st.far_md_len > MD_EARLY;
 	if (s->cfg.two_wire) {
 		/* v34_train keeps the duplex order: each end asks the other */
 		smdsp_v34_train_rx_attach(s->trx, s->ttx);
@@ -1072,6 +1099,29 @@ static smdsp_noinline void in_data(struct smdsp_v34 *s, enum smdsp_v34_train_sta
 	}
 }
 
+/* what our transmitter does: the far MP's asks (v34_train_tx.c's settle()) */
+static smdsp_noinline void tx_asked(struct smdsp_v34 *s)
+{
+	struct smdsp_v34_mp far;
+	bool ack;
+
+	if (smdsp_v34_train_rx_far_mp(s->trx, &far, &ack)) {
+		s->st.tx.nonlinear = far.nonlinear;
+		s->st.tx.expanded = far.expanded;
+	}
+}
+
+/* what our receiver asked for and undoes */
+static smdsp_noinline void rx_asked(struct smdsp_v34 *s)
+{
+	struct smdsp_v34_mp ours;
+
+	if (smdsp_v34_train_rx_our_mp(s->trx, &ours)) {
+		s->st.rx.nonlinear = ours.nonlinear;
+		s->st.rx.expanded = ours.expanded;
+	}
+}
+
 /* the decisions, on the grid (not inlined: off the receiver's stack too) */
 static smdsp_noinline void decide(struct smdsp_v34 *s)
 {
@@ -1122,6 +1172,7 @@ static smdsp_noinline void decide(struct smdsp_v34 *s)
 		s->st.tx.rate = smdsp_v34_train_tx_rate(s->ttx);
 		s->st.tx.states = smdsp_v34_train_tx_states(s->ttx);
 		s->st.aux = smdsp_v34_train_tx_aux(s->ttx);
+		tx_asked(s);
 	}
 	if (!s->st.rx.mp_rate && smdsp_v34_train_rx_trained(s->trx)) {
 		struct smdsp_v34_train_stats ts;
@@ -1143,6 +1194,7 @@ static smdsp_noinline void decide(struct smdsp_v34 *s)
 			s->st.rx.rate = 2400 * (theirs < ours ? theirs : ours);
 		}
 		s->st.rx.states = s->cfg.trellis;
+		rx_asked(s);
 	}
 	if (s->state == SMDSP_V34_PHASE4 && s->st.tx_data_at && s->st.rx_data_at) {
 		data_begins(s);
@@ -1191,6 +1243,8 @@ static void step(struct smdsp_v34 *s, const int16_t *rx, int16_t *tx, unsigned i
 		/* 2-wire, the call modem's transmitter runs silent until its S: that starts phase 3 */
 		if (!s->st.phase3_at && smdsp_v34_train_tx_state(s->ttx) != SMDSP_V34_T_IDLE)
 			s->st.phase3_at = s->now + skip;
+		if (s->md_hold_due && smdsp_v34_train_tx_state(s->ttx) == SMDSP_V34_T_J)
+			md_hold(s, n);
 	}
 	if (s->rx_on) {
 		/* a flag, not the time alone: a call of days would wrap it */

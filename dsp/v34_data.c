@@ -58,9 +58,114 @@ static uint32_t mean_power(const struct smdsp_v34_trellis *t, const struct smdsp
 	return (uint32_t)smdsp_div_u64(e, n);
 }
 
+/* ring r's mean |u|^2 (1/128 units squared): its 2^q quarter points, as likely as each other */
+static uint32_t ring_power(const struct smdsp_v34_trellis *t, unsigned int r, unsigned int q)
+{
+	uint64_t e = 0;
+	unsigned int i;
+
+	for (i = r << q; i < (r + 1) << q; i++) {
+		int x = 4 * t->pt[i][0] + 1, y = 4 * t->pt[i][1] + 1;
+
+		e += (uint64_t)(x * x + y * y) * 128 * 128;
+	}
+	return (uint32_t)(e >> q);
+}
+
+/*
+ * G7(x): the combinations of 7 rings costing less than x, from the shell
+ * mapper's g8 alone (g8 = g7 (1 + z + ... + z^(M-1)), so the sums of g7 up
+ * to x - 1 are g8(x - 1) + g8(x - 1 - M) + ...)
+ */
+static uint64_t g7_below(const struct smdsp_v34_shell *sh, int x)
+{
+	uint64_t n = 0;
+
+	for (x--; x >= 0; x -= (int)sh->m)
+		n += x <= 8 * ((int)sh->m - 1) ? sh->g8[x] : 0;
+	return n;
+}
+
+/*
+ * The mean |u|^2 of the points a mapping frame of k shell bits sends (1/128
+ * units squared): each ring's own mean weighted by how often the shell
+ * mapper's 2^k cheapest 8-ring combinations use it (by symmetry, at the
+ * first of the eight: G7 below the cut, and the cost class the cut goes
+ * through counted as if used evenly).
+ */
+static uint32_t shaped_k(const struct smdsp_v34_shell *sh, const struct smdsp_v34_trellis *t, unsigned int q,
+			 unsigned int k)
+{
+	uint64_t all = 1ULL << k, e = 0, rem, gc;
+	unsigned int c = 0, top = 8 * (sh->m - 1), r;
+
+	while (c < top && sh->z8[c + 1] <= all)
+		c++;
+	rem = all - sh->z8[c];
+	gc = sh->g8[c];
+	for (r = 0; r < sh->m && r <= c; r++) {
+		uint64_t n = g7_below(sh, (int)(c - r));
+
+		if (gc)
+			n += smdsp_div_u64(rem * (g7_below(sh, (int)(c - r) + 1) - g7_below(sh, (int)(c - r))),
+					   (uint32_t)gc);
+		e += n * ring_power(t, r, q);
+	}
+	return (uint32_t)(e >> k);
+}
+
+/*
+ * ... over a data frame: its r high mapping frames of K shell bits, the
+ * others of K - 1 (the shell mapper sh set up for p). Not inlined: its
+ * frame only where it runs, at configuration.
+ */
+static smdsp_noinline uint32_t shaped_power(const struct smdsp_v34_shell *sh, const struct smdsp_v34_trellis *t,
+					    const struct smdsp_v34_frame_params *p)
+{
+	uint64_t e = (uint64_t)shaped_k(sh, t, p->q, p->k) * p->r;
+
+	if (p->r < p->p)
+		e += (uint64_t)shaped_k(sh, t, p->q, p->k - 1) * (p->p - p->r);
+	return (uint32_t)smdsp_div_u64(e, p->p);
+}
+
+/*
+ * The power the points are scaled by (the transmitter's level, the
+ * receiver's units, the nonlinear encoder's normaliser). Minimum shaping:
+ * the mean over the points in use as if equally likely. Expanded shaping:
+ * the same actual power on the line as minimum shaping at that rate, so
+ * that its shaping gain (its points' lower mean for the same spacing)
+ * shows as wider spacing; the shell mapper is left as p has it. pm:
+ * room for minimum shaping's parameters (in the state: off the stack,
+ * which at the answer modem's hand-over is the pump's deepest).
+ */
+static uint32_t norm_power(struct smdsp_v34_shell *sh, const struct smdsp_v34_trellis *t,
+			   const struct smdsp_v34_frame_params *p, struct smdsp_v34_frame_params *pm)
+{
+	uint64_t pu = 0;
+	uint32_t ps, pms;
+	unsigned int r;
+
+	if (!p->expanded || !p->k || smdsp_v34_frame_params(p->symbol_rate, p->data_rate, p->aux, false, pm))
+		return mean_power(t, p);
+	ps = shaped_power(sh, t, p);
+	for (r = 0; r < pm->m; r++)
+		pu += ring_power(t, r, pm->q);
+	pu = smdsp_div_u64(pu, pm->m);
+	smdsp_v34_shell_init(sh, pm->m, pm->k);
+	pms = shaped_power(sh, t, pm);
+	smdsp_v34_shell_init(sh, p->m, p->k);
+	return pms ? (uint32_t)smdsp_div_u64(pu * ps, pms) : (uint32_t)pu;
+}
+
 uint32_t smdsp_v34_data_tx_power(const struct smdsp_v34_data_tx *s)
 {
 	return s->power;
+}
+
+uint32_t smdsp_v34_data_shaped_power(const struct smdsp_v34_data_tx *s)
+{
+	return s->frame.p.k ? shaped_power(&s->shell, &s->trellis, &s->frame.p) : s->power;
 }
 
 static int tx_init(struct smdsp_v34_data_tx *s, const struct smdsp_v34_data_config *cfg)
@@ -76,7 +181,6 @@ static int tx_init(struct smdsp_v34_data_tx *s, const struct smdsp_v34_data_conf
 		return -EINVAL;
 	smdsp_v34_scramble_init(&s->scr, cfg->caller);
 	smdsp_v34_precode_init(&s->pre, cfg->h, p.w2);
-	s->power = mean_power(&s->trellis, &p);
 	return 0;
 }
 
@@ -86,20 +190,25 @@ struct smdsp_v34_data_tx *smdsp_v34_data_tx_create(const struct smdsp_v34_data_c
 
 	if (s && tx_init(s, cfg)) {
 		smdsp_free(s);
-		s = NULL;
+		return NULL;
 	}
+	if (s)
+		s->power = norm_power(&s->shell, &s->trellis, &s->frame.p, &s->pm);
 	return s;
 }
 
 int smdsp_v34_data_tx_configure(struct smdsp_v34_data_tx *s, const struct smdsp_v34_data_config *cfg)
 {
 	struct smdsp_v34_data_config old = s->cfg;
+	int ret = 0;
 
 	if (tx_init(s, cfg)) {
 		tx_init(s, &old);
-		return -EINVAL;
+		ret = -EINVAL;
 	}
-	return 0;
+	/* after the init, not in it: its frame off the chain under it */
+	s->power = norm_power(&s->shell, &s->trellis, &s->frame.p, &s->pm);
+	return ret;
 }
 
 void smdsp_v34_data_tx_free(struct smdsp_v34_data_tx *s)
@@ -211,20 +320,24 @@ struct smdsp_v34_data_rx *smdsp_v34_data_rx_create(const struct smdsp_v34_data_c
 
 	if (s && rx_init(s, cfg)) {
 		smdsp_free(s);
-		s = NULL;
+		return NULL;
 	}
+	if (s)
+		s->power = norm_power(&s->shell, &s->map, &s->out_frame.p, &s->pm);
 	return s;
 }
 
 int smdsp_v34_data_rx_configure(struct smdsp_v34_data_rx *s, const struct smdsp_v34_data_config *cfg)
 {
 	struct smdsp_v34_data_config old = s->cfg;
+	int ret = 0;
 
 	if (rx_init(s, cfg)) {
 		rx_init(s, &old);
-		return -EINVAL;
+		ret = -EINVAL;
 	}
-	return 0;
+	s->power = norm_power(&s->shell, &s->map, &s->out_frame.p, &s->pm);
+	return ret;
 }
 
 void smdsp_v34_data_rx_free(struct smdsp_v34_data_rx *s)
@@ -264,7 +377,7 @@ const struct smdsp_v34_frame_params *smdsp_v34_data_rx_params(const struct smdsp
 
 uint32_t smdsp_v34_data_rx_power(const struct smdsp_v34_data_rx *s)
 {
-	return mean_power(&s->map, &s->out_frame.p);
+	return s->power;
 }
 
 uint32_t smdsp_v34_data_rate_power(const struct smdsp_v34_data_rx *s, unsigned int symbol_rate,

@@ -96,6 +96,7 @@
  */
 #include <smdsp/private/v34_train.h>
 #include <smdsp/private/v34_mod.h>
+#include <smdsp/v34_precode.h>
 
 #define R_AMP 4096		/* the equaliser's 4-point constellation: (+-R, +-R) */
 #define CTR (SMDSP_V34_EQ_TAPS / 2)
@@ -466,6 +467,26 @@ static void mp_bit(struct smdsp_v34_train_rx *s, unsigned int bit)
 }
 
 /*
+ * What our MP asks of the far transmitter besides the rate: the nonlinear
+ * encoder, expanded shaping (the configuration's, or the rule in
+ * v34_train.h from TRN's error); the same answer every time (our MPs
+ * and the decoder agree)
+ */
+static void our_asks(const struct smdsp_v34_train_rx *s, unsigned int rate, bool *nl, bool *ex)
+{
+	struct smdsp_v34_frame_params p;
+
+	if (s->cfg.nonlinear == SMDSP_V34_ASK_AUTO)
+		*nl = s->st.trn_mse_db10 >= SMDSP_V34_NL_SNR_DB10;
+	else
+		*nl = s->cfg.nonlinear == SMDSP_V34_ASK_YES;
+	if (s->cfg.shaping == SMDSP_V34_ASK_AUTO)
+		*ex = !smdsp_v34_frame_params(s->cfg.symrate, rate, false, true, &p) && p.k;
+	else
+		*ex = s->cfg.shaping == SMDSP_V34_ASK_YES;
+}
+
+/*
  * The rate our MP asks for the direction we receive: what the trained
  * error carries, within the limit a renegotiation set since
  */
@@ -480,6 +501,7 @@ static enum smdsp_v34_train_state start_data(struct smdsp_v34_train_rx *s)
 	struct smdsp_v34_data_config dc;
 	unsigned int far_rate = 2400 * (s->cfg.caller ? s->far.rate_a_to_c : s->far.rate_c_to_a);
 	uint32_t p;
+	bool nl;
 	int i;
 
 	/* the equaliser's centre as the data begins: eq_recentre() holds it there */
@@ -506,9 +528,13 @@ static enum smdsp_v34_train_state start_data(struct smdsp_v34_train_rx *s)
 	memcpy(dc.h, s->h, sizeof(dc.h));
 	/* the auxiliary channel when both MPs offer it, as the far transmitter decides too */
 	dc.aux = s->cfg.aux && s->far.aux;
+	our_asks(s, our_rate(s), &nl, &dc.expanded);
+	dc.theta = nl ? SMDSP_V34_THETA : 0;
 	if (smdsp_v34_data_rx_configure(s->data, &dc))
 		return SMDSP_V34_T_FAILED;
 	s->st.aux = dc.aux;
+	s->st.nonlinear = nl;
+	s->st.expanded = dc.expanded;
 	s->rx_frames = 0;
 	s->rate = dc.data_rate;
 	/* the data points' mean power against the 4-point training's 2 R^2 */
@@ -563,8 +589,19 @@ static void data_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o
 			struct smdsp_cplx *d)
 {
 	int64_t zr = ((int64_t)o->re * s->unit) >> 16, zi = ((int64_t)o->im * s->unit) >> 16;
-	int64_t rr = zr, ri = zi;
+	int64_t rr, ri;
 	int yr, yi, i;
+
+	if (s->st.nonlinear) {
+		/* the far nonlinear encoder undone first: the precoder's x, its noise shrunk where x' was stretched */
+		int32_t v[2] = { smdsp_sat32(zr), smdsp_sat32(zi) };
+
+		smdsp_v34_nonlinear_inverse(v, SMDSP_V34_THETA, s->dpow);
+		zr = v[0];
+		zi = v[1];
+	}
+	rr = zr;
+	ri = zi;
 
 	for (i = 0; i < 3; i++) {
 		rr += ((int64_t)s->h[2 * i] * s->zhist[i][0] - (int64_t)s->h[2 * i + 1] * s->zhist[i][1]) >> 14;
@@ -1208,8 +1245,10 @@ static void t2_output(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *y)
 	}
 	if (i < 4)
 		return;
-	if (s->state == SMDSP_V34_T_IDLE && s->deaf) {
-		/* our own S coming back is not the far end's */
+	if (s->s_held && (int32_t)(s->now - s->s_hold) >= 0)
+		s->s_held = false;
+	if (s->state == SMDSP_V34_T_IDLE && (s->deaf || s->s_held)) {
+		/* our own S coming back is not the far end's, nor is anything in its MD */
 		s->s_run = 0;
 	} else if (s->state == SMDSP_V34_T_IDLE) {
 		const struct smdsp_cplx *o = &s->ring[(i - 4) % SMDSP_V34_RX_RING];
@@ -1377,6 +1416,7 @@ void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s)
 	s->ec_off = 0;
 	s->ec_gear = 0;
 	s->deaf = false;
+	s->s_held = false;
 	s->erle_q8 = 0;
 	s->p4wait = false;
 	s->p4 = false;
@@ -1733,6 +1773,12 @@ void smdsp_v34_train_rx_get_stats(const struct smdsp_v34_train_rx *s, struct smd
 	st->far_freq_mhz = s->ec ? smdsp_echo_far_freq_mhz(s->ec) : 0;
 }
 
+void smdsp_v34_train_rx_hold_s(struct smdsp_v34_train_rx *s, uint32_t samples)
+{
+	s->s_held = samples > 0;
+	s->s_hold = s->now + samples;
+}
+
 bool smdsp_v34_train_rx_trained(const struct smdsp_v34_train_rx *s)
 {
 	return s->trained;
@@ -1752,6 +1798,7 @@ bool smdsp_v34_train_rx_our_mp(const struct smdsp_v34_train_rx *s, struct smdsp_
 	memcpy(mp->h, s->h, sizeof(mp->h));
 	/* the code we decode, asked of the far transmitter: 0 16, 1 32, 2 64 states */
 	mp->trellis = s->cfg.trellis == 64 ? 2 : s->cfg.trellis == 32 ? 1 : 0;
+	our_asks(s, our_rate(s), &mp->nonlinear, &mp->expanded);
 	return true;
 }
 

@@ -244,6 +244,9 @@ static enum smdsp_v34_train_state settle(struct smdsp_v34_train_tx *s)
 	dc.states = 16u << far.trellis;
 	/* the auxiliary channel when both MPs offer it, as the far receiver decides too */
 	dc.aux = s->cfg.aux && far.aux;
+	/* the nonlinear encoder and the shaping the far receiver asked for (it undoes them) */
+	dc.theta = far.nonlinear ? SMDSP_V34_THETA : 0;
+	dc.expanded = far.expanded;
 	if (!dc.data_rate)
 		return SMDSP_V34_T_CLEARED;
 	if (far.type == 1)

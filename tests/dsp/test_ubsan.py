@@ -64,6 +64,7 @@ PROGRAMS = {
     'test_v34_loss': (['--quick'], ('clang',)),
     'test_v34_codes': ([], ('clang',)),
     'test_v34_md': (['--quick'], ('clang',)),
+    'test_v34_shaping': (['--quick'], ('gcc',)),
     'test_v32bis_reneg': ([], ('gcc',)),
     'test_v17': (['--quick'], ('gcc',)),
     'test_v32bis': (['--quick'], ('clang',)),

@@ -19,7 +19,11 @@
  *   test puts a manufacturer's signal there at the call modem's input: a
  *   whole training from another transmitter (S, S-bar, PP, TRN: everything
  *   a receiver that listened would train on), which the call must not
- *   notice.
+ *   notice; and the mirror: where the call modem's MD is as long, the same
+ *   at the answer modem's input from the call modem's MD's start (its
+ *   receiver trained) to 40 ms before its end, which the answer modem lets
+ *   pass by the length the call modem's INFO1c gave (11.3), 4- and 2-wire
+ *   (there, with its canceller tracking through it).
  * Options: --quick (the first calls), -v (each call's ends at the end).
  */
 #include <stdio.h>
@@ -82,6 +86,7 @@ struct call {
 	bool two_wire;
 	unsigned int md[2];		/* the call modem's, the answer modem's */
 	bool fake;			/* a manufacturer's MD at the call modem's input (see the top) */
+	bool fake_ans;			/* ... and at the answer modem's, in the call modem's MD */
 };
 
 struct result {
@@ -90,6 +95,7 @@ struct result {
 	uint32_t p2_done[2];		/* phase 2's end, each end's samples */
 	struct prbs rx[2];
 	long fake_from, fake_to;	/* the fake MD's samples at the call modem (-1: none) */
+	long afake_from, afake_to;	/* ... at the answer modem */
 };
 
 /*
@@ -97,10 +103,10 @@ struct result {
  * TRN) of another transmitter at the answer modem's symbol rate and
  * carrier, at the level the line would deliver
  */
-static struct smdsp_v34_train_tx *fake_tx(const struct smdsp_v34_stats *st)
+static struct smdsp_v34_train_tx *fake_tx(const struct smdsp_v34_stats *st, bool caller)
 {
 	struct smdsp_v34_train_config tc = {
-		.symrate = st->rx.symrate, .high = st->rx.high, .data_rate = 14400, .caller = false,
+		.symrate = st->rx.symrate, .high = st->rx.high, .data_rate = 14400, .caller = caller,
 	};
 
 	return smdsp_v34_train_tx_create(&tc, NULL, NULL);
@@ -111,7 +117,7 @@ static void run_call(const struct call *c, struct result *r)
 	struct smdsp_v34_config cfg[2];
 	struct smdsp_v34 *m[2];
 	struct line *l = line_create(&c->line);
-	struct smdsp_v34_train_tx *fake = NULL;
+	struct smdsp_v34_train_tx *fake = NULL, *afake = NULL;
 	struct prbs tx[2];
 	int16_t out[2][BLK], in[2][BLK] = { { 0 } };
 	double fgain = pow(10, -c->line.loss_db / 20);
@@ -121,6 +127,8 @@ static void run_call(const struct call *c, struct result *r)
 	memset(r, 0, sizeof(*r));
 	r->fake_from = -1;
 	r->fake_to = -1;
+	r->afake_from = -1;
+	r->afake_to = -1;
 	for (i = 0; i < 2; i++) {
 		memset(&cfg[i], 0, sizeof(cfg[i]));
 		cfg[i].calling = i == 0;
@@ -165,7 +173,7 @@ static void run_call(const struct call *c, struct result *r)
 			smdsp_v34_get_stats(m[0], &st);
 			r->fake_from = (long)r->p2_done[0] + 100;
 			r->fake_to = (long)r->p2_done[0] + (long)c->md[1] * MD_UNIT - MD_EARLY - 320;
-			fake = fake_tx(&st);
+			fake = fake_tx(&st, false);
 			CHECK(fake != NULL && r->fake_to > r->fake_from + 400);
 		}
 		if (fake && t + BLK > r->fake_from && t < r->fake_to) {
@@ -175,6 +183,33 @@ static void run_call(const struct call *c, struct result *r)
 			for (k = 0; k < BLK; k++)
 				if (t + k >= r->fake_from && t + k < r->fake_to)
 					in[0][k] = (int16_t)lrint(fmax(-32768, fmin(32767, in[0][k] + fgain * f[k])));
+		}
+		/*
+		 * the mirror: the call modem's MD starts in the block its receiver
+		 * trained (its MP's rate set) and reaches the answer modem the
+		 * line's delay later (its own 16 samples with it)
+		 */
+		if (c->fake_ans && r->afake_from < 0) {
+			struct smdsp_v34_stats st;
+
+			smdsp_v34_get_stats(m[0], &st);
+			if (st.rx.mp_rate) {
+				long at = t + c->line.delay + 16;
+
+				smdsp_v34_get_stats(m[1], &st);
+				r->afake_from = at + BLK + 100;
+				r->afake_to = at + (long)c->md[0] * MD_UNIT - MD_EARLY - 320;
+				afake = fake_tx(&st, true);
+				CHECK(afake != NULL && r->afake_to > r->afake_from + 400);
+			}
+		}
+		if (afake && t + BLK > r->afake_from && t < r->afake_to) {
+			int16_t f[BLK];
+
+			smdsp_v34_train_tx_process(afake, f, BLK);
+			for (k = 0; k < BLK; k++)
+				if (t + k >= r->afake_from && t + k < r->afake_to)
+					in[1][k] = (int16_t)lrint(fmax(-32768, fmin(32767, in[1][k] + fgain * f[k])));
 		}
 	}
 	for (i = 0; i < 2; i++) {
@@ -191,6 +226,7 @@ out:
 	for (i = 0; i < 2; i++)
 		smdsp_v34_free(m[i]);
 	smdsp_v34_train_tx_free(fake);
+	smdsp_v34_train_tx_free(afake);
 	line_free(l);
 }
 
@@ -236,11 +272,13 @@ static void test_md(bool two_wire)
 		c.md[1] = mds[n][1];
 		/* the manufacturer's MD where our receiver ignores some (4-wire: 2-wire's near echo would be ours) */
 		c.fake = !two_wire && c.md[1] * MD_UNIT > MD_EARLY + 1000;
+		c.fake_ans = c.md[0] * MD_UNIT > MD_EARLY + 1000;
 		run_call(&c, &r);
 		if (!n)
 			base = r;
 		printf("%s, MD %3u / %3u (x 35 ms)%s: %s/%s, rates %u/%u, INFO1 md %u/%u, far %u/%u, S %ld/%ld samples after phase 2, bits %lu/%lu, errors %lu/%lu\n",
-		       two_wire ? "2-wire" : "4-wire", c.md[0], c.md[1], c.fake ? ", a fake MD" : "",
+		       two_wire ? "2-wire" : "4-wire", c.md[0], c.md[1],
+		       c.fake ? (c.fake_ans ? ", fake MDs" : ", a fake MD") : c.fake_ans ? ", a fake MD" : "",
 		       r.data[0] ? "data" : "-", r.data[1] ? "data" : "-", r.st[0].rx.rate, r.st[1].rx.rate,
 		       r.st[0].md_len, r.st[1].md_len, r.st[0].far_md_len, r.st[1].far_md_len, s_after(&r, 0),
 		       s_after(&r, 1), r.rx[0].n, r.rx[1].n, r.rx[0].errors, r.rx[1].errors);
@@ -271,6 +309,9 @@ static void test_md(bool two_wire)
 		CHECK(!c.fake || r.st[0].rx.rate + 2400 >= base.st[0].rx.rate,
 		      "MD %u/%u: the call modem receives %u, %u without MD", c.md[0], c.md[1], r.st[0].rx.rate,
 		      base.st[0].rx.rate);
+		CHECK(!c.fake_ans || r.st[1].rx.rate + 2400 >= base.st[1].rx.rate,
+		      "MD %u/%u: the answer modem receives %u, %u without MD", c.md[0], c.md[1], r.st[1].rx.rate,
+		      base.st[1].rx.rate);
 		/* the call modem's: at least its MD after where it starts without one (its receiver trained) */
 		CHECK(s_after(&r, 0) >= s_after(&base, 0) + (long)(c.md[0] + c.md[1]) * MD_UNIT - 800,
 		      "MD %u/%u: the call modem's S %ld samples after phase 2, %ld without MD", c.md[0], c.md[1],

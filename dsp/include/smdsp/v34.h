@@ -32,6 +32,7 @@
 #include <smdsp/compat.h>
 #include <smdsp/bits.h>
 #include <smdsp/v34_info.h>
+#include <smdsp/v34_mp.h>
 #include <smdsp/v34_phase2.h>
 
 enum smdsp_v34_state {
@@ -111,6 +112,13 @@ struct smdsp_v34_config {
 	 * the same.
 	 */
 	bool aux;
+	/*
+	 * What our MP asks of the far transmitter: its nonlinear encoder (9.7,
+	 * theta = 0.3125) and expanded shaping, each an enum smdsp_v34_ask
+	 * (0, AUTO: <smdsp/v34_train.h>'s rule from our receiver's trained
+	 * error). Our transmitter uses what the far MP asks.
+	 */
+	unsigned int nonlinear, shaping;
 	smdsp_get_bit_fn aux_get_bit;
 	void *aux_get_user;
 	smdsp_put_bit_fn aux_put_bit;
@@ -128,6 +136,7 @@ struct smdsp_v34_dir {
 	unsigned int max_rate;		/* phase 2's projected rate, limited by max_rate, bit/s */
 	unsigned int rate;		/* the data rate the MPs settled (0 before) */
 	unsigned int states;		/* its trellis code: the receiving end's MP's (0 before) */
+	bool nonlinear, expanded;	/* ... and its nonlinear encoder and shaping (false before) */
 	/*
 	 * The direction we receive: the error our receiver measured at the end
 	 * of TRN (dB below the signal, tenths) and the rate it put in our MP

@@ -20,8 +20,11 @@ struct smdsp_v34_data_config {
 	unsigned int states;		/* 16, 32, 64 */
 	bool caller;			/* the call modem's transmitter (GPC); a receiver: the far end's */
 	int16_t h[6];			/* precoding coefficients (Q2.14), 0 for none */
-	uint32_t theta;			/* nonlinear encoder, 1/65536: 0 or 20480 */
+	uint32_t theta;			/* nonlinear encoder, 1/65536: 0 or SMDSP_V34_THETA */
 };
+
+/* 9.7's theta, 0.3125 (1/65536): the nonlinear encoder MP asks for */
+#define SMDSP_V34_THETA 20480
 
 struct smdsp_v34_data_stats {
 	uint32_t frames;		/* mapping frames */
@@ -85,8 +88,17 @@ unsigned int smdsp_v34_data_tx_bits(const struct smdsp_v34_data_tx *s);
  */
 void smdsp_v34_data_tx_frame(struct smdsp_v34_data_tx *s, const uint8_t *bits, unsigned int aux,
 			     int32_t out[16], int y[16]);
-/* The mean |u|^2 (1/128 units squared) the nonlinear encoder normalises by. */
+/*
+ * The power the points are scaled by (1/128 units squared): the level on
+ * the line (the training's power), the nonlinear encoder's normaliser.
+ * Minimum shaping: the mean |u|^2 of the points in use as if equally
+ * likely; expanded shaping: that of minimum shaping at the same rate times
+ * the two shapings' actual means' ratio (the same power on the line, the
+ * points further apart by the shaping gain).
+ */
 uint32_t smdsp_v34_data_tx_power(const struct smdsp_v34_data_tx *s);
+/* The actual mean |u|^2 of a high mapping frame's points, the shell mapper's use of its rings weighed in. */
+uint32_t smdsp_v34_data_shaped_power(const struct smdsp_v34_data_tx *s);
 
 struct smdsp_v34_data_rx *smdsp_v34_data_rx_create(const struct smdsp_v34_data_config *cfg);
 /* as smdsp_v34_data_tx_configure() */

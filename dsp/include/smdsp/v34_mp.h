@@ -30,6 +30,17 @@ struct smdsp_v34_mp {
 	uint16_t reserved;		/* the 16 bits reserved for the ITU-T (Annex A uses bit 0) */
 };
 
+/*
+ * What a receiver's MP asks of the far transmitter for its nonlinear
+ * encoder and its shaping (the configurations of <smdsp/v34.h> and
+ * <smdsp/v34_train.h>)
+ */
+enum smdsp_v34_ask {
+	SMDSP_V34_ASK_AUTO = 0,		/* <smdsp/v34_train.h>'s rule, SMDSP_V34_NL_SNR_DB10 */
+	SMDSP_V34_ASK_NO,
+	SMDSP_V34_ASK_YES,
+};
+
 enum smdsp_v34_mp_error {
 	SMDSP_V34_MP_OK = 0,
 	SMDSP_V34_MP_SHORT = 1,		/* fewer bits than the type needs */

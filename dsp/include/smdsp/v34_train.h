@@ -62,6 +62,14 @@ struct smdsp_v34_train_config {
 	 */
 	unsigned int trellis;
 	/*
+	 * receiver: whether our MP asks the far transmitter for its nonlinear
+	 * encoder (9.7, theta = 0.3125) and for expanded shaping (more rings),
+	 * each an enum smdsp_v34_ask (AUTO: SMDSP_V34_ASK_RULE's rule from
+	 * TRN's error); the receiver decodes what it asked for. The
+	 * transmitter uses what the far MP asks.
+	 */
+	unsigned int nonlinear, shaping;
+	/*
 	 * The 200 bit/s auxiliary channel offered in our MP: it runs both ways
 	 * when both MPs offer it (9.2: W = 15 - J bits of each data frame),
 	 * its bits through smdsp_v34_train_tx_set_aux() and
@@ -107,6 +115,19 @@ enum smdsp_v34_train_state {
 	SMDSP_V34_T_CLEARED,	/* a renegotiation to no rate (the cleardown) done: silent */
 	SMDSP_V34_T_FAILED,	/* rx: lost (no S reversal, no PP, no J in time) */
 };
+
+/*
+ * The rule (doc/v34.md, "The nonlinear encoder and expanded shaping"):
+ * the nonlinear encoder where TRN's error is SMDSP_V34_NL_SNR_DB10 or
+ * more under the signal, within 5 dB of a G.711 codec's own 38 dB: there
+ * the codec's companding noise, which grows with the signal, is most of
+ * what is left (9.7's case; under it the line's own noise is, which the
+ * encoder's 0.5 dB more power on the line does not beat); expanded
+ * shaping wherever the rate has shell bits (v34_data sends it at minimum
+ * shaping's power: 0.2-0.6 dB more distance for 1 dB more peak, which a
+ * signal 12 dB and more under the codec's overload can spare).
+ */
+#define SMDSP_V34_NL_SNR_DB10 330
 
 struct smdsp_v34_train_tx;
 struct smdsp_v34_train_rx;
@@ -219,6 +240,7 @@ struct smdsp_v34_train_stats {
 	/* data: the input rescaled for a level that fell (a line's loss), confirmed; the loops held meanwhile */
 	uint32_t level_steps;
 	bool level_hold;
+	bool nonlinear, expanded;	/* data: what our MP asked for and the decoder undoes */
 	uint32_t aux_bits;		/* ... its bits delivered (B1's left out) */
 };
 
@@ -232,6 +254,12 @@ int smdsp_v34_train_rx_print(const struct smdsp_v34_train_rx *s, char *buf, size
 void smdsp_v34_train_rx_process(struct smdsp_v34_train_rx *s, const int16_t *x, unsigned int n);
 enum smdsp_v34_train_state smdsp_v34_train_rx_state(const struct smdsp_v34_train_rx *s);
 void smdsp_v34_train_rx_get_stats(const struct smdsp_v34_train_rx *s, struct smdsp_v34_train_stats *st);
+/*
+ * No S looked for in the next samples of input (while IDLE): the far MD,
+ * which may hold anything, an S included (11.3: its length is in the far
+ * INFO1). Input still reaches the canceller and the level.
+ */
+void smdsp_v34_train_rx_hold_s(struct smdsp_v34_train_rx *s, uint32_t samples);
 /* trained: the coefficients for our MP are ready */
 bool smdsp_v34_train_rx_trained(const struct smdsp_v34_train_rx *s);
 /*

@@ -85,6 +85,43 @@ void line_free(struct line *l)
 	free(l);
 }
 
+/*
+ * G.711's quantiser as its decoder's output: mu-law on 14 bits (bias 33,
+ * eight segments of 16 steps, each twice the last's), A-law on 13 (a first
+ * segment of 32 steps of 2, then seven of 16 steps doubling); the step's
+ * middle is what the decoder gives back.
+ */
+double line_g711(int codec, double v)
+{
+	double a = fabs(v), m, r;
+	int e;
+
+	if (codec == LINE_MULAW) {
+		m = fmin(a / 4, 8158) + 33;
+		e = (int)floor(log2(m)) - 5;
+		if (e < 0)
+			e = 0;
+		if (e > 7)
+			e = 7;
+		r = ldexp(1, e + 5) + floor((m - ldexp(1, e + 5)) / ldexp(1, e + 1)) * ldexp(1, e + 1) + ldexp(1, e);
+		r = (r - 33) * 4;
+	} else if (codec == LINE_ALAW) {
+		m = fmin(a / 8, 4095);
+		if (m < 32) {
+			r = floor(m / 2) * 2 + 1;
+		} else {
+			e = (int)floor(log2(m)) - 4;
+			if (e > 7)
+				e = 7;
+			r = ldexp(1, e + 4) + floor((m - ldexp(1, e + 4)) / ldexp(1, e)) * ldexp(1, e) + ldexp(1, e - 1);
+		}
+		r *= 8;
+	} else {
+		return v;
+	}
+	return v < 0 ? -r : r;
+}
+
 /* d carries the far end's tx to this receiver; own_tx: what this receiver's end sent */
 static void deliver(struct line *l, struct dir *d, const int16_t *tx, const int16_t *own_tx,
 		    int16_t *rx, int n)
@@ -100,6 +137,9 @@ static void deliver(struct line *l, struct dir *d, const int16_t *tx, const int1
 	sml_link_pull(&d->link, x, n);
 	for (i = 0; i < n; i++) {
 		double v = (l->c.channel ? chan_filter(&d->ch, x[i]) : x[i]) * l->gain;
+
+		if (l->c.codec)
+			v = line_g711(l->c.codec, v);
 
 		/* the sample sent echo_delay samples before this one */
 		d->echo[d->epos] = own_tx[i];

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Two of our V.34 ends over the line model (test code): see v34link.h. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -85,6 +86,8 @@ static bool end_init(struct end *e, const struct link_cfg *lc, bool caller, uint
 	tc.round_trip = 2 * (lc->line.delay + 16);
 	rc = tc;
 	rc.data_rate = caller ? lc->rate_ac : lc->b_rx_limit ? lc->b_rx_limit : lc->rate_ca;
+	rc.nonlinear = lc->nonlinear[!caller];
+	rc.shaping = lc->shaping[!caller];
 	e->src.s = seed;
 	e->sink.ref.s = seed ^ 0x5555;	/* the far end's source seed, set by the caller of end_init */
 	e->tx = smdsp_v34_train_tx_create(&tc, get_bit, &e->src);
@@ -105,6 +108,9 @@ void run_link(const struct link_cfg *lc, struct link_res *res)
 	clock_t cpu = 0;
 	enum smdsp_v34_train_state prev[2];
 	static struct delay dl[2];
+	double wsum[2] = { 0, 0 }, psum[2] = { 0, 0 };
+	long pn[2] = { 0, 0 };
+	int wn[2] = { 0, 0 };
 	bool ok;
 	int i, j;
 
@@ -146,8 +152,19 @@ void run_link(const struct link_cfg *lc, struct link_res *res)
 		for (i = 0; i < 2; i++) {
 			enum smdsp_v34_train_state ts = smdsp_v34_train_tx_state(e[i].tx);
 
+			if (ts == SMDSP_V34_T_DATA && res->tx_at[i][ts] >= 0 && (n + BLK) / 8000.0 > res->tx_at[i][ts] + 0.5)
+				for (j = 0; j < BLK; j++, pn[i]++)
+					psum[i] += (double)tx[i][j] * tx[i][j];
+
 			if (!res->data_at[i] && smdsp_v34_train_rx_state(e[i].rx) == SMDSP_V34_T_DATA)
 				res->data_at[i] = (n + BLK) / 8000.0;
+			if (res->data_at[i] && (n + BLK) / 8000.0 > res->data_at[i] + 0.5 && (n + BLK) % 800 == 0) {
+				struct smdsp_v34_train_stats ws;
+
+				smdsp_v34_train_rx_get_stats(e[i].rx, &ws);
+				wsum[i] += pow(10, -ws.wmse_db10 / 100.0);
+				wn[i]++;
+			}
 			if (ts != prev[i]) {
 				if (res->tx_at[i][ts] < 0)
 					res->tx_at[i][ts] = (n + BLK) / 8000.0;
@@ -177,6 +194,8 @@ void run_link(const struct link_cfg *lc, struct link_res *res)
 		res->errors[i] = e[i].sink.errors;
 		smdsp_v34_train_rx_get_stats(e[i].rx, &res->stats[i]);
 		res->mse[i] = res->stats[i].mse_db10;
+		res->wmse_mean[i] = wn[i] ? -10 * log10(wsum[i] / wn[i]) : 0;
+		res->tx_power[i] = pn[i] ? psum[i] / pn[i] : 0;
 		res->rate[i] = smdsp_v34_train_tx_rate(e[i].tx);
 		if (v34link_verbose) {
 			smdsp_v34_train_tx_print(e[i].tx, buf, sizeof(buf));

@@ -21,6 +21,10 @@ struct link_res {
 	/* line seconds when each transmitter first entered each state (-1: never), and entered S again */
 	double tx_at[2][SMDSP_V34_T_FAILED + 1];
 	double tx_s2_at[2];
+	/* data: each receiver's decoder error (wmse_db10, dB) as a mean of its powers every 0.1 s from 0.5 s in */
+	double wmse_mean[2];
+	/* each transmitter's mean square in the data mode (from 0.5 s in), samples */
+	double tx_power[2];
 };
 
 struct link_cfg {
@@ -47,6 +51,8 @@ struct link_cfg {
 	 * side, 0 .. V34LINK_MAX_LATENCY), which its echo_latency is told.
 	 */
 	int latency;
+	/* what each end's receiver asks for (enum smdsp_v34_ask: 0 its rule), A's first */
+	unsigned int nonlinear[2], shaping[2];
 };
 
 #define V34LINK_MAX_LATENCY 1024

@@ -52,6 +52,7 @@ struct smdsp_v34 {
 	unsigned int up_from;		/* ... from this rate */
 	bool mute;			/* phase 3: the far MD, our receiver hears zeros ... */
 	uint32_t mute_until;		/* ... until then */
+	bool md_hold_due;		/* the answer modem: the call modem's MD to let pass once our J starts */
 	uint64_t lvl_acc;		/* the received level: this 128 ms's sum of squares */
 	uint32_t lvl;			/* ... the last 128 ms's mean square */
 	uint32_t lvl_data;		/* ... when the data began, or our receiver last followed it down */

@@ -19,6 +19,7 @@ struct smdsp_v34_data_tx {
 	struct smdsp_v34_precode pre;
 	uint32_t power;
 	uint32_t frames;
+	struct smdsp_v34_frame_params pm;	/* room for minimum shaping's, to weigh expanded shaping */
 };
 
 struct smdsp_v34_data_rx {
@@ -38,6 +39,8 @@ struct smdsp_v34_data_rx {
 	struct smdsp_v34_mframe out_mf;
 	int64_t sf_sum;				/* the sync margins of the superframe coming in */
 	unsigned int sf_n, sf_miss;		/* ... their number, the misses */
+	uint32_t power;				/* the transmitter's smdsp_v34_data_tx_power() */
+	struct smdsp_v34_frame_params pm;	/* room for minimum shaping's, to weigh expanded shaping */
 	struct smdsp_v34_data_stats stats;
 };
 

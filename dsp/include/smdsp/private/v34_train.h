@@ -169,6 +169,8 @@ struct smdsp_v34_train_rx {
 	enum smdsp_echo_adapt ec_mode;
 	uint32_t tx_on;			/* tracking from then: the far window full of what was sent */
 	bool deaf;			/* our own training comes back: the far end's signals are not looked for */
+	bool s_held;			/* the far MD: no S looked for ... */
+	uint32_t s_hold;		/* ... until this input sample */
 	int erle_q8;
 	/* the far echo sought in the training's residual (v34_train_rx.c) */
 	struct smdsp_v34_onset far_seek;

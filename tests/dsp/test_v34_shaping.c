@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * V.34's nonlinear encoder (9.7) and expanded shaping on the line: each
+ * receiver asks the far transmitter for them in its MP (Table 18's
+ * "nonlinear encoder parameter select" and "constellation shaping select"
+ * bits), by its configuration or by the rule in <smdsp/v34_train.h>, and
+ * undoes them; the far transmitter uses what it was asked for.
+ *
+ * - Calls: two whole ends (dsp/v34.c) over the line model with a G.711
+ *   codec in each direction (tests/dsp/common/line.c), 4-wire and 2-wire,
+ *   each end's MP asking for neither, the nonlinear encoder, expanded
+ *   shaping, both, and one each (asymmetric): data both ways for 2 s
+ *   without a bit error, each end's asks as configured and the far end's
+ *   transmitter doing what it decoded from them. Then the rule: on a
+ *   mu-law line whose error is the codec's (about 37 dB) both ends ask for
+ *   both; on a noisier line without a codec, for expanded shaping only;
+ *   every end's asks are the rule applied to its own trained error.
+ * - The benefit, at a fixed rate (3429 baud, 33,600 bit/s, the rate
+ *   nearest the codec's limit): the decoder's error in the constellation's
+ *   units (its spacing fixed), averaged over both directions and three
+ *   lines, with and without each, on a mu-law line, an A-law line and a
+ *   line of white noise of about the same SNR, beside theory:
+ *   - expanded shaping: v34_data sends it at minimum shaping's power on
+ *     the line, so the error in units falls by the two shapings' mean
+ *     point power ratio (smdsp_v34_data_shaped_power(), the shell mapper's
+ *     ring use counted), on any line;
+ *   - the nonlinear encoder: with x' = x (1 + z/6 + z^2/120) sent and
+ *     inverted after the noise, the error in units against none's, from
+ *     the data's own points through smdsp_v34_nonlinear(): white noise,
+ *     the inverse's mean squared gain E[J]; noise proportional to each
+ *     symbol's own |x'|^2 (companding seen symbol by symbol, the most it
+ *     could gain) E|x|^2 / E[|x'|^2 J]; noise proportional to the mean
+ *     |x'|^2 (companding spread over the pulse's span, the least)
+ *     E|x|^2 / (E|x'|^2 E[J]). The codec lines' measurement must fall
+ *     between the last two, the white line's at the first. The encoder
+ *     also sends more power for the same level setting (its stretched
+ *     outer points): printed, measured on the line.
+ * Options: --quick (4-wire calls, the mu-law line's benefit), -v (each call's
+ * ends at the end).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <smdsp/v34.h>
+#include <smdsp/v34_data.h>
+#include <smdsp/v34_precode.h>
+#include <smdsp/v34_train.h>
+#include "line.h"
+#include "chan.h"
+#include "tutil.h"
+#include "check.h"
+#include "v34rule.h"
+#include "v34link.h"
+
+#define LEVEL (-120)
+#define BLK 80
+#define DATA_S 2		/* seconds of data judged each way */
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static int verbose;
+static bool quick;
+
+/* ---- a PRBS each way, the receiver's checker seeded from its first 23 bits ---- */
+
+struct prbs {
+	uint32_t s;
+	unsigned long n, errors;
+};
+
+static int prbs_next(struct prbs *p)
+{
+	int b = (int)(((p->s >> 22) ^ (p->s >> 17)) & 1);
+
+	p->s = (p->s << 1) | (uint32_t)b;
+	return b;
+}
+
+static int src_bit(void *user)
+{
+	return prbs_next(user);
+}
+
+static void sink_bit(void *user, int bit)
+{
+	struct prbs *k = user;
+
+	if (k->n++ < 23) {
+		k->s = (k->s << 1) | (uint32_t)(bit & 1);
+		return;
+	}
+	k->errors += (unsigned long)(prbs_next(k) != bit);
+}
+
+/* ---- one whole call ---- */
+
+struct call {
+	const char *name;
+	struct line_cfg line;
+	bool two_wire;
+	unsigned int nl[2], ex[2];	/* each end's asks (enum smdsp_v34_ask), the call modem's first */
+};
+
+struct result {
+	bool data[2];
+	struct smdsp_v34_stats st[2];
+	struct prbs rx[2];
+};
+
+static void run_call(const struct call *c, struct result *r)
+{
+	struct smdsp_v34_config cfg[2];
+	struct smdsp_v34 *m[2];
+	struct line *l = line_create(&c->line);
+	struct prbs tx[2];
+	int16_t out[2][BLK], in[2][BLK] = { { 0 } };
+	long t, data_at = -1, stop = 8000L * 30;
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < 2; i++) {
+		memset(&cfg[i], 0, sizeof(cfg[i]));
+		cfg[i].calling = i == 0;
+		cfg[i].level_dbm0_10 = LEVEL;
+		cfg[i].far_level_dbm0_10 = LEVEL;
+		v34_info0_upto(c->two_wire ? 3000 : 3429, &cfg[i].info0);
+		cfg[i].max_rate = c->two_wire ? 21600 : 0;
+		cfg[i].two_wire = c->two_wire;
+		cfg[i].echo_latency = c->two_wire ? BLK : 0;
+		cfg[i].nonlinear = c->nl[i];
+		cfg[i].shaping = c->ex[i];
+		tx[i].s = 0x2468acu + 0x1357u * (uint32_t)i;
+		cfg[i].get_bit = src_bit;
+		cfg[i].get_user = &tx[i];
+		cfg[i].put_bit = sink_bit;
+		cfg[i].put_user = &r->rx[i];
+		m[i] = smdsp_v34_create(&cfg[i]);
+	}
+	CHECK(m[0] && m[1] && l);
+	if (!m[0] || !m[1] || !l)
+		goto out;
+	for (t = 0; t < stop; t += BLK) {
+		for (i = 0; i < 2; i++)
+			smdsp_v34_process(m[i], in[i], out[i], BLK);
+		if (data_at < 0 && smdsp_v34_state(m[0]) == SMDSP_V34_DATA && smdsp_v34_state(m[1]) == SMDSP_V34_DATA) {
+			data_at = t;
+			stop = t + 8000L * DATA_S;
+		}
+		if (smdsp_v34_state(m[0]) == SMDSP_V34_FAILED || smdsp_v34_state(m[1]) == SMDSP_V34_FAILED)
+			break;
+		line_process(l, out[0], in[0], out[1], in[1], BLK);
+	}
+	for (i = 0; i < 2; i++) {
+		r->data[i] = smdsp_v34_state(m[i]) == SMDSP_V34_DATA;
+		smdsp_v34_get_stats(m[i], &r->st[i]);
+		if (verbose) {
+			char b[300];
+
+			smdsp_v34_print(m[i], b, sizeof(b));
+			printf("  %s\n", b);
+		}
+	}
+out:
+	for (i = 0; i < 2; i++)
+		smdsp_v34_free(m[i]);
+	line_free(l);
+}
+
+/* what the rule gives a receiver with this trained error, at this symbol rate and data rate */
+static void rule(int trn_db10, unsigned int symrate, unsigned int rate, bool *nl, bool *ex)
+{
+	struct smdsp_v34_frame_params p;
+
+	*nl = trn_db10 >= SMDSP_V34_NL_SNR_DB10;
+	*ex = !smdsp_v34_frame_params(symrate, rate, false, true, &p) && p.k;
+}
+
+static bool asked(unsigned int ask, bool by_rule)
+{
+	return ask == SMDSP_V34_ASK_AUTO ? by_rule : ask == SMDSP_V34_ASK_YES;
+}
+
+/* one call's checks; returns whether both ends asked for the nonlinear encoder / expanded shaping */
+static void check_call(const struct call *c, const struct result *r, bool anl[2], bool aex[2])
+{
+	int i;
+
+	printf("%-34s %s: %s/%s, rates %u/%u, TRN %.1f/%.1f dB, asked nl %d/%d ex %d/%d, sent nl %d/%d ex %d/%d, bits %lu/%lu, errors %lu/%lu\n",
+	       c->name, c->two_wire ? "2-wire" : "4-wire", r->data[0] ? "data" : "-", r->data[1] ? "data" : "-",
+	       r->st[0].rx.rate, r->st[1].rx.rate, r->st[0].rx.trn_mse_db10 / 10.0, r->st[1].rx.trn_mse_db10 / 10.0,
+	       r->st[0].rx.nonlinear, r->st[1].rx.nonlinear, r->st[0].rx.expanded, r->st[1].rx.expanded,
+	       r->st[0].tx.nonlinear, r->st[1].tx.nonlinear, r->st[0].tx.expanded, r->st[1].tx.expanded, r->rx[0].n,
+	       r->rx[1].n, r->rx[0].errors, r->rx[1].errors);
+	for (i = 0; i < 2; i++) {
+		const struct smdsp_v34_dir *d = &r->st[i].rx;
+		bool nl, ex;
+
+		CHECK(r->data[i] && r->rx[i].n > 9600UL * DATA_S && r->rx[i].errors == 0,
+		      "%s: end %d %s, %lu bits, %lu wrong", c->name, i, r->data[i] ? "data" : "not in data", r->rx[i].n,
+		      r->rx[i].errors);
+		rule(d->trn_mse_db10, d->symrate, d->mp_rate, &nl, &ex);
+		/* our MP's asks: the configuration's, or the rule on our own error */
+		CHECK(d->nonlinear == asked(c->nl[i], nl) && d->expanded == asked(c->ex[i], ex),
+		      "%s: end %d asked nl %d ex %d (configured %u %u, the rule %d %d at %d dB/10)", c->name, i,
+		      d->nonlinear, d->expanded, c->nl[i], c->ex[i], nl, ex, d->trn_mse_db10);
+		/* the far transmitter did what it decoded from our MP */
+		CHECK(r->st[1 - i].tx.nonlinear == d->nonlinear && r->st[1 - i].tx.expanded == d->expanded,
+		      "%s: end %d asked nl %d ex %d, the far end sends nl %d ex %d", c->name, i, d->nonlinear,
+		      d->expanded, r->st[1 - i].tx.nonlinear, r->st[1 - i].tx.expanded);
+		anl[i] = d->nonlinear;
+		aex[i] = d->expanded;
+	}
+}
+
+static const struct line_cfg mulaw4 = {
+	.loss_db = 6, .noise_dbm0 = -75, .echo_db = -999, .delay = 8 * 20, .ppm = 50, .seed = 5,
+	.codec = LINE_MULAW
+};
+
+static struct line_cfg wire2(uint64_t seed)
+{
+	struct line_cfg l = {
+		.loss_db = 10, .noise_dbm0 = -60, .echo_db = -999, .delay = 8 * 40, .ppm = -100,
+		.seed = seed, .channel = CHAN_TELEPHONE, .hybrid = 3, .hybrid_erl_db = 10,
+		.far_echo_db = 28, .far_hybrid = 4, .far_echo_hz = 3, .codec = LINE_ALAW,
+	};
+
+	l.far_echo_delay = 2 * (l.delay + 16);
+	return l;
+}
+
+static void test_calls(void)
+{
+	static const struct {
+		const char *name;
+		unsigned int nl[2], ex[2];
+	} asks[] = {
+		{ "neither", { SMDSP_V34_ASK_NO, SMDSP_V34_ASK_NO }, { SMDSP_V34_ASK_NO, SMDSP_V34_ASK_NO } },
+		{ "the nonlinear encoder", { SMDSP_V34_ASK_YES, SMDSP_V34_ASK_YES }, { SMDSP_V34_ASK_NO, SMDSP_V34_ASK_NO } },
+		{ "expanded shaping", { SMDSP_V34_ASK_NO, SMDSP_V34_ASK_NO }, { SMDSP_V34_ASK_YES, SMDSP_V34_ASK_YES } },
+		{ "both", { SMDSP_V34_ASK_YES, SMDSP_V34_ASK_YES }, { SMDSP_V34_ASK_YES, SMDSP_V34_ASK_YES } },
+		{ "one each (nl at the call modem)", { SMDSP_V34_ASK_YES, SMDSP_V34_ASK_NO }, { SMDSP_V34_ASK_NO, SMDSP_V34_ASK_YES } },
+	};
+	struct call c;
+	struct result r;
+	bool nl[2], ex[2];
+	unsigned int n, w;
+
+	for (w = 0; w < (quick ? 1u : 2u); w++) {
+		for (n = 0; n < ARRAY_SIZE(asks); n++) {
+			memset(&c, 0, sizeof(c));
+			c.name = asks[n].name;
+			c.two_wire = w;
+			c.line = w ? wire2(40 + n) : mulaw4;
+			memcpy(c.nl, asks[n].nl, sizeof(c.nl));
+			memcpy(c.ex, asks[n].ex, sizeof(c.ex));
+			run_call(&c, &r);
+			check_call(&c, &r, nl, ex);
+		}
+	}
+	/* the rule: a line whose error is the codec's, then a noisier one without a codec */
+	memset(&c, 0, sizeof(c));
+	c.name = "the rule, mu-law";
+	c.line = mulaw4;
+	run_call(&c, &r);
+	check_call(&c, &r, nl, ex);
+	CHECK(nl[0] && nl[1] && ex[0] && ex[1], "the rule on a mu-law line: nl %d/%d ex %d/%d", nl[0], nl[1], ex[0],
+	      ex[1]);
+	c.name = "the rule, white noise";
+	c.line.codec = 0;
+	c.line.noise_dbm0 = -50;
+	run_call(&c, &r);
+	check_call(&c, &r, nl, ex);
+	CHECK(!nl[0] && !nl[1] && ex[0] && ex[1], "the rule on a noisy line: nl %d/%d ex %d/%d", nl[0], nl[1], ex[0],
+	      ex[1]);
+	if (quick)
+		return;
+	c.name = "the rule, A-law 2-wire";
+	c.two_wire = true;
+	c.line = wire2(60);
+	run_call(&c, &r);
+	check_call(&c, &r, nl, ex);
+}
+
+/* ---- the benefit against theory ---- */
+
+#define B_SYMRATE SMDSP_V34_S3429
+#define B_RATE 33600
+
+/*
+ * The nonlinear encoder's theory on the data's points (minimum shaping, no
+ * precoding): the inverse's squared gain J at each point (both directions,
+ * by a small step), and the three models' gains (dB) in *white, *sym,
+ * *spread (see the top)
+ */
+static void nl_theory(double *white, double *sym, double *spread)
+{
+	struct smdsp_v34_data_config c = { .symbol_rate = B_SYMRATE, .data_rate = B_RATE, .states = 16,
+					   .caller = true };
+	struct smdsp_v34_data_tx *tx = smdsp_v34_data_tx_create(&c);
+	uint64_t seed = 0x5eedULL;
+	double ex = 0, exn = 0, ej = 0, exnj = 0;
+	unsigned long n = 0;
+	uint32_t pw;
+	unsigned int f, i, k;
+
+	if (!tx) {
+		CHECK(0, "v34_data refused 33,600 at 3429 baud");
+		return;
+	}
+	pw = smdsp_v34_data_tx_power(tx);
+	for (f = 0; f < 3000; f++) {
+		uint8_t b[SMDSP_V34_MAX_B];
+		int32_t x[16];
+		unsigned int nb = smdsp_v34_data_tx_bits(tx);
+
+		for (i = 0; i < nb; i++)
+			b[i] = (uint8_t)(t_rand64(&seed) >> 63);
+		smdsp_v34_data_tx_frame(tx, b, 0, x, NULL);
+		for (i = 0; i < 8; i++) {
+			int32_t v[2] = { x[2 * i], x[2 * i + 1] };
+			double p = (double)v[0] * v[0] + (double)v[1] * v[1], pn, j = 0;
+
+			smdsp_v34_nonlinear(v, SMDSP_V34_THETA, pw);
+			pn = (double)v[0] * v[0] + (double)v[1] * v[1];
+			/* a step of 32 (a quarter unit) each way, through the inverse */
+			for (k = 0; k < 2; k++) {
+				int32_t u[2] = { v[0] + (k ? 0 : 32), v[1] + (k ? 32 : 0) };
+				int32_t o[2] = { v[0], v[1] };
+
+				smdsp_v34_nonlinear_inverse(u, SMDSP_V34_THETA, pw);
+				smdsp_v34_nonlinear_inverse(o, SMDSP_V34_THETA, pw);
+				j += (pow(u[0] - o[0], 2) + pow(u[1] - o[1], 2)) / (32.0 * 32.0) / 2;
+			}
+			ex += p;
+			exn += pn;
+			ej += j;
+			exnj += pn * j;
+			n++;
+		}
+	}
+	smdsp_v34_data_tx_free(tx);
+	*white = -10 * log10(ej / n);
+	*sym = 10 * log10(ex / exnj);
+	*spread = 10 * log10(ex / n / (exn / n * ej / n));
+}
+
+/* the expanded shaping's theory: minimum over expanded shaping's actual point power (dB) */
+static double ex_theory(void)
+{
+	struct smdsp_v34_data_config c = { .symbol_rate = B_SYMRATE, .data_rate = B_RATE, .states = 16 };
+	struct smdsp_v34_data_tx *a, *b;
+	double g = 0;
+
+	a = smdsp_v34_data_tx_create(&c);
+	c.expanded = true;
+	b = smdsp_v34_data_tx_create(&c);
+	CHECK(a && b);
+	if (a && b)
+		g = 10 * log10((double)smdsp_v34_data_shaped_power(a) / smdsp_v34_data_shaped_power(b));
+	smdsp_v34_data_tx_free(a);
+	smdsp_v34_data_tx_free(b);
+	return g;
+}
+
+struct bench {
+	double err;		/* the decoder's error, dB of units squared */
+	double power;		/* the transmitters' mean square on the line, dB */
+	unsigned long bits, errors;
+};
+
+static void measure(const struct line_cfg *line, unsigned int nl, unsigned int ex, struct bench *b)
+{
+	struct smdsp_v34_data_config c = { .symbol_rate = B_SYMRATE, .data_rate = B_RATE, .states = 16,
+					   .expanded = ex == SMDSP_V34_ASK_YES };
+	struct smdsp_v34_data_tx *t = smdsp_v34_data_tx_create(&c);
+	double acc = 0, pw = 0, dp;
+	unsigned int s, i, n = 0;
+
+	memset(b, 0, sizeof(*b));
+	if (!t)
+		return;
+	dp = 10 * log10(smdsp_v34_data_tx_power(t) / 16384.0);
+	smdsp_v34_data_tx_free(t);
+	for (s = 0; s < 3; s++) {
+		struct link_cfg lc = { .symrate = B_SYMRATE, .rate_ca = B_RATE, .rate_ac = B_RATE, .seconds = 4,
+				       .fixed_rate = true, .line = *line };
+		struct link_res r;
+
+		lc.line.seed += s;
+		lc.nonlinear[0] = lc.nonlinear[1] = nl;
+		lc.shaping[0] = lc.shaping[1] = ex;
+		run_link(&lc, &r);
+		for (i = 0; i < 2; i++) {
+			CHECK(r.st[i] == SMDSP_V34_T_DATA && r.stats[i].nonlinear == (nl == SMDSP_V34_ASK_YES) &&
+			      r.stats[i].expanded == (ex == SMDSP_V34_ASK_YES), "nl %u ex %u: end %d state %d", nl, ex,
+			      i, r.st[i]);
+			acc += pow(10, (dp - r.wmse_mean[i]) / 10);
+			pw += r.tx_power[i];
+			n++;
+			b->bits += r.bits[i];
+			b->errors += r.errors[i];
+		}
+	}
+	b->err = 10 * log10(acc / n);
+	b->power = 10 * log10(pw / n);
+}
+
+static void test_benefit(void)
+{
+	static const struct {
+		const char *name;
+		int codec;
+		double noise;
+	} lines[] = {
+		{ "mu-law", LINE_MULAW, -80 },
+		{ "A-law", LINE_ALAW, -80 },
+		{ "white noise", 0, -56 },
+	};
+	double white = 0, sym = 0, spread = 0, gex = ex_theory();
+	unsigned int k;
+
+	nl_theory(&white, &sym, &spread);
+	printf("3429 baud, 33,600 bit/s, flat, 3 dB loss; theory: expanded %.2f dB; nonlinear white %.2f, companding %.2f to %.2f dB\n",
+	       gex, white, spread, sym);
+	CHECK(gex > 0.1 && gex < 0.7, "expanded shaping's theory %.2f dB", gex);
+	for (k = 0; k < (quick ? 1 : ARRAY_SIZE(lines)); k++) {
+		struct line_cfg l = { .loss_db = 3, .noise_dbm0 = lines[k].noise, .echo_db = -200, .delay = 40,
+				      .seed = 70 + 10 * k, .codec = lines[k].codec };
+		struct bench b[4];
+		unsigned int i;
+		double g_ex, g_nl, g_both;
+
+		for (i = 0; i < 4; i++)
+			measure(&l, i & 1 ? SMDSP_V34_ASK_YES : SMDSP_V34_ASK_NO,
+				i & 2 ? SMDSP_V34_ASK_YES : SMDSP_V34_ASK_NO, &b[i]);
+		g_ex = b[0].err - b[2].err;
+		g_nl = b[0].err - b[1].err;
+		g_both = b[0].err - b[3].err;
+		printf("  %-11s error in units %.2f / nl %.2f / ex %.2f / both %.2f dB: gains nl %.2f, ex %.2f, both %.2f dB; power on the line +%.2f dB with nl; bits %lu, errors %lu\n",
+		       lines[k].name, b[0].err, b[1].err, b[2].err, b[3].err, g_nl, g_ex, g_both, b[1].power - b[0].power,
+		       b[0].bits + b[1].bits + b[2].bits + b[3].bits,
+		       b[0].errors + b[1].errors + b[2].errors + b[3].errors);
+		for (i = 0; i < 4; i++)
+			CHECK(b[i].bits > 500000 && b[i].errors == 0, "%s, case %u: %lu bits, %lu wrong", lines[k].name,
+			      i, b[i].bits, b[i].errors);
+		CHECK(fabs(g_ex - gex) <= 0.15, "%s: expanded shaping gains %.2f dB, theory %.2f", lines[k].name, g_ex,
+		      gex);
+		if (lines[k].codec)
+			CHECK(g_nl >= spread - 0.15 && g_nl <= sym + 0.15,
+			      "%s: the nonlinear encoder gains %.2f dB, theory %.2f to %.2f", lines[k].name, g_nl,
+			      spread, sym);
+		else
+			CHECK(fabs(g_nl - white) <= 0.15, "%s: the nonlinear encoder gains %.2f dB, theory %.2f",
+			      lines[k].name, g_nl, white);
+		/* the two together: near the sum of their gains */
+		CHECK(fabs(g_both - g_nl - g_ex) <= 0.2, "%s: both gain %.2f dB, apart %.2f + %.2f", lines[k].name,
+		      g_both, g_nl, g_ex);
+	}
+}
+
+/* the configuration's range */
+static void test_config(void)
+{
+	struct smdsp_v34_config cfg = { .calling = true, .level_dbm0_10 = LEVEL, .far_level_dbm0_10 = LEVEL };
+	struct smdsp_v34 *s;
+
+	v34_info0_upto(3429, &cfg.info0);
+	cfg.nonlinear = SMDSP_V34_ASK_YES + 1;
+	s = smdsp_v34_create(&cfg);
+	CHECK(s == NULL, "nonlinear %u taken", cfg.nonlinear);
+	smdsp_v34_free(s);
+	cfg.nonlinear = SMDSP_V34_ASK_YES;
+	cfg.shaping = SMDSP_V34_ASK_YES + 1;
+	s = smdsp_v34_create(&cfg);
+	CHECK(s == NULL, "shaping %u taken", cfg.shaping);
+	smdsp_v34_free(s);
+	cfg.shaping = SMDSP_V34_ASK_YES;
+	s = smdsp_v34_create(&cfg);
+	CHECK(s != NULL, "both asked for: refused");
+	smdsp_v34_free(s);
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-v"))
+			verbose++;
+		else if (!strcmp(argv[i], "--quick"))
+			quick = true;
+	test_config();
+	test_calls();
+	test_benefit();
+	return t_report("test_v34_shaping");
+}

@@ -457,6 +457,38 @@ static void print_out(const struct scen *sc, const struct out *o)
 	       a->al.inserted, a->al.wrong);
 }
 
+/* where a scenario's bits are judged from */
+enum judge_from {
+	FROM_START,		/* the whole call */
+	FROM_ACT,		/* the act */
+	FROM_BEFORE_ACT,	/* half a second before the act */
+	FROM_FRESH,		/* FRESH after the data came back (the whole call if it never settled) */
+};
+
+/*
+ * After a retrain the data is judged from half a second on: a fresh
+ * training on tel4 at phase 2's 24000 bit/s carries a burst of errors in
+ * its first quarter second (the call's own start does too), which is phase
+ * 2's rate and the training's, not the retrain's
+ */
+#define FRESH 4000
+
+/* one scenario run, its bits judged from `f` on, its line printed */
+static void run_judged(const struct scen *sc, struct out *o, enum judge_from f)
+{
+	long from = 0;
+
+	run(sc, o);
+	if (f == FROM_ACT)
+		from = o->act_at;
+	else if (f == FROM_BEFORE_ACT)
+		from = o->act_at - 4000;
+	else if (f == FROM_FRESH && o->done_at >= 0)
+		from = o->back_at + FRESH;
+	judge_bits(o, (uint32_t)from);
+	print_out(sc, o);
+}
+
 /* both ends in the data mode at the end, carrying data both ways */
 static void check_data(const struct scen *sc, const struct out *o, unsigned long max_lost,
 		       unsigned long max_inserted, unsigned long wrong_per_1e4)
@@ -526,9 +558,7 @@ static void test_reneg(void)
 
 		if (skip(sc[n].name, n))
 			continue;
-		run(&sc[n], &o);
-		judge_bits(&o, (uint32_t)(o.act_at - 4000));
-		print_out(&sc[n], &o);
+		run_judged(&sc[n], &o, FROM_BEFORE_ACT);
 		CHECK(o.act_at >= 0 && o.done_at >= 0, "%s: never settled", sc[n].name);
 		check_data(&sc[n], &o, RENEG_LOST, 0, 0);
 		for (i = 0; i < 2; i++) {
@@ -732,9 +762,7 @@ static void test_steady(void)
 
 		if (skip(sc[n].name, n))
 			continue;
-		run(&sc[n], &o);
-		judge_bits(&o, (uint32_t)o.act_at);
-		print_out(&sc[n], &o);
+		run_judged(&sc[n], &o, FROM_ACT);
 		for (i = 0; i < 2; i++) {
 			const struct end_out *e = &o.e[i];
 
@@ -749,14 +777,6 @@ static void test_steady(void)
 		}
 	}
 }
-
-/*
- * After a retrain the data is judged from half a second on: a fresh
- * training on tel4 at phase 2's 24000 bit/s carries a burst of errors in
- * its first quarter second (the call's own start does too), which is phase
- * 2's rate and the training's, not the retrain's
- */
-#define FRESH 4000
 
 static void test_retrain(void)
 {
@@ -775,9 +795,7 @@ static void test_retrain(void)
 
 		if (skip(sc[n].name, n))
 			continue;
-		run(&sc[n], &o);
-		judge_bits(&o, (uint32_t)(o.done_at >= 0 ? o.back_at + FRESH : 0));
-		print_out(&sc[n], &o);
+		run_judged(&sc[n], &o, FROM_FRESH);
 		CHECK(o.done_at >= 0, "%s: never settled", sc[n].name);
 		/*
 		 * One slip where the data starts again: the bits sent while the
@@ -813,9 +831,7 @@ static void test_fault(void)
 
 	if (skip(sc.name, 0))
 		return;
-	run(&sc, &o);
-	judge_bits(&o, (uint32_t)(o.done_at >= 0 ? o.back_at + FRESH : 0));
-	print_out(&sc, &o);
+	run_judged(&sc, &o, FROM_FRESH);
 	CHECK(o.done_at >= 0, "%s: never settled", sc.name);
 	check_data(&sc, &o, ~0UL, 2 * 33600 / 10, 0);
 	for (i = 0; i < 2; i++)
@@ -842,9 +858,7 @@ static void test_cleardown(void)
 
 		if (skip(sc[n].name, n))
 			continue;
-		run(&sc[n], &o);
-		judge_bits(&o, (uint32_t)(o.act_at - 4000));
-		print_out(&sc[n], &o);
+		run_judged(&sc[n], &o, FROM_BEFORE_ACT);
 		CHECK(o.done_at >= 0 && o.done_at - o.act_at < 8000 * 2 + 4 * sc[n].line.delay, "%s: %.2f s",
 		      sc[n].name, (o.done_at - o.act_at) / 8000.0);
 		for (i = 0; i < 2; i++) {
@@ -882,9 +896,7 @@ static void test_vanish(void)
 
 		if (skip(sc[n].name, n))
 			continue;
-		run(&sc[n], &o);
-		judge_bits(&o, 0);
-		print_out(&sc[n], &o);
+		run_judged(&sc[n], &o, FROM_START);
 		w = &o.e[sc[n].who];
 		/* the renegotiation's limit: 4 s and two round trips */
 		CHECK(w->st == SMDSP_V34_FAILED && w->fail == SMDSP_V34_FAIL_RENEG &&

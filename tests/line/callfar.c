@@ -42,6 +42,7 @@
  * callfar --sweep-ans far ends with and without V.8, 0-15 dB down, the same
  * callfar --sweep-factory  the factory profile dialling and answering far ends
  *                     from V.21 to V.34, with and without V.8, the same
+ * callfar --sweep-far V.32bis with a far echo behind the lab's paths, the same
  * callfar --grid-ans  the 720 calls --sweep-ans was drawn from, counted
  * callfar --help      the options
  */
@@ -94,6 +95,9 @@ static void delay_pop(struct delay *d, int16_t *x, size_t n)
 struct cfg {
 	unsigned int period, lead, up, down, start, rate, bytes;
 	double delay_ms, max_s, atten_db, noise_dbm0;
+	/* the far echo: our signal back from the far hybrid (m far_hybrid), dB down (0: none) */
+	double far_echo_db, far_echo_ms, far_echo_hz;
+	int far_hybrid;
 	const char *route;
 	const char *incoming;	/* smline's far modem calls ours: its words */
 	bool no_hybrid;		/* a line without the guest's hybrid (test_clients') */
@@ -199,11 +203,13 @@ static const char usage[] =
 	"  --atten DB         the far end's loss on the way to the engine\n"
 	"  --noise DBM0       the line's noise (-99: none)\n"
 	"  --no-hybrid        no hybrid (no near echo) on the wire\n"
+	"  --far-echo DB --far-echo-ms MS --far-echo-hz HZ --far-hybrid M\n"
+	"                     a far echo of ours, DB down, MS round trip, shifted HZ (none)\n"
 	"  --max-s S          the call's limit in line seconds (40)\n"
 	"  --record           smline's record of the call (a RECORD line), even when it went well\n"
 	"  --factory          the engine offers V.34 whatever the far end runs (AT&F's +MS=V34)\n"
 	"  -v                 smline's log\n"
-	"  --sweep, --sweep-v34, --sweep-ans, --sweep-factory   the kept cases, CHECKed\n"
+	"  --sweep, --sweep-v34, --sweep-ans, --sweep-factory, --sweep-far   the kept cases, CHECKed\n"
 	"  --grid-ans         720 calls with and without V.8's answer tone (minutes)\n"
 	"  --help             this text\n"
 	"exit 0 if the call connected at --rate (through V.8 when the far end has it) and\n"
@@ -252,6 +258,10 @@ static int one_call(const struct cfg *c, struct result *r)
 	wc.delay_ms = c->delay_ms;
 	wc.atten_db = c->atten_db;
 	wc.noise_dbm0 = c->noise_dbm0;
+	wc.far_echo_db = c->far_echo_db;
+	wc.far_echo_ms = c->far_echo_ms;
+	wc.far_echo_hz = c->far_echo_hz;
+	wc.far_hybrid = c->far_hybrid;
 	xc.wire = &wc;
 	sl.w = sml_wire_new(&wc);
 	xc.line = sl.w;
@@ -729,6 +739,51 @@ static int sweep_factory(const struct cfg *base)
 	return t_report("callfar");
 }
 
+/*
+ * V.32bis dialled over the lab's paths (the guest's audio path each way, our
+ * echo 3500-4600 samples back) and a line 12.5-100 ms each way whose far
+ * hybrid returns our signal 10-15 dB down, shifted -7..+7 Hz: the far echo
+ * comes back the line's round trip (and the far hybrid's few ms) after the
+ * near one, behind the audio path as in the guest, where the far canceller's
+ * window must find it.  Each call must reach 14400 with every byte back, no
+ * retrain, and the canceller's ERLE at 20 dB or more.
+ */
+static int sweep_far(const struct cfg *base)
+{
+	static const struct {
+		unsigned int echo, down;
+		double far_db, far_hz, delay_ms, far_loop_ms;
+		int far_hybrid;
+	} cases[] = {
+		{ 3500, 300, 12, 0, 25, 0, 1 }, { 4000, 1000, 10, 3, 50, 2, 3 },
+		{ 4600, 2000, 15, -7, 100, 0, 5 }, { 3712, 232, 12, 7, 12.5, 1, 2 },
+		{ 4000, 1000, 12, -5.5, 75, 3, 4 }, { 4600, 2000, 10, 5.5, 37.5, 0, 1 },
+	};
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(cases); k++) {
+		struct cfg c = *base;
+		struct result r;
+
+		c.up = cases[k].echo - cases[k].down;
+		c.down = cases[k].down;
+		c.delay_ms = cases[k].delay_ms;
+		c.far_echo_db = cases[k].far_db;
+		c.far_echo_ms = 2 * cases[k].delay_ms + cases[k].far_loop_ms;
+		c.far_echo_hz = cases[k].far_hz;
+		c.far_hybrid = cases[k].far_hybrid;
+		c.bytes = 4096;
+		c.max_s = 60;
+		if (one_call(&c, &r))
+			return 2;
+		print_result(&c, &r);
+		CHECK(call_ok(&c, &r) && r.retrains == 0 && r.erle_db >= 20,
+		      "case %u: connected %d at %u, %zu bytes back, %u retrains, ERLE %d dB", k,
+		      r.connected, r.rate, r.echoed, r.retrains, r.erle_db);
+	}
+	return t_report("callfar");
+}
+
 int main(int argc, char **argv)
 {
 	struct cfg c = { .period = 0, .lead = 2048, .up = 3048, .down = 1000, .rate = 14400,
@@ -767,6 +822,8 @@ int main(int argc, char **argv)
 			return sweep_ans(&c);
 		if (!strcmp(o, "--sweep-factory"))
 			return sweep_factory(&c);
+		if (!strcmp(o, "--sweep-far"))
+			return sweep_far(&c);
 		if (!strcmp(o, "--grid-ans"))
 			return grid_ans(&c);
 		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
@@ -794,6 +851,14 @@ int main(int argc, char **argv)
 			c.atten_db = atof(v);
 		else if (!strcmp(o, "--noise"))
 			c.noise_dbm0 = atof(v);
+		else if (!strcmp(o, "--far-echo"))
+			c.far_echo_db = atof(v);
+		else if (!strcmp(o, "--far-echo-ms"))
+			c.far_echo_ms = atof(v);
+		else if (!strcmp(o, "--far-echo-hz"))
+			c.far_echo_hz = atof(v);
+		else if (!strcmp(o, "--far-hybrid"))
+			c.far_hybrid = atoi(v);
 		else if (!strcmp(o, "--rate"))
 			c.rate = (unsigned int)atoi(v);
 		else if (!strcmp(o, "--bytes"))

@@ -179,6 +179,12 @@ def test_options_checked(make_params):
         make_params(["--load", "pump", "--clock", "real"])
     with pytest.raises(SystemExit):
         make_params(["--load", "pump", "--pump-line", "--noise '-50"])
+    # smline's echo service would mix the modem's own bytes into what the DTE checks
+    for far in ("v34,v42,echo", "v22bis,send=random:10:1", "v32bis,expect=file:/x"):
+        with pytest.raises(SystemExit):
+            make_params(["--load", "pump", "--pump-far", far])
+    assert make_params(["--load", "pump", "--pump-far", "v34,v42,worsen=2,worsen_noise=-40"])[
+        "pump_far"] == "v34,v42,worsen=2,worsen_noise=-40"
     with pytest.raises(SystemExit):
         make_params(["--slow-context", "int thr"])
     with pytest.raises(SystemExit):

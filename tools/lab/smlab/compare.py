@@ -827,6 +827,12 @@ def params(ap, a):
             shlex.split(a.pump_line)
         except ValueError as e:
             ap.error("--pump-line: %s" % e)
+        # the route sends and checks its own bytes each way (send=, expect=)
+        bad = [w for w in a.pump_far.split(",")
+               if w.split("=")[0] in ("echo", "send", "expect", "save")]
+        if bad:
+            ap.error("--pump-far %s: the calls send and check their own bytes each way; "
+                     "leave out %s" % (a.pump_far, ",".join(bad)))
         p.update({"pump_duration_s": a.pump_duration, "pump_bytes": a.pump_bytes,
                   "pump_far": a.pump_far, "pump_line": a.pump_line, "pump_at": a.pump_at,
                   "pump_onhook_s": a.pump_onhook, "pump_calls": a.pump_calls,

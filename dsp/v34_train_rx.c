@@ -663,6 +663,22 @@ static void data_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o
 }
 
 /*
+ * Symbol k with the loops held: the carrier turning at its frequency, the
+ * sampling instants moving at the timing loop's mean rate (every 8th symbol)
+ */
+static void coast(struct smdsp_v34_train_rx *s, uint32_t k)
+{
+	s->phase += (uint32_t)s->freq;
+	if (!(k & 7)) {
+		int32_t acc = s->tfrac + s->tavg, a = acc / 256;
+
+		s->tfrac = acc - a * 256;
+		smdsp_v34_demod_adjust(s->demod, a);
+		s->st.timing_ticks += a;
+	}
+}
+
+/*
  * The call modem on a 2-wire line, from its own S coming back to phase 4's
  * TRN: the equaliser and loops held (the far end silent, then S whose line
  * spectrum would mistrain the equaliser), the carrier turning and the
@@ -674,14 +690,7 @@ static smdsp_noinline void p4_symbol(struct smdsp_v34_train_rx *s, const struct 
 	unsigned int q, dq;
 	bool strong;
 
-	s->phase += (uint32_t)s->freq;
-	if (!(k & 7)) {
-		int32_t acc = s->tfrac + s->tavg, a = acc / 256;
-
-		s->tfrac = acc - a * 256;
-		smdsp_v34_demod_adjust(s->demod, a);
-		s->st.timing_ticks += a;
-	}
+	coast(s, k);
 	if (s->deaf)
 		return;
 	quad_decide(o, &d, &q);
@@ -940,15 +949,9 @@ static void level_restore(struct smdsp_v34_train_rx *s)
 static smdsp_noinline void level_held(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o,
 				      const struct smdsp_cplx *d, uint32_t k)
 {
-	s->phase += (uint32_t)s->freq;
-	if (!(k & 7)) {
-		int32_t acc = s->tfrac + s->tavg, a = acc / 256;
-
-		s->tfrac = acc - a * 256;
-		smdsp_v34_demod_adjust(s->demod, a);
-		s->st.timing_ticks += a;
+	coast(s, k);
+	if (!(k & 7))
 		s->tacc = 0;
-	}
 	s->oprev = *o;
 	s->dprev = *d;
 }

@@ -9,8 +9,9 @@ import pytest
 
 from smlab import cli
 from smlab import compare as cmp
+from smlab.image import default_kernel
 
-KERNEL = "6.1.0-56-amd64"
+KERNEL = default_kernel() or "6.1.0-0-amd64"
 MS = 1_000_000
 
 

@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from smlab.guest import run_guest, module_path
+from smlab.image import default_kernel
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "traces" / "kshark_shot.py"
-KERNEL = "6.1.0-56-amd64"
+KERNEL = default_kernel() or "6.1.0-0-amd64"
 OUT = ROOT / "out" / "test-traces"
 
 # the module in a thread, as the comparison records it (trace-cmd start /

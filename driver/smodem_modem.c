@@ -132,6 +132,7 @@ static const char *const phase_names[] = {
 	[SMDSP_PHASE_RETRAIN] = "retrain",
 	[SMDSP_PHASE_CARRIER_LOST] = "carrier-lost",
 	[SMDSP_PHASE_HUNGUP] = "hung-up",
+	[SMDSP_PHASE_PROBING] = "probing",
 };
 
 static const char *name_of(const char *const *names, size_t n, u32 i)

@@ -59,6 +59,7 @@ TRACE_DEFINE_ENUM(SMDSP_PHASE_CONNECTED);
 TRACE_DEFINE_ENUM(SMDSP_PHASE_RETRAIN);
 TRACE_DEFINE_ENUM(SMDSP_PHASE_CARRIER_LOST);
 TRACE_DEFINE_ENUM(SMDSP_PHASE_HUNGUP);
+TRACE_DEFINE_ENUM(SMDSP_PHASE_PROBING);
 
 #define smodem_show_phase(v)						\
 	__print_symbolic(v,						\
@@ -73,6 +74,7 @@ TRACE_DEFINE_ENUM(SMDSP_PHASE_HUNGUP);
 			 { SMDSP_PHASE_RETRAIN, "retrain" },		\
 			 { SMDSP_PHASE_CARRIER_LOST, "carrier-lost" },	\
 			 { SMDSP_PHASE_HUNGUP, "hung-up" },		\
+			 { SMDSP_PHASE_PROBING, "probing" },		\
 			 { SMODEM_PHASE_FAX_ON_HOOK, "fax-on-hook" },	\
 			 { SMODEM_PHASE_FAX_IDLE, "fax-idle" },		\
 			 { SMODEM_PHASE_FAX_DIALING, "fax-dialing" },	\

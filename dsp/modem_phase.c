@@ -10,8 +10,9 @@
  * phase without its receiver come from tx_more().  The pumps a phase starts
  * (V.21, V.22/V.22bis, V.32/V.32bis) report through their status callbacks
  * here; a hang-up, a lost carrier or a timer ends the call with its cause.
- * V.34 has no callbacks: its state is read after each chunk (phases 2-4
- * are TRAINING, its data CONNECTED at the rate we receive; its decisions
+ * V.34 has no callbacks: its state is read after each chunk (phase 2 is
+ * PROBING, phases 3-4 TRAINING, its data CONNECTED at the rate we receive;
+ * a retrain's phases 2-4 are all RETRAIN, as other pumps' retrains; its decisions
  * as bad as noise's are CARRIER_LOST, and it gives up on its own a second
  * later, then the call ends as a lost carrier; any other failure is a
  * training failed).
@@ -780,12 +781,28 @@ static void v34_connected(struct smdsp_modem *m)
 		smdsp_modem_set_phase(m, SMDSP_PHASE_CONNECTED, m->rate);
 }
 
+/*
+ * Phase 2 over (phase 3's S next), or V.22bis heard beside it: TRAINING from
+ * here on. A failed phase 2 stays PROBING until v34_training() ends the call.
+ */
+static void v34_probed(struct smdsp_modem *m)
+{
+	enum smdsp_v34_state vs;
+
+	if (m->phase != SMDSP_PHASE_PROBING)
+		return;
+	vs = smdsp_v34_state(m->v34);
+	if (m->pump != PUMP_V34 || (vs != SMDSP_V34_PHASE2 && vs != SMDSP_V34_FAILED))
+		smdsp_modem_set_phase(m, SMDSP_PHASE_TRAINING, 0);
+}
+
 /* After V.34's chunk: the call's phase from its state, the byte stream (not inlined: see v34_chunk()) */
 static smdsp_noinline void v34_after(struct smdsp_modem *m, const int16_t *rx, int16_t *tx, unsigned int n)
 {
-	if (m->phase == SMDSP_PHASE_TRAINING) {
+	if (m->phase == SMDSP_PHASE_PROBING || m->phase == SMDSP_PHASE_TRAINING) {
 		if (m->v34_listen)
 			v34_listen(m, rx, tx, n);
+		v34_probed(m);
 		if (m->pump == PUMP_V34)
 			v34_training(m);
 		return;
@@ -818,7 +835,8 @@ static smdsp_noinline void v34_chunk(struct smdsp_modem *m, const int16_t *rx, i
 static bool in_v34(const struct smdsp_modem *m)
 {
 	return m->pump == PUMP_V34 &&
-	       (m->phase == SMDSP_PHASE_TRAINING || m->phase == SMDSP_PHASE_CONNECTED ||
+	       (m->phase == SMDSP_PHASE_PROBING || m->phase == SMDSP_PHASE_TRAINING ||
+		m->phase == SMDSP_PHASE_CONNECTED ||
 		m->phase == SMDSP_PHASE_RETRAIN || m->phase == SMDSP_PHASE_CARRIER_LOST);
 }
 
@@ -928,6 +946,7 @@ static smdsp_noinline void step(struct smdsp_modem *m, const int16_t *rx, int16_
 	case SMDSP_PHASE_V8:
 		smdsp_modem_do_v8(m, rx, tx, n);
 		break;
+	case SMDSP_PHASE_PROBING:
 	case SMDSP_PHASE_TRAINING:
 		do_training(m, rx, tx, n);
 		break;
@@ -993,6 +1012,7 @@ static bool tx_more(struct smdsp_modem *m, int16_t *tx, unsigned int n)
 			return false;
 		smdsp_v22bis_tx(&m->v22, tx, n);
 		return true;
+	case SMDSP_PHASE_PROBING:
 	case SMDSP_PHASE_TRAINING:
 	case SMDSP_PHASE_CONNECTED:
 	case SMDSP_PHASE_RETRAIN:

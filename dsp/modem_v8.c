@@ -139,7 +139,8 @@ void smdsp_modem_v8_end(struct smdsp_modem *m)
 		smdsp_modem_end_call(m, SMDSP_CAUSE_TRAINING_FAILED);
 		return;
 	}
-	smdsp_modem_set_phase(m, SMDSP_PHASE_TRAINING, 0);
+	/* V.34's phase 2 is a phase of its own (its probing costs differ from training's) */
+	smdsp_modem_set_phase(m, m->pump == PUMP_V34 ? SMDSP_PHASE_PROBING : SMDSP_PHASE_TRAINING, 0);
 }
 
 /* V.8 answerer: ANSam until CM, then JM until CJ. */

@@ -32,7 +32,7 @@
 enum { MOD_V21, MOD_V22, MOD_V22BIS };
 static const char *const mod_name[] = { "v21", "v22", "v22bis" };
 static const char *const pname[] = { "onhook", "offhook", "dialing", "waiting", "answer-tone", "v8",
-				     "training", "connected", "retrain", "carrier-lost", "hungup" };
+				     "training", "connected", "retrain", "carrier-lost", "hungup", "probing" };
 
 /* ---- our engine ---- */
 

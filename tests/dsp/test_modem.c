@@ -165,7 +165,7 @@ static void side_pump(struct side *s)
 }
 
 static const char *pname[] = { "onhook", "offhook", "dialing", "waiting", "answer-tone", "v8",
-			       "training", "connected", "retrain", "carrier-lost", "hungup" };
+			       "training", "connected", "retrain", "carrier-lost", "hungup", "probing" };
 
 static void print_phases(const char *who, const struct side *s)
 {

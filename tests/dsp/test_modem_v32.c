@@ -42,7 +42,7 @@
 #define MAXPH	64
 
 static const char *const pname[] = { "onhook", "offhook", "dialing", "waiting", "answer-tone", "v8",
-				     "training", "connected", "retrain", "carrier-lost", "hungup" };
+				     "training", "connected", "retrain", "carrier-lost", "hungup", "probing" };
 
 struct end {
 	struct smdsp_modem *m;

@@ -51,7 +51,7 @@
 #define V34_MODS (ALL_MODS | SMDSP_MODEM_V34)
 
 static const char *const pname[] = { "onhook", "offhook", "dialing", "waiting", "answer-tone", "v8",
-				     "training", "connected", "retrain", "carrier-lost", "hungup" };
+				     "training", "connected", "retrain", "carrier-lost", "hungup", "probing" };
 
 struct end {
 	struct smdsp_modem *m;
@@ -64,7 +64,9 @@ struct end {
 	int nphases;
 	unsigned int first_rate;	/* the first CONNECTED's rate */
 	int v42_ev;
-	long training_at;		/* the first TRAINING (after V.8), samples */
+	long training_at;		/* V.8's end: the first PROBING or TRAINING, samples */
+	/* V.34's state (enum smdsp_v34_state) at the block that entered PROBING, TRAINING (-1: none) */
+	int v34_at_probing, v34_at_training;
 	long connected_at;
 	int hung;
 	long hung_at;
@@ -110,6 +112,8 @@ static void end_init(struct end *e, int caller, const struct mcfg *mc, uint64_t 
 	}
 	e->v42_ev = -1;
 	e->training_at = -1;
+	e->v34_at_probing = -1;
+	e->v34_at_training = -1;
 	e->connected_at = -1;
 	e->hung_at = -1;
 	fill_random(e->out, NB, seed);
@@ -133,8 +137,18 @@ static void end_block(struct end *e, const int16_t *rx, int16_t *tx, long now)
 				e->phases[e->nphases] = ev.phase;
 				e->args[e->nphases++] = ev.arg;
 			}
-			if (ev.phase == SMDSP_PHASE_TRAINING && e->training_at < 0)
+			if ((ev.phase == SMDSP_PHASE_PROBING || ev.phase == SMDSP_PHASE_TRAINING) &&
+			    e->training_at < 0)
 				e->training_at = now + BLK;
+			if (ev.phase == SMDSP_PHASE_PROBING || ev.phase == SMDSP_PHASE_TRAINING) {
+				struct smdsp_modem_stats st;
+
+				smdsp_modem_get_stats(e->m, &st);
+				if (ev.phase == SMDSP_PHASE_PROBING)
+					e->v34_at_probing = (int)st.v34_state;
+				else
+					e->v34_at_training = (int)st.v34_state;
+			}
 			if (ev.phase == SMDSP_PHASE_CONNECTED && e->connected_at < 0) {
 				e->connected_at = now + BLK;
 				e->first_rate = ev.arg;
@@ -383,10 +397,50 @@ static int line_delay(const struct loop *lp)
 	return lp->lc->delay;
 }
 
+/* where phase p first came in e's phases (-1: never), and how often */
+static int phase_at(const struct end *e, int p, int *count)
+{
+	int i, at = -1;
+
+	*count = 0;
+	for (i = 0; i < e->nphases; i++) {
+		if (e->phases[i] != p)
+			continue;
+		if (at < 0)
+			at = i;
+		(*count)++;
+	}
+	return at;
+}
+
+/*
+ * V.8, then V.34's phase 2 as PROBING, phases 3 and 4 as TRAINING, the data
+ * as CONNECTED, each once and in this order; PROBING while V.34 was in its
+ * phase 2, TRAINING once it had left it.
+ */
+static void check_v34_phases(const char *name, const char *who, const struct end *e)
+{
+	int n8, np, nt, nc;
+	int v8 = phase_at(e, SMDSP_PHASE_V8, &n8);
+	int pr = phase_at(e, SMDSP_PHASE_PROBING, &np);
+	int tr = phase_at(e, SMDSP_PHASE_TRAINING, &nt);
+	int co = phase_at(e, SMDSP_PHASE_CONNECTED, &nc);
+
+	CHECK(v8 >= 0 && pr == v8 + 1 && tr == pr + 1 && co == tr + 1 && n8 == 1 && np == 1 && nt == 1,
+	      "%s: %s's phases v8 %d (x%d), probing %d (x%d), training %d (x%d), connected %d", name, who,
+	      v8, n8, pr, np, tr, nt, co);
+	CHECK(e->v34_at_probing == SMDSP_V34_PHASE2 && e->v34_at_training >= SMDSP_V34_PHASE3 &&
+	      e->v34_at_training != SMDSP_V34_FAILED, "%s: %s's V.34 states %d at probing, %d at training",
+	      name, who, e->v34_at_probing, e->v34_at_training);
+}
+
 /* Both ends in V.34 after V.8, in its data mode, its figures in the stats; delay: the line's one way. */
 static void check_v34(const char *name, const struct end *a, const struct end *b, int delay)
 {
 	int rt = 2 * (delay + 16);
+
+	check_v34_phases(name, "A", a);
+	check_v34_phases(name, "B", b);
 
 	CHECK(a->st.v8_used && b->st.v8_used && a->st.v8.selected == SMDSP_V8_MOD_V34 &&
 	      b->st.v8.selected == SMDSP_V8_MOD_V34, "%s: V.8 chose %#x/%#x", name, a->st.v8.selected,
@@ -501,6 +555,9 @@ static void v32bis_peer(void)
 		CHECK(a.st.v8.selected == SMDSP_V8_MOD_V32 && b.st.v8.selected == SMDSP_V8_MOD_V32 &&
 		      !a.st.v34_used && !b.st.v34_used, "%s: V.8 chose %#x/%#x, V.34 %u/%u", cases[i].name,
 		      a.st.v8.selected, b.st.v8.selected, a.st.v34_used, b.st.v34_used);
+		/* no V.34, no probing */
+		CHECK(a.v34_at_probing < 0 && b.v34_at_probing < 0, "%s: probing %d/%d", cases[i].name,
+		      a.v34_at_probing, b.v34_at_probing);
 		done(&a, &b);
 	}
 }
@@ -551,6 +608,7 @@ static void silent_after_v8(void)
 		struct res r;
 		const struct end *left;
 		long from;
+		int hung, n;
 
 		if (!selected(cases[i].name))
 			continue;
@@ -570,6 +628,12 @@ static void silent_after_v8(void)
 		      left->st.v34_fail);
 		CHECK(left->hung_at - from <= 8000 * 25, "%s: hung up %.1f s after", cases[i].name,
 		      (left->hung_at - from) / 8000.0);
+		/* phase 2 failed: the call ended from PROBING, never TRAINING */
+		hung = phase_at(left, SMDSP_PHASE_HUNGUP, &n);
+		CHECK(left->v34_at_probing == SMDSP_V34_PHASE2 && left->v34_at_training < 0 && hung >= 1 &&
+		      left->phases[hung - 1] == SMDSP_PHASE_PROBING,
+		      "%s: the hang-up (phase %d) from %d; V.34 %d at probing, %d at training", cases[i].name,
+		      hung, hung >= 1 ? left->phases[hung - 1] : -1, left->v34_at_probing, left->v34_at_training);
 		done(&a, &b);
 	}
 }

@@ -5,11 +5,15 @@ each way, hang-up), no control run, no slowed run.  Judges the record:
 the call connected and moved its data, load_us was 0, every phase of the
 call has its figures and they are sane (the data phase's processing above
 0 and below the period), and the emulated row is the emulated load's.
+Then the same pump run with a V.34 call (no emulated run): V.34's phase 2
+is a phase of its own, probing, between V.8 and the training, with its
+figures in the record, the table and the figure's legend.
 tests/lab/test_compare_pump_unit.py has the parsing without a guest.
 
-Cost: 2 guests, 0.4-0.5 min of QEMU's CPU; 1.2 min of wall time at -n 2 beside
-another worker's guests, 2.0 min on a host loaded by other guest runs
-(2026-11-29; its boots are half of it).
+Cost: 3 guests; the V.22bis pair 0.4-0.5 min of QEMU's CPU, 1.2 min of wall
+time at -n 2 beside another worker's guests, 2.0 min on a host loaded by
+other guest runs (2026-11-29; its boots are half of it); the V.34 run
+about as long again.
 """
 
 import json
@@ -21,17 +25,24 @@ from pathlib import Path
 
 import pytest
 
+from smlab import image
+
 ROOT = Path(__file__).resolve().parents[2]
 
-KERNEL = "6.1.0-56-amd64"
+# the installed 6.1 generic kernel (compare.py's default)
+KERNEL = image.default_kernel() or "6.1.0-0-amd64"
 CTX = "thr"
 PERIOD_US = 12500
 # the phases every call passes through on its way to the data phase
 CALL_PHASES = ("off-hook", "dialing", "waiting", "answer-tone", "training", "connected")
+# a V.34 call's: V.8, then phase 2 (probing) before phases 3 and 4 (training)
+V34_PHASES = ("off-hook", "dialing", "waiting", "answer-tone", "v8", "probing", "training",
+              "connected")
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def compare(tmp_path_factory, out, args, **extra):
+    """compare.py LOAD=pump in CTX with this checkout's module: (its
+    summary.json, its output, out)."""
     built = ROOT / "build" / KERNEL / "smodem.ko"
     if not built.exists():
         subprocess.run(["make", "-C", str(ROOT), "module", "KVER=" + KERNEL],
@@ -39,7 +50,6 @@ def run(tmp_path_factory):
     subprocess.run(["make", "-s", "-C", str(ROOT), "line"], check=True, timeout=600)
     module = tmp_path_factory.mktemp("ko") / "smodem.ko"
     shutil.copyfile(built, module)
-    out = ROOT / "out" / "test-compare-pump"
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PUMP_", "SLOW_", "RTLA", "PRIO", "RES_", "RING_", "PERIOD_"))
            and k not in ("MODULE_PARAMS", "GUEST_APPEND", "SMP", "HW", "RATE")}
@@ -47,12 +57,26 @@ def run(tmp_path_factory):
                CLOCK="virtual", ICOUNT_SHIFT="0", OUT=str(out), MODULE=str(module),
                PUMP_DURATION="24", PUMP_BYTES="256", PUMP_ONHOOK_S="1", PUMP_CALLS="1",
                SLOW_SHIFT="none")
+    env.update(extra)
     p = subprocess.run([sys.executable, str(ROOT / "tools" / "lab" / "compare.py"),
-                        "--no-control"], env=env, cwd=str(ROOT), stdout=subprocess.PIPE,
+                        "--no-control"] + args, env=env, cwd=str(ROOT), stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, universal_newlines=True, timeout=900)
     print(p.stdout)
     assert p.returncode == 0, p.stdout[-3000:]
     return json.loads((out / "summary.json").read_text()), p.stdout, out
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    return compare(tmp_path_factory, ROOT / "out" / "test-compare-pump", [])
+
+
+@pytest.fixture(scope="module")
+def run_v34(tmp_path_factory):
+    """A V.34 call with V.42 to smline's V.34 far modem; V.8 and V.34's
+    start-up take longer than V.22bis's, so a longer window."""
+    return compare(tmp_path_factory, ROOT / "out" / "test-compare-pump-v34", ["--no-emulated"],
+                   PUMP_FAR="v34,v42", PUMP_AT="AT\\N3+MS=V34", PUMP_DURATION="36")
 
 
 def test_runs(run):
@@ -117,3 +141,34 @@ def test_pump_phases(run):
     assert firsts == sorted(firsts), seq
     table = (run[2] / "summary.txt").read_text()
     assert "%s+pump" % CTX in table and "data (connected)" in table and "1840 (max 3300)" in table
+
+
+def test_pump_v34_probing(run_v34):
+    """V.34's phase 2 has its own row: probing, between V.8 and the
+    training, each once; its processing is the line probing's (a DFT of
+    every 20 ms of L1/L2, then the analysis) and costs something in every
+    period, less than the period."""
+    s, stdout, out = run_v34
+    assert list(s) == [CTX + "+pump"]
+    e = s[CTX + "+pump"]
+    c = e["pump"]["calls"]
+    assert len(c) == 1 and c[0]["connect"] and c[0]["data_ok"] and c[0]["expect_ok"], c
+    ph = e["pump"]["phases"]
+    # the answer tone heard is ANSam: V.8 from the same period on, no period of its own
+    for name in ("on-hook",) + tuple(n for n in V34_PHASES if n != "answer-tone"):
+        assert name in ph, (name, sorted(ph))
+    seq = [n for _, n in e["pump"]["sequence"]]
+    firsts = [seq.index(n) for n in V34_PHASES]
+    assert firsts == sorted(firsts), seq
+    i = seq.index("probing")
+    assert seq[i - 1:i + 3] == ["v8", "probing", "training", "connected"], seq
+    assert seq.count("probing") == 1 and seq.count("training") == 1, seq
+    p = ph["probing"]
+    # phase 2 is INFO0, tones A and B, L1 and L2 (at least 160 + 550 ms), INFO1:
+    # well over a second of 12.5 ms periods
+    assert p["periods"] >= 80, p
+    assert 0 < p["min_us"] <= p["p50_us"] <= p["p99_us"] <= p["max_us"] < PERIOD_US, p
+    assert sum(p["hist_us"].values()) == p["periods"]
+    assert sum(x["periods"] for x in ph.values()) == e["trace"]["irqs"]
+    table = (out / "summary.txt").read_text()
+    assert "probing (V.34 phase 2)" in table, table

@@ -68,9 +68,10 @@ def test_phase_costs_by_phase():
 
 
 def test_phases_ordered_as_a_call():
-    names = ["connected", "waiting", "x-new", "on-hook", "training", "retrain", "dialing"]
+    names = ["connected", "waiting", "x-new", "on-hook", "training", "retrain", "dialing", "probing",
+             "v8"]
     assert cmp.ordered_phases(dict.fromkeys(names)) == [
-        "on-hook", "dialing", "waiting", "training", "connected", "retrain", "x-new"]
+        "on-hook", "dialing", "waiting", "v8", "probing", "training", "connected", "retrain", "x-new"]
 
 
 # -- the calls' records ------------------------------------------------------------------

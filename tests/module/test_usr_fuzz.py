@@ -50,7 +50,7 @@ BAD_REASONS = ("tx_used", "rx_len", "nrep", "type", "result", "rate", "next", "p
 RATES = {300, 600, 1200, 2400, 4800, 7200, 9600, 12000, 14400}
 FAX_MODS = {0, 3, 24, 48, 72, 73, 74, 96, 97, 98, 121, 122, 145, 146}
 PHASE_ARGS = dict(
-    [(p, {0}) for p in ("on-hook", "off-hook", "dialing", "waiting", "v8",
+    [(p, {0}) for p in ("on-hook", "off-hook", "dialing", "waiting", "v8", "probing",
                         "training", "retrain", "carrier-lost")] +
     [("connected", RATES), ("hung-up", set(range(7))), ("answer-tone", set(range(5)))] +
     [("fax-" + p, FAX_MODS) for p in (

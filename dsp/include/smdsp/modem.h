@@ -37,6 +37,13 @@ enum smdsp_modem_phase {
 	SMDSP_PHASE_RETRAIN,
 	SMDSP_PHASE_CARRIER_LOST,
 	SMDSP_PHASE_HUNGUP,		/* arg: enum smdsp_modem_cause */
+	/*
+	 * V.34's phase 2 after V.8 (INFO0, tones A and B, the round trip,
+	 * line probing and its analysis, INFO1): TRAINING follows with phase
+	 * 3's S. Last, so that the trace's numbers above stay; a retrain's
+	 * phase 2 is part of RETRAIN.
+	 */
+	SMDSP_PHASE_PROBING,
 };
 
 enum smdsp_modem_event_type {

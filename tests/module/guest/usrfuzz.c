@@ -274,13 +274,14 @@ static void scribble(u32 limit, int n)
 }
 
 /*
- * The smodem_phase event's values (enum smdsp_modem_phase, 0-10, then
+ * The smodem_phase event's values (enum smdsp_modem_phase, 0-11, then
  * Class 1's, driver/smodem_call.h, 32-44), each with an argument its modem
  * gives it: the kernel traces these.
  */
 #define PH_ANSWER_TONE	4
 #define PH_CONNECTED	7
 #define PH_HUNGUP	10
+#define PH_PROBING	11	/* the enum's last */
 #define PH_FAX_ON_HOOK	32
 #define PH_FAX_LAST	44
 
@@ -288,11 +289,11 @@ static void good_phase(struct smodem_usr_report *r)
 {
 	static const u32 rates[] = { 300, 600, 1200, 2400, 4800, 9600, 14400 };
 	static const u32 mods[] = { 0, 3, 24, 48, 72, 96, 121, 146 };
-	u32 p = rnd(PH_HUNGUP + 1 + PH_FAX_LAST - PH_FAX_ON_HOOK + 1);
+	u32 p = rnd(PH_PROBING + 1 + PH_FAX_LAST - PH_FAX_ON_HOOK + 1);
 
 	*r = (struct smodem_usr_report){ SMODEM_USR_PHASE, 0, p, 0 };
-	if (p > PH_HUNGUP) {
-		r->a = PH_FAX_ON_HOOK + p - PH_HUNGUP - 1;
+	if (p > PH_PROBING) {
+		r->a = PH_FAX_ON_HOOK + p - PH_PROBING - 1;
 		r->b = mods[rnd(sizeof(mods) / sizeof(mods[0]))];
 	} else if (p == PH_CONNECTED) {
 		r->b = rates[rnd(sizeof(rates) / sizeof(rates[0]))];
@@ -306,10 +307,10 @@ static void good_phase(struct smodem_usr_report *r)
 /* A phase no modem traces, or a known one with an argument it never has. */
 static void bad_phase(struct smodem_usr_report *r)
 {
-	static const u32 none[] = { PH_HUNGUP + 1, PH_FAX_ON_HOOK - 1,
+	static const u32 none[] = { PH_PROBING + 1, PH_FAX_ON_HOOK - 1,
 				    PH_FAX_LAST + 1, 0x7fffffff, 0xffffffff };
 	static const u32 args[][2] = {
-		{ 0, 1 }, { PH_CONNECTED, 0 }, { PH_CONNECTED, 2401 },
+		{ 0, 1 }, { PH_PROBING, 1 }, { PH_CONNECTED, 0 }, { PH_CONNECTED, 2401 },
 		{ PH_CONNECTED, 0xffffffff }, { PH_HUNGUP, 7 },
 		{ PH_ANSWER_TONE, 5 }, { PH_FAX_ON_HOOK + 8, 25 },
 		{ PH_FAX_LAST, 0x80000003 },

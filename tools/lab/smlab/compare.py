@@ -335,9 +335,10 @@ def phase_costs(process, phases, start_ns=None, period_ns=None):
 
 # the call's phases as the report names them (smodem_phase's names), in a
 # call's order; a name not here comes after them
-PHASE_ORDER = ("on-hook", "off-hook", "dialing", "waiting", "answer-tone", "v8", "training",
-               "connected", "retrain", "carrier-lost", "hung-up")
-PHASE_LABEL = {"connected": "data (connected)", "answer-tone": "answer tone"}
+PHASE_ORDER = ("on-hook", "off-hook", "dialing", "waiting", "answer-tone", "v8", "probing",
+               "training", "connected", "retrain", "carrier-lost", "hung-up")
+PHASE_LABEL = {"connected": "data (connected)", "answer-tone": "answer tone",
+               "probing": "probing (V.34 phase 2)"}
 
 
 def ordered_phases(costs):

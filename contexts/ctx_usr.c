@@ -445,6 +445,7 @@ static void usr_report(struct usr *u, const struct smodem_usr_report *r)
 			break;
 		}
 		trace_smodem_phase(sd, r->a, r->b);
+		smodem_hook_phase(sd, r->a);
 		break;
 	default:
 		count_bad(u, USR_BAD_TYPE);
@@ -618,6 +619,10 @@ static void usr_detach(struct usr *u)
 	smodem_set_period(sd, sd->p.period);
 	WRITE_ONCE(sd->tx_lead, u->lead0);
 	sd->stats.tx_delay_max = 0;
+	sd->lead_seen.delay = 0;
+	sd->lead_seen.late = 0;
+	sd->lead_seen.late_hook = 0;
+	sd->hook = 0;
 	u->call_open = false;
 	u->ring_on = false;
 	u->detaches++;

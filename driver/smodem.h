@@ -19,6 +19,7 @@
 #include "smodem_stolen.h"
 #include "smodem_fault.h"
 #include "smodem_link.h"
+#include "smodem_ring.h"
 #include "smodem_modem.h"
 
 struct smodem_dev;
@@ -127,6 +128,11 @@ struct smodem_stats {
 	u64 tx_late;		/* output frames played before they were written */
 	u32 tx_skew_max;	/* output engine ahead of the input engine, frames */
 	u32 tx_delay_max;	/* input engine past a period's end at its output */
+	/* tx_skew_max's parts: seen on hook, and in a call (engine=1) */
+	u32 tx_skew_hook_max;
+	u32 tx_skew_call_max;
+	u32 tx_late_delay_max;	/* tx_delay_max, backlogs included */
+	u32 tx_late_delay_hook_max;	/* the same, on hook */
 	u64 dma_halts;
 	u64 period_changes;
 	u32 pending_irq_max;
@@ -162,6 +168,13 @@ struct smodem_dev {
 	/* Owned by whichever context processes; never runs concurrently. */
 	u64 sw_pos;
 	u32 tx_lead;			/* output written this far ahead */
+	/*
+	 * What the lead serves: the largest skew and delays since load (the
+	 * stats' maxima, which a reset clears), and what holds the line off
+	 * hook (SMODEM_HOOK_*, from the modem's phase reports).
+	 */
+	struct smodem_tx_seen lead_seen;
+	u32 hook;
 	s16 *rx_buf, *tx_buf;		/* one period, mono */
 	struct smodem_fill fill;	/* a grown lead's frames: a ring's */
 	struct smodem_modem *modem;
@@ -234,6 +247,11 @@ void smodem_fill_place(const struct smodem_fill *f,
 		       const struct smodem_gap *gap);
 void smodem_period_put(struct smodem_dev *sd, const struct smodem_upcall *up,
 		       const s16 *fill, const s16 *tx, const s16 *rx, u32 next);
+/*
+ * The modem's phase report (the smodem_phase trace's phase), as the output
+ * lead needs it: whether the line is on hook.  Processing side only.
+ */
+void smodem_hook_phase(struct smodem_dev *sd, u32 phase);
 /* A new period length from the next period on (debugfs, the modem). */
 void smodem_set_period(struct smodem_dev *sd, u32 frames);
 

@@ -208,6 +208,29 @@ static inline u32 smodem_fax_phase(enum smdsp_faxmodem_phase p)
 	return SMODEM_PHASE_FAX_ON_HOOK + p;
 }
 
+/*
+ * What holds the line off hook, as the modem's phase reports (the
+ * smodem_phase trace's values) tell it: the data engine, Class 1's fax
+ * pump, or both while one hands over to the other.  0: on hook, where the
+ * output lead may move (smodem_tx_decide()).  A call's command is taken
+ * in a period whose lead was decided on hook, and the phase it starts
+ * with is reported in that same period: the lead a call is configured
+ * with is the last one decided on hook.
+ */
+#define SMODEM_HOOK_DATA	0x1
+#define SMODEM_HOOK_FAX		0x2
+
+static inline u32 smodem_hook_after(u32 hook, u32 phase)
+{
+	if (phase >= SMODEM_PHASE_FAX_ON_HOOK &&
+	    phase <= SMODEM_PHASE_FAX_RX_SILENCE)
+		return phase == SMODEM_PHASE_FAX_ON_HOOK ?
+		       hook & ~SMODEM_HOOK_FAX : hook | SMODEM_HOOK_FAX;
+	if (phase == SMDSP_PHASE_ONHOOK || phase == SMDSP_PHASE_HUNGUP)
+		return hook & ~SMODEM_HOOK_DATA;
+	return hook | SMODEM_HOOK_DATA;
+}
+
 /* The interpreter's fax operation as the DCE's DTE side takes it. */
 static inline enum smdsp_faxdte_op smodem_fax_op(u8 op)
 {

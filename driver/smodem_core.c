@@ -21,6 +21,7 @@
 #include "smodem_ring.h"
 #include "smodem_trace.h"
 #include "smodem_link.h"
+#include "smodem_call.h"
 
 void smodem_stat_add(struct smodem_stat *s, u64 v)
 {
@@ -210,20 +211,34 @@ static void rx_copy(struct smodem_dev *sd, s16 *dst, u64 pos, u32 n)
 	}
 }
 
+/* With call control, as the modem's phases say; without it, never. */
+static bool on_hook(const struct smodem_dev *sd)
+{
+	return sd->p.engine && !sd->hook;
+}
+
 /*
  * The output engine reads ahead of the input engine by this much.  A skew
  * the ring cannot hold a lead for makes every transmitted frame late (a
  * silent modem that cannot even dial): say so once, with what would do.
+ * Kept apart on hook and in a call: whether the one bounds the other is
+ * what the lead fitted on hook stands on.
  */
 static void note_skew(struct smodem_dev *sd, u64 rx_hw, u64 tx_hw, u32 n)
 {
-	u64 skew = tx_hw > rx_hw ? tx_hw - rx_hw : 0;
+	u32 skew = clamp_u32(tx_hw > rx_hw ? tx_hw - rx_hw : 0);
+	u32 *part = on_hook(sd) ? &sd->stats.tx_skew_hook_max :
+				  &sd->stats.tx_skew_call_max;
 
-	if (skew <= sd->stats.tx_skew_max)
+	if (skew > *part)
+		*part = skew;
+	if (skew > sd->stats.tx_skew_max)
+		sd->stats.tx_skew_max = skew;
+	if (skew <= sd->lead_seen.skew)
 		return;
-	sd->stats.tx_skew_max = clamp_u32(skew);
-	if (skew + n + n / 2 > sd->p.ring - n)
-		pr_warn_once("smodem: %s: the output DMA reads %llu frames ahead of the input, more than ring_samples=%u leaves room for: use ring_samples >= %llu\n",
+	sd->lead_seen.skew = skew;
+	if ((u64)skew + n + n / 2 > sd->p.ring - n)
+		pr_warn_once("smodem: %s: the output DMA reads %u frames ahead of the input, more than ring_samples=%u leaves room for: use ring_samples >= %llu\n",
 			     sd->name, skew, sd->p.ring, 2 * (skew + 3 * (u64)n));
 }
 
@@ -247,28 +262,35 @@ static void tx_write(struct smodem_dev *sd, u64 start, const s16 *src, u32 n)
 /*
  * The output is written tx_lead frames after the input it answers: the
  * output engine reads ahead of the input engine by however much its device
- * buffers (QEMU's AC'97 pulls tens of ms early; the vline not at all).  A
- * larger skew than ever moves the lead on, before the pump runs, and the
- * frames the move leaves are the transmitter's own continuation: a gap
- * there is a carrier drop for the far modem (SpanDSP restarts its
- * handshake after 20-40 ms) and a hook flash for the line.  Decided here,
- * filled by the modem (smodem_modem_step(), here or in the daemon of
- * context=usr).
+ * buffers (QEMU's AC'97 pulls tens of ms early; the vline not at all).  On
+ * hook (engine=1) the lead is fitted to the largest skew seen, with a
+ * margin (smodem_tx_fit()); in a call, or without call control, a larger
+ * skew than ever moves it on, before the pump runs, and the frames the
+ * move leaves are the transmitter's own continuation: a gap there is a
+ * carrier drop for the far modem (SpanDSP restarts its handshake after
+ * 20-40 ms) and a hook flash for the line.  Decided here, filled by the
+ * modem (smodem_modem_step(), here or in the daemon of context=usr).
  */
 static void tx_grow(struct smodem_dev *sd, u64 pos, u32 n, u64 tx_hw,
 		    struct smodem_upcall *up)
 {
-	struct smodem_tx_gap g = smodem_tx_grow(pos, n, sd->tx_lead,
-						sd->stats.tx_skew_max,
-						sd->stats.tx_delay_max, tx_hw,
-						sd->p.ring);
+	/* the period of a call: phase_periods' 12.5 ms, or the loaded one */
+	u32 n_call = sd->p.phase_periods ? SMDSP_MODEM_RATE / 80 : sd->p.period;
+	struct smodem_tx_gap g;
 
-	up->gap.grew = g.lead != sd->tx_lead;
+	g = smodem_tx_decide(pos, n, sd->tx_lead, on_hook(sd), n_call,
+			     &sd->lead_seen, tx_hw, sd->p.ring);
+	up->gap.grew = g.lead > sd->tx_lead;
 	up->gap.start = g.start;
 	up->gap.len = up->gap.grew ? g.len : 0;
 	up->gap.late = up->gap.grew ? g.late : 0;
 	up->gap.lead = g.lead;
 	sd->tx_lead = g.lead;
+}
+
+void smodem_hook_phase(struct smodem_dev *sd, u32 phase)
+{
+	sd->hook = smodem_hook_after(sd->hook, phase);
 }
 
 /* What of the gap was played already, tx_grow() left out. */
@@ -306,10 +328,25 @@ static void tx_copy(struct smodem_dev *sd, u64 pos, const s16 *tx, u32 n,
 	note_skew(sd, rx_hw, tx_hw, n);
 	/*
 	 * A response within the period moves the lead; a backlog beyond it
-	 * (catching up, an overrun) is not a response time a lead can serve.
+	 * (catching up, an overrun) is not a response time a call's lead can
+	 * serve, only one fitted on hook (smodem_tx_fit()).  Below a ring: a
+	 * backlog of a ring is an overrun, skipped before it gets here.
 	 */
-	if (delay > sd->stats.tx_delay_max && delay <= n)
-		sd->stats.tx_delay_max = (u32)delay;
+	if (delay <= n) {
+		sd->stats.tx_delay_max = max_t(u32, sd->stats.tx_delay_max,
+					       delay);
+		sd->lead_seen.delay = max_t(u64, sd->lead_seen.delay, delay);
+	}
+	sd->stats.tx_late_delay_max = max_t(u32, sd->stats.tx_late_delay_max,
+					    clamp_u32(delay));
+	sd->lead_seen.late = max_t(u64, sd->lead_seen.late, delay);
+	if (on_hook(sd)) {
+		sd->stats.tx_late_delay_hook_max =
+			max_t(u32, sd->stats.tx_late_delay_hook_max,
+			      clamp_u32(delay));
+		sd->lead_seen.late_hook = max_t(u64, sd->lead_seen.late_hook,
+						delay);
+	}
 	tx_place(sd, pos + sd->tx_lead, tx, n, tx_hw);
 }
 

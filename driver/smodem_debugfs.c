@@ -50,7 +50,12 @@ static int stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "deadline_misses %llu\n", s->deadline_misses);
 	seq_printf(m, "tx_late %llu\n", s->tx_late);
 	seq_printf(m, "tx_skew_max %u\n", s->tx_skew_max);
+	seq_printf(m, "tx_skew_hook_max %u\n", s->tx_skew_hook_max);
+	seq_printf(m, "tx_skew_call_max %u\n", s->tx_skew_call_max);
 	seq_printf(m, "tx_delay_max %u\n", s->tx_delay_max);
+	seq_printf(m, "tx_late_delay_max %u\n", s->tx_late_delay_max);
+	seq_printf(m, "tx_late_delay_hook_max %u\n",
+		   s->tx_late_delay_hook_max);
 	seq_printf(m, "tx_lead %u\n", sd->tx_lead);
 	seq_printf(m, "dma_halts %llu\n", s->dma_halts);
 	seq_printf(m, "period_changes %llu\n", s->period_changes);
@@ -94,6 +99,7 @@ static int reset_set(struct smodem_dev *sd, u32 v)
 		return -EINVAL;
 	/* Racy against a running context by design: a measurement restart. */
 	memset(&sd->stats, 0, sizeof(sd->stats));
+	smodem_overrun_restart(&sd->ovr);
 	memset(&sd->stolen.sum, 0, sizeof(sd->stolen.sum));
 	WRITE_ONCE(sd->stats.since_ns, ktime_get_ns());
 	return 0;

@@ -227,10 +227,11 @@ static void tty_ring(struct smodem_link *l, bool on)
 	smodem_link_ring(dev_of(l), on);
 }
 
-/* The tty has no use for it: a phase is the trace's. */
+/* The tty has no use for it: a phase is the trace's, and the lead's. */
 static void tty_phase(struct smodem_link *l, u32 phase, u32 arg)
 {
 	trace_smodem_phase(dev_of(l), phase, arg);
+	smodem_hook_phase(dev_of(l), phase);
 }
 
 static unsigned int tty_rx(struct smodem_link *l, const u8 *buf,

@@ -148,7 +148,7 @@ struct smodem_dev *smodem_dev_alloc(const char *name, struct device *dev)
 	sd->ctx = contexts[smodem_p.context];
 	sd->period = smodem_p.period;
 	smodem_overrun_init(&sd->ovr);
-	/* Grows with the engines' skew, see tx_copy(). */
+	/* Fitted to the engines' skew on hook, grown in a call: tx_grow(). */
 	sd->tx_lead = smodem_p.period + smodem_p.period / 2;
 	sd->load_units = smodem_load_units(smodem_p.load_us);
 	sd->rx_buf = kcalloc(max, sizeof(s16), GFP_KERNEL);
@@ -171,17 +171,6 @@ struct smodem_dev *smodem_dev_alloc(const char *name, struct device *dev)
 		err = PTR_ERR(sd->modem);
 		sd->modem = NULL;
 		goto free;
-	}
-	if (sd->p.engine) {
-		/*
-		 * Each growth of the lead is a gap in the call's signal, which
-		 * the line takes for a dial pulse or a hook flash and a modem
-		 * for a carrier drop.  Start a quarter ring ahead: with 8192
-		 * samples that is beyond the 1700 frames of skew measured with
-		 * QEMU's AC'97 on JACK.
-		 */
-		sd->tx_lead = max(sd->tx_lead, min(sd->p.ring / 4,
-						   sd->p.ring - 2 * sd->p.period));
 	}
 	return sd;
 

@@ -90,23 +90,71 @@ static inline u32 smodem_tx_late(u64 start, u32 len, u64 tx_hw)
  * period) seen from a period's end to its output's placement and a quarter
  * period more (a period handled later than half a period after its
  * interrupt, as the last of several modems one thread serves, would
- * otherwise lose the first frames of every output).  It only grows (a
- * latency that moved back and forth would be a phase jump on the line at
- * every move), and never beyond ring - n, where a period would overwrite
- * what is still to be played.
+ * otherwise lose the first frames of every output).
+ */
+static inline u64 smodem_tx_need(u64 skew, u64 delay, u32 n)
+{
+	u64 room = delay + n / 4 > n / 2 ? delay + n / 4 : n / 2;
+
+	return skew + n + room;
+}
+
+/*
+ * In a call the lead only grows (a latency that moved back and forth would
+ * be a phase jump on the line at every move, and it would move the echo
+ * under a trained canceller), and never beyond ring - n, where a period
+ * would overwrite what is still to be played.
  */
 static inline u32 smodem_tx_lead(u32 lead, u64 skew, u64 delay, u32 n,
 				 u32 ring)
 {
-	u64 room = delay + n / 4 > n / 2 ? delay + n / 4 : n / 2;
-	u64 want = skew + n + room;
+	u64 want = smodem_tx_need(skew, delay, n);
 
 	if (want > ring - n)
 		want = ring - n;
 	return want > lead ? (u32)want : lead;
 }
 
-/* Output frames a growing lead leaves between two periods. */
+/*
+ * On hook the lead is fitted, up or down, to what the engines did so far:
+ * nothing is sent and nothing is trained, so a move costs nothing, and the
+ * lead a call starts with is the one its echo canceller is told.  n: the
+ * longest period the call will run at.  A quarter of the skew more: the
+ * skew the call itself will see, unless it is seen on hook, is a growth
+ * mid-call (a seam in the signal, an echo moved under a trained
+ * canceller).  late: the longest delay seen, backlogs beyond a period
+ * included (V.34's training, processed late by its own bursts of work),
+ * which a call's lead does not grow for (one stall would keep it long for
+ * good) but which loses output frames all the same: served here, up to a
+ * quarter ring.  late_hook: the same on hook, where the modem's work is
+ * next to nothing: a backlog there is the host starving the processing
+ * (a loaded host in real time), whose stalls the little seen on hook does
+ * not bound (on JACK 169 frames in a second on hook, 510 in the call).
+ * The lead is then a quarter ring, what every call with engine=1 used to
+ * start with, or what the skew needs if that is more.  The backlogs are
+ * not added to it: what a second of them showed does not bound the call's,
+ * and added they lengthen the round trip by up to another quarter ring on
+ * that guess (a starved context's 2000 frames: 3393 instead of 2048).
+ */
+static inline u32 smodem_tx_fit(u64 skew, u64 delay, u64 late, u64 late_hook,
+				u32 n, u32 ring)
+{
+	u64 d = late > delay ? late : delay;
+	u64 want;
+
+	if (late_hook > n) {
+		want = smodem_tx_need(skew, delay, n) + skew / 4;
+		if (want < ring / 4)
+			want = ring / 4;
+	} else {
+		if (d > ring / 4)
+			d = ring / 4;
+		want = smodem_tx_need(skew, d, n) + skew / 4;
+	}
+	return want > ring - n ? ring - n : (u32)want;
+}
+
+/* Output frames a moving lead leaves between two periods. */
 struct smodem_tx_gap {
 	u32 lead;	/* the lead from this period on */
 	u64 start;	/* the first frame still to be filled */
@@ -119,20 +167,57 @@ struct smodem_tx_gap {
  * period's end (pos + lead) to this one's start (pos + the new lead) are
  * then filled by the transmitter first, and the signal goes on without a
  * gap.  Decided after, the transmitter would already be a period further.
+ * A lead that shrinks leaves no gap: the period overwrites what was
+ * written for those frames.
  */
-static inline struct smodem_tx_gap smodem_tx_grow(u64 pos, u32 n, u32 lead,
-						  u64 skew, u64 delay,
-						  u64 tx_hw, u32 ring)
+static inline struct smodem_tx_gap smodem_tx_move(u64 pos, u32 lead,
+						  u32 want, u64 tx_hw)
 {
 	struct smodem_tx_gap g;
-	u32 len;
+	u32 len = want > lead ? want - lead : 0;
 
-	g.lead = smodem_tx_lead(lead, skew, delay, n, ring);
-	len = g.lead - lead;
+	g.lead = want;
 	g.late = smodem_tx_late(pos + lead, len, tx_hw);
 	g.start = pos + lead + g.late;
 	g.len = len - g.late;
 	return g;
+}
+
+/* In a call: grown, if the skew or the delay calls for it. */
+static inline struct smodem_tx_gap smodem_tx_grow(u64 pos, u32 n, u32 lead,
+						  u64 skew, u64 delay,
+						  u64 tx_hw, u32 ring)
+{
+	return smodem_tx_move(pos, lead,
+			      smodem_tx_lead(lead, skew, delay, n, ring),
+			      tx_hw);
+}
+
+/* What the lead is decided on: the largest the engines gave, since load. */
+struct smodem_tx_seen {
+	u64 skew;	/* output engine ahead of the input engine */
+	u64 delay;	/* a period's end to its output's placement, up to n */
+	u64 late;	/* the same, backlogs beyond a period included */
+	u64 late_hook;	/* late, on hook */
+};
+
+/*
+ * The lead from the period at pos on: fitted while on hook (n_call: the
+ * period the modem runs a call at), only grown in a call.
+ */
+static inline struct smodem_tx_gap smodem_tx_decide(u64 pos, u32 n, u32 lead,
+						    bool on_hook, u32 n_call,
+						    const struct smodem_tx_seen *s,
+						    u64 tx_hw, u32 ring)
+{
+	u32 want;
+
+	if (!on_hook)
+		return smodem_tx_grow(pos, n, lead, s->skew, s->delay, tx_hw,
+				      ring);
+	want = smodem_tx_fit(s->skew, s->delay, s->late, s->late_hook,
+			     n_call > n ? n_call : n, ring);
+	return smodem_tx_move(pos, lead, want, tx_hw);
 }
 
 /* What a position read is worth, judged against the one believed before. */

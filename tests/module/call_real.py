@@ -25,8 +25,8 @@ TOP = Path(__file__).resolve().parents[2]
 OUT = TOP / "out" / "tests" / "call-real"
 SMLINE = TOP / "build" / "line" / "smline"
 ROUTE = "5551234=answer:v22bis,echo"
-# A ring of 8192 lets the output lead a quarter ring (256 ms): QEMU's
-# output engine ran up to 1700 frames ahead of its input engine on JACK.
+# A ring of 8192 holds the output lead QEMU's skew on JACK needs: its
+# output engine ran up to 1700 frames ahead of its input engine there.
 DEFAULT_ARGS = "hw=ac97 engine=1 ring_samples=8192"
 
 

@@ -77,6 +77,16 @@ def test_real_call_phases_and_line_record():
     print("real call: setup %.1f s, tx_skew_max %s, tx_late %s, framing errors %s"
           % (r["setup_s"], st["tx_skew_max"], st["tx_late"],
              r["errors"]["framing"]))
+    # The lead fitted on hook (1 s after insmod) against the skew the call
+    # saw: whether the on-hook skew bounded the call's (the lead grows in
+    # the call, a gap in its signal, if not).
+    hook = dict(line.split(" ", 1) for line in
+                (rdir / "onhook.stats").read_text().splitlines())
+    print("real call: on hook lead %s for skew %s; the call's skew %s, its lead %s "
+          "at the end, output gaps since %d (%s frames filled, %s late)"
+          % (hook["tx_lead"], hook["tx_skew_max"], st["tx_skew_call_max"],
+             st["tx_lead"], int(st["engine_tx_gaps"]) - int(hook["engine_tx_gaps"]),
+             st["engine_tx_gap_filled"], st["engine_tx_gap_late"]))
     assert st["overruns"] == "0" and st["tx_late"] == "0", st
     assert (rdir / "rmmod.rc").read_text().strip() == "0"
     bad = [line for line in (rdir / "call.dmesg").read_text().splitlines()

@@ -424,6 +424,304 @@ static void test_gap_fill(void)
 	}
 }
 
+/*
+ * The lead on hook and in a call (smodem_tx_decide()): fitted to the skew
+ * seen, up or down, while nothing is sent; only grown once a call runs.
+ */
+static struct smodem_tx_seen seen(u64 skew, u64 delay, u64 late,
+				   u64 late_hook)
+{
+	struct smodem_tx_seen s = { .skew = skew, .delay = delay, .late = late,
+				    .late_hook = late_hook };
+
+	return s;
+}
+
+/* late seen in calls only */
+static u32 fit(u64 skew, u64 delay, u64 late, u32 n, u32 ring)
+{
+	return smodem_tx_fit(skew, delay, late, delay, n, ring);
+}
+
+static void test_lead_fit(void)
+{
+	struct smodem_tx_seen v = seen(1015, 0, 0, 0);
+	struct smodem_tx_gap g;
+
+	/* the need and a quarter of the skew: 1015 + 100 + 50 + 253 */
+	CHECK(fit(1015, 0, 0, 100, 8192) == 1418);
+	/* the vline: no skew, no margin, the period and a half */
+	CHECK(fit(0, 0, 0, 100, 512) == 150);
+	/* a late response: it and a quarter period */
+	CHECK(fit(0, 80, 80, 100, 8192) == 205);
+	/* never past ring - n */
+	CHECK(fit(8000, 0, 0, 100, 8192) == 8092);
+	CHECK(fit(1ULL << 40, 0, 0, 100, 8192) == 8092);
+	/* a response within the period: fitted as it is */
+	CHECK(fit(683, 100, 100, 100, 8192) == 1078);
+	/* also one the 2.5 ms periods on hook took for late (phase_periods) */
+	CHECK(fit(0, 20, 60, 100, 8192) == 185);
+	/* a call's backlog (V.34's training: 140) is served, up to a quarter ring */
+	CHECK(fit(1015, 92, 140, 100, 8192) == 1533);
+	CHECK(fit(683, 100, 6000, 100, 8192) == 683 + 100 + 2048 + 25 + 170);
+	/*
+	 * One on hook, however short, is the host's (JACK's, loaded): a
+	 * quarter ring at least, the safe lead of old
+	 */
+	CHECK(smodem_tx_fit(683, 100, 169, 169, 100, 8192) == 2048);
+	CHECK(smodem_tx_fit(683, 100, 101, 101, 100, 8192) == 2048);
+	CHECK(smodem_tx_fit(683, 100, 101, 100, 100, 8192) == 1078 + 1);
+	/* never below what the skew and the period's own delays need */
+	CHECK(smodem_tx_fit(1015, 0, 0, 6000, 100, 2048) == 1418);
+	CHECK(smodem_tx_fit(4000, 0, 101, 101, 100, 8192) == 5150);
+	/*
+	 * nor raised by the stalls themselves: a starved reservation's
+	 * backlogs (test_virtual_time's, 2000 frames) keep the quarter ring,
+	 * as one seen only in a call is served
+	 */
+	CHECK(smodem_tx_fit(1015, 16, 2000, 2000, 100, 8192) == 2048);
+	CHECK(smodem_tx_fit(1015, 16, 2000, 16, 100, 8192) ==
+	      1015 + 100 + 2025 + 253);
+	CHECK(smodem_tx_fit(1015, 100, 8000, 8000, 100, 8192) == 2048);
+	CHECK(smodem_tx_fit(300, 50, 900, 900, 100, 512) == 412);
+
+	/* on hook a lead too long (the quarter ring of old) comes down: no gap */
+	g = smodem_tx_decide(5000, 100, 2048, true, 100, &v, 6000, 8192);
+	CHECK(g.lead == 1418 && g.len == 0 && g.late == 0);
+	/* and one too short goes up, its frames filled as in a call */
+	g = smodem_tx_decide(5000, 100, 150, true, 100, &v, 5100, 8192);
+	CHECK(g.lead == 1418 && g.start == 5150 && g.len == 1268 && !g.late);
+	/* in a call the same lead too long stays, a short one grows no margin */
+	g = smodem_tx_decide(5000, 100, 2048, false, 100, &v, 6000, 8192);
+	CHECK(g.lead == 2048 && g.len == 0);
+	g = smodem_tx_decide(5000, 100, 150, false, 100, &v, 5100, 8192);
+	CHECK(g.lead == 1165 && g.len == 1015 && !g.late);
+	/* nor for a backlog, which it cannot serve for good */
+	v = seen(1015, 0, 3000, 3000);
+	g = smodem_tx_decide(5000, 100, 1418, false, 100, &v, 5100, 8192);
+	CHECK(g.lead == 1418 && g.len == 0);
+	v = seen(1015, 0, 0, 0);
+	/* on hook with 2.5 ms periods (phase_periods): fitted for the call's */
+	g = smodem_tx_decide(5000, 20, 150, true, 100, &v, 6000, 8192);
+	CHECK(g.lead == 1418);
+	g = smodem_tx_decide(5000, 100, 1418, false, 100, &v, 6000, 8192);
+	CHECK(g.lead == 1418 && g.len == 0);
+	/* a period longer than the call's (a daemon's choice) counts as it is */
+	g = smodem_tx_decide(5000, 400, 150, true, 100, &v, 6000, 8192);
+	CHECK(g.lead == fit(1015, 0, 0, 400, 8192) && g.lead == 1868);
+
+	/* what holds the line: the data engine, the fax pump, or neither */
+	CHECK(smodem_hook_after(0, SMDSP_PHASE_ONHOOK) == 0);
+	CHECK(smodem_hook_after(0, SMDSP_PHASE_OFFHOOK) == SMODEM_HOOK_DATA);
+	CHECK(smodem_hook_after(0, SMDSP_PHASE_ANSWER_TONE) == SMODEM_HOOK_DATA);
+	CHECK(smodem_hook_after(SMODEM_HOOK_DATA, SMDSP_PHASE_CONNECTED) ==
+	      SMODEM_HOOK_DATA);
+	CHECK(smodem_hook_after(SMODEM_HOOK_DATA, SMDSP_PHASE_HUNGUP) == 0);
+	/* Class 1 takes over: the data engine's hang-up leaves the fax's */
+	CHECK(smodem_hook_after(SMODEM_HOOK_DATA, SMODEM_PHASE_FAX_IDLE) ==
+	      (SMODEM_HOOK_DATA | SMODEM_HOOK_FAX));
+	CHECK(smodem_hook_after(SMODEM_HOOK_DATA | SMODEM_HOOK_FAX,
+				SMDSP_PHASE_ONHOOK) == SMODEM_HOOK_FAX);
+	CHECK(smodem_hook_after(SMODEM_HOOK_FAX, SMODEM_PHASE_FAX_TX_DATA) ==
+	      SMODEM_HOOK_FAX);
+	CHECK(smodem_hook_after(SMODEM_HOOK_FAX, SMODEM_PHASE_FAX_ON_HOOK) == 0);
+}
+
+/*
+ * A device's life as the core runs it: the skew shows on hook, a call
+ * starts (the command taken in a period whose lead was decided on hook,
+ * its first phase reported in that period), the skew moves in the call,
+ * the call ends, another starts.  Each period's output is one transmitter
+ * counting up: the call's signal must have no seam and no hole, its lead
+ * must be the one the engine was told unless the skew outgrew the margin,
+ * and the lead only grows in the call.
+ */
+struct life {
+	u32 hook, lead, call_lead, growths_in_call, seams, holes, late;
+	struct smodem_tx_seen seen;
+};
+
+#define LIFE_N		100
+#define LIFE_RING	8192
+#define LIFE_PERIODS	1200
+#define LIFE_LEN	(LIFE_PERIODS * LIFE_N + LIFE_RING)
+
+static long tx_line[LIFE_LEN];
+
+/*
+ * skew(i): the output engine's lead over the input in period i; delay(i):
+ * how far the input engine is past the period's end when its output is
+ * placed; a call from period call_at to call_end (its first phase
+ * reported in call_at); returns what the in-call signal looked like.
+ */
+static struct life live(u64 (*skew)(u32 i), u64 (*delay)(u32 i), u32 call_at,
+			u32 call_end, u32 lead0)
+{
+	struct life r = { .lead = lead0 };
+	u64 tx_hw_last = 0, first = 0, last = 0;
+	long t = 0;
+	u32 i, f;
+
+	for (i = 0; i < LIFE_LEN; i++)
+		tx_line[i] = -1;
+	for (i = 0; i < LIFE_PERIODS; i++) {
+		u64 pos = (u64)i * LIFE_N, k = skew(i), d = delay(i);
+		u64 tx_hw = pos + LIFE_N + d + k;
+		bool in_call = i >= call_at && i < call_end;
+		struct smodem_tx_gap g;
+		u32 late;
+
+		g = smodem_tx_decide(pos, LIFE_N, r.lead, !r.hook, LIFE_N,
+				     &r.seen, tx_hw_last, LIFE_RING);
+		if (g.lead < r.lead && r.hook)
+			r.seams += 1000;	/* shrunk in a call */
+		if (g.lead > r.lead) {
+			if (r.hook)
+				r.growths_in_call++;
+			if (in_call)
+				r.late += g.late;
+			for (f = 0; f < g.len; f++)
+				tx_line[g.start + f] = in_call ? t++ : -2;
+		}
+		r.lead = g.lead;
+		if (i == call_at)
+			r.call_lead = r.lead;	/* smodem_call_config()'s */
+		late = smodem_tx_late(pos + r.lead, LIFE_N, tx_hw);
+		if (in_call)
+			r.late += late;
+		for (f = late; f < LIFE_N; f++)
+			tx_line[pos + r.lead + f] = in_call ? t + f : -2;
+		if (in_call) {
+			t += LIFE_N;
+			if (!first)
+				first = pos + r.lead;
+			last = pos + r.lead + LIFE_N;
+		}
+		/* the period's phase reports, then its output's placement */
+		if (i == call_at)
+			r.hook = smodem_hook_after(r.hook, SMDSP_PHASE_OFFHOOK);
+		if (i + 1 == call_end)
+			r.hook = smodem_hook_after(r.hook, SMDSP_PHASE_HUNGUP);
+		if (k > r.seen.skew)
+			r.seen.skew = k;
+		if (d <= LIFE_N && d > r.seen.delay)
+			r.seen.delay = d;
+		if (d > r.seen.late)
+			r.seen.late = d;
+		if (!r.hook && d > r.seen.late_hook)
+			r.seen.late_hook = d;
+		tx_hw_last = tx_hw;
+	}
+	for (i = first; i < last; i++) {
+		if (tx_line[i] < 0)
+			r.holes++;
+		else if (i > first && tx_line[i - 1] >= 0 &&
+			 tx_line[i] != tx_line[i - 1] + 1)
+			r.seams++;
+	}
+	return r;
+}
+
+/* QEMU's AC'97 on the virtual clock: a sawtooth up to 1015 from the start */
+static u64 skew_steady(u32 i)
+{
+	return (i % 8) * 145;
+}
+
+/* on hook at most 1015; in the call a peak of 1200, within the margin */
+static u64 skew_bump(u32 i)
+{
+	return i == 700 ? 1200 : skew_steady(i);
+}
+
+/* in the call 2000 from period 700 on: beyond any margin */
+static u64 skew_jump(u32 i)
+{
+	return i >= 700 && i < 900 ? 2000 : skew_steady(i);
+}
+
+/* every response within a quarter period */
+static u64 prompt(u32 i)
+{
+	(void)i;
+	return 20;
+}
+
+/* a loaded real-time host: now and then a response 500 frames late */
+static u64 stalls(u32 i)
+{
+	return i % 97 == 50 ? 500 : 20;
+}
+
+/* the same, in the call only (its own work's bursts) */
+static u64 stalls_in_call(u32 i)
+{
+	return i >= 450 && i < 1000 ? stalls(i) : 20;
+}
+
+static void test_lead_life(void)
+{
+	struct life r;
+
+	/* the skew seen on hook bounds the call's: one lead all along */
+	r = live(skew_steady, prompt, 400, 1000, 150);
+	printf("lead life, steady skew: call lead %u, now %u, %u growths in the call, %u seams, %u holes\n",
+	       r.call_lead, r.lead, r.growths_in_call, r.seams, r.holes);
+	CHECK(r.call_lead == fit(1015, 20, 20, LIFE_N, LIFE_RING));
+	CHECK(r.call_lead == 1418 && r.lead == 1418);
+	CHECK(r.growths_in_call == 0 && r.seams == 0 && r.holes == 0);
+	/* the old quarter ring comes down on hook, before the call */
+	r = live(skew_steady, prompt, 400, 1000, LIFE_RING / 4);
+	CHECK(r.call_lead == 1418 && r.growths_in_call == 0 && r.seams == 0);
+	CHECK(r.holes == 0);
+	/* a peak in the call within the margin: no growth, nothing late */
+	r = live(skew_bump, prompt, 400, 1000, 150);
+	CHECK(r.call_lead == 1418 && r.growths_in_call == 0 && r.seams == 0);
+	CHECK(r.holes == 0 && r.late == 0);
+	/*
+	 * Beyond it: the lead grows in the call, filled (no seam; holes only
+	 * where the output engine took frames first), and is fitted to it
+	 * once the call is over.
+	 */
+	r = live(skew_jump, prompt, 400, 1000, 150);
+	printf("lead life, skew jump in the call: call lead %u, now %u, %u growths in the call, %u seams, %u holes, %u late\n",
+	       r.call_lead, r.lead, r.growths_in_call, r.seams, r.holes, r.late);
+	CHECK(r.call_lead == 1418 && r.growths_in_call == 1 && r.seams == 0);
+	CHECK(r.holes == r.late && r.late > 0);
+	CHECK(r.lead == fit(2000, 20, 20, LIFE_N, LIFE_RING));
+	/*
+	 * A call before the skew showed in full (580 of 1015 seen): the call
+	 * starts with the fit of what was seen, and grows in the call as the
+	 * skew shows more (870: beyond the margin, then 1015).
+	 */
+	r = live(skew_steady, prompt, 5, 1000, 150);
+	printf("lead life, a call at once: call lead %u, now %u, %u growths in the call, %u seams, %u holes, %u late\n",
+	       r.call_lead, r.lead, r.growths_in_call, r.seams, r.holes, r.late);
+	CHECK(r.call_lead == fit(580, 20, 20, LIFE_N, LIFE_RING));
+	CHECK(r.growths_in_call == 2 && r.seams == 0 && r.holes == r.late);
+	CHECK(r.lead == 1418);
+	/*
+	 * Responses now and then 500 frames late, seen on hook (the host's):
+	 * the call starts a quarter ring ahead, which serves them, nothing is
+	 * lost.
+	 */
+	r = live(skew_steady, stalls, 400, 1000, 150);
+	printf("lead life, stalls seen on hook: call lead %u, %u growths in the call, %u holes\n",
+	       r.call_lead, r.growths_in_call, r.holes);
+	CHECK(r.call_lead == LIFE_RING / 4);
+	CHECK(r.growths_in_call == 0 && r.seams == 0 && r.holes == 0);
+	/*
+	 * Seen in the call only: frames lost at each (a backlog grows no
+	 * call's lead), served once the call is over (1015 + 100 + 525 + 253).
+	 */
+	r = live(skew_steady, stalls_in_call, 400, 1000, 150);
+	printf("lead life, stalls first in the call: call lead %u, now %u, %u growths in the call, %u holes\n",
+	       r.call_lead, r.lead, r.growths_in_call, r.holes);
+	CHECK(r.call_lead == 1418 && r.growths_in_call == 0 && r.seams == 0);
+	CHECK(r.holes > 0 && r.holes == r.late);
+	CHECK(r.lead == 1893);
+}
+
 /* An ATD with the factory settings. */
 static struct at_call factory_call(void)
 {
@@ -781,6 +1079,8 @@ int main(void)
 	test_step();
 	test_lead();
 	test_gap_fill();
+	test_lead_fit();
+	test_lead_life();
 	test_engine_config();
 	test_lead_to_modem();
 	test_usr_stalled();

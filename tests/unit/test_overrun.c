@@ -33,6 +33,18 @@ static void test_rules(void)
 	/* after the end, the interrupt opens a new one */
 	CHECK(smodem_overrun_seen(&ovr, &ep) && ep == 4);
 	CHECK(!smodem_overrun_end(&ovr, &ep, &dr, 0) && ep == 4 && dr == 613);
+	/* an episode open over a measurement's restart counts in the new one */
+	CHECK(smodem_overrun_seen(&ovr, &ep) && ep == 5);
+	ep = 0;
+	smodem_overrun_restart(&ovr);
+	CHECK(smodem_overrun_end(&ovr, &ep, &dr, 7) && ep == 1);
+	/* and one the interrupt sees again after it, once */
+	CHECK(smodem_overrun_seen(&ovr, &ep) && ep == 2);
+	smodem_overrun_restart(&ovr);
+	ep = 0;
+	CHECK(smodem_overrun_seen(&ovr, &ep) && ep == 1);
+	CHECK(!smodem_overrun_seen(&ovr, &ep) && ep == 1);
+	CHECK(!smodem_overrun_end(&ovr, &ep, &dr, 1) && ep == 1);
 }
 
 static void *irq_side(void *arg)

@@ -19,6 +19,8 @@ echo $? > $T/insmod.rc
 trace-cmd start -q -e smodem:smodem_phase -e smodem:smodem_period_change \
 	-e smodem:smodem_overrun -b 8192 > /dev/null 2>&1
 sleep 1
+# the lead fitted on hook, and the skew it was fitted to, before the reset
+cat "$(dev_file stats)" > $T/onhook.stats
 echo 1 > "$(dev_file reset)"
 say "dialing"
 # The call set-up (dial tone, digits, ringback, answer tone, training)

@@ -48,6 +48,8 @@ kill $pppd 2>/dev/null
 reap $pppd 600 pppd
 touch /tmp/ppp.done
 reap $holder 300 tty
+# the output lead and what it served (tx_late: frames played unwritten)
+cat "$(dev_file stats)" > $T/stats.txt 2>&1
 # let the line run on (on-hook) so that the far end hears the hang-up
 sleep 3
 finish

@@ -326,7 +326,7 @@ def phase_costs(process, phases, start_ns=None, period_ns=None):
             hist[str(b)] = hist.get(str(b), 0) + 1
         out[name] = {"periods": n, "first_s": round((d["first"] - t0) / 1e9, 3),
                      "time_s": round(n * period_ns / 1e9, 2) if period_ns else None,
-                     "min_us": v[0] / 1000.0, "p50_us": q(50), "avg_us": round(avg, 1),
+                     "min_us": v[0] / 1000.0, "p50_us": q(50), "avg_us": round(avg, 3),
                      "p99_us": q(99), "max_us": v[-1] / 1000.0,
                      "share_pct": round(100.0 * avg * 1000 / period_ns, 2) if period_ns else None,
                      "hist_us": dict(sorted(hist.items(), key=lambda kv: int(kv[0])))}

@@ -836,12 +836,21 @@ static void rn_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o)
  * the taps, the carrier loop and the sampling instants back where they
  * were 192-256 symbols before (a snapshot every LV_SNAP_EVERY fast blocks
  * at the level: ahead of any decision taken at the wrong level, as a block
- * may hold the step's start unseen). Then LV_HOLD symbols with the
+ * may hold the step's start unseen), the phase and the instants moved on
+ * since at the rates the snapshot held. Then LV_HOLD symbols with the
  * equaliser and loops held (the carrier turning at its frequency, the
  * instants at the timing loop's mean rate: level_held()) while the level
  * is measured again, within a tenth of a dB, and set (a fast block's
  * estimate is good to half a dB, which 33,600's outer points do not
- * forgive); only that counts a step (the stats' level_steps).
+ * forgive); only that counts a step (the stats' level_steps). The mean
+ * rate is the instants' whole move, the equaliser's re-centring with the
+ * detector's: seconds into the data the re-centring carries a quarter of
+ * the clocks' drift, and the decisions after a step (wrong) had pulled the
+ * detector's own mean further off; a hold at that rate, or instants put
+ * back 256 symbols' drift early, left them a seventieth of a symbol off
+ * by its end, where 33,600's lattice keeps no decision right (measured on
+ * a second step at 30 ppm: the call modem's error at the lattice's floor
+ * after the hold as during it, its sync lost, a retrain).
  *
  * Only a fall: a power that rose is the noise's as often as the signal's
  * (a noisier line must not turn the signal down), and a line that loses
@@ -921,21 +930,28 @@ static void level_snap(struct smdsp_v34_train_rx *s)
 	n->freq = s->freq;
 	n->phase = s->phase;
 	n->ticks = s->st.timing_ticks;
+	n->tavg = s->tavg;
 	memcpy(n->c, s->c, sizeof(s->c));
 }
 
-/* the equaliser and the loops at the oldest snapshot: the carrier on at its frequency since, the instants back */
+/*
+ * the equaliser and the loops at the oldest snapshot: the carrier on at its
+ * frequency since, the instants at their mean rate
+ */
 static void level_restore(struct smdsp_v34_train_rx *s)
 {
 	struct smdsp_v34_lv_snap *o = &s->lv_snap[s->lv_si];
 	unsigned int i;
+	int32_t ticks;
 
 	if (o->valid) {
 		memcpy(s->c, o->c, sizeof(s->c));
 		s->freq = o->freq;
 		s->phase = o->phase + (uint32_t)o->freq * (s->sym - o->sym);
-		smdsp_v34_demod_adjust(s->demod, o->ticks - s->st.timing_ticks);
-		s->st.timing_ticks = o->ticks;
+		ticks = o->ticks + (int32_t)smdsp_div_s64((int64_t)o->tavg * (int32_t)(s->sym - o->sym), 8 * 256);
+		smdsp_v34_demod_adjust(s->demod, ticks - s->st.timing_ticks);
+		s->st.timing_ticks = ticks;
+		s->tavg = o->tavg;
 	}
 	for (i = 0; i < SMDSP_V34_LV_SNAPS; i++)
 		s->lv_snap[i].valid = false;
@@ -1095,10 +1111,10 @@ static void symbol(struct smdsp_v34_train_rx *s)
 		if (!(k & 7)) {
 			int32_t adj = (int32_t)div_norm(s->tacc * 280, (2LL * R_AMP * R_AMP) >> 8);
 
-			/* the mean move (the clocks' offset), for a wait without the far signal */
-			s->tavg += (adj * 256 - s->tavg) / 64;
 			if (s->state == SMDSP_V34_T_DATA)
 				adj += eq_recentre(s);
+			/* the mean move (the clocks' offset), for a wait without the far signal or a level's hold */
+			s->tavg += (adj * 256 - s->tavg) / 64;
 			smdsp_v34_demod_adjust(s->demod, adj);
 			s->st.timing_ticks += adj;
 			s->tacc = 0;

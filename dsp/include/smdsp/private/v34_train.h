@@ -195,7 +195,7 @@ struct smdsp_v34_train_rx {
 	struct smdsp_v34_lv_snap {
 		int32_t c[SMDSP_V34_EQ_TAPS][2];
 		uint32_t sym, phase;
-		int32_t freq, ticks;
+		int32_t freq, ticks, tavg;
 		bool valid;
 	} lv_snap[SMDSP_V34_LV_SNAPS];
 	unsigned int lv_si, lv_snapn;

@@ -48,6 +48,20 @@
  *    whose far echo is weak (V.34's) has the far FIR adapt on the raw lines
  *    instead (smdsp_echo_set_far_raw()): whitened, its taps at the band's
  *    edges chase the echo's rotation against the phase loop.
+ *    That user's loop also holds its frequency for TRAIN's first FREQ_HOLD
+ *    samples with a far window to adapt (its phase still follows): the
+ *    taps' start-up transient (the near echo not yet cancelled, the far
+ *    taps overshooting to twice their final energy) biases the detector
+ *    (-1.6 Hz found for an echo at 0 Hz 800 samples in), and integrated,
+ *    that bias pulled V.34's far echoes at +5..+7 Hz behind far hybrids
+ *    whose band edges lag (G.168's m2, m3) 2-4 Hz the other way, from
+ *    where the loop locked on the image. Not again when the far window
+ *    moves: the near echo is cancelled by then, and a move late in a long
+ *    round trip's window left the loop too little of it (test_v34_path's
+ *    call modem 2600 samples behind its lead: ERLE 17.5 dB). A loud
+ *    far echo (V.32bis's, 6-15 dB down) outweighs the bias, and its loop
+ *    must lead its taps from the start: held, 10 of test_v32bis_echo's
+ *    and test_v32bis_path's checks failed.
  *  - TRACK (during data, where the far modem's signal dominates e and is
  *    noise to the canceller): plain NLMS (whitening would amplify that
  *    noise where tx is weak) with mu = 1/2048, so that the coefficient noise
@@ -110,6 +124,8 @@
 #define TURN_PER_RAD	683565276LL	/* 2^32 / (2 pi) */
 #define GEAR_LEN	4096		/* samples per gear of TRAIN's step */
 #define TRACK_CLIP_MIN	(64 << 8)	/* below this the clip would stop tracking a quiet line */
+/* far_raw's TRAIN samples with the loop's frequency held (the whole loop held 1000, 1500: 3, 1 lost) */
+#define FREQ_HOLD	2048
 
 /* num / den for den > 0, den first brought below 2^31 (div_s64() in the kernel) */
 static int64_t div_norm(int64_t num, int64_t den)
@@ -173,8 +189,10 @@ void smdsp_echo_set_adapt(struct smdsp_echo *ec, enum smdsp_echo_adapt mode)
 {
 	bool rew = mode == SMDSP_ECHO_TRAIN && ec->mode != SMDSP_ECHO_TRAIN;
 
-	if (rew)
+	if (rew) {
 		ec->age = 0;
+		ec->fhold = FREQ_HOLD;
+	}
 	ec->mode = mode;
 	if (rew && ec->wcount >= SMDSP_ECHO_WPERIOD)
 		rewhiten(ec);
@@ -621,6 +639,8 @@ static void phase_loop(struct smdsp_echo *ec, int32_t e, int32_t q)
 	pd = clamp64(pd, 102943);
 	dth = ((int64_t)ec->kp_q16 * pd) >> 16;
 	ec->theta += (uint32_t)((dth * TURN_PER_RAD) >> 16);
+	if (ec->fhold && ec->far_raw && ec->mode == SMDSP_ECHO_TRAIN)
+		return;
 	ec->omega += (((int64_t)ec->ki_q32 * pd) >> 8) * TURN_PER_RAD >> 24;
 	ec->omega = clamp64(ec->omega, OMEGA_MAX);
 }
@@ -811,6 +831,8 @@ int16_t smdsp_echo_process(struct smdsp_echo *ec, int16_t tx, int16_t rx)
 		else if (far_live)
 			update(ec->hf, wf, wq, mc, ms, sh, f);
 loop:
+		if (white && far_live && ec->fhold)
+			ec->fhold--;
 		q = (int32_t)clamp64(((int64_t)yi * s + (int64_t)yq * c) >> 15, Q_MAX);
 		ec->theta += (uint32_t)(ec->omega >> 16);
 		phase_loop(ec, e, q);

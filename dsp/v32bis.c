@@ -579,18 +579,14 @@ static uint32_t far_window(const struct smdsp_v32bis *s)
  * the loop less this end's latency (the far end's is not negative): the
  * near echo is gone from the residual, and a far echo the far window
  * already cancels mostly gone too. An echo found outside that window moves
- * it there (FAR_BACK ahead of the onset, its taps cleared), and the step's
- * gears start over in what is left of the window.
+ * it there (SMDSP_V34_ONSET_FAR_BACK ahead of the onset, its taps
+ * cleared), and the step's gears start over in what is left of the window.
  */
 #define FAR_SETTLE 256
-#define FAR_BACK 32
-#define FAR_SPAN 128
 #define FAR_TPL 512
 #define FAR_PEAK 64
 #define FAR_KEEP_DB 20
 #define FAR_MOVE_RHO 614	/* 0.15 in Q12 */
-#define FAR_RHO_ON 205		/* 0.05 in Q12, 5 times the noise's mean */
-#define FAR_CFAR 8
 
 static void far_seek_start(struct smdsp_v32bis *s)
 {
@@ -601,12 +597,7 @@ static void far_seek_start(struct smdsp_v32bis *s)
 		to = SMDSP_V32BIS_EC_DELAY;
 	if (to <= SMDSP_V32BIS_EC_NEAR)
 		return;
-	/* a quarter of the carrier's period (1800 Hz): a sample */
-	smdsp_v34_onset_start(&s->far_seek, FAR_TPL, SMDSP_V34_ONSET_SEGS, FAR_SPAN, 1,
-			      SMDSP_V32BIS_EC_NEAR - FAR_BACK, to, 0, 1);
-	/* a far echo dispersed over the far hybrid and the line both ways peaks low: against the lags' mean */
-	s->far_seek.rho_on = FAR_RHO_ON;
-	s->far_seek.cfar = FAR_CFAR;
+	smdsp_v34_onset_far_start(&s->far_seek, FAR_TPL, SMDSP_V32BIS_EC_NEAR, to);
 }
 
 static void far_seek_end(struct smdsp_v32bis *s)
@@ -639,7 +630,7 @@ static void far_seek_end(struct smdsp_v32bis *s)
 	 */
 	if (smdsp_echo_erle_db_q8(s->ec) >= FAR_KEEP_DB * 256 || s->far_seek.peak < FAR_MOVE_RHO)
 		return;
-	at -= FAR_BACK;
+	at -= SMDSP_V34_ONSET_FAR_BACK;
 	s->far_delay = at > SMDSP_V32BIS_EC_DELAY ? SMDSP_V32BIS_EC_DELAY : at;
 	smdsp_echo_set_far_delay(s->ec, s->far_delay);
 	/* its taps start from nothing: the gears over again, in what is left of the window */

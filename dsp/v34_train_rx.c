@@ -1532,15 +1532,11 @@ static void ec_step(struct smdsp_v34_train_rx *s, int mu, int pll)
  * over every lag from the near window's end to the round trip: the near
  * echo is gone from the residual, and a far echo the far window already
  * cancels is mostly gone too. An echo found outside that window moves it
- * there (FAR_BACK ahead of the onset, its taps cleared), and the step's
- * gears start over in what is left of the window (on a long round trip the
- * search ends late in it).
+ * there (SMDSP_V34_ONSET_FAR_BACK ahead of the onset, its taps cleared),
+ * and the step's gears start over in what is left of the window (on a long
+ * round trip the search ends late in it).
  */
 #define FAR_SETTLE 1024
-#define FAR_BACK 32
-#define FAR_SPAN 128		/* TRN is random: no sidelobes, the peak within the far hybrid's response */
-#define FAR_RHO_ON 205		/* 0.05 in Q12, 5 times the noise's mean */
-#define FAR_CFAR 8
 
 static void far_seek_start(struct smdsp_v34_train_rx *s)
 {
@@ -1549,12 +1545,7 @@ static void far_seek_start(struct smdsp_v34_train_rx *s)
 	s->far_sought = true;
 	if (to > SMDSP_V34_EC_DELAY)
 		to = SMDSP_V34_EC_DELAY;
-	/* a quarter of the carrier's period: 1.0-1.25 samples at V.34's 1600-2000 Hz */
-	smdsp_v34_onset_start(&s->far_seek, SMDSP_V34_ONSET_K, SMDSP_V34_ONSET_SEGS, FAR_SPAN, 1,
-			      SMDSP_V34_EC_NEAR - FAR_BACK, to, 0, 1);
-	/* a far echo dispersed over the far hybrid and the line both ways peaks low: against the lags' mean */
-	s->far_seek.rho_on = FAR_RHO_ON;
-	s->far_seek.cfar = FAR_CFAR;
+	smdsp_v34_onset_far_start(&s->far_seek, SMDSP_V34_ONSET_K, SMDSP_V34_EC_NEAR, to);
 }
 
 static void far_seek_end(struct smdsp_v34_train_rx *s)
@@ -1566,7 +1557,7 @@ static void far_seek_end(struct smdsp_v34_train_rx *s)
 	/* already there: the far window's own taps are cancelling it */
 	if (at + 16 >= s->far_delay && at < s->far_delay + SMDSP_V34_EC_FAR / 2)
 		return;
-	at -= FAR_BACK;
+	at -= SMDSP_V34_ONSET_FAR_BACK;
 	s->far_delay = at > SMDSP_V34_EC_DELAY ? SMDSP_V34_EC_DELAY : at;
 	s->st.far_delay = s->far_delay;
 	smdsp_echo_set_far_delay(s->ec, s->far_delay);

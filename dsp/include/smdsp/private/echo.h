@@ -57,6 +57,7 @@ struct smdsp_echo {
 	uint32_t theta;			/* far echo phase, 2^32 a turn */
 	int64_t omega;			/* its step per sample, 2^48 a turn */
 	int64_t pq;			/* power of the quadrature estimate, Q16 */
+	int fhold;			/* TRAIN's samples left with the loop's frequency held */
 
 	/* statistics */
 	int64_t prx, pout;		/* mean squares, Q8, about 64 ms */

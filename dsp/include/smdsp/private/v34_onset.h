@@ -2,7 +2,8 @@
 /*
  * Private to dsp/: where an echo of ours begins, for V.34's cancellers
  * (v34.c's near echo in phase 2, v34_train_rx.c's far echo in the
- * training). Inline: each user embeds one in its state.
+ * training) and V.32bis's (v32bis.c's far echo in its training). Inline:
+ * each user embeds one in its state.
  *
  * A piece of what we sent (the template, up to SMDSP_V34_ONSET_K samples) is
  * matched against what we hear at every lag from 'from' on: the
@@ -202,6 +203,31 @@ static inline bool smdsp_v34_onset_push(struct smdsp_v34_onset *o, int16_t v)
 	if (++o->n >= o->len && o->n - o->len >= o->from && o->ntpl == o->len)
 		smdsp_v34_onset_lag(o, o->n - o->len);
 	return o->on;
+}
+
+/*
+ * The far echo's search in a canceller's training window (V.34's and
+ * V.32bis's): the template is what goes into the canceller (TRN, scrambled:
+ * no sidelobes, the peak within the far hybrid's response, FAR_SPAN), the
+ * residual heard at every lag from FAR_BACK ahead of the near window's end
+ * (near_taps) to 'to'; q a sample (a quarter of the carrier's period at
+ * 1600-2000 Hz: 1.0-1.25 samples). A far echo dispersed over the far
+ * hybrid and the line both ways peaks low: its search starts at FAR_RHO_ON
+ * and FAR_CFAR times the mean of the lags before. The caller moves its far
+ * window FAR_BACK ahead of an onset found.
+ */
+#define SMDSP_V34_ONSET_FAR_BACK 32
+#define SMDSP_V34_ONSET_FAR_SPAN 128
+#define SMDSP_V34_ONSET_FAR_RHO_ON 205	/* 0.05 in Q12, 5 times the noise's mean */
+#define SMDSP_V34_ONSET_FAR_CFAR 8
+
+static inline void smdsp_v34_onset_far_start(struct smdsp_v34_onset *o, unsigned int len, unsigned int near_taps,
+					     uint32_t to)
+{
+	smdsp_v34_onset_start(o, len, SMDSP_V34_ONSET_SEGS, SMDSP_V34_ONSET_FAR_SPAN, 1,
+			      near_taps - SMDSP_V34_ONSET_FAR_BACK, to, 0, 1);
+	o->rho_on = SMDSP_V34_ONSET_FAR_RHO_ON;
+	o->cfar = SMDSP_V34_ONSET_FAR_CFAR;
 }
 
 #endif /* SMDSP_PRIVATE_V34_ONSET_H */

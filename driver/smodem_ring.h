@@ -139,18 +139,17 @@ static inline u32 smodem_tx_lead(u32 lead, u64 skew, u64 delay, u32 n,
 static inline u32 smodem_tx_fit(u64 skew, u64 delay, u64 late, u64 late_hook,
 				u32 n, u32 ring)
 {
+	bool starved = late_hook > n;
 	u64 d = late > delay ? late : delay;
 	u64 want;
 
-	if (late_hook > n) {
-		want = smodem_tx_need(skew, delay, n) + skew / 4;
-		if (want < ring / 4)
-			want = ring / 4;
-	} else {
-		if (d > ring / 4)
-			d = ring / 4;
-		want = smodem_tx_need(skew, d, n) + skew / 4;
-	}
+	if (starved)
+		d = delay;
+	else if (d > ring / 4)
+		d = ring / 4;
+	want = smodem_tx_need(skew, d, n) + skew / 4;
+	if (starved && want < ring / 4)
+		want = ring / 4;
 	return want > ring - n ? ring - n : (u32)want;
 }
 

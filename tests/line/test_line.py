@@ -786,6 +786,21 @@ def engine_retrains_after(out, t_s):
             and float(t) >= t_s]
 
 
+@pytest.mark.parametrize("start,tail", [(0, 1), (583, 2), (53, 0)])
+def test_errors_after_the_loop_opens_counted_apart(start, tail):
+    """Our engine hangs up a V.34 call with V.42 (tests/line/callfar.c): its carrier stops, and
+    smline's far receiver, which has no carrier detector in V.34, decodes the silence until the
+    exchange ends the call. The bad frames it makes of that are the record's errors.fcs_loop_open,
+    not errors.fcs (the link's): the counts for these --start values are fixed, as every call here
+    is the same to the sample, and the in-call count stays 0 (before the split it was `tail`)."""
+    r, res, rec = callfar(["--start", str(start), "--rate", "33600", "--bytes", "4096",
+                           "--route", "answer:v34,v42,v8,echo,ansdelay=1000"])
+    assert r.returncode == 0 and res["ok"] == "1", r.stdout
+    assert rec["end"] == "local-hangup" and res["bad"] == "0", rec
+    e = rec["errors"]
+    assert (e["fcs"], e["fcs_loop_open"], e["framing"], e["framing_loop_open"]) == (0, tail, 0, 0), e
+
+
 def test_v34_engine_line_worsens():
     """Our engine (dsp/modem.c, as the guest's driver runs it) dials smline's V.34 far modem over the
     guest's hybrid; 6 s into the data phase the route's worsen words add -40 dBm0 of white noise:

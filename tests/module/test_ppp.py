@@ -109,4 +109,8 @@ def test_link_ends_cleanly():
     assert not Path(run()[0] / "pppd.stuck").exists()
     r = run()[1][0]
     assert r["end"] == "local-hangup", r
+    # smline's V.34 far end has no carrier detector: it decodes the silence after the
+    # modem's hang-up until the exchange ends the call, 0-2 bad frames counted apart
+    # (fcs_loop_open); at most one frame the line spoiled before it
+    print(r["errors"])
     assert r["errors"]["fcs"] <= 1 and r["errors"]["carrier_drops"] == 0, r

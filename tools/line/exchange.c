@@ -15,6 +15,7 @@
 #include <spandsp.h>
 
 #include "exchange.h"
+#include "hook.h"
 
 #define PULSE_MIN_MS 20		/* shorter breaks are noise */
 #define PULSE_MAX_MS 150	/* longer breaks are a flash or a hang-up */
@@ -624,6 +625,9 @@ static void write_record(struct sml_exchange *x, struct call *c)
 		sml_json_int(&j, "extra_bytes", (int64_t)c->sst.extra);
 		sml_json_int(&j, "carrier_drops", (int64_t)c->pst.carrier_drops);
 		sml_json_int(&j, "retrains", (int64_t)c->pst.retrains);
+		/* the far receiver on the silence after the modem's loop opened: not the link's */
+		sml_json_int(&j, "fcs_loop_open", (int64_t)c->pst.fcs_errors_open);
+		sml_json_int(&j, "framing_loop_open", (int64_t)c->pst.framing_errors_open);
 		sml_json_obj_end(&j);
 		sml_json_int(&j, "retransmissions", (int64_t)c->pst.retransmissions);
 		sml_json_int(&j, "rej_received", (int64_t)c->pst.rej_rx);
@@ -1132,6 +1136,8 @@ void sml_exchange_process(struct sml_exchange *x, const int16_t *rx,
 	}
 	if (x->st == X_CONNECTED && x->call && (x->call->peer || x->call->fax)) {
 		/* an open loop carries nothing to the far end */
+		if (x->call->peer)
+			sml_modem_near_open(x->call->peer, !x->raw, SML_HOOK_WINDOW);
 		if (!x->raw) {
 			int16_t quiet[m];
 

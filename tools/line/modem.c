@@ -41,6 +41,7 @@
  * start would lose the first characters of an async stream.
  */
 #define DATA_IDLE_MS 300
+#define SML_ERR_MARKS 8		/* errors kept for sml_modem_near_open()'s look back */
 
 struct hdlc_mon {
 	hdlc_rx_state_t *rx;
@@ -102,6 +103,10 @@ struct sml_modem {
 	v42_state_t *v42;
 	struct sml_v42bis *bis;	/* SpanDSP's V.42bis as XID agreed (v42bis_far.c) */
 	bool link_up;
+	bool near_open;		/* the near end's loop open: its carrier gone */
+	/* the latest errors counted as the link's, for sml_modem_near_open()'s look back */
+	struct { int64_t at; bool fcs; } err[SML_ERR_MARKS];
+	unsigned int nerr;
 	bool v42_fallback;	/* detection failed: continue without V.42 */
 	struct hdlc_mon mon_tx, mon_rx;
 
@@ -261,6 +266,25 @@ static void fail(struct sml_modem *m, const char *why)
 	set_phase(m, SML_PH_FAILED, why);
 }
 
+/* a bad frame (fcs) or character: the link's, or the silence's after the near loop opened */
+static void count_error(struct sml_modem *m, bool fcs)
+{
+	if (m->near_open) {
+		if (fcs)
+			m->st.fcs_errors_open++;
+		else
+			m->st.framing_errors_open++;
+		return;
+	}
+	if (fcs)
+		m->st.fcs_errors++;
+	else
+		m->st.framing_errors++;
+	m->err[m->nerr % SML_ERR_MARKS].at = m->now;
+	m->err[m->nerr % SML_ERR_MARKS].fcs = fcs;
+	m->nerr++;
+}
+
 /* ---- HDLC monitors: count what V.42 does, without its private state ---- */
 static void mon_frame(void *user, const uint8_t *pkt, int len, int ok)
 {
@@ -292,7 +316,7 @@ static void mon_frame(void *user, const uint8_t *pkt, int len, int ok)
 			len > 2 ? pkt[2] : 0);
 	if (!ok) {
 		if (!h->is_tx && m->link_up)
-			m->st.fcs_errors++;
+			count_error(m, true);
 		return;
 	}
 	if (m->bis)
@@ -473,7 +497,7 @@ static void async_put_bit(struct sml_modem *m, int bit)
 		m->st.bytes_rx++;
 		m->arx_ones = 1;
 	} else {
-		m->st.framing_errors++;
+		count_error(m, false);
 		m->arx_ones = 0;
 	}
 	m->arx_state = -1;
@@ -856,6 +880,29 @@ const struct sml_modem_stats *sml_modem_stats(const struct sml_modem *m)
 int64_t sml_modem_now(const struct sml_modem *m)
 {
 	return m->now;
+}
+
+void sml_modem_near_open(struct sml_modem *m, bool open, int64_t lag)
+{
+	unsigned int k, n = m->nerr < SML_ERR_MARKS ? m->nerr : SML_ERR_MARKS;
+
+	/* what came in since the loop may have opened goes with what follows */
+	for (k = 0; open && !m->near_open && k < n; k++) {
+		unsigned int i = (m->nerr - 1 - k) % SML_ERR_MARKS;
+
+		if (m->err[i].at < m->now - lag)
+			break;
+		if (m->err[i].fcs) {
+			m->st.fcs_errors--;
+			m->st.fcs_errors_open++;
+		} else {
+			m->st.framing_errors--;
+			m->st.framing_errors_open++;
+		}
+	}
+	if (open && !m->near_open)
+		m->nerr = 0;
+	m->near_open = open;
 }
 
 /*

@@ -72,6 +72,12 @@ struct sml_modem_stats {
 	struct sml_v42bis_stats v42bis;	/* what V.42bis agreed and did */
 	uint64_t bytes_tx, bytes_rx;
 	uint64_t fcs_errors;	/* V.42 frames with a bad FCS */
+	/*
+	 * the same two counts while the near end's loop was open (it hung up,
+	 * or broke the loop): what this receiver made of the silence after its
+	 * carrier, not errors of the link (sml_modem_near_open())
+	 */
+	uint64_t fcs_errors_open, framing_errors_open;
 	uint64_t retransmissions; /* V.42 I frames sent again */
 	uint64_t rej_rx;	/* V.42 REJ/SREJ received */
 	uint64_t rnr_rx;	/* V.42 RNR received: the modem's receiver busy */
@@ -101,6 +107,14 @@ void sml_modem_free(struct sml_modem *m);
 /* rx: n samples heard; tx: n samples to send (always filled) */
 void sml_modem_process(struct sml_modem *m, const int16_t *rx, int16_t *tx,
 		       int n);
+/*
+ * The near end's loop open (true: nothing of its signal reaches us from
+ * now, and it may have opened up to lag samples ago: the hook detector's
+ * delay) or closed again; the exchange says so as the hook changes, before
+ * it decides that a break is a hang-up. Errors from then on are counted
+ * apart (the stats' *_open).
+ */
+void sml_modem_near_open(struct sml_modem *m, bool open, int64_t lag);
 /* stop transmitting (hang up); the phase becomes SML_PH_STOPPED */
 void sml_modem_stop(struct sml_modem *m);
 enum sml_modem_phase sml_modem_phase(const struct sml_modem *m);

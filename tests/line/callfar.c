@@ -28,6 +28,7 @@
  *   --period N --lead N --up N --down N --start N --delay-ms MS --atten DB
  *   --noise DBM0 --route WORDS (default answer:v32bis,v42,v8,echo,ansdelay=1000)
  *   --rate BPS (default 14400) --bytes N --max-s S -v
+ *   --codec none|ulaw|alaw  G.711 at the line card (smline's --codec)
  *   --incoming WORDS    smline's far modem calls instead (its --incoming
  *                       call, e.g. v34,v42,echo) and the engine answers at
  *                       the first ring, as mgetty's ATA
@@ -98,6 +99,7 @@ struct cfg {
 	/* the far echo: our signal back from the far hybrid (m far_hybrid), dB down (0: none) */
 	double far_echo_db, far_echo_ms, far_echo_hz;
 	int far_hybrid;
+	int codec;		/* G.711 at the line card (SML_CODEC_*) */
 	const char *route;
 	const char *incoming;	/* smline's far modem calls ours: its words */
 	bool no_hybrid;		/* a line without the guest's hybrid (test_clients') */
@@ -205,6 +207,7 @@ static const char usage[] =
 	"  --no-hybrid        no hybrid (no near echo) on the wire\n"
 	"  --far-echo DB --far-echo-ms MS --far-echo-hz HZ --far-hybrid M\n"
 	"                     a far echo of ours, DB down, MS round trip, shifted HZ (none)\n"
+	"  --codec none|ulaw|alaw   G.711 at the line card: the network carries its codes (none)\n"
 	"  --max-s S          the call's limit in line seconds (40)\n"
 	"  --record           smline's record of the call (a RECORD line), even when it went well\n"
 	"  --factory          the engine offers V.34 whatever the far end runs (AT&F's +MS=V34)\n"
@@ -262,6 +265,7 @@ static int one_call(const struct cfg *c, struct result *r)
 	wc.far_echo_ms = c->far_echo_ms;
 	wc.far_echo_hz = c->far_echo_hz;
 	wc.far_hybrid = c->far_hybrid;
+	wc.codec = c->codec;
 	xc.wire = &wc;
 	sl.w = sml_wire_new(&wc);
 	xc.line = sl.w;
@@ -859,6 +863,8 @@ int main(int argc, char **argv)
 			c.far_echo_hz = atof(v);
 		else if (!strcmp(o, "--far-hybrid"))
 			c.far_hybrid = atoi(v);
+		else if (!strcmp(o, "--codec") && sml_codec_parse(v) >= 0)
+			c.codec = sml_codec_parse(v);
 		else if (!strcmp(o, "--rate"))
 			c.rate = (unsigned int)atoi(v);
 		else if (!strcmp(o, "--bytes"))

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <spandsp.h>
+
 #include "hook.h"
 #include "resample.h"
 #include "sml.h"
@@ -556,6 +558,87 @@ static void test_wire_worsen(void)
 	}
 }
 
+/* SpanDSP's G.711 round trip: a code's value is its own */
+static int16_t g711(int codec, int16_t x)
+{
+	return codec == SML_CODEC_ULAW ? ulaw_to_linear(linear_to_ulaw(x)) : alaw_to_linear(linear_to_alaw(x));
+}
+
+/*
+ * G.711 at the line card: a sine at -10 dBm0 on G.711's own scale (its
+ * full-scale sine +3.14 dBm0, dsp/'s convention; smline's levels are
+ * SpanDSP's, 3.02 dB apart) comes out with the companding's noise, theory
+ * 6.02 * 8 + 4.77 - 20 log10(ln(1 + mu)) = 38.1 dB under it for mu-law and
+ * 38.2 dB (1 + ln A) for A-law, both ways; the output takes at most the
+ * codec's 256 values; 12 dB of loss is taken after the code on the way down
+ * (the far card's decoder, then the loop), before it on the way up.
+ */
+static void test_wire_codec(void)
+{
+	static const char *const names[] = { "", "mu-law", "A-law" };
+	const int n = 16000;
+	int16_t *mt = calloc(n, 2), *ft = calloc(n + 400, 2), *af = calloc(n + 400, 2);
+	int16_t *am = calloc(n, 2);
+	double *e = malloc(sizeof(double) * (n + 400)), *ref = malloc(sizeof(double) * n);
+	double amp = 32767.0 * pow(10.0, (-10 - 3.14) / 20.0), worst;
+	struct sml_wire_cfg c;
+	int nf, i, k, codec, distinct, bad;
+	static unsigned char seen[65536];
+
+	for (i = 0; i < n; i++) {
+		mt[i] = (int16_t)lrint(amp * sin(2 * M_PI * 1004.0 * i / 8000));
+		ft[i] = mt[i];
+	}
+	for (codec = SML_CODEC_ULAW; codec <= SML_CODEC_ALAW; codec++) {
+		double snr[2];
+
+		sml_wire_cfg_default(&c);
+		c.codec = codec;
+		run_wire(&c, mt, ft, n, af, &nf, am);
+		for (k = 0; k < 2; k++) {
+			const int16_t *y = k ? am : af;
+			int len = k ? n : nf;
+
+			for (i = 0; i < len; i++)
+				e[i] = y[i] - mt[i];
+			snr[k] = 20 * log10(amp / M_SQRT2 / rms(e, len));
+		}
+		check(snr[0] > 36.6 && snr[0] < 39.6 && snr[1] > 36.6 && snr[1] < 39.6, "wire codec noise",
+		      "%s: %.2f dB up, %.2f dB down (theory %.1f)", names[codec], snr[0], snr[1],
+		      codec == SML_CODEC_ULAW ? 38.1 : 38.2);
+		memset(seen, 0, sizeof(seen));
+		distinct = 0;
+		for (i = 0; i < nf; i++)
+			distinct += !seen[(uint16_t)af[i]]++;
+		for (i = 0; i < n; i++)
+			distinct += !seen[(uint16_t)am[i]]++;
+		check(distinct <= 256, "wire codec values", "%s: %d distinct samples (at most 256)",
+		      names[codec], distinct);
+
+		/*
+		 * 12 dB of loss: up, before the encoder (what reaches the network
+		 * is still codes); down, after the decoder (the codes scaled)
+		 */
+		for (i = 0; i < n; i++)
+			ref[i] = am[i];
+		c.atten_db = 12;
+		run_wire(&c, mt, ft, n, af, &nf, am);
+		for (i = 0, bad = 0; i < nf; i++)
+			bad += af[i] != g711(codec, af[i]);
+		for (i = 0, worst = 0; i < n; i++)
+			worst = fmax(worst, fabs(am[i] - ref[i] * pow(10.0, -12 / 20.0)));
+		check(bad == 0 && worst <= 0.51, "wire codec and loss",
+		      "%s: %d samples up that are not the codec's, down %.2f off the codes scaled", names[codec],
+		      bad, worst);
+	}
+	free(mt);
+	free(ft);
+	free(af);
+	free(am);
+	free(e);
+	free(ref);
+}
+
 static void test_hook(void)
 {
 	struct sml_hook h;
@@ -622,6 +705,7 @@ int main(void)
 	test_drift();
 	test_wire();
 	test_wire_worsen();
+	test_wire_codec();
 	test_hook();
 	test_crc_payload();
 	printf("%d checks, %d failure%s\n", checks, failures, failures == 1 ? "" : "s");

@@ -536,6 +536,10 @@ static void v34_json(struct sml_json *j, const struct sml_v34far_info *v)
 	sml_json_int(j, "rate_rx_start", v->rate_rx_start);
 	sml_json_int(j, "renegs", v->renegs);
 	sml_json_int(j, "retrains", v->retrains);
+	sml_json_bool(j, "nonlinear_tx", v->nonlinear_tx);
+	sml_json_bool(j, "nonlinear_rx", v->nonlinear_rx);
+	sml_json_bool(j, "expanded_tx", v->expanded_tx);
+	sml_json_bool(j, "expanded_rx", v->expanded_rx);
 	sml_json_obj_end(j);
 }
 

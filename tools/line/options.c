@@ -57,6 +57,7 @@ static void usage(FILE *f)
 "  --far-echo DB         a far echo DB below the modem's signal (0: none)\n"
 "  --far-echo-ms MS      its round trip (0-2000)  --far-echo-hz HZ  its frequency offset\n"
 "  --far-hybrid m1..m8   the far hybrid's echo path (m1)\n"
+"  --codec none|ulaw|alaw  G.711 at the line card: the network carries its codes (none)\n"
 "run:\n"
 "  --json PATH|-  --calls N  --duration S  --block N  --config FILE\n"
 "  --events PATH               call events, far modem phases, V.42 and T.30 frames (JSON Lines)\n"
@@ -299,6 +300,13 @@ static int set_opt(struct sml_opts *o, const char *name, const char *val)
 		o->w.far_echo_hz = atof(val);
 		if (!(fabs(o->w.far_echo_hz) <= 100)) {
 			fprintf(stderr, "smline: --far-echo-hz %s: within +-100 Hz\n", val);
+			return -1;
+		}
+	} else if (!strcmp(name, "codec")) {
+		NEED();
+		o->w.codec = sml_codec_parse(val);
+		if (o->w.codec < 0) {
+			fprintf(stderr, "smline: --codec %s: none, ulaw or alaw\n", val);
 			return -1;
 		}
 	} else if (!strcmp(name, "seed")) {

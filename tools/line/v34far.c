@@ -218,6 +218,10 @@ static void take_info(struct sml_v34far *f)
 	info->erle_db10 = st.erle_db10;
 	info->renegs = st.renegs;
 	info->retrains = st.retrains;
+	info->nonlinear_tx = st.tx.nonlinear;
+	info->nonlinear_rx = st.rx.nonlinear;
+	info->expanded_tx = st.tx.expanded;
+	info->expanded_rx = st.rx.expanded;
 	/* a far end gone drags the error down to nothing before the end notices */
 	if (!f->in_data)
 		info->mse_db10 = st.mse_db10;

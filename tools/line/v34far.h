@@ -40,6 +40,8 @@ struct sml_v34far_info {
 	unsigned int rate_tx_start, rate_rx_start;
 	/* the data mode's rate renegotiations and retrains, either end's */
 	unsigned int renegs, retrains;
+	/* the nonlinear encoder (9.7) and expanded shaping each way, as the last MPs settled */
+	bool nonlinear_tx, nonlinear_rx, expanded_tx, expanded_rx;
 };
 
 struct sml_v34far;

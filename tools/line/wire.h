@@ -3,7 +3,8 @@
  * The wire between the modem (guest) and the exchange: attenuation, white
  * noise, an echo of the modem's own signal (plain, through a G.168 hybrid,
  * and a far echo delayed and shifted in frequency), one-way delay, and a sample
- * clock offset between the modem's codec and the network. Two clock
+ * clock offset between the modem's codec and the network, and a G.711
+ * codec at the line card (the network carries 8-bit codes). Two clock
  * domains: the modem's (what the transport moves) and the network's (what
  * the exchange and far modem run on); they differ only when ppm != 0.
  */
@@ -28,7 +29,14 @@ struct sml_wire_cfg {
 	double far_echo_ms;	/* its round trip */
 	double far_echo_hz;	/* its frequency offset */
 	int far_hybrid;		/* the far hybrid's model (0: model 1) */
+	int codec;		/* G.711 at the line card: SML_CODEC_* */
 };
+
+/* the line card's codec: none (a linear network), G.711 mu-law or A-law */
+enum { SML_CODEC_NONE = 0, SML_CODEC_ULAW, SML_CODEC_ALAW };
+/* "none", "ulaw" or "alaw" -> SML_CODEC_*, -1 for anything else */
+int sml_codec_parse(const char *s);
+const char *sml_codec_name(int codec);
 
 void sml_wire_cfg_default(struct sml_wire_cfg *c);
 

@@ -510,6 +510,7 @@ static enum smdsp_v34_train_state start_data(struct smdsp_v34_train_rx *s)
 	s->lv_fast = 0;
 	s->lv_n = 0;
 	s->lv_nf = 0;
+	s->lv_fpn = 0;
 	s->lv_ref = 0;
 	s->lv_refn = 0;
 	s->lv_frz = 0;
@@ -852,9 +853,13 @@ static void rn_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o)
  * a second step at 30 ppm: the call modem's error at the lattice's floor
  * after the hold as during it, its sync lost, a retrain).
  *
- * Only a fall: a power that rose is the noise's as often as the signal's
- * (a noisier line must not turn the signal down), and a line that loses
- * less is not this watch's matter. Smaller falls are the equaliser's. A
+ * A level that rises (less loss) pushes every point outwards as far past
+ * its boundaries: the same move, the input down, once the last LV_RISE
+ * fast blocks' mean is LV_TRIG or more over the reference and each of them
+ * LV_RISE_EACH or more (an impulse lifts one block, not four), and under
+ * LV_GONE over it. Noise cannot be what rose: to lift the power 2 dB it
+ * would be within 2.3 dB of the signal, no line for the data mode. Smaller
+ * steps are the equaliser's. A
  * block more than LV_GONE (16 dB) under the reference moves nothing, and a
  * measurement that finds the level that far down after a move undoes it:
  * the far end silent or gone, our echo's residue and the noise left, so
@@ -873,6 +878,8 @@ static void rn_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o)
 #define LV_GONE 40		/* 16 dB */
 #define LV_MAX 16		/* 24 dB more gain than PP's */
 #define LV_HOLD 1024		/* symbols held after a move, measured */
+#define LV_RISE SMDSP_V34_LV_RISE	/* fast blocks a rise is judged over */
+#define LV_RISE_EACH 1289	/* 1 dB: each of them */
 
 /* the input and the equaliser's history (and the whitening's) times g (Q16) */
 static void level_scale(struct smdsp_v34_train_rx *s, uint32_t g)
@@ -896,6 +903,26 @@ static uint32_t level_gain(const struct smdsp_v34_train_rx *s, uint64_t p)
 	return (uint32_t)smdsp_isqrt64(smdsp_div_u64(s->lv_ref << 32, (uint32_t)(p >> 8) + 1) >> 8);
 }
 
+/* the input scaled by g (Q16), then the loops held while the level is measured */
+static void level_start(struct smdsp_v34_train_rx *s, uint32_t g)
+{
+	level_scale(s, g);
+	s->lv_gmove = g;
+	s->lv_acc = 0;
+	s->lv_n = 0;
+	s->lv_fpn = 0;
+	s->lv_frz = LV_HOLD;
+	s->st.level_hold = true;
+}
+
+/* a gain that keeps the input's scale within LV_MAX of PP's either way */
+static bool level_gain_ok(const struct smdsp_v34_train_rx *s, uint32_t g)
+{
+	uint64_t a = ((uint64_t)s->agc * g) >> 16;
+
+	return a <= (uint64_t)LV_MAX * s->agc_pp && a * LV_MAX >= s->agc_pp;
+}
+
 /* a power p fallen from the reference by more than trig (Q10): the input up, then a measurement held */
 static bool level_move(struct smdsp_v34_train_rx *s, uint64_t p, uint32_t trig)
 {
@@ -904,14 +931,40 @@ static bool level_move(struct smdsp_v34_train_rx *s, uint64_t p, uint32_t trig)
 	if (s->rn || p * LV_GONE < s->lv_ref || p * trig >= s->lv_ref * 1024)
 		return false;
 	g = level_gain(s, p);
-	if (((uint64_t)s->agc * g) >> 16 > (uint64_t)LV_MAX * s->agc_pp)
+	if (!level_gain_ok(s, g))
 		return false;
-	level_scale(s, g);
-	s->lv_gmove = g;
-	s->lv_acc = 0;
-	s->lv_n = 0;
-	s->lv_frz = LV_HOLD;
-	s->st.level_hold = true;
+	level_start(s, g);
+	return true;
+}
+
+/*
+ * A fast block's power p, for a level that rose: the last LV_RISE blocks'
+ * mean LV_TRIG or more over the reference and each LV_RISE_EACH or more
+ * (not an impulse's one block), under LV_GONE: the input down, held.
+ */
+static bool level_rise(struct smdsp_v34_train_rx *s, uint64_t p)
+{
+	uint64_t sum = 0, lo = p;
+	unsigned int i;
+	uint32_t g;
+
+	s->lv_fp[s->lv_fpn % LV_RISE] = p;
+	if (++s->lv_fpn < LV_RISE || s->rn)
+		return false;
+	s->lv_fpn = LV_RISE + s->lv_fpn % LV_RISE;
+	for (i = 0; i < LV_RISE; i++) {
+		sum += s->lv_fp[i];
+		if (s->lv_fp[i] < lo)
+			lo = s->lv_fp[i];
+	}
+	sum >>= 2;	/* LV_RISE */
+	if (lo * 1024 < s->lv_ref * LV_RISE_EACH || sum * 1024 < s->lv_ref * LV_TRIG ||
+	    sum >= s->lv_ref * LV_GONE)
+		return false;
+	g = level_gain(s, sum);
+	if (!level_gain_ok(s, g))
+		return false;
+	level_start(s, g);
 	return true;
 }
 
@@ -996,9 +1049,9 @@ static smdsp_noinline void data_level(struct smdsp_v34_train_rx *s, const struct
 			level_scale(s, (uint32_t)smdsp_div_u64(1ULL << 32, s->lv_gmove));
 			return;
 		}
-		/* the rest of the fall (a fast block that held the step moved part of it), or what it overshot */
+		/* the rest of the step (a fast block that held the step moved part of it), or what it overshot */
 		g = level_gain(s, e);
-		if (((uint64_t)s->agc * g) >> 16 > (uint64_t)LV_MAX * s->agc_pp)
+		if (!level_gain_ok(s, g))
 			g = 1 << 16;
 		level_scale(s, g);
 		s->st.level_steps++;
@@ -1010,7 +1063,7 @@ static smdsp_noinline void data_level(struct smdsp_v34_train_rx *s, const struct
 
 		s->lv_fast = 0;
 		s->lv_nf = 0;
-		if (s->lv_refn == LV_REF_BLOCKS && level_move(s, p, LV_TRIG_FAST)) {
+		if (s->lv_refn == LV_REF_BLOCKS && (level_move(s, p, LV_TRIG_FAST) || level_rise(s, p))) {
 			level_restore(s);
 			return;
 		}

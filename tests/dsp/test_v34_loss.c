@@ -4,7 +4,8 @@
  * level in the call: the far signal a few dB weaker from one block on, the
  * noise as it was or higher, the echoes (which arise at each end) as they
  * were, so that on a 2-wire line the echo-to-signal ratio worsens by the
- * loss step.
+ * loss step; and when it gains level (a negative step: the far signal
+ * stronger, the rest as it was), alone, twice, or and back.
  *
  * Each call runs from silence to the data mode, carries a PRBS both ways,
  * and 1.5 s into the data the line's loss steps up (in some a second time
@@ -293,6 +294,10 @@ static void judge(const struct lcase *c, const struct out *o)
 		      "%s: end %d: %lu bits judged", c->name, i, e->sink.judged);
 		CHECK(e->sink.bad == 0, "%s: end %d: %lu of %lu bits wrong", c->name, i, e->sink.bad,
 		      e->sink.judged);
+		/* a step alone is followed by one move, and nothing else moves the level (no false alarm) */
+		if (!c->retrains)
+			CHECK(e->stats.level_steps == (c->step2_db ? 2u : 1u), "%s: end %d: %u level moves", c->name,
+			      i, e->stats.level_steps);
 	}
 	CHECK(!o->left_late && o->back_at <= o->step_at + T_SETTLE && o->end_at - o->back_at >= STEADY,
 	      "%s: back in data %.1f s after the step, then %.1f s steady", c->name,
@@ -338,6 +343,16 @@ static const struct lcase cases[] = {
 	  .echo_db = -999, .delay = 8 * 60, .ppm = 100, .seed = 23, .channel = CHAN_TELEPHONE, .hybrid = 5,
 	  .hybrid_erl_db = 10, .far_echo_db = 28, .far_echo_delay = 2 * (8 * 60 + 16), .far_hybrid = 6,
 	  .far_echo_hz = 5 }, 6, 0, -300, 1, 0 },
+	/* the level rises (the loss falls): seen so before the receivers followed it, 3-4 renegotiations, 6-9 dB ended lower */
+	{ "2-wire, gain 3 dB, no noise", true, 3429, WIRE2(9, -300, 41), -3, 0, -300, 0, 0 },
+	{ "2-wire, gain 6 dB, no noise", true, 3429, WIRE2(9, -300, 43), -6, 0, -300, 0, 0 },
+	{ "4-wire, gain 6 dB, no noise", false, 3429, WIRE4(9, -300, 45), -6, 0, -300, 0, 0 },
+	{ "2-wire, gain 9 dB, no noise", true, 3429, WIRE2(12, -300, 47), -9, 0, -300, 0, 0 },
+	{ "2-wire, gain 6 dB, noise -55 dBm0", true, 3429, WIRE2(9, -55, 49), -6, 0, -300, 0, 0 },
+	{ "2-wire, gain 6 dB then loss 6 dB 2 s apart, clocks 60 ppm", true, 3429, WIRE2_PPM(9, -300, 51, 60), -6, 6,
+	  -300, 0, 8000L * 2 },
+	{ "4-wire, gain 4 dB twice 5 s apart, clocks -60 ppm", false, 3429, WIRE4_PPM(9, -300, 53, -60), -4, -4, -300, 0,
+	  8000L * 5 },
 };
 
 int main(int argc, char **argv)

@@ -37,6 +37,7 @@ static inline int smdsp_v34_train_data_config(const struct smdsp_v34_train_confi
 #define SMDSP_V34_EQ_TAPS 64		/* the equaliser, T/2 spaced: 32 symbols */
 #define SMDSP_V34_EQ_HIST (SMDSP_V34_EQ_TAPS + 8)	/* its inputs kept: 3 symbols more */
 #define SMDSP_V34_LV_SNAPS 4		/* the level watch's snapshots: 192-256 symbols back (v34_train_rx.c) */
+#define SMDSP_V34_LV_RISE 4		/* the fast blocks a rise is judged over (v34_train_rx.c) */
 #define SMDSP_V34_RX_RING 256		/* T/2 outputs kept for finding PP */
 #define SMDSP_V34_MP_MAX 200		/* bits of an MP frame kept */
 /* 2-wire: the transmitter's samples kept for the canceller (a power of 2), its taps, its longest far delay */
@@ -188,6 +189,9 @@ struct smdsp_v34_train_rx {
 	/* data: the equaliser output's power over a block, a fast block, the reference (data_level()) */
 	uint64_t lv_acc, lv_fast, lv_ref;
 	unsigned int lv_n, lv_nf, lv_refn;
+	/* the last SMDSP_V34_LV_RISE fast blocks' powers, for a rise (data_level()) */
+	uint64_t lv_fp[SMDSP_V34_LV_RISE];
+	unsigned int lv_fpn;
 	unsigned int lv_frz;		/* symbols left of the loops held after a move, the level measured */
 	uint32_t lv_gmove;		/* the move's gain, Q16 (undone if the far end turns out gone) */
 	uint32_t agc_pp;		/* the input scale PP set, as the data began */

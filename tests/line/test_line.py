@@ -805,6 +805,31 @@ def test_v34_over_a_g711_codec(codec):
     assert float(res["mse_db"]) >= 45 and rec["v34"]["rx_mse_db"] >= 45, (res, rec["v34"])
 
 
+@pytest.mark.parametrize("opt,value,why", [
+    ("--atten", "abc", "0 to 60 dB"), ("--atten", "-3", "0 to 60 dB"), ("--atten", "6dB", "0 to 60 dB"),
+    ("--noise", "7", "-300 to 6 dBm0"), ("--noise", "nan", "-300 to 6 dBm0"),
+    ("--echo", "20", "-300 to 0 dB"), ("--echo-ms", "-1", "0 to 2000 ms"), ("--delay", "1e9", "0 to 2000 ms"),
+    ("--ppm", "inf", "-100000 to 100000 ppm"), ("--ppm", "", "-100000 to 100000 ppm"),
+    ("--hybrid-erl", "61", "0 to 60 dB"), ("--far-echo", "x", "0 to 60 dB down"),
+    ("--far-echo-ms", "2001", "0 to 2000 ms"), ("--far-echo-hz", "-101", "-100 to 100 Hz"),
+    ("--calls", "1.5", "a whole number, 0 to 1000000"), ("--calls", "-1", "a whole number, 0 to 1000000"),
+    ("--block", "0", "a whole number, 1 to"), ("--block", "80x", "a whole number, 1 to"),
+    ("--hangup-ms", "0", "a whole number, 1 to 60000 ms"), ("--clear-ms", "1e7", "a whole number, 0 to 600000"),
+    ("--hook-threshold", "99999", "a whole number, 1 to 32767"), ("--ring-hz", "0", "over 0 to 1000 Hz"),
+    ("--ring-dbm0", "9", "-90 to 6 dBm0"), ("--dialtone-timeout", "-2", "over 0 to 3600 s"),
+    ("--interdigit", "x", "over 0 to 3600 s"), ("--duration", "-5", "0 to 1e+07 s"),
+    ("--tone-hz", "4000", "over 0 to 3999 Hz"), ("--tone-dbm0", "-91", "-90 to 6 dBm0"),
+    ("--tone-test", "0", "over 0 to 86400 s"), ("--seed", "12ab", "a whole number"), ("--seed", "-1", "a whole number"),
+])
+def test_number_options_refused(opt, value, why):
+    """smline's number options take a number and nothing else, within their range: anything else is
+    refused with the option, the value and the range in one line (exit 2), never read as 0."""
+    r = subprocess.run([SMLINE, "--transport", "file:/dev/null,/dev/null", opt, value],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and r.stderr.startswith("smline: %s %s: " % (opt, value)) and why in r.stderr, \
+        r.stderr
+
+
 @pytest.mark.parametrize("value", ["mulaw", "", "ULAW", "g711"])
 def test_codec_option_refused(value):
     r = subprocess.run([SMLINE, "--transport", "file:/dev/null,/dev/null", "--codec", value],

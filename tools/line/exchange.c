@@ -117,18 +117,6 @@ void sml_exchange_cfg_default(struct sml_exchange_cfg *c)
 	c->json = stdout;
 }
 
-/* a number and nothing else, within [lo, hi] (lo itself only if lo_ok) */
-static bool number_in(const char *v, double lo, bool lo_ok, double hi, double *out)
-{
-	char *end;
-	double d = strtod(v, &end);
-
-	if (end == v || *end || !isfinite(d) || d > hi || d < lo || (d == lo && !lo_ok))
-		return false;
-	*out = d;
-	return true;
-}
-
 #define WORSEN_MAX_S 86400	/* a day of line time */
 #define WORSEN_NOISE_MIN -90
 #define WORSEN_NOISE_MAX 6	/* SML_DBM0_FULLSCALE, rounded: full-scale noise */
@@ -138,7 +126,7 @@ static bool number_in(const char *v, double lo, bool lo_ok, double hi, double *o
 static int worsen_word(struct sml_worsen *v, const char *w)
 {
 	if (!strncmp(w, "worsen=", 7)) {
-		if (!number_in(w + 7, 0, true, WORSEN_MAX_S, &v->at_s)) {
+		if (!sml_number_in(w + 7, 0, true, WORSEN_MAX_S, &v->at_s)) {
 			fprintf(stderr,
 				"smline: %s: the line worsens 0 to %d s into the data phase\n",
 				w, WORSEN_MAX_S);
@@ -146,14 +134,14 @@ static int worsen_word(struct sml_worsen *v, const char *w)
 		}
 		v->on = true;
 	} else if (!strncmp(w, "worsen_noise=", 13)) {
-		if (!number_in(w + 13, WORSEN_NOISE_MIN, true, WORSEN_NOISE_MAX, &v->noise_dbm0)) {
+		if (!sml_number_in(w + 13, WORSEN_NOISE_MIN, true, WORSEN_NOISE_MAX, &v->noise_dbm0)) {
 			fprintf(stderr, "smline: %s: the noise added is %d to %d dBm0\n", w,
 				WORSEN_NOISE_MIN, WORSEN_NOISE_MAX);
 			return -2;
 		}
 		v->noise = true;
 	} else if (!strncmp(w, "worsen_loss=", 12)) {
-		if (!number_in(w + 12, 0, false, WORSEN_LOSS_MAX, &v->loss_db)) {
+		if (!sml_number_in(w + 12, 0, false, WORSEN_LOSS_MAX, &v->loss_db)) {
 			fprintf(stderr, "smline: %s: the loss added is 0 to %d dB (not 0)\n", w,
 				WORSEN_LOSS_MAX);
 			return -2;

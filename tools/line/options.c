@@ -5,6 +5,7 @@
  * "name value" line of a --config file (which may itself hold "config").
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,31 @@ static void usage(FILE *f)
 
 static int set_opt(struct sml_opts *o, const char *name, const char *val);
 
+/* val a number within [lo, hi] (lo itself only if lo_ok) into *out, else the reason in one line and -1 */
+static int num(const char *name, const char *val, double lo, bool lo_ok, double hi, const char *unit,
+	       double *out)
+{
+	if (sml_number_in(val, lo, lo_ok, hi, out))
+		return 0;
+	fprintf(stderr, "smline: --%s %s: %s%g to %g%s%s\n", name, val, lo_ok ? "" : "over ", lo, hi,
+		*unit ? " " : "", unit);
+	return -1;
+}
+
+/* the same for a whole number */
+static int whole(const char *name, const char *val, long lo, long hi, const char *unit, int *out)
+{
+	double d;
+
+	if (sml_number_in(val, (double)lo, true, (double)hi, &d) && d == floor(d)) {
+		*out = (int)d;
+		return 0;
+	}
+	fprintf(stderr, "smline: --%s %s: a whole number, %ld to %ld%s%s\n", name, val, lo, hi,
+		*unit ? " " : "", unit);
+	return -1;
+}
+
 static int need(const char *name, const char *val)
 {
 	if (!val) {
@@ -120,6 +146,13 @@ static int set_opt(struct sml_opts *o, const char *name, const char *val)
 	while (*name == '-')
 		name++;
 #define NEED() do { if (need(name, val)) return -1; } while (0)
+	/* a number option: its range and unit, the field it sets */
+#define NUM(lo, lo_ok, hi, unit, dst) do { double v_; NEED(); \
+		if (num(name, val, lo, lo_ok, hi, unit, &v_)) \
+			return -1; \
+		(dst) = v_; \
+	} while (0)
+#define WHOLE(lo, hi, unit, dst) do { NEED(); if (whole(name, val, lo, hi, unit, &(dst))) return -1; } while (0)
 	if (!strcmp(name, "transport")) {
 		NEED();
 		snprintf(o->transport, sizeof(o->transport), "%s", val);
@@ -147,7 +180,7 @@ static int set_opt(struct sml_opts *o, const char *name, const char *val)
 	} else if (!strcmp(name, "latency")) {
 		NEED();
 #ifdef SML_HAVE_JACK
-		sml_jack_opts.latency = atoi(val);
+		WHOLE(0, 65536, "samples", sml_jack_opts.latency);
 #endif
 	} else if (!strcmp(name, "dbus-tick-us") || !strcmp(name, "dbus-delay") ||
 		   !strcmp(name, "dbus-stall-s") || !strcmp(name, "dbus-wait-s") ||
@@ -155,13 +188,13 @@ static int set_opt(struct sml_opts *o, const char *name, const char *val)
 		NEED();
 #ifdef SML_HAVE_DBUS
 		if (!strcmp(name, "dbus-tick-us"))
-			sml_dbus_opts.tick_us = atoi(val);
+			WHOLE(1, 1000000, "us", sml_dbus_opts.tick_us);
 		else if (!strcmp(name, "dbus-delay"))
-			sml_dbus_opts.delay = atoi(val);
+			WHOLE(0, 65536, "samples", sml_dbus_opts.delay);
 		else if (!strcmp(name, "dbus-stall-s"))
-			sml_dbus_opts.stall_s = atof(val);
+			NUM(0, false, 3600, "s", sml_dbus_opts.stall_s);
 		else if (!strcmp(name, "dbus-wait-s"))
-			sml_dbus_opts.wait_s = atof(val);
+			NUM(0, false, 3600, "s", sml_dbus_opts.wait_s);
 		else
 			sml_dbus_opts.ready_file = strdup(val);
 #endif
@@ -204,28 +237,28 @@ static int set_opt(struct sml_opts *o, const char *name, const char *val)
 			o->x.unplugged[o->x.nunplugged++] = (int)n;
 		}
 	} else if (!strcmp(name, "dialtone-timeout")) {
-		NEED();
-		o->x.dialtone_timeout_ms = (int)(atof(val) * 1000);
+		double t;
+
+		NUM(0, false, 3600, "s", t);
+		o->x.dialtone_timeout_ms = (int)(t * 1000);
 	} else if (!strcmp(name, "interdigit")) {
-		NEED();
-		o->x.interdigit_ms = (int)(atof(val) * 1000);
+		double t;
+
+		NUM(0, false, 3600, "s", t);
+		o->x.interdigit_ms = (int)(t * 1000);
 	} else if (!strcmp(name, "hangup-ms")) {
-		NEED();
-		o->x.hangup_ms = atoi(val);
+		WHOLE(1, 60000, "ms", o->x.hangup_ms);
 	} else if (!strcmp(name, "clear-ms")) {
-		NEED();
-		o->x.clear_ms = atoi(val);
+		WHOLE(0, 600000, "ms", o->x.clear_ms);
 	} else if (!strcmp(name, "ring-cadence")) {
 		NEED();
 		if (sscanf(val, "%d,%d", &o->x.ring_on_ms, &o->x.ring_off_ms) != 2 ||
 		    o->x.ring_on_ms <= 0 || o->x.ring_off_ms < 0)
 			return -1;
 	} else if (!strcmp(name, "ring-hz")) {
-		NEED();
-		o->x.ring_hz = atof(val);
+		NUM(0, false, 1000, "Hz", o->x.ring_hz);
 	} else if (!strcmp(name, "ring-dbm0")) {
-		NEED();
-		o->x.ring_dbm0 = atof(val);
+		NUM(-90, true, 6, "dBm0", o->x.ring_dbm0);
 	} else if (!strcmp(name, "hook")) {
 		NEED();
 		if (!strcmp(val, "control"))
@@ -233,33 +266,22 @@ static int set_opt(struct sml_opts *o, const char *name, const char *val)
 		else if (strcmp(val, "dc"))
 			return -1;
 	} else if (!strcmp(name, "hook-threshold")) {
-		NEED();
-		o->hook_threshold = atoi(val);
+		WHOLE(1, 32767, "", o->hook_threshold);
 	} else if (!strcmp(name, "control")) {
 		NEED();
 		o->control = strdup(val);
 	} else if (!strcmp(name, "atten")) {
-		NEED();
-		o->w.atten_db = atof(val);
+		NUM(0, true, 60, "dB", o->w.atten_db);
 	} else if (!strcmp(name, "noise")) {
-		NEED();
-		o->w.noise_dbm0 = atof(val);
+		NUM(-300, true, 6, "dBm0 (-99 or less: none)", o->w.noise_dbm0);
 	} else if (!strcmp(name, "echo")) {
-		NEED();
-		o->w.echo_db = atof(val);
+		NUM(-300, true, 0, "dB (-99 or less: none)", o->w.echo_db);
 	} else if (!strcmp(name, "echo-ms")) {
-		NEED();
-		o->w.echo_ms = atof(val);
+		NUM(0, true, 2000, "ms", o->w.echo_ms);
 	} else if (!strcmp(name, "delay")) {
-		NEED();
-		o->w.delay_ms = atof(val);
+		NUM(0, true, 2000, "ms", o->w.delay_ms);
 	} else if (!strcmp(name, "ppm")) {
-		NEED();
-		o->w.ppm = atof(val);
-		if (!(fabs(o->w.ppm) <= 100000)) {
-			fprintf(stderr, "smline: --ppm %s: a clock offset is within +-100000 ppm\n", val);
-			return -1;
-		}
+		NUM(-100000, true, 100000, "ppm", o->w.ppm);
 	} else if (!strcmp(name, "hybrid") || !strcmp(name, "far-hybrid")) {
 		int m;
 
@@ -275,33 +297,13 @@ static int set_opt(struct sml_opts *o, const char *name, const char *val)
 		else
 			o->w.hybrid = m;
 	} else if (!strcmp(name, "hybrid-erl")) {
-		NEED();
-		o->w.hybrid_erl_db = atof(val);
-		if (!(o->w.hybrid_erl_db >= 0 && o->w.hybrid_erl_db <= 60)) {
-			fprintf(stderr, "smline: --hybrid-erl %s: 0 to 60 dB\n", val);
-			return -1;
-		}
+		NUM(0, true, 60, "dB", o->w.hybrid_erl_db);
 	} else if (!strcmp(name, "far-echo")) {
-		NEED();
-		o->w.far_echo_db = atof(val);
-		if (!(o->w.far_echo_db >= 0 && o->w.far_echo_db <= 60)) {
-			fprintf(stderr, "smline: --far-echo %s: 0 (none) to 60 dB down\n", val);
-			return -1;
-		}
+		NUM(0, true, 60, "dB down (0: none)", o->w.far_echo_db);
 	} else if (!strcmp(name, "far-echo-ms")) {
-		NEED();
-		o->w.far_echo_ms = atof(val);
-		if (!(o->w.far_echo_ms >= 0 && o->w.far_echo_ms <= 2000)) {
-			fprintf(stderr, "smline: --far-echo-ms %s: 0 to 2000 ms\n", val);
-			return -1;
-		}
+		NUM(0, true, 2000, "ms", o->w.far_echo_ms);
 	} else if (!strcmp(name, "far-echo-hz")) {
-		NEED();
-		o->w.far_echo_hz = atof(val);
-		if (!(fabs(o->w.far_echo_hz) <= 100)) {
-			fprintf(stderr, "smline: --far-echo-hz %s: within +-100 Hz\n", val);
-			return -1;
-		}
+		NUM(-100, true, 100, "Hz", o->w.far_echo_hz);
 	} else if (!strcmp(name, "codec")) {
 		NEED();
 		o->w.codec = sml_codec_parse(val);
@@ -310,8 +312,15 @@ static int set_opt(struct sml_opts *o, const char *name, const char *val)
 			return -1;
 		}
 	} else if (!strcmp(name, "seed")) {
+		char *end;
+
 		NEED();
-		o->w.seed = strtoull(val, NULL, 0);
+		errno = 0;
+		o->w.seed = strtoull(val, &end, 0);
+		if (end == val || *end || errno || *val == '-') {
+			fprintf(stderr, "smline: --seed %s: a whole number, 0 to 2^64-1\n", val);
+			return -1;
+		}
 	} else if (!strcmp(name, "json")) {
 		NEED();
 		o->json = strdup(val);
@@ -319,29 +328,21 @@ static int set_opt(struct sml_opts *o, const char *name, const char *val)
 		NEED();
 		o->events = strdup(val);
 	} else if (!strcmp(name, "calls")) {
-		NEED();
-		o->calls = atoi(val);
+		WHOLE(0, 1000000, "(0: no limit)", o->calls);
 	} else if (!strcmp(name, "duration")) {
-		NEED();
-		o->duration_s = atof(val);
+		NUM(0, true, 1e7, "s (0: no limit)", o->duration_s);
 	} else if (!strcmp(name, "block")) {
-		NEED();
-		o->block = atoi(val);
-		if (o->block < 1 || o->block > SML_MAX_BLOCK)
-			return -1;
+		WHOLE(1, SML_MAX_BLOCK, "samples", o->block);
 	} else if (!strcmp(name, "config")) {
 		NEED();
 		if (load_config(o, val))
 			return -1;
 	} else if (!strcmp(name, "tone-test")) {
-		NEED();
-		o->tone_test_s = atof(val);
+		NUM(0, false, 86400, "s", o->tone_test_s);
 	} else if (!strcmp(name, "tone-hz")) {
-		NEED();
-		o->tone_hz = atof(val);
+		NUM(0, false, 3999, "Hz", o->tone_hz);
 	} else if (!strcmp(name, "tone-dbm0")) {
-		NEED();
-		o->tone_dbm0 = atof(val);
+		NUM(-90, true, 6, "dBm0", o->tone_dbm0);
 	} else if (!strcmp(name, "v")) {
 		sml_log_level = SML_LOG_DEBUG;
 		return 0;
@@ -360,6 +361,8 @@ static int set_opt(struct sml_opts *o, const char *name, const char *val)
 	}
 	return 1;
 #undef NEED
+#undef NUM
+#undef WHOLE
 }
 
 int sml_opts_parse(struct sml_opts *o, int argc, char **argv)

@@ -29,6 +29,8 @@ double sml_rms_to_dbm0(double rms);
 double sml_db_to_gain(double db);
 /* A sample value to the nearest 16-bit sample, saturated. */
 int16_t sml_clip16(double v);
+/* a number and nothing else, within [lo, hi] (lo itself only if lo_ok) */
+bool sml_number_in(const char *v, double lo, bool lo_ok, double hi, double *out);
 
 /* ---- logging (stamped with line time, never wall time) ---- */
 enum { SML_LOG_ERR, SML_LOG_INFO, SML_LOG_DEBUG, SML_LOG_FRAMES };

@@ -387,3 +387,14 @@ void sml_event_end(struct sml_json *j)
 	fprintf(sml_events, "%s\n", j->buf);
 	sml_json_free(j);
 }
+
+bool sml_number_in(const char *v, double lo, bool lo_ok, double hi, double *out)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (end == v || *end || !isfinite(d) || d > hi || d < lo || (d == lo && !lo_ok))
+		return false;
+	*out = d;
+	return true;
+}

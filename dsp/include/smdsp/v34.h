@@ -180,7 +180,7 @@ struct smdsp_v34_stats {
 	/* data: our decoder's superframe sync check (struct smdsp_v34_train_stats) */
 	uint32_t sync_checks, sync_misses, bad_superframes;
 	bool sync_lost;
-	/* data: our receiver's input rescaled for a received level that fell (a line's loss; v34_train_rx.c) */
+	/* data: our receiver's input rescaled for a received level that fell or rose (the line's loss; v34_train_rx.c) */
 	uint32_t level_steps;
 	/* data: the auxiliary channel runs (both MPs offered it), its bits sent and received (after B1) */
 	bool aux;

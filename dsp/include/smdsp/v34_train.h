@@ -237,7 +237,7 @@ struct smdsp_v34_train_stats {
 	uint32_t sync_checks, sync_misses, bad_superframes;
 	bool sync_lost;
 	bool aux;			/* data: the auxiliary channel runs (both MPs offered it) */
-	/* data: the input rescaled for a level that fell (a line's loss), confirmed; the loops held meanwhile */
+	/* data: the input rescaled for a level that fell or rose (the line's loss changed), confirmed; the loops held meanwhile */
 	uint32_t level_steps;
 	bool level_hold;
 	bool nonlinear, expanded;	/* data: what our MP asked for and the decoder undoes */

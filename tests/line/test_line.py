@@ -820,6 +820,8 @@ def test_v34_over_a_g711_codec(codec):
     ("--interdigit", "x", "over 0 to 3600 s"), ("--duration", "-5", "0 to 1e+07 s"),
     ("--tone-hz", "4000", "over 0 to 3999 Hz"), ("--tone-dbm0", "-91", "-90 to 6 dBm0"),
     ("--tone-test", "0", "over 0 to 86400 s"), ("--seed", "12ab", "a whole number"), ("--seed", "-1", "a whole number"),
+    ("--ring-cadence", "1000", "ON_MS,OFF_MS"), ("--ring-cadence", "0,4000", "1 to 60000 on"),
+    ("--ring-cadence", "1000,4000x", "0 to 60000 off"), ("--ring-cadence", "1000,-1", "ON_MS,OFF_MS"),
 ])
 def test_number_options_refused(opt, value, why):
     """smline's number options take a number and nothing else, within their range: anything else is

@@ -251,10 +251,22 @@ static int set_opt(struct sml_opts *o, const char *name, const char *val)
 	} else if (!strcmp(name, "clear-ms")) {
 		WHOLE(0, 600000, "ms", o->x.clear_ms);
 	} else if (!strcmp(name, "ring-cadence")) {
+		char on[32], *off;
+		double a, b;
+
 		NEED();
-		if (sscanf(val, "%d,%d", &o->x.ring_on_ms, &o->x.ring_off_ms) != 2 ||
-		    o->x.ring_on_ms <= 0 || o->x.ring_off_ms < 0)
+		snprintf(on, sizeof(on), "%s", val);
+		off = strchr(on, ',');
+		if (off)
+			*off++ = '\0';
+		if (!off || !sml_number_in(on, 1, true, 60000, &a) || a != floor(a) ||
+		    !sml_number_in(off, 0, true, 60000, &b) || b != floor(b)) {
+			fprintf(stderr, "smline: --ring-cadence %s: ON_MS,OFF_MS, whole ms, 1 to 60000 on, 0 to 60000 off\n",
+				val);
 			return -1;
+		}
+		o->x.ring_on_ms = (int)a;
+		o->x.ring_off_ms = (int)b;
 	} else if (!strcmp(name, "ring-hz")) {
 		NUM(0, false, 1000, "Hz", o->x.ring_hz);
 	} else if (!strcmp(name, "ring-dbm0")) {

@@ -363,15 +363,22 @@ int smdsp_echo_set_far_delay(struct smdsp_echo *ec, int samples)
 	return 0;
 }
 
-/* sum of h[k] x[k], Q30 x Q0 */
+/*
+ * sum of h[k] x[k], Q30 x Q0; two taps a pass into two sums (exact: each
+ * under 2^56), so that the products overlap rather than queue on one sum
+ */
 static int64_t dot(const int32_t *h, const int16_t *x, int n)
 {
-	int64_t acc = 0;
+	int64_t a0 = 0, a1 = 0;
 	int k;
 
-	for (k = 0; k < n; k++)
-		acc += (int64_t)h[k] * x[k];
-	return acc;
+	for (k = 0; k + 1 < n; k += 2) {
+		a0 += (int64_t)h[k] * x[k];
+		a1 += (int64_t)h[k + 1] * x[k + 1];
+	}
+	if (k < n)
+		a0 += (int64_t)h[k] * x[k];
+	return a0 + a1;
 }
 
 /* g as m 2^sh, |m| < 2^bits (sh <= 16 for |g| < 2^(bits + 16)) */
@@ -386,6 +393,14 @@ static int mant(int64_t g, int bits, int32_t *m)
 	return sh;
 }
 
+/* a tap back within +-1.0: one test in the common case of a tap inside */
+static inline int32_t h_clip(int32_t v)
+{
+	if ((uint32_t)v + H_LIM <= 2u * H_LIM)
+		return v;
+	return v > 0 ? H_LIM : -H_LIM;
+}
+
 /*
  * h[k] += (m x[k] - m2 y[k]) 2^(sh - 16), all in 32 bits: |m x| < 2^30 (or
  * each product < 2^29 for two), so the step is under 2^30 and a tap within
@@ -396,29 +411,36 @@ static void update(int32_t *h, const int16_t *x, const int16_t *y, int32_t m, in
 	int r = 16 - sh, k;
 	int32_t rnd = r ? 1 << (r - 1) : 0;
 
-	for (k = 0; k < n; k++) {
-		int32_t d = m * x[k];
-		int32_t v;
-
-		if (y)
-			d -= m2 * y[k];
-		v = h[k] + ((d + rnd) >> r);
-		h[k] = v > H_LIM ? H_LIM : v < -H_LIM ? -H_LIM : v;
+	/* the near FIR's (no y) apart: no test of y per tap */
+	if (!y) {
+		for (k = 0; k < n; k++)
+			h[k] = h_clip(h[k] + ((m * x[k] + rnd) >> r));
+		return;
 	}
+	for (k = 0; k < n; k++)
+		h[k] = h_clip(h[k] + ((m * x[k] - m2 * y[k] + rnd) >> r));
 }
 
-/* both sums over the same taps, in one pass */
+/* both sums over the same taps, in one pass, two taps at a time as dot() */
 static void dot2(const int32_t *h, const int16_t *x, const int16_t *y, int n, int64_t *sx, int64_t *sy)
 {
-	int64_t ax = 0, ay = 0;
+	int64_t ax0 = 0, ax1 = 0, ay0 = 0, ay1 = 0;
 	int k;
 
-	for (k = 0; k < n; k++) {
-		ax += (int64_t)h[k] * x[k];
-		ay += (int64_t)h[k] * y[k];
+	for (k = 0; k + 1 < n; k += 2) {
+		int64_t h0 = h[k], h1 = h[k + 1];
+
+		ax0 += h0 * x[k];
+		ay0 += h0 * y[k];
+		ax1 += h1 * x[k + 1];
+		ay1 += h1 * y[k + 1];
 	}
-	*sx = ax;
-	*sy = ay;
+	if (k < n) {
+		ax0 += (int64_t)h[k] * x[k];
+		ay0 += (int64_t)h[k] * y[k];
+	}
+	*sx = ax0 + ax1;
+	*sy = ay0 + ay1;
 }
 
 /*

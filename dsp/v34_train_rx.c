@@ -153,6 +153,14 @@ static void eq_push(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *y)
 	s->x[s->xpos][1] = im;
 	s->x[s->xpos + SMDSP_V34_EQ_HIST][0] = re;
 	s->x[s->xpos + SMDSP_V34_EQ_HIST][1] = im;
+	if (s->v_stale < SMDSP_V34_EQ_TAPS)
+		s->v_stale++;
+}
+
+/* x or h changed other than by eq_push(): every v filtered again at the next whitened update */
+static void eq_v_stale(struct smdsp_v34_train_rx *s)
+{
+	s->v_stale = SMDSP_V34_EQ_TAPS;
 }
 
 /* tap i weighs the input i T/2 older than the newest */
@@ -171,39 +179,72 @@ static void eq_out(const struct smdsp_v34_train_rx *s, struct smdsp_cplx *o)
 }
 
 /*
- * c -= e conj(v) >> shift, e in the equaliser's input frame, v the inputs
- * filtered by g = 1, h(1), h(2), h(3) (Q14) over the last symbols: the
- * gradient of the whitened error (g NULL: the plain error, v = x).
+ * The inputs filtered by g = 1, h(1), h(2), h(3) (Q14) over the last
+ * symbols, for the entries pushed since the last call: an input's v depends
+ * on it and older ones only, and h holds still through the data mode, so
+ * each is filtered once rather than at every tap it passes (3 complex
+ * products a tap a symbol).
  */
-static void eq_update(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *e, int shift, const int16_t *h)
+static void eq_filter(struct smdsp_v34_train_rx *s)
 {
 	const int32_t(*x)[2] = &s->x[s->xpos + SMDSP_V34_EQ_HIST];
-	int i, j;
+	const int16_t *h = s->h;
+	unsigned int i, j, r;
 
-	for (i = 0; i < SMDSP_V34_EQ_TAPS; i++) {
-		int64_t vr = x[-i][0], vi = x[-i][1], re, im;
+	for (i = 0; i < s->v_stale; i++) {
+		int64_t vr = x[-(int)i][0], vi = x[-(int)i][1];
 
-		if (h) {
-			vr *= 1 << 14;
-			vi *= 1 << 14;
-			for (j = 1; j <= 3; j++) {
-				int64_t hr = h[2 * j - 2], hi = h[2 * j - 1];
-				int64_t ar = x[-i - 2 * j][0], ai = x[-i - 2 * j][1];
+		vr *= 1 << 14;
+		vi *= 1 << 14;
+		for (j = 1; j <= 3; j++) {
+			int64_t hr = h[2 * j - 2], hi = h[2 * j - 1];
+			int64_t ar = x[-(int)(i + 2 * j)][0], ai = x[-(int)(i + 2 * j)][1];
 
-				vr += hr * ar - hi * ai;
-				vi += hr * ai + hi * ar;
-			}
-			vr >>= 14;
-			vi >>= 14;
+			vr += hr * ar - hi * ai;
+			vi += hr * ai + hi * ar;
 		}
-		re = (int64_t)e->re * vr + (int64_t)e->im * vi;
-		im = (int64_t)e->im * vr - (int64_t)e->re * vi;
-		/*
-		 * rounded: a truncating shift adds half a unit to every tap at
-		 * every step, a drift the data's small errors cannot hold back
-		 */
-		s->c[i][0] -= (int32_t)((re + (1LL << (shift - 1))) >> shift);
-		s->c[i][1] -= (int32_t)((im + (1LL << (shift - 1))) >> shift);
+		r = (s->xpos + SMDSP_V34_EQ_HIST - i) % SMDSP_V34_EQ_HIST;
+		s->v[r][0] = vr >> 14;
+		s->v[r][1] = vi >> 14;
+		s->v[r + SMDSP_V34_EQ_HIST][0] = vr >> 14;
+		s->v[r + SMDSP_V34_EQ_HIST][1] = vi >> 14;
+	}
+	s->v_stale = 0;
+}
+
+/*
+ * c -= e conj(v) >> shift, rounded: a truncating shift adds half a unit to
+ * every tap at every step, a drift the data's small errors cannot hold back
+ */
+static inline void eq_tap(int32_t c[2], const struct smdsp_cplx *e, int64_t vr, int64_t vi, int shift)
+{
+	int64_t re = (int64_t)e->re * vr + (int64_t)e->im * vi;
+	int64_t im = (int64_t)e->im * vr - (int64_t)e->re * vi;
+
+	c[0] -= (int32_t)((re + (1LL << (shift - 1))) >> shift);
+	c[1] -= (int32_t)((im + (1LL << (shift - 1))) >> shift);
+}
+
+/*
+ * The taps' step, e in the equaliser's input frame, v the inputs filtered
+ * by 1 + h(z^-2) (eq_filter()): the gradient of the whitened error (white
+ * false: the plain error, v = x).
+ */
+static void eq_update(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *e, int shift, bool white)
+{
+	int i;
+
+	if (white) {
+		const int64_t(*v)[2] = &s->v[s->xpos + SMDSP_V34_EQ_HIST];
+
+		eq_filter(s);
+		for (i = 0; i < SMDSP_V34_EQ_TAPS; i++)
+			eq_tap(s->c[i], e, v[-i][0], v[-i][1], shift);
+	} else {
+		const int32_t(*x)[2] = &s->x[s->xpos + SMDSP_V34_EQ_HIST];
+
+		for (i = 0; i < SMDSP_V34_EQ_TAPS; i++)
+			eq_tap(s->c[i], e, x[-i][0], x[-i][1], shift);
 	}
 }
 
@@ -407,6 +448,7 @@ static void finish_training(struct smdsp_v34_train_rx *s)
 				v = -24576;
 			s->h[2 * i + k] = (int16_t)v;
 		}
+	eq_v_stale(s);
 	choose_rate(s, precoding);
 	s->trained = true;
 }
@@ -891,6 +933,7 @@ static void level_scale(struct smdsp_v34_train_rx *s, uint32_t g)
 		s->x[i][0] = (int32_t)(((int64_t)s->x[i][0] * g) >> 16);
 		s->x[i][1] = (int32_t)(((int64_t)s->x[i][1] * g) >> 16);
 	}
+	eq_v_stale(s);
 	for (i = 0; i < 3; i++) {
 		s->zhist[i][0] = (int32_t)(((int64_t)s->zhist[i][0] * g) >> 16);
 		s->zhist[i][1] = (int32_t)(((int64_t)s->zhist[i][1] * g) >> 16);
@@ -1095,7 +1138,7 @@ static smdsp_noinline void data_level(struct smdsp_v34_train_rx *s, const struct
 static void symbol(struct smdsp_v34_train_rx *s)
 {
 	struct smdsp_cplx o, d, e, eb, w;
-	const int16_t *hf = NULL;
+	bool white = false;
 	unsigned int q = 0, b;
 	int32_t dphi;
 	int shift = SHIFT_TRACK;
@@ -1122,7 +1165,7 @@ static void symbol(struct smdsp_v34_train_rx *s)
 		rn_watch(s, &o);
 		o = w;
 		shift = SHIFT_DATA;
-		hf = s->h;
+		white = true;
 	} else if (s->state == SMDSP_V34_T_TRN4 && s->trn16) {
 		quad16_decide(&o, &d, &q);
 	} else {
@@ -1149,7 +1192,7 @@ static void symbol(struct smdsp_v34_train_rx *s)
 	}
 	eb = e;
 	rotate(&eb, s->phase);
-	eq_update(s, &eb, shift, hf);
+	eq_update(s, &eb, shift, white);
 	/*
 	 * The timing loop (Mueller and Mueller): o(k) conj(d(k-1)) - o(k-1)
 	 * conj(d(k)) is about -2 P tau / T for a sampling tau late (the pulse's
@@ -1442,6 +1485,7 @@ void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s)
 	memset(s->hp, 0, sizeof(s->hp));
 	memset(s->ehist, 0, sizeof(s->ehist));
 	memset(s->h, 0, sizeof(s->h));
+	eq_v_stale(s);
 	memset(s->elast, 0, sizeof(s->elast));
 	memset(&s->far, 0, sizeof(s->far));
 	s->t2 = 0;

@@ -219,9 +219,58 @@ unsigned int smdsp_v34_trellis_z(const struct smdsp_v34_trellis *s)
 
 /* -- the Viterbi decoder ------------------------------------------------------------------------ */
 
+/*
+ * The groups of parallel transitions: Y1-Y4 values with the same next state
+ * from state 0, which the decoder's add-compare-select takes as one branch.
+ * The codes of Figures 10-12 are built so (the next state's dependence on
+ * Y1-Y4 is linear where it matters): the same groups from every state, and
+ * every state the next of as many states as there are groups. False if not.
+ */
+static bool viterbi_groups(struct smdsp_v34_viterbi *s)
+{
+	/* no arrays here: the data mode's start (its configure) runs this on the receive path's stack */
+	unsigned int st, y, y2, g, j, n = 0;
+	bool ok = true;
+
+	for (y = 0; y < 16; y++) {
+		for (g = 0; g < n; g++)
+			if (s->next[0][s->group_y[g][0]] == s->next[0][y])
+				break;
+		if (g == n)
+			n++;
+		for (y2 = 0, j = 0; y2 < y; y2++)
+			j += s->next[0][y2] == s->next[0][y];
+		s->group_y[g][j] = (uint8_t)y;
+	}
+	for (y = 0; y < 16; y++) {
+		for (y2 = 0, j = 0; y2 < 16; y2++)
+			j += s->next[0][y2] == s->next[0][y];
+		ok &= j * n == 16;
+	}
+	for (st = 0; st < s->states; st++)
+		for (y = 0; y < 16; y++)
+			for (y2 = 0; y2 < 16; y2++)
+				ok &= (s->next[st][y] == s->next[st][y2]) == (s->next[0][y] == s->next[0][y2]);
+	s->groups = n;
+	s->group_len = 16 / n;
+	/* states x groups branches, none with more than groups: each exactly so many */
+	for (st = 0; ok && st < s->states; st++) {
+		for (g = 0; ok && g < n; g++) {
+			unsigned int ns = s->next[st][s->group_y[g][0]];
+
+			ok = s->npred[ns] < n;
+			if (ok) {
+				s->pred[ns][s->npred[ns]] = (uint8_t)st;
+				s->pred_g[ns][s->npred[ns]++] = (uint8_t)g;
+			}
+		}
+	}
+	return ok;
+}
+
 int smdsp_v34_viterbi_init(struct smdsp_v34_viterbi *s, unsigned int states)
 {
-	unsigned int st, y;
+	unsigned int st, y, l;
 
 	memset(s, 0, sizeof(*s));
 	if (!states_ok(states))
@@ -230,6 +279,18 @@ int smdsp_v34_viterbi_init(struct smdsp_v34_viterbi *s, unsigned int states)
 	for (st = 0; st < states; st++)
 		for (y = 0; y < 16; y++)
 			s->next[st][y] = (uint8_t)smdsp_v34_trellis_next(states, st, y);
+	if (!viterbi_groups(s))
+		return -EINVAL;
+	/* Table 13 holds each 4D subset four times, two of each Y0 (0xff: a place not taken yet) */
+	memset(s->pairs, 0xff, sizeof(s->pairs));
+	for (l = 0; l < 64; l++) {
+		unsigned int y0 = smdsp_v34_y0(l >> 3, l & 7);
+		uint8_t *p;
+
+		y = smdsp_v34_subset4(l >> 3, l & 7);
+		p = s->pairs[y0][y];
+		p[p[0] != 0xff] = (uint8_t)l;
+	}
 	return 0;
 }
 
@@ -280,16 +341,19 @@ static int32_t clamp_rx(int32_t v)
  */
 static void v34_margin(struct smdsp_v34_viterbi *s, unsigned int v0)
 {
-	int64_t p[2] = { -1, -1 }, b[2] = { -1, -1 }, as, alt, m;
-	unsigned int st, y, k;
+	int64_t p[2] = { s->metric[0], s->metric[1] }, b[2], as, alt, m;
+	unsigned int st, g, k;
 
-	for (st = 0; st < s->states; st++)
-		if (p[st & 1] < 0 || s->metric[st] < p[st & 1])
-			p[st & 1] = s->metric[st];
-	for (k = 0; k < 2; k++)
-		for (y = 0; y < 16; y++)
-			if (s->bm[k][y] >= 0 && (b[k] < 0 || s->bm[k][y] < b[k]))
-				b[k] = s->bm[k][y];
+	/* the metrics and the subsets' are never negative (every subset has its pairs) */
+	for (st = 2; st < s->states; st++) {
+		m = s->metric[st];
+		p[st & 1] = m < p[st & 1] ? m : p[st & 1];
+	}
+	for (k = 0; k < 2; k++) {
+		b[k] = s->gm[k][0];
+		for (g = 1; g < s->groups; g++)
+			b[k] = s->gm[k][g] < b[k] ? s->gm[k][g] : b[k];
+	}
 	/* a state of parity q takes subsets of Y0 q ^ v0 */
 	as = p[0] + b[v0 & 1];
 	m = p[1] + b[(v0 & 1) ^ 1];
@@ -326,35 +390,50 @@ int smdsp_v34_viterbi_step(struct smdsp_v34_viterbi *s, const int32_t rx[4], uns
 			s->near[pos][k][l][1] = (int16_t)ny;
 		}
 	}
-	for (k = 0; k < 2; k++)
-		for (y = 0; y < 16; y++)
-			bm[k][y] = -1;
-	for (l = 0; l < 64; l++) {
-		unsigned int l0 = l >> 3, l1 = l & 7, y0 = smdsp_v34_y0(l0, l1);
-		int64_t m = d[0][l0] + d[1][l1];
+	/* each 4D subset's better label pair (the smaller pair on a tie), by Y0 */
+	for (k = 0; k < 2; k++) {
+		for (y = 0; y < 16; y++) {
+			unsigned int la = s->pairs[k][y][0], lb = s->pairs[k][y][1];
+			int64_t ma = d[0][la >> 3] + d[1][la & 7], mb = d[0][lb >> 3] + d[1][lb & 7];
 
-		y = smdsp_v34_subset4(l0, l1);
-		if (bm[y0][y] < 0 || m < bm[y0][y]) {
-			bm[y0][y] = m;
-			bp[y0][y] = (uint8_t)l;
+			bm[k][y] = mb < ma ? mb : ma;
+			bp[k][y] = (uint8_t)(mb < ma ? lb : la);
+		}
+	}
+	/*
+	 * each group of parallel subsets' best (the first in its order on a
+	 * tie): every state's branches into one next state take the same group
+	 */
+	for (k = 0; k < 2; k++) {
+		for (l = 0; l < s->groups; l++) {
+			const uint8_t *gy = s->group_y[l];
+			unsigned int j, b = gy[0];
+
+			for (j = 1; j < s->group_len; j++)
+				b = bm[k][gy[j]] < bm[k][b] ? gy[j] : b;
+			s->gm[k][l] = bm[k][b];
+			s->gp[k][l] = bp[k][b];
 		}
 	}
 	v34_margin(s, v0);
-	for (st = 0; st < n; st++)
-		best[st] = -1;
+	/*
+	 * each next state's survivor: the best of its predecessors (as many as
+	 * groups, viterbi_groups()) by their groups, the first in increasing
+	 * order on a tie (as over every branch)
+	 */
 	for (st = 0; st < n; st++) {
-		unsigned int y0 = (st ^ v0) & 1;
+		const uint8_t *ps = s->pred[st], *pg = s->pred_g[st];
+		unsigned int j, b = 0;
+		int64_t m, bmin = s->metric[ps[0]] + s->gm[(ps[0] ^ v0) & 1][pg[0]];
 
-		for (y = 0; y < 16; y++) {
-			unsigned int ns = s->next[st][y];
-			int64_t m = s->metric[st] + bm[y0][y];
-
-			if (best[ns] < 0 || m < best[ns]) {
-				best[ns] = m;
-				s->prev[pos][ns] = (uint8_t)st;
-				s->pair[pos][ns] = bp[y0][y];
-			}
+		for (j = 1; j < s->npred[st]; j++) {
+			m = s->metric[ps[j]] + s->gm[(ps[j] ^ v0) & 1][pg[j]];
+			b = m < bmin ? j : b;
+			bmin = m < bmin ? m : bmin;
 		}
+		best[st] = bmin;
+		s->prev[pos][st] = ps[b];
+		s->pair[pos][st] = s->gp[(ps[b] ^ v0) & 1][pg[b]];
 	}
 	low = best[0];
 	for (st = 1; st < n; st++) {

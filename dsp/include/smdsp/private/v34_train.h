@@ -116,6 +116,12 @@ struct smdsp_v34_train_rx {
 	int32_t c[SMDSP_V34_EQ_TAPS][2];	/* Q20 */
 	int32_t x[2 * SMDSP_V34_EQ_HIST][2];	/* its inputs, stored twice */
 	unsigned int xpos;
+	/*
+	 * The data mode's adaptation input: x filtered by 1 + h(z^-2), as x
+	 * (v_stale: its newest entries not filtered yet, up to EQ_TAPS)
+	 */
+	int64_t v[2 * SMDSP_V34_EQ_HIST][2];
+	unsigned int v_stale;
 	int64_t tacc;			/* the timing error over 8 symbols */
 	struct smdsp_cplx oprev, dprev;	/* the last output and decision */
 	/* carrier */

@@ -22,6 +22,18 @@ struct smdsp_v34_viterbi {
 	unsigned int states;
 	unsigned int pos, filled;
 	uint8_t next[SMDSP_V34_MAX_STATES][16];
+	/*
+	 * The code's parallel transitions: Y1-Y4 in groups that lead from any
+	 * state to one next state (4 of 4 subsets at 16 states, 8 of 2 at 32,
+	 * 16 of 1 at 64), each group's subsets in increasing order; each 4D
+	 * subset's two label pairs (the smaller first) by its Y0
+	 */
+	unsigned int groups, group_len;
+	uint8_t group_y[16][16];
+	/* each state's predecessors (in increasing order) and the group each comes by */
+	uint8_t npred[SMDSP_V34_MAX_STATES];
+	uint8_t pred[SMDSP_V34_MAX_STATES][16], pred_g[SMDSP_V34_MAX_STATES][16];
+	uint8_t pairs[2][16][2];
 	int64_t metric[SMDSP_V34_MAX_STATES];
 	int64_t best[SMDSP_V34_MAX_STATES];	/* scratch: the new metrics */
 	/*
@@ -31,6 +43,8 @@ struct smdsp_v34_viterbi {
 	 */
 	int64_t d[2][8], bm[2][16];
 	uint8_t bp[2][16];
+	int64_t gm[2][16];			/* each group's best subset metric by Y0, and its pair */
+	uint8_t gp[2][16];
 	/* per step: each state's predecessor and the label pair it took, the subsets' nearest points */
 	uint8_t prev[SMDSP_V34_VITERBI_DEPTH][SMDSP_V34_MAX_STATES];
 	uint8_t pair[SMDSP_V34_VITERBI_DEPTH][SMDSP_V34_MAX_STATES];

@@ -11,7 +11,8 @@
  * become the configurations of this end's training transmitter (our
  * direction) and receiver (the far end's direction), v34_train_tx.c and
  * v34_train_rx.c; each direction's data rate is at most the least of phase
- * 2's and our max_rate, and our receiver puts in our MP the highest rate
+ * 2's and our max_rate (until a line better since lifts it in the data
+ * mode: data_watch()), and our receiver puts in our MP the highest rate
  * within that which the error it measured at the end of TRN supports
  * (11: each receiver states the rates it can receive), so that the MPs
  * settle on it. Our MP also asks the far transmitter for the trellis code
@@ -100,6 +101,7 @@
 #define DPSK_TAIL 100		/* samples of phase 2's last pulse after its symbol was taken */
 #define T_LOST MS(1000)		/* the data's decisions that long as bad as noise's: the far end is gone */
 #define LOST_DB10 80		/* their error within 8 dB of the signal (the data needs over 20) */
+#define LIFT_NONE (-1000)	/* no reference for data_watch()'s lifted climb (yet) */
 
 /*
  * The near echo where the loop's latency misses it. echo_latency is the
@@ -394,6 +396,12 @@ static void restart(struct smdsp_v34 *s)
 	s->up_done = 0;
 	s->top_due = true;
 	s->rn_up = false;
+	s->rn_lift = false;
+	s->lift_off = false;
+	s->lift_due = true;
+	s->lift_ref = LIFT_NONE;
+	s->lift_since = 0;
+	s->lift_max = s->cfg.max_rate;
 	s->mute = false;
 	s->md_hold_due = false;
 	s->lvl_acc = 0;
@@ -744,6 +752,27 @@ static smdsp_noinline void phase2_end(struct smdsp_v34 *s)
  * and goes. A climb undone within T_UNDONE doubles T_UP for the next (to
  * T_UP_MAX): a line that does swing is not chased.
  *
+ * Above that ceiling only when the line has changed for the better: the
+ * data's own error, its most over T_REF once the training's data has held
+ * T_HOLD (lift_ref; none if a renegotiation came first: no lift until a
+ * retrain), is the line the training found; our error LIFT_DB10
+ * over it for T_UP (lift_since, the climb's own T_UP too) lifts the ceiling
+ * to our user's max_rate (lift_max), Table 7 at the symbol rate and the far
+ * MP's rates field still applying. Against the data's own error, not TRN's,
+ * the 2-5 dB between them is not in it; 5 dB is over three times what a
+ * steady line's error rose above that reference (0.4-1.5 dB in a minute of
+ * the telephone, bass-cut and 2-wire lines, and in 30 s at -45 dBm0 of
+ * noise 4- and 2-wire), eighteen times the spread of one measurement, and
+ * less than what a line that trained in noise gains when it goes (7-16 dB
+ * at -45 and -50 dBm0, a 2-wire line's dipping to 4.5). Phase 2's
+ * projection and the far MP's rate for us were the noise's too: our MP
+ * asks past TRN's choice (smdsp_v34_train_rx_lift_rate()) and the far
+ * transmitter, asked for more than its limit, offers and sends up to its
+ * own max_rate (smdsp_v34_train_tx_set_lift(), from its training's data
+ * on); a far end that does not (or whose user limited it since) settles
+ * where it was: that climb won nothing, and there are no more lifted ones
+ * (lift_off). Undone soon, it doubles T_UP as any climb.
+ *
  * The cleardown is a renegotiation to no rate: MP's rates both 0; after E
  * both ends are CLEARED and silent.
  *
@@ -775,6 +804,8 @@ static smdsp_noinline void phase2_end(struct smdsp_v34 *s)
 #define T_UP MS(2000)
 #define T_UNDONE MS(30000)
 #define T_UP_MAX MS(64000)
+#define LIFT_DB10 50		/* the data's error this much better than the training's data's: the line changed */
+#define T_REF MS(500)		/* ... measured as its most over this, after T_HOLD */
 #define T_RT_HEAR 40		/* ms of the far tone that make a retrain */
 #define T_RT_ANSWER MS(70)
 #define T_RT_WAIT MS(3000)
@@ -820,8 +851,10 @@ int smdsp_v34_renegotiate(struct smdsp_v34 *s, unsigned int max_rate)
 		return -EINVAL;
 	if (!max_rate)
 		max_rate = s->cfg.max_rate;
-	/* our climbs' ceiling: what this one settles */
+	/* our climbs' ceiling: what this one settles; a lifted one's and the far end's, what was asked */
 	s->top_due = true;
+	s->lift_max = max_rate < s->cfg.max_rate ? max_rate : s->cfg.max_rate;
+	smdsp_v34_train_tx_set_lift(s->ttx, rate_within(s->lift_max, s->st.tx.symrate));
 	tl = rate_within(max_rate < s->st.tx.max_rate ? max_rate : s->st.tx.max_rate, s->st.tx.symrate);
 	rl = rate_within(max_rate < s->st.rx.max_rate ? max_rate : s->st.rx.max_rate, s->st.rx.symrate);
 	if (!tl || !rl)
@@ -906,10 +939,25 @@ static void data_begins(struct smdsp_v34 *s)
 	/* a climb that won nothing (the far end's limit came down meanwhile): no more of them */
 	if (s->rn_up) {
 		s->up_done = s->now;
-		if (s->st.rx.rate <= s->up_from)
+		if (s->st.rx.rate <= s->up_from) {
 			s->rn_top = s->st.rx.rate;
+			s->lift_off |= s->rn_lift;
+		}
 		s->rn_up = false;
+		s->rn_lift = false;
 	}
+	/*
+	 * The training's data: its error early on is what a better line is
+	 * measured against; our transmitter sends the far end's lifted climbs
+	 * up to our max_rate from now on
+	 */
+	if (s->lift_due) {
+		s->lift_due = false;
+		smdsp_v34_train_tx_set_lift(s->ttx, rate_within(s->lift_max, s->st.tx.symrate));
+		s->lift_ref = LIFT_NONE;
+		s->lift_ref_end = s->now + T_HOLD + T_REF;
+	}
+	s->lift_since = 0;
 	if (s->top_due) {
 		s->rn_top = s->st.rx.rate;
 		s->top_due = false;
@@ -927,18 +975,26 @@ static void data_begins(struct smdsp_v34 *s)
 	s->rechoose_until = s->now;
 }
 
-/* the highest rate above ours whose need our error clears by UP_DB10, within both ends' limits (0: none) */
-static unsigned int rate_up(const struct smdsp_v34 *s, int wmse_db10)
+/*
+ * The highest rate above ours whose need our error clears by UP_DB10,
+ * within both ends' limits (0: none); *lifted when it is above them (the
+ * line better than it trained): then within our user's only, the far end's
+ * answer bounding it (its MP offers more than its limit when asked:
+ * v34_train_tx.c's offer())
+ */
+static unsigned int rate_up(const struct smdsp_v34 *s, int wmse_db10, bool *lifted)
 {
-	unsigned int lim = s->rn_top < s->st.rx.max_rate ? s->rn_top : s->st.rx.max_rate, r, best = 0;
+	unsigned int top = s->rn_top < s->st.rx.max_rate ? s->rn_top : s->st.rx.max_rate, lim, r, best = 0;
 	struct smdsp_v34_mp far;
 	bool ack;
 
+	*lifted = false;
 	if (!smdsp_v34_train_rx_far_mp(s->trx, &far, &ack))
 		return 0;
 	r = 2400 * (s->cfg.calling ? far.rate_a_to_c : far.rate_c_to_a);
-	if (r < lim)
-		lim = r;
+	if (r < top)
+		top = r;
+	lim = s->lift_since && !s->lift_off ? s->lift_max : top;
 	for (r = s->st.rx.rate + 2400; r <= lim; r += 2400) {
 		if (!smdsp_v34_frame_rate_ok(s->st.rx.symrate, r) || !(far.rates & (1u << (r / 2400 - 1))))
 			continue;
@@ -946,13 +1002,16 @@ static unsigned int rate_up(const struct smdsp_v34 *s, int wmse_db10)
 			break;
 		best = r;
 	}
+	*lifted = best > top;
 	return best;
 }
 
 /* our error has stayed a margin above a higher rate's need: ask for it */
 static void climb(struct smdsp_v34 *s, int wmse_db10)
 {
-	unsigned int r = rate_up(s, wmse_db10);
+	uint32_t wait = s->up_wait ? s->up_wait : T_UP;
+	bool lifted;
+	unsigned int r = rate_up(s, wmse_db10, &lifted);
 
 	if (!r) {
 		s->good_since = 0;
@@ -962,13 +1021,30 @@ static void climb(struct smdsp_v34 *s, int wmse_db10)
 		s->good_since = s->now;
 		return;
 	}
-	if (s->now - s->good_since < (s->up_wait ? s->up_wait : T_UP))
+	/* above the training's ceiling: the line better for as long too */
+	if (s->now - s->good_since < wait || (lifted && s->now - s->lift_since < wait))
 		return;
 	s->st.reneg_auto++;
 	s->st.reneg_up++;
 	s->rn_up = true;
+	s->rn_lift = lifted;
 	s->up_from = s->st.rx.rate;
+	if (lifted)
+		smdsp_v34_train_rx_lift_rate(s->trx, r);
 	reneg_start(s, s->tx_lim, r);
+}
+
+/* the training's data's error, its most for T_REF; then whether ours is LIFT_DB10 better than it */
+static void lift_watch(struct smdsp_v34 *s, int wmse_db10)
+{
+	if (!after(s->now, s->lift_ref_end)) {
+		if (wmse_db10 > s->lift_ref)
+			s->lift_ref = wmse_db10;
+	} else if (s->lift_ref == LIFT_NONE || wmse_db10 < s->lift_ref + LIFT_DB10) {
+		s->lift_since = 0;
+	} else if (!s->lift_since) {
+		s->lift_since = s->now;
+	}
 }
 
 /* in the data mode: lost, lost sync, our error past the rate's margin (or above a higher one's) */
@@ -995,6 +1071,7 @@ static void data_watch(struct smdsp_v34 *s)
 		s->poor_since = 0;
 		s->bad_since = 0;
 		s->good_since = 0;
+		s->lift_since = 0;
 		/* its decisions meanwhile are at a level still being measured: not judged */
 		return;
 	}
@@ -1031,6 +1108,7 @@ static void data_watch(struct smdsp_v34 *s)
 	/* decisions as bad as noise's are the far end lost or its sync: not a rate's */
 	if (s->cfg.no_auto || !after(s->now, s->rn_hold) || !s->st.rx.rate || s->bad_since)
 		return;
+	lift_watch(s, ts.wmse_db10);
 	need = smdsp_v34_rate_need_db10(s->trx, s->st.rx.symrate, s->st.rx.rate);
 	/*
 	 * After a level step the line is another: its rate chosen again as the

@@ -1931,6 +1931,16 @@ void smdsp_v34_train_rx_set_rate(struct smdsp_v34_train_rx *s, unsigned int data
 	s->lv_hold = true;
 }
 
+/*
+ * Past TRN's choice too (our_rate() holds to it otherwise): the data's
+ * error, better than when the training measured the line, carries it
+ */
+void smdsp_v34_train_rx_lift_rate(struct smdsp_v34_train_rx *s, unsigned int data_rate)
+{
+	s->mp_rate = data_rate;
+	smdsp_v34_train_rx_set_rate(s, data_rate);
+}
+
 unsigned int smdsp_v34_train_rx_rate(const struct smdsp_v34_train_rx *s)
 {
 	return s->state == SMDSP_V34_T_DATA ? s->rate : 0;

@@ -195,6 +195,26 @@ static unsigned int scr2(struct smdsp_v34_train_tx *s, unsigned int b0, unsigned
 	return d | (smdsp_v34_scramble_bit(&s->scr, b1) << 1);
 }
 
+/*
+ * Our transmitter's limit for the far end's direction, as our MP offers it
+ * and settle() takes it: cfg.data_rate, or up to lift what the far MP of
+ * this exchange asks for above it (a climb of the far receiver's past the
+ * rate its training found, on a line better since: v34.c's data_watch())
+ */
+static unsigned int offer(const struct smdsp_v34_train_tx *s)
+{
+	unsigned int r = s->cfg.data_rate, ask;
+	struct smdsp_v34_mp far;
+	bool ack;
+
+	if (!r || s->lift <= r || s->rn_wait || !s->rx || !smdsp_v34_train_rx_far_mp(s->rx, &far, &ack))
+		return r;
+	ask = 2400 * (s->cfg.caller ? far.rate_c_to_a : far.rate_a_to_c);
+	if (ask > r)
+		r = ask < s->lift ? ask : s->lift;
+	return r;
+}
+
 static void build_mp(struct smdsp_v34_train_tx *s, bool ack)
 {
 	struct smdsp_v34_mp mp;
@@ -203,9 +223,9 @@ static void build_mp(struct smdsp_v34_train_tx *s, bool ack)
 		memset(&mp, 0, sizeof(mp));
 	mp.type = 1;
 	if (s->cfg.caller)
-		mp.rate_c_to_a = s->cfg.data_rate / 2400;
+		mp.rate_c_to_a = offer(s) / 2400;
 	else
-		mp.rate_a_to_c = s->cfg.data_rate / 2400;
+		mp.rate_a_to_c = offer(s) / 2400;
 	if (!mp.rate_c_to_a)
 		mp.rate_c_to_a = 1;
 	if (!mp.rate_a_to_c)
@@ -233,13 +253,16 @@ static enum smdsp_v34_train_state settle(struct smdsp_v34_train_tx *s)
 {
 	struct smdsp_v34_data_config dc;
 	struct smdsp_v34_mp far;
-	unsigned int far_rate;
+	unsigned int far_rate, lim = offer(s);
 	bool ack;
 
 	if (!s->rx || !smdsp_v34_train_rx_far_mp(s->rx, &far, &ack))
 		return SMDSP_V34_T_FAILED;
 	far_rate = 2400 * (s->cfg.caller ? far.rate_c_to_a : far.rate_a_to_c);
 	smdsp_v34_train_data_config(&s->cfg, true, far_rate, &dc);
+	/* the rate our last MPs offered, if more than the configuration's: what the far receiver settles */
+	if (dc.data_rate && lim > s->cfg.data_rate)
+		dc.data_rate = far_rate < lim ? far_rate : lim;
 	/* the code the far receiver asked for (v34_mp refuses a field above 2) */
 	dc.states = 16u << far.trellis;
 	/* the auxiliary channel when both MPs offer it, as the far receiver decides too */
@@ -332,6 +355,11 @@ static bool rn_waiting(struct smdsp_v34_train_tx *s)
 		s->rn_seen = s->rx->rn_count;
 	}
 	return s->rn_wait;
+}
+
+void smdsp_v34_train_tx_set_lift(struct smdsp_v34_train_tx *s, unsigned int data_rate)
+{
+	s->lift = data_rate;
 }
 
 int smdsp_v34_train_tx_renegotiate(struct smdsp_v34_train_tx *s, unsigned int data_rate)
@@ -539,6 +567,7 @@ void smdsp_v34_train_tx_reset(struct smdsp_v34_train_tx *s)
 	}
 	s->phase4 = false;
 	s->rn_ask = false;
+	s->lift = 0;
 	s->rn_wait = false;
 	s->rn_seen = 0;
 	s->has_s = false;

@@ -30,6 +30,10 @@
  *   of the noise's end, the other direction kept, no bit wrong from the
  *   last step down on (across the climb); the rates against time printed;
  * - a steady line for a minute of data (4-wire, 2-wire): no renegotiation;
+ * - trains in -45 or -50 dBm0 of noise that goes 2 s into the data (4-wire,
+ *   2-wire): both directions climb above the trained rate and phase 2's
+ *   projection by themselves within a bounded time, no retrain, no bit
+ *   wrong from the noise's end on; the noise kept: no renegotiation;
  * - asks for anything outside the data mode: refused; the cleardown's MP
  *   (both rates 0) packs and reads back, one rate 0 alone does not pack.
  * The sent and delivered bits are recorded and aligned: the bits lost,
@@ -186,7 +190,8 @@ static void align(const struct src *s, const struct sink *k, uint32_t from, stru
 
 /* ---- one call ---- */
 
-enum act { ACT_NONE, ACT_RENEG, ACT_NOISE, ACT_RETRAIN, ACT_CLEAR, ACT_VANISH, ACT_FAULT };
+/* ACT_QUIET: the line's own noise goes (line_set(): its loss kept, no noise) */
+enum act { ACT_NONE, ACT_RENEG, ACT_NOISE, ACT_RETRAIN, ACT_CLEAR, ACT_VANISH, ACT_FAULT, ACT_QUIET };
 
 struct scen {
 	const char *name;
@@ -200,6 +205,7 @@ struct scen {
 	double noise_dbm0;		/* ACT_NOISE: white noise added at who's receiver */
 	long noise_for;			/* ... for this many samples (0: to the end) */
 	long until;			/* run to this many samples after the act (0: until both settle) */
+	long act_after;			/* the act this many samples into the data (0: 1.5 s) */
 	unsigned int far_limit;		/* the other end renegotiates to this max_rate ... */
 	long far_at;			/* ... this many samples after the act (the first time it can) */
 	bool no_auto;
@@ -225,6 +231,7 @@ struct tl_point {
 	long t;
 	unsigned int rate[2];		/* the call modem's rx rate, the answer modem's */
 	enum smdsp_v34_state st[2];
+	int wmse[2];			/* their receivers' error (dB x 10) */
 };
 
 /* both ends back in the data mode: when, each end's receiving rate then */
@@ -244,6 +251,7 @@ struct out {
 	struct end_out e[2];		/* the call modem, the answer modem */
 	long data_at, act_at, done_at;	/* both in data; the act; both back in data (or CLEARED/FAILED) */
 	long back_at;			/* both back in the data mode the last time */
+	unsigned int trained[2];	/* each end's receiving rate when both were first in the data mode */
 	long end_at;
 };
 
@@ -338,8 +346,15 @@ static void run(const struct scen *sc, struct out *o)
 			prev[i] = st;
 		}
 		if (smdsp_v34_state(m[0]) == SMDSP_V34_DATA && smdsp_v34_state(m[1]) == SMDSP_V34_DATA) {
-			if (o->data_at < 0)
+			if (o->data_at < 0) {
 				o->data_at = t;
+				for (i = 0; i < 2; i++) {
+					struct smdsp_v34_stats st;
+
+					smdsp_v34_get_stats(m[i], &st);
+					o->trained[i] = st.rx.rate;
+				}
+			}
 			if (!both_data) {
 				o->back_at = t;
 				if (o->act_at >= 0 && o->nev < EV_MAX) {
@@ -358,8 +373,8 @@ static void run(const struct scen *sc, struct out *o)
 		} else {
 			both_data = false;
 		}
-		/* the act 1.5 s into the data */
-		if (o->act_at < 0 && o->data_at >= 0 && t >= o->data_at + 12000) {
+		/* the act 1.5 s into the data, or act_after */
+		if (o->act_at < 0 && o->data_at >= 0 && t >= o->data_at + (sc->act_after ? sc->act_after : 12000)) {
 			struct smdsp_v34 *w = m[sc->who];
 			int rc = 0;
 
@@ -372,6 +387,8 @@ static void run(const struct scen *sc, struct out *o)
 				rc = smdsp_v34_retrain(w);
 			else if (sc->act == ACT_CLEAR)
 				rc = smdsp_v34_cleardown(w);
+			else if (sc->act == ACT_QUIET)
+				line_set(l, sc->line.loss_db, -300);
 			CHECK(rc == 0, "%s: the act refused (%d)", sc->name, rc);
 			/* asked twice: the second is not in the data mode any more, or the same */
 		}
@@ -394,6 +411,7 @@ static void run(const struct scen *sc, struct out *o)
 				smdsp_v34_get_stats(m[i], &st);
 				p->rate[i] = st.rx.rate;
 				p->st[i] = smdsp_v34_state(m[i]);
+				p->wmse[i] = st.wmse_db10;
 			}
 		}
 		if (sc->until ? o->act_at >= 0 && t >= o->act_at + sc->until :
@@ -650,12 +668,13 @@ static void print_rates(const struct scen *sc, const struct out *o)
 	unsigned int k;
 
 	printf("  rates (bit/s, each end receiving) against time from the act:\n");
-	for (k = 0; k < o->ntl; k += 8000 / TL_STEP) {
+	for (k = 0; k < o->ntl; k += verbose > 1 ? 1 : 8000 / TL_STEP) {
 		const struct tl_point *p = &o->tl[k];
 		long dt = p->t - o->act_at;
 
-		printf("  %5.1f s  c<-a %5u %-7s a<-c %5u %-7s%s\n", dt / 8000.0, p->rate[0],
-		       smdsp_v34_state_name(p->st[0]), p->rate[1], smdsp_v34_state_name(p->st[1]),
+		printf("  %5.1f s  c<-a %5u %-7s %4.1f dB  a<-c %5u %-7s %4.1f dB%s\n", dt / 8000.0, p->rate[0],
+		       smdsp_v34_state_name(p->st[0]), p->wmse[0] / 10.0, p->rate[1], smdsp_v34_state_name(p->st[1]),
+		       p->wmse[1] / 10.0,
 		       sc->act == ACT_NOISE && (!sc->noise_for || dt < sc->noise_for) ? "  noise" : "");
 	}
 }
@@ -763,6 +782,8 @@ static void test_steady(void)
 		if (skip(sc[n].name, n))
 			continue;
 		run_judged(&sc[n], &o, FROM_ACT);
+		if (verbose)
+			print_rates(&sc[n], &o);
 		for (i = 0; i < 2; i++) {
 			const struct end_out *e = &o.e[i];
 
@@ -774,6 +795,113 @@ static void test_steady(void)
 			CHECK(e->al.wrong == 0 && e->al.lost == 0 && e->al.inserted == 0 &&
 			      e->al.judged > 50UL * o.e[1 - i].stats.tx.rate, "%s: end %d: %lu judged, %lu wrong",
 			      sc[n].name, i, e->al.judged, e->al.wrong);
+		}
+	}
+}
+
+/*
+ * A line that trains in noise and whose noise then goes (ACT_QUIET, 2 s
+ * into the data): each receiver's error, now well past what it was when
+ * the data began, lifts its climbs' ceiling above the training's rate and
+ * phase 2's projection (v34.c: LIFT_DB10 for T_UP); both directions climb
+ * above the trained rate within LIFT_MAX of the noise's end, no retrain,
+ * no bit wrong from the act on (a renegotiation's gap at each change). The
+ * same line with its noise kept (ACT_NONE) climbs nowhere: no
+ * renegotiation at all. LIFT_MAX: up to three renegotiations in turn (the
+ * far end's climb, ours to the training's rate, ours above it), each its
+ * T_HOLD of 1 s, T_UP of 2 s and about 1 s of its own.
+ */
+#define LIFT_MAX (8000L * 12)
+
+static struct line_cfg noisy4(double noise, uint64_t seed)
+{
+	struct line_cfg l = tel4;
+
+	l.loss_db = 9;
+	l.noise_dbm0 = noise;
+	l.seed = seed;
+	return l;
+}
+
+static struct line_cfg noisy2(double noise, uint64_t seed)
+{
+	struct line_cfg l = wire2(60, 5, 10, 28, 5, seed);
+
+	l.loss_db = 9;
+	l.noise_dbm0 = noise;
+	return l;
+}
+
+static void test_lift(void)
+{
+	struct scen sc[] = {
+		{ .name = "4-wire, noise -45 dBm0 goes", .act = ACT_QUIET, .act_after = 16000, .until = 8000L * 16 },
+		{ .name = "2-wire, noise -45 dBm0 goes", .two_wire = true, .max_baud = 3429, .act = ACT_QUIET,
+		  .act_after = 16000, .until = 8000L * 16 },
+		{ .name = "4-wire, noise -50 dBm0 goes", .act = ACT_QUIET, .act_after = 16000, .until = 8000L * 16 },
+		{ .name = "2-wire, noise -50 dBm0 goes", .two_wire = true, .max_baud = 3429, .act = ACT_QUIET,
+		  .act_after = 16000, .until = 8000L * 16 },
+		{ .name = "4-wire, noise -45 dBm0 stays", .act = ACT_NONE, .act_after = 16000, .until = 8000L * 30 },
+		{ .name = "2-wire, noise -45 dBm0 stays", .two_wire = true, .max_baud = 3429, .act = ACT_NONE,
+		  .act_after = 16000, .until = 8000L * 30 },
+	};
+	unsigned int n;
+
+	sc[0].line = noisy4(-45, 41);
+	sc[1].line = noisy2(-45, 42);
+	sc[2].line = noisy4(-50, 43);
+	sc[3].line = noisy2(-50, 44);
+	sc[4].line = noisy4(-45, 45);
+	sc[5].line = noisy2(-45, 46);
+	for (n = 0; n < SMDSP_ARRAY_SIZE(sc); n++) {
+		long up_at[2] = { -1, -1 };
+		struct out o;
+		unsigned int k;
+		int i;
+
+		if (skip(sc[n].name, n))
+			continue;
+		run(&sc[n], &o);
+		/* each receiver's first rate above the trained one: when both ends were back in the data with it */
+		for (k = 0; k < o.nev; k++)
+			for (i = 0; i < 2; i++)
+				if (up_at[i] < 0 && o.ev[k].rate[i] > o.trained[i])
+					up_at[i] = o.ev[k].t;
+		judge_bits(&o, (uint32_t)o.act_at);
+		print_out(&sc[n], &o);
+		print_rates(&sc[n], &o);
+		printf("  trained c<-a %u, a<-c %u (phase 2: %u, %u); at the act %u, %u; now %u, %u;"
+		       " above the trained %.2f s, %.2f s after the act\n",
+		       o.trained[0], o.trained[1], o.e[0].s0.rx.max_rate, o.e[1].s0.rx.max_rate,
+		       o.e[0].s0.rx.rate, o.e[1].s0.rx.rate,
+		       o.e[0].stats.rx.rate, o.e[1].stats.rx.rate,
+		       up_at[0] >= 0 ? (up_at[0] - o.act_at) / 8000.0 : -1.0,
+		       up_at[1] >= 0 ? (up_at[1] - o.act_at) / 8000.0 : -1.0);
+		for (i = 0; i < 2; i++) {
+			const struct end_out *e = &o.e[i];
+			unsigned int renegs = e->stats.renegs - e->s0.renegs, ups = e->stats.reneg_up - e->s0.reneg_up;
+			unsigned int asked = e->stats.reneg_asked - e->s0.reneg_asked;
+
+			CHECK(e->st == SMDSP_V34_DATA && e->stats.retrains == 0, "%s: end %d %s, %u retrains", sc[n].name,
+			      i, smdsp_v34_state_name(e->st), e->stats.retrains);
+			CHECK(e->al.wrong == 0 && e->al.inserted == 0 && e->al.lost <= RENEG_LOST * renegs &&
+			      e->al.judged > 5UL * o.e[1 - i].stats.tx.rate,
+			      "%s: end %d: %lu judged, %lu wrong, %lu inserted, %lu lost", sc[n].name, i, e->al.judged,
+			      e->al.wrong, e->al.inserted, e->al.lost);
+			if (sc[n].act == ACT_NONE) {
+				CHECK(e->stats.renegs == 0 && e->stats.rx.rate == o.trained[i],
+				      "%s: end %d: %u renegotiations, %u -> %u", sc[n].name, i, e->stats.renegs,
+				      o.trained[i], e->stats.rx.rate);
+				continue;
+			}
+			/* above the trained rate and phase 2's projection, each end asking for its own direction */
+			CHECK(up_at[i] >= 0 && up_at[i] - o.act_at <= LIFT_MAX + 4L * sc[n].line.delay &&
+			      e->stats.rx.rate > o.trained[i] && e->stats.rx.rate > e->s0.rx.max_rate,
+			      "%s: end %d: %u -> %u (phase 2 %u), %.2f s after the act", sc[n].name, i, o.trained[i],
+			      e->stats.rx.rate, e->s0.rx.max_rate, up_at[i] >= 0 ? (up_at[i] - o.act_at) / 8000.0 : -1.0);
+			/* from the act on: a climb or two of its own (the rate the training left, then above), none down */
+			CHECK(ups >= 1 && ups <= 2 && asked == ups && renegs <= 4,
+			      "%s: end %d: renegs %u, asked %u, up %u since the act", sc[n].name, i, renegs, asked, ups);
 		}
 	}
 }
@@ -954,6 +1082,7 @@ int main(int argc, char **argv)
 	test_noise();
 	test_climb();
 	test_steady();
+	test_lift();
 	test_retrain();
 	test_fault();
 	test_cleardown();

@@ -167,6 +167,12 @@ unsigned int smdsp_v34_train_tx_rate(const struct smdsp_v34_train_tx *s);
  * 0, or -EBUSY outside the data mode.
  */
 int smdsp_v34_train_tx_renegotiate(struct smdsp_v34_train_tx *s, unsigned int data_rate);
+/*
+ * In the data mode: when the far receiver's MP in a renegotiation asks for
+ * more than our limit (data_rate, as the last renegotiation or the training
+ * set it), offer and send up to this much (0: never more than the limit)
+ */
+void smdsp_v34_train_tx_set_lift(struct smdsp_v34_train_tx *s, unsigned int data_rate);
 /* the trellis code's states it settled on, as the far MP asked (0 before E) */
 unsigned int smdsp_v34_train_tx_states(const struct smdsp_v34_train_tx *s);
 /*
@@ -289,6 +295,8 @@ void smdsp_v34_train_rx_set_aux(struct smdsp_v34_train_rx *s, smdsp_put_bit_fn p
 bool smdsp_v34_train_rx_far_trn16(const struct smdsp_v34_train_rx *s);
 /* the most this receiver takes, in its next MP (a renegotiation); 0: none (the cleardown) */
 void smdsp_v34_train_rx_set_rate(struct smdsp_v34_train_rx *s, unsigned int data_rate);
+/* ... and above the rate TRN's error chose (the line measured better since, in the data) */
+void smdsp_v34_train_rx_lift_rate(struct smdsp_v34_train_rx *s, unsigned int data_rate);
 /* the data rate it decodes (0 before its data mode) */
 unsigned int smdsp_v34_train_rx_rate(const struct smdsp_v34_train_rx *s);
 /* the far end's renegotiations heard (its S in our data mode) */

@@ -50,6 +50,13 @@ struct smdsp_v34 {
 	bool top_due;			/* rn_top from the next data mode's rate */
 	bool rn_up;			/* the renegotiation under way is our climb ... */
 	unsigned int up_from;		/* ... from this rate */
+	bool rn_lift;			/* ... above rn_top and phase 2's (the line better than it trained) */
+	bool lift_off;			/* such a climb won nothing: no more of them */
+	bool lift_due;			/* the next data mode is the training's: its error is the reference */
+	int lift_ref;			/* the data's error early after the training (dB x 10; LIFT_NONE: none) */
+	uint32_t lift_ref_end;		/* ... the most of it until then */
+	uint32_t lift_since;		/* the error LIFT_DB10 better than lift_ref since (0: it is not) */
+	unsigned int lift_max;		/* our user's limit on such a climb (our max_rate, or the last asked) */
 	bool mute;			/* phase 3: the far MD, our receiver hears zeros ... */
 	uint32_t mute_until;		/* ... until then */
 	bool md_hold_due;		/* the answer modem: the call modem's MD to let pass once our J starts */

@@ -87,6 +87,7 @@ struct smdsp_v34_train_tx {
 	bool has_s, has_pp, has_j;
 	/* rate renegotiation */
 	bool rn_ask;			/* ours, at the next mapping frame */
+	unsigned int lift;		/* the most we send when the far MP asks above cfg.data_rate (0: none) */
 	bool rn_wait;			/* ours begun: the far MPs count once its S is heard */
 	uint32_t rn_seen;		/* the receiver's renegotiations answered */
 };

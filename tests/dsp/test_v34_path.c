@@ -44,6 +44,7 @@
 #include "chan.h"
 #include "check.h"
 #include "v34rule.h"
+#include "tutil.h"
 
 #define LEVEL (-120)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -55,40 +56,6 @@
 
 static int verbose;
 static unsigned int sweep;	/* --seeds: the sweep's round (0: the lines as written) */
-
-struct prbs {
-	uint32_t s;
-	unsigned long n, checked, errors;
-};
-
-static int prbs_next(struct prbs *p)
-{
-	int b = (int)(((p->s >> 22) ^ (p->s >> 17)) & 1);
-
-	p->s = (p->s << 1) | (uint32_t)b;
-	return b;
-}
-
-static int src_bit(void *user)
-{
-	struct prbs *p = user;
-
-	p->n++;
-	return prbs_next(p);
-}
-
-/* seeded from the first 23 bits, then checked */
-static void sink_bit(void *user, int bit)
-{
-	struct prbs *p = user;
-
-	if (p->n++ < 23) {
-		p->s = (p->s << 1) | (uint32_t)(bit & 1);
-		return;
-	}
-	p->checked++;
-	p->errors += (unsigned long)(prbs_next(p) != bit);
-}
 
 /* a fixed delay of d samples (0..MAXPATH) */
 struct delay {
@@ -127,7 +94,7 @@ struct path_case {
 struct end {
 	struct smdsp_v34 *m;
 	struct smdsp_v34_stats st;
-	struct prbs src, sink;
+	struct t_prbs src, sink;
 	struct delay out, in;
 	int16_t tx[BLK], rx[BLK];
 };
@@ -149,9 +116,9 @@ static int end_init(struct end *e, const struct path_case *pc, bool calling, boo
 	memset(e, 0, sizeof(*e));
 	v34_info0_upto(pc->max_baud, &cfg.info0);
 	e->src.s = seed;
-	cfg.get_bit = src_bit;
+	cfg.get_bit = t_prbs_src_bit;
 	cfg.get_user = &e->src;
-	cfg.put_bit = sink_bit;
+	cfg.put_bit = t_prbs_sink_bit;
 	cfg.put_user = &e->sink;
 	e->out.d = pc->lead + (calling ? pc->c_out : pc->a_out);
 	e->in.d = calling ? pc->c_in : pc->a_in;

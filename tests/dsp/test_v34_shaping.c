@@ -61,37 +61,6 @@
 static int verbose;
 static bool quick;
 
-/* ---- a PRBS each way, the receiver's checker seeded from its first 23 bits ---- */
-
-struct prbs {
-	uint32_t s;
-	unsigned long n, errors;
-};
-
-static int prbs_next(struct prbs *p)
-{
-	int b = (int)(((p->s >> 22) ^ (p->s >> 17)) & 1);
-
-	p->s = (p->s << 1) | (uint32_t)b;
-	return b;
-}
-
-static int src_bit(void *user)
-{
-	return prbs_next(user);
-}
-
-static void sink_bit(void *user, int bit)
-{
-	struct prbs *k = user;
-
-	if (k->n++ < 23) {
-		k->s = (k->s << 1) | (uint32_t)(bit & 1);
-		return;
-	}
-	k->errors += (unsigned long)(prbs_next(k) != bit);
-}
-
 /* ---- one whole call ---- */
 
 struct call {
@@ -104,7 +73,7 @@ struct call {
 struct result {
 	bool data[2];
 	struct smdsp_v34_stats st[2];
-	struct prbs rx[2];
+	struct t_prbs rx[2];
 };
 
 static void run_call(const struct call *c, struct result *r)
@@ -112,7 +81,7 @@ static void run_call(const struct call *c, struct result *r)
 	struct smdsp_v34_config cfg[2];
 	struct smdsp_v34 *m[2];
 	struct line *l = line_create(&c->line);
-	struct prbs tx[2];
+	struct t_prbs tx[2];
 	int16_t out[2][BLK], in[2][BLK] = { { 0 } };
 	long t, data_at = -1, stop = 8000L * 30;
 	int i;
@@ -130,9 +99,9 @@ static void run_call(const struct call *c, struct result *r)
 		cfg[i].nonlinear = c->nl[i];
 		cfg[i].shaping = c->ex[i];
 		tx[i].s = 0x2468acu + 0x1357u * (uint32_t)i;
-		cfg[i].get_bit = src_bit;
+		cfg[i].get_bit = t_prbs_src_bit;
 		cfg[i].get_user = &tx[i];
-		cfg[i].put_bit = sink_bit;
+		cfg[i].put_bit = t_prbs_sink_bit;
 		cfg[i].put_user = &r->rx[i];
 		m[i] = smdsp_v34_create(&cfg[i]);
 	}

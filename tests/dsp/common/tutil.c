@@ -42,3 +42,31 @@ int16_t t_sat16(double v)
 		return -32768;
 	return (int16_t)lrint(v);
 }
+
+static int prbs_next(struct t_prbs *p)
+{
+	int b = (int)(((p->s >> 22) ^ (p->s >> 17)) & 1);
+
+	p->s = (p->s << 1) | (uint32_t)b;
+	return b;
+}
+
+int t_prbs_src_bit(void *user)
+{
+	struct t_prbs *p = user;
+
+	p->n++;
+	return prbs_next(p);
+}
+
+void t_prbs_sink_bit(void *user, int bit)
+{
+	struct t_prbs *p = user;
+
+	if (p->n++ < 23) {
+		p->s = (p->s << 1) | (uint32_t)(bit & 1);
+		return;
+	}
+	p->checked++;
+	p->errors += (unsigned long)(prbs_next(p) != bit);
+}

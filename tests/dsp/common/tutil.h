@@ -13,4 +13,16 @@ double t_gauss(uint64_t *s);
 double t_power_dbm0(const int16_t *x, int n);
 int16_t t_sat16(double v);
 
+/*
+ * The V.34 tests' data: a PRBS (each bit the XOR of the ones 18 and 23
+ * before it) as a bit source, and a checker seeded from the first 23 bits
+ * it gets, then counting those against the recurrence
+ */
+struct t_prbs {
+	uint32_t s;
+	unsigned long n, checked, errors;
+};
+int t_prbs_src_bit(void *user);
+void t_prbs_sink_bit(void *user, int bit);
+
 #endif

@@ -72,7 +72,16 @@ say "phase script-start"
 # Through a FIFO rather than a pipeline so that background jobs the script
 # leaves behind cannot keep the log open and block the end of the run.
 mkfifo /tmp/.smlab-log
-tee /share/guest.log < /tmp/.smlab-log &
+# Once (a make check under load), creating the log on the live 9p share
+# failed with ENOENT while the share took other files before and after:
+# the log is made first, a few times over a second if need be, and said.
+n=0
+until : >> /share/guest.log 2>/dev/null || [ "$n" -ge 10 ]; do
+	n=$((n + 1))
+	sleep 0.1
+done
+[ "$n" = 0 ] || say "log-create-retried $n"
+tee -a /share/guest.log < /tmp/.smlab-log &
 teepid=$!
 sh /etc/smlab/script.sh < /dev/null > /tmp/.smlab-log 2>&1
 rc=$?

@@ -886,22 +886,23 @@ void sml_modem_near_open(struct sml_modem *m, bool open, int64_t lag)
 {
 	unsigned int k, n = m->nerr < SML_ERR_MARKS ? m->nerr : SML_ERR_MARKS;
 
-	/* what came in since the loop may have opened goes with what follows */
-	for (k = 0; open && !m->near_open && k < n; k++) {
-		unsigned int i = (m->nerr - 1 - k) % SML_ERR_MARKS;
+	if (open && !m->near_open) {
+		/* what came in since the loop may have opened goes with what follows */
+		for (k = 0; k < n; k++) {
+			unsigned int i = (m->nerr - 1 - k) % SML_ERR_MARKS;
 
-		if (m->err[i].at < m->now - lag)
-			break;
-		if (m->err[i].fcs) {
-			m->st.fcs_errors--;
-			m->st.fcs_errors_open++;
-		} else {
-			m->st.framing_errors--;
-			m->st.framing_errors_open++;
+			if (m->err[i].at < m->now - lag)
+				break;
+			if (m->err[i].fcs) {
+				m->st.fcs_errors--;
+				m->st.fcs_errors_open++;
+			} else {
+				m->st.framing_errors--;
+				m->st.framing_errors_open++;
+			}
 		}
-	}
-	if (open && !m->near_open)
 		m->nerr = 0;
+	}
 	m->near_open = open;
 }
 

@@ -80,14 +80,21 @@ static int num(const char *name, const char *val, double lo, bool lo_ok, double 
 }
 
 /* the same for a whole number */
-static int whole(const char *name, const char *val, long lo, long hi, const char *unit, int *out)
+/* a whole number within [lo, hi] into *out */
+static bool whole_in(const char *val, long lo, long hi, int *out)
 {
 	double d;
 
-	if (sml_number_in(val, (double)lo, true, (double)hi, &d) && d == floor(d)) {
-		*out = (int)d;
+	if (!sml_number_in(val, (double)lo, true, (double)hi, &d) || d != floor(d))
+		return false;
+	*out = (int)d;
+	return true;
+}
+
+static int whole(const char *name, const char *val, long lo, long hi, const char *unit, int *out)
+{
+	if (whole_in(val, lo, hi, out))
 		return 0;
-	}
 	fprintf(stderr, "smline: --%s %s: a whole number, %ld to %ld%s%s\n", name, val, lo, hi,
 		*unit ? " " : "", unit);
 	return -1;
@@ -252,21 +259,18 @@ static int set_opt(struct sml_opts *o, const char *name, const char *val)
 		WHOLE(0, 600000, "ms", o->x.clear_ms);
 	} else if (!strcmp(name, "ring-cadence")) {
 		char on[32], *off;
-		double a, b;
 
 		NEED();
 		snprintf(on, sizeof(on), "%s", val);
 		off = strchr(on, ',');
 		if (off)
 			*off++ = '\0';
-		if (!off || !sml_number_in(on, 1, true, 60000, &a) || a != floor(a) ||
-		    !sml_number_in(off, 0, true, 60000, &b) || b != floor(b)) {
+		if (!off || !whole_in(on, 1, 60000, &o->x.ring_on_ms) ||
+		    !whole_in(off, 0, 60000, &o->x.ring_off_ms)) {
 			fprintf(stderr, "smline: --ring-cadence %s: ON_MS,OFF_MS, whole ms, 1 to 60000 on, 0 to 60000 off\n",
 				val);
 			return -1;
 		}
-		o->x.ring_on_ms = (int)a;
-		o->x.ring_off_ms = (int)b;
 	} else if (!strcmp(name, "ring-hz")) {
 		NUM(0, false, 1000, "Hz", o->x.ring_hz);
 	} else if (!strcmp(name, "ring-dbm0")) {

@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'common'))
 import ctest  # noqa: E402
-from smlab.image import default_kernel  # noqa: E402
+from smlab.image import default_kernel_name  # noqa: E402
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 BUILD = os.path.join(TOP, os.environ.get('DSP_BUILD', 'build/dsp'))
@@ -57,7 +57,7 @@ def test_tables_are_current(tmp_path):
 # The stack analysis needs one build: the 6.1 generic headers, whose figures
 # doc/ quotes.  W=1 and sparse over dsp/*.c on every flavour is the module's
 # own build (tests/module/test_kernel_build.py compiles the same sources).
-KERNEL = default_kernel() or '6.1.0-0-amd64'
+KERNEL = default_kernel_name()
 
 
 def test_kernel_build():

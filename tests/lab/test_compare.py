@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from smlab.compare import SMODEMD, parse_cyclictest, slack
-from smlab.image import default_kernel
+from smlab.image import default_kernel_name
 
 ROOT = Path(__file__).resolve().parents[2]
 
-KERNEL = default_kernel() or "6.1.0-0-amd64"
+KERNEL = default_kernel_name()
 DURATION = 3
 CONTEXTS = ["int", "thr", "usr"]
 RATE, PERIOD, LOAD_US = 8000, 100, 1840

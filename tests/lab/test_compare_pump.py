@@ -30,7 +30,7 @@ from smlab import image
 ROOT = Path(__file__).resolve().parents[2]
 
 # the installed 6.1 generic kernel (compare.py's default)
-KERNEL = image.default_kernel() or "6.1.0-0-amd64"
+KERNEL = image.default_kernel_name()
 CTX = "thr"
 PERIOD_US = 12500
 # the phases every call passes through on its way to the data phase

@@ -19,13 +19,13 @@ from pathlib import Path
 import pytest
 
 from smlab import compare
-from smlab.image import debian_kernels
+from smlab.image import MISSING_KERNEL, debian_kernels
 from smlab.compare import (parse_rtla_timerlat_hist, parse_rtla_osnoise_top, rtla_plan,
                            rtla_results, rtla_table, kernel_tracers)
 
 ROOT = Path(__file__).resolve().parents[2]
 # Debian's present 6.1 ABI (make deps installs it): generic and PREEMPT_RT
-GENERIC = next((k for k in debian_kernels(("6.1",)) if "-rt-" not in k), "6.1.0-0-amd64")
+GENERIC = next((k for k in debian_kernels(("6.1",)) if "-rt-" not in k), MISSING_KERNEL)
 RT_KERNEL = next((k for k in debian_kernels(("6.1",)) if "-rt-" in k), "6.1.0-0-rt-amd64")
 LOAD_US = 1840
 

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from smlab.guest import run_guest, module_path
-from smlab.image import default_kernel
+from smlab.image import default_kernel_name
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "traces" / "kshark_shot.py"
-KERNEL = default_kernel() or "6.1.0-0-amd64"
+KERNEL = default_kernel_name()
 OUT = ROOT / "out" / "test-traces"
 
 # the module in a thread, as the comparison records it (trace-cmd start /

@@ -36,10 +36,10 @@ import pytest
 TOP = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(TOP / "tools"))
 import study  # noqa: E402
-from smlab.image import default_kernel  # noqa: E402
+from smlab.image import default_kernel_name  # noqa: E402
 
 # Debian's present 6.1 generic ABI (make deps installs it)
-KERNEL = default_kernel() or "6.1.0-0-amd64"
+KERNEL = default_kernel_name()
 
 PY = str(TOP / "build/venv/bin/python")
 

@@ -40,9 +40,31 @@
  * ack bit set, unless the far one had its ack bit set (it took ours). A far
  * INFO0 after the first, in any step up to the round trip, starts the
  * reversals over. A reversal not heard within 3 s sends INFO0 again (the far
- * end may have missed it). After three retransmissions, or a later step's
- * timeout (the far L1/L2, the tone that ends our L2, the far INFO1), phase 2
- * fails with its reason.
+ * end may have missed it).
+ *
+ * Recovery past the round trip (ours: the recommendation's rules for these
+ * steps were not at hand). A later step fails when the far L1/L2 is not
+ * heard in time, ends before 24 periods of L2 or breaks into a third
+ * segment (a burst or a gap: what we would measure is not the line), when
+ * B-bar is not heard within 3 s, the tone that ends our L2 not within 2.5 s
+ * plus the round trip, the far INFO1 not within 2 s plus the round trip (the
+ * call modem 1 s more, so that when both wait in vain A's INFO0 comes
+ * first) or with a bad CRC. That end sends its tone, waits as before B-bar
+ * (the round trip, 53 ms and 50 ms: the far end has heard it and stopped its
+ * L2), then sends INFO0 with the ack bit set and goes back to the reversals.
+ * The tone comes first so that the INFO0 does not depend on the far DPSK
+ * receiver hearing it under the echo of its own L1/L2 on a 2-wire line (the
+ * wideband L2 fills its band; it did hear it at ERL 6 dB in the line
+ * model, but L2 lies up to ERL above the far signal): the far tone is found
+ * there on its own DFT bin (as when it ends L2), the far end stops and
+ * listens, and our tone's echo lies on the other carrier. The far end, in
+ * any later step, on an INFO0 with the ack bit set
+ * (a late copy of the exchange's has it clear), drops its probing and INFO1
+ * and goes back to its tone and the reversals, as does the answer modem done
+ * after its INFO1a for 4.5 s plus two round trips while it is still fed (the
+ * call modem lost INFO1a; v34.c moves on to phase 3 at done and stops
+ * feeding it after INFO1a's tail). After three retransmissions in all, or
+ * 25 s, the next step's timeout fails phase 2 with its reason.
  *
  * Listen only (a recording of one direction): nothing is sent; the steps of
  * the far end's phase 2 are followed as they are heard (INFO0, tone, two
@@ -232,7 +254,7 @@ static void send_info0(struct smdsp_v34_phase2 *s, bool ack)
 /* INFO0 again, if retries are left; else fail with why */
 static void retransmit(struct smdsp_v34_phase2 *s, enum smdsp_v34_phase2_fail why)
 {
-	if (s->retries >= SMDSP_V34P2_RETRIES) {
+	if (s->retries >= SMDSP_V34P2_RETRIES || s->now >= SMDSP_V34P2_T_TOTAL) {
 		fail(s, why);
 		return;
 	}
@@ -242,6 +264,47 @@ static void retransmit(struct smdsp_v34_phase2 *s, enum smdsp_v34_phase2_fail wh
 	else
 		s->st.restarts++;
 	send_info0(s, s->have_far_info0);
+}
+
+/* what a later step began is dropped: back to the reversals */
+static void forget_later_steps(struct smdsp_v34_phase2 *s)
+{
+	smdsp_v34_probe_tx_stop(&s->ptx);
+	s->prx_on = false;
+	s->l1_reversal_asked = false;
+	s->have_probe = false;
+	s->info1_sent = false;
+	s->have_far_info1 = false;
+	s->restart_pending = false;
+	forget_reversals(s);
+}
+
+/*
+ * A later step failed (why): our tone, which ends the far end's L2 as after
+ * our analysis, and INFO0 once the far end has had time to hear it and stop
+ * (as before B-bar), so that it is not sent under the far end's own L2
+ */
+static void restart(struct smdsp_v34_phase2 *s, enum smdsp_v34_phase2_fail why)
+{
+	if (s->retries >= SMDSP_V34P2_RETRIES || s->now >= SMDSP_V34P2_T_TOTAL) {
+		fail(s, why);
+		return;
+	}
+	forget_later_steps(s);
+	smdsp_v34_info_tx_tone(&s->tx, true);
+	s->restart_pending = true;
+	s->restart_why = why;
+	wait_from_now(s, SMDSP_V34P2_PROBE_END);
+}
+
+/* the far end went back from a later step (its INFO0 again, ours taken): we do too, with our tone */
+static void far_restart(struct smdsp_v34_phase2 *s)
+{
+	s->st.far_restarts++;
+	forget_later_steps(s);
+	smdsp_v34_info_tx_tone(&s->tx, true);
+	s->tone_from = s->now;
+	wait_from_now(s, SMDSP_V34P2_TONE);
 }
 
 static void schedule_reversal(struct smdsp_v34_phase2 *s, uint32_t at)
@@ -301,8 +364,14 @@ static void far_info0(struct smdsp_v34_phase2 *s, const struct smdsp_v34_info0 *
 		}
 		return;
 	}
-	if (s->state > SMDSP_V34P2_RTD)
-		return;		/* a late copy: the exchange is past it */
+	if (s->state > SMDSP_V34P2_RTD) {
+		/* a restart from a later step has the ack bit set; one without it is a late copy */
+		if (i0->ack) {
+			s->res.far_info0 = *i0;
+			far_restart(s);
+		}
+		return;
+	}
 	s->res.far_info0 = *i0;
 	s->have_far_info0 = true;
 	if (!again) {
@@ -360,6 +429,13 @@ static void far_info1(struct smdsp_v34_phase2 *s, const struct smdsp_v34_info *i
 	}
 }
 
+static void start_probe_rx(struct smdsp_v34_phase2 *s)
+{
+	smdsp_v34_probe_rx_init(&s->prx, s->cfg.far_level_dbm0_10);
+	s->prx_on = true;
+	s->segs = 0;
+}
+
 /* the far end's reversal was on the line at 'at' */
 static void far_reversal(struct smdsp_v34_phase2 *s, uint32_t at)
 {
@@ -374,8 +450,7 @@ static void far_reversal(struct smdsp_v34_phase2 *s, uint32_t at)
 			/* the last of them before L1 counts: its spacing from the first */
 			s->steps |= SMDSP_V34P2_HEARD_REV2;
 			s->last_rev_at = at;
-			smdsp_v34_probe_rx_init(&s->prx, s->cfg.far_level_dbm0_10);
-			s->prx_on = true;
+			start_probe_rx(s);
 			wait_from_now(s, SMDSP_V34P2_PROBE_RX);
 		}
 		return;
@@ -391,8 +466,7 @@ static void far_reversal(struct smdsp_v34_phase2 *s, uint32_t at)
 			s->steps |= SMDSP_V34P2_HEARD_REV2;
 			s->res.rtd = (int32_t)(at - s->sent) - SMDSP_V34_RTD_TURN;
 			/* A's L1 follows the reversed tone: listen for it */
-			smdsp_v34_probe_rx_init(&s->prx, s->cfg.far_level_dbm0_10);
-			s->prx_on = true;
+			start_probe_rx(s);
 			wait_from_now(s, SMDSP_V34P2_PROBE_RX);
 		}
 		return;
@@ -401,11 +475,10 @@ static void far_reversal(struct smdsp_v34_phase2 *s, uint32_t at)
 		s->steps |= SMDSP_V34P2_HEARD_REV1;
 		s->res.rtd = (int32_t)(at - s->sent) - SMDSP_V34_RTD_TURN;
 		schedule_reversal(s, at);
-	} else if (s->state == SMDSP_V34P2_PROBE_RX && !s->prx_on) {
+	} else if (s->state == SMDSP_V34P2_PROBE_RX && !s->prx_on && !s->restart_pending) {
 		/* B-bar: C's L1 follows it */
 		s->steps |= SMDSP_V34P2_HEARD_REV2;
-		smdsp_v34_probe_rx_init(&s->prx, s->cfg.far_level_dbm0_10);
-		s->prx_on = true;
+		start_probe_rx(s);
 		s->since = s->now;
 	}
 }
@@ -430,6 +503,7 @@ static void far_tone_on(struct smdsp_v34_phase2 *s)
 			smdsp_v34_info_tx_send(&s->tx, frame, (unsigned int)nb);
 		smdsp_v34_info_tx_tone(&s->tx, false);
 		s->info1_sent = true;
+		s->bad_crc = s->rx.st.bad_crc;
 		wait_from_now(s, SMDSP_V34P2_INFO1);
 	} else {
 		/* B-bar and C's L1 come next */
@@ -521,9 +595,14 @@ static void probe_taken(struct smdsp_v34_phase2 *s)
 {
 	smdsp_v34_probe_rx_result(&s->prx, &s->probe);
 	s->prx_on = false;
+	/* the far L2 ended before we asked (a burst or a gap in it): lost, and the measurement not the full one */
+	if (!s->cfg.listen_only && s->prx.seg.periods < SMDSP_V34P2_L2_PERIODS) {
+		restart(s, SMDSP_V34P2_NO_PROBE);
+		return;
+	}
 	if (!s->probe.valid) {
 		if (!s->cfg.listen_only) {
-			fail(s, SMDSP_V34P2_NO_PROBE);
+			restart(s, SMDSP_V34P2_NO_PROBE);
 			return;
 		}
 		/* a listener waits for another */
@@ -539,6 +618,7 @@ static void probe_taken(struct smdsp_v34_phase2 *s)
 	}
 	/* our tone tells the far end to stop L2 */
 	smdsp_v34_info_tx_tone(&s->tx, true);
+	s->bad_crc = s->rx.st.bad_crc;
 	wait_from_now(s, s->cfg.calling ? SMDSP_V34P2_PROBE_END : SMDSP_V34P2_INFO1);
 }
 
@@ -552,10 +632,22 @@ static void poll_probe(struct smdsp_v34_phase2 *s)
 	}
 	if (s->cfg.listen_only)
 		return;
+	/*
+	 * L1 and L2 are two segments of one level each: a third (L2 broken by
+	 * a burst or a gap, or started over after one) is not the far L2 we
+	 * would have measured
+	 */
+	if (p->seg.periods && p->seg.start != s->seg_start) {
+		s->seg_start = p->seg.start;
+		if (++s->segs > 2) {
+			restart(s, SMDSP_V34P2_NO_PROBE);
+			return;
+		}
+	}
 	/* nothing heard yet after the far reversal, or far too long */
 	if ((!smdsp_v34_probe_rx_active(p) && !p->seg.periods && s->now - s->since > SMDSP_V34P2_T_PROBE) ||
 	    s->now - s->since > SMDSP_V34P2_T_PROBE + SMDSP_V34P2_MS(1500))
-		fail(s, SMDSP_V34P2_NO_PROBE);
+		restart(s, SMDSP_V34P2_NO_PROBE);
 }
 
 /* the steps that wait on time rather than on the far end */
@@ -591,9 +683,16 @@ static void poll(struct smdsp_v34_phase2 *s)
 		if (s->prx_on)
 			poll_probe(s);
 		else if (waited > SMDSP_V34P2_T_REV)
-			fail(s, SMDSP_V34P2_NO_REVERSAL);
+			restart(s, SMDSP_V34P2_NO_REVERSAL);
 		break;
 	case SMDSP_V34P2_PROBE_END:
+		if (s->restart_pending) {
+			if (waited >= rtd + TONE_DETECT + SMDSP_V34P2_B_AFTER) {
+				s->restart_pending = false;
+				retransmit(s, s->restart_why);
+			}
+			break;
+		}
 		/* the call modem: A has heard B and stopped L2; B-bar then our L1 */
 		if (waited >= rtd + TONE_DETECT + SMDSP_V34P2_B_AFTER && !s->pending && !s->l1_reversal_asked) {
 			if (!smdsp_v34_info_tx_reverse(&s->tx))
@@ -603,7 +702,7 @@ static void poll(struct smdsp_v34_phase2 *s)
 		break;
 	case SMDSP_V34P2_PROBE_TX:
 		if (waited > SMDSP_V34P2_T_L2 + rtd)
-			fail(s, SMDSP_V34P2_NO_TONE);
+			restart(s, SMDSP_V34P2_NO_TONE);
 		break;
 	case SMDSP_V34P2_INFO1:
 		if (s->cfg.listen_only)
@@ -611,8 +710,11 @@ static void poll(struct smdsp_v34_phase2 *s)
 		if (s->info1_sent && !smdsp_v34_info_tx_busy(&s->tx) &&
 		    (s->cfg.calling ? s->have_far_info1 : true)) {
 			finish(s);
-		} else if (!s->have_far_info1 && waited > SMDSP_V34P2_T_INFO1 + rtd) {
-			fail(s, SMDSP_V34P2_NO_INFO1);
+		} else if (!s->have_far_info1 &&
+			   (s->rx.st.bad_crc != s->bad_crc ||
+			    waited > SMDSP_V34P2_T_INFO1 + rtd + (s->cfg.calling ? SMDSP_V34P2_T_INFO1_C : 0))) {
+			/* a corrupted INFO1 goes back at once; the call modem waits longer, so that A's INFO0 leads */
+			restart(s, SMDSP_V34P2_NO_INFO1);
 		}
 		break;
 	default:
@@ -638,6 +740,25 @@ static void listen(struct smdsp_v34_phase2 *s, const int16_t *rx, unsigned int n
 	}
 }
 
+/*
+ * The answer modem done, still fed: INFO0c again (ack set) means the call
+ * modem lost our INFO1a; we go back with it
+ */
+static bool reopen(struct smdsp_v34_phase2 *s, const struct smdsp_v34_info_event *ev)
+{
+	uint32_t rtd = s->res.rtd > 0 ? (uint32_t)s->res.rtd : 0;
+
+	if (s->cfg.calling || s->state != SMDSP_V34P2_DONE || ev->type != SMDSP_V34_EV_FRAME ||
+	    ev->info.kind != SMDSP_V34_INFO0 || !ev->info.i0.ack ||
+	    s->now - s->res.done_at > SMDSP_V34P2_T_REOPEN + 2 * rtd)
+		return false;
+	s->st.info0_heard++;
+	s->res.far_info0 = ev->info.i0;
+	s->res.fail = SMDSP_V34P2_OK;
+	far_restart(s);
+	return true;
+}
+
 void smdsp_v34_phase2_process(struct smdsp_v34_phase2 *s, const int16_t *rx, int16_t *tx, unsigned int n)
 {
 	struct smdsp_v34_info_event ev;
@@ -656,7 +777,8 @@ void smdsp_v34_phase2_process(struct smdsp_v34_phase2 *s, const int16_t *rx, int
 			smdsp_v34_info_tx_process(&s->tx, &tx[i], 1);
 			smdsp_v34_info_rx_process(&s->rx, &rx[i], 1);
 			while (smdsp_v34_info_rx_get(&s->rx, &ev))
-				;
+				if (reopen(s, &ev))
+					break;
 			continue;
 		}
 		if (s->now == 0 && !s->st.info0_sent)

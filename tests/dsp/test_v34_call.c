@@ -34,6 +34,10 @@
  * - The answer modem's S to TRN against a training transmitter created with
  *   phase 2's parameters (v34.c sets its own up in place): the same signal,
  *   at our level less the power reduction.
+ * - Phase 2 going back after a fault past its INFO0 exchange (the far L2
+ *   lost at the call modem, 4-wire; INFO1c corrupted, 2-wire): the data
+ *   reached without a bit error, with the same phase 2 rates and data rates
+ *   as the same call without the fault; the time it cost printed.
  * - A far end that is noise only, or silent: phase 2 fails and the object
  *   ends FAILED with phase 2's reason, in bounded time. A far end gone after
  *   phase 2: FAILED, no S, within the training's time limit. A far end gone
@@ -53,6 +57,7 @@
 #include <smdsp/v34_train.h>
 #include <smdsp/v34_probe.h>
 #include <smdsp/v34_mod.h>
+#include <smdsp/private/v34.h>
 #include "line.h"
 #include "chan.h"
 #include "v34rule.h"
@@ -132,6 +137,12 @@ struct call_cfg {
 	int16_t *record;		/* what the call modem heard, sample by sample (NULL: not kept) */
 	int16_t *record_a;		/* what the answer modem sent (NULL: not kept) */
 	double seconds;			/* line time at most (the data's few seconds once both are in it) */
+	/*
+	 * A fault in phase 2 past its INFO0 exchange, once: 1, the line silent
+	 * toward the call modem for 200 ms, 500 ms after the start of the
+	 * answer modem's L1; 2, 20 samples of INFO1c turned over (a bad CRC)
+	 */
+	int p2_fault;
 };
 
 struct end_out {
@@ -139,6 +150,7 @@ struct end_out {
 	enum smdsp_v34_fail fail;
 	struct smdsp_v34_stats stats;
 	struct smdsp_v34_phase2_result p2;
+	struct smdsp_v34_phase2_stats p2st;
 	bool p2_end;
 	struct sink sink;
 	struct src src;
@@ -170,6 +182,7 @@ static void end_out(const struct smdsp_v34 *m, struct end_out *o)
 	o->fail = smdsp_v34_fail(m);
 	smdsp_v34_get_stats(m, &o->stats);
 	o->p2_end = smdsp_v34_get_phase2(m, &o->p2);
+	smdsp_v34_phase2_get_stats(&m->p2, &o->p2st);
 }
 
 static void run_call(const struct call_cfg *cc, struct call_out *o)
@@ -189,7 +202,7 @@ static void run_call(const struct call_cfg *cc, struct call_out *o)
 	enum smdsp_v34_state pc = SMDSP_V34_STATES, pa = SMDSP_V34_STATES;
 	long a_quiet = 0, a_j_at = -1, c_p2_end = -1;
 	uint64_t h = 1469598103934665603ULL;
-	long rec = 0;
+	long rec = 0, fault_at = -1;
 	int i;
 
 	memset(o, 0, sizeof(*o));
@@ -261,6 +274,18 @@ static void run_call(const struct call_cfg *cc, struct call_out *o)
 		}
 		if (o->call_s_after_j < 0 && cs.phase3_at && a_j_at >= 0)
 			o->call_s_after_j = (long)cs.phase3_at - a_j_at;
+		if (cc->p2_fault && smdsp_v34_state(c) == SMDSP_V34_PHASE2 && smdsp_v34_state(a) == SMDSP_V34_PHASE2) {
+			enum smdsp_v34_phase2_state want = cc->p2_fault == 1 ? SMDSP_V34P2_PROBE_TX : SMDSP_V34P2_INFO1;
+			const struct smdsp_v34 *m = cc->p2_fault == 1 ? a : c;
+			int16_t *x = cc->p2_fault == 1 ? a_tx : c_tx;
+			long from = cc->p2_fault == 1 ? 4000 : 300, to = cc->p2_fault == 1 ? 5600 : 320;
+
+			if (fault_at < 0 && smdsp_v34_phase2_state(&m->p2) == want)
+				fault_at = t;
+			for (i = 0; fault_at >= 0 && i < blk; i++)
+				if (t + i >= fault_at + from && t + i < fault_at + to)
+					x[i] = (int16_t)(cc->p2_fault == 1 ? 0 : -x[i]);
+		}
 		if (cc->silent_answer)
 			memset(a_tx, 0, sizeof(a_tx));
 		if (cc->answer_stops && smdsp_v34_state(a) > SMDSP_V34_PHASE2)
@@ -559,6 +584,62 @@ static void test_two_wire(void)
 }
 
 /*
+ * Phase 2 recovering from a fault past its INFO0 exchange (v34_phase2.c's
+ * recovery): the call modem missing part of the answer modem's L2 on a
+ * 4-wire line, INFO1c corrupted on a 2-wire one. Each call is judged as the
+ * others, with the same phase 2 parameters as the call without the fault;
+ * the time the recovery took is the difference in when the data began.
+ */
+static void test_p2_faults(void)
+{
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		struct call_cfg cc;
+		struct call_out ref, o;
+		char what[120];
+
+		if (!k) {
+			case_cfg(&lines[0], 0, &cc);
+		} else {
+			memset(&cc, 0, sizeof(cc));
+			cc.line = (struct line_cfg){ .loss_db = 10, .noise_dbm0 = -55, .echo_db = -999, .delay = 96,
+						     .ppm = 100, .seed = 41, .channel = CHAN_TELEPHONE, .hybrid = 1,
+						     .hybrid_erl_db = 6, .far_echo_db = 26, .far_hybrid = 2,
+						     .far_echo_delay = 2 * (96 + 16) };
+			cc.max_rate_c = 14400;
+			cc.max_rate_a = 14400;
+			cc.blk = 80;
+			cc.two_wire = true;
+			v34_info0_upto(2400, &cc.info0);
+			cc.seconds = 40;
+		}
+		run_call(&cc, &ref);
+		cc.p2_fault = 1 + (int)k;
+		snprintf(what, sizeof(what), "%s", k ? "2-wire, INFO1c corrupted" : "4-wire, the far L2 lost at C");
+		run_call(&cc, &o);
+		print_call(what, &o);
+		judge_call(what, &cc, &o);
+		CHECK(o.c.p2_end && o.a.p2_end && o.c.p2.a_to_c.symrate == ref.c.p2.a_to_c.symrate &&
+		      o.c.p2.c_to_a.symrate == ref.c.p2.c_to_a.symrate &&
+		      o.c.p2.a_to_c.max_rate == ref.c.p2.a_to_c.max_rate &&
+		      o.c.p2.c_to_a.max_rate == ref.c.p2.c_to_a.max_rate &&
+		      o.c.stats.tx.rate == ref.c.stats.tx.rate && o.a.stats.tx.rate == ref.a.stats.tx.rate,
+		      "%s: %u/%u bit/s in phase 2, %u/%u in the data; without the fault %u/%u, %u/%u", what,
+		      o.c.p2.a_to_c.max_rate, o.c.p2.c_to_a.max_rate, o.c.stats.tx.rate, o.a.stats.tx.rate,
+		      ref.c.p2.a_to_c.max_rate, ref.c.p2.c_to_a.max_rate, ref.c.stats.tx.rate, ref.a.stats.tx.rate);
+		CHECK(o.data_ms > ref.data_ms && o.data_ms - ref.data_ms < 15000, "%s: data at %ld ms, %ld without the fault",
+		      what, o.data_ms, ref.data_ms);
+		CHECK(o.c.p2st.restarts + o.a.p2st.restarts >= 1 && o.c.p2st.far_restarts + o.a.p2st.far_restarts >= 1,
+		      "%s: restarts %u/%u, followed %u/%u", what, o.c.p2st.restarts, o.a.p2st.restarts,
+		      o.c.p2st.far_restarts, o.a.p2st.far_restarts);
+		printf("%s: phase 2 went back (restarts %u/%u), data at %ld ms (%ld without the fault: the recovery took "
+		       "%ld ms)\n", what, o.c.p2st.restarts, o.a.p2st.restarts, o.data_ms, ref.data_ms,
+		       o.data_ms - ref.data_ms);
+	}
+}
+
+/*
  * The call modem of a call in blocks of 80 given what it heard again, in
  * blocks of 37 and of 1: it sends the same samples, sample for sample (its
  * decisions are on its own grid, not at the ends of blocks)
@@ -813,5 +894,6 @@ int main(int argc, char **argv)
 	test_two_wire();
 	test_blocks();
 	test_failures();
+	test_p2_faults();
 	return t_report("test_v34_call");
 }

@@ -20,9 +20,20 @@
  *   bit set by the end that heard the repeat, both ends then finishing as
  *   above; both INFO0s lost: both sent again; B's reversal lost: the answer
  *   modem sends INFO0a again after 3 s and the reversals start over;
+ * - faults past the INFO0 exchange (v34_phase2.c's recovery), on 4-wire and
+ *   2-wire lines (G.168 hybrid at ERL 6 and 12 dB), 12 and 600 ms one way:
+ *   A's L2 silent for 200 ms at C, a noise burst over C's L2 at A, tone B or
+ *   tone A (each the tone that ends the far L2) lost, INFO1c and INFO1a
+ *   corrupted (20 samples turned over), INFO1c under a noise burst, INFO1a
+ *   lost; two in a row on two of the lines: both ends go back and finish
+ *   with the error-free run's parameters (the further power reduction within
+ *   1 dB) and round trips, within 15 s more a fault; the time each took is
+ *   printed.
+ *   An answer modem gone from its L1 on: both fail with their reason;
  * - a silent far end: each end fails with no INFO0 after 1 + 3 INFO0s; a far
  *   end that stops before its second reversal: no reversal; one that stops in
- *   its L2: the answer modem fails waiting for INFO1c; a line no symbol rate can use
+ *   its L2: the answer modem goes back three times, then fails with no
+ *   reversal; a line no symbol rate can use
  *   (the rule gives 0 everywhere): both fail with no rate; each reason counted;
  * - the print line, reset, the defaults.
  */
@@ -30,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <smdsp/v34_phase2.h>
+#include <smdsp/private/v34_phase2.h>
 #include <smdsp/v34_probe.h>
 #include <smdsp/v34_mod.h>
 #include "v34rule.h"
@@ -39,7 +51,8 @@
 
 #define LEVEL (-120)
 #define BLK 160
-#define MAX_SAMPLES (8000L * 16)
+#define MAX_SAMPLES (8000L * 40)
+#define SMDSP_V34P2_MS_TEST(ms) (8L * (ms))
 
 static const int sym_rate[6] = { 2400, 2743, 2800, 3000, 3200, 3429 };
 
@@ -59,7 +72,101 @@ enum impair {
 	SILENT_CALL,
 	ANSWER_STOPS,		/* the answer modem falls silent 250 ms in, before its second reversal */
 	CALL_STOPS_IN_L2,	/* the call modem falls silent 500 ms into its L1/L2 */
+	FAULTS,			/* the faults of 'faults' below, each on its first chance */
 };
+
+/*
+ * Faults past the INFO0 exchange (bits of 'faults'), each once, where it
+ * first can be: each end's state after the block it sent (INFO1a from the
+ * block the answer modem began it in, read from its private state)
+ */
+enum fault {
+	F_L2_AT_C = 1 << 0,	/* the line silent for 200 ms, 500 ms after the start of A's L1 */
+	F_L2_AT_A = 1 << 1,	/* a noise burst of 200 ms over C's L2, 500 ms after its L1's start */
+	F_TONE_B = 1 << 2,	/* C's tone B that ends A's L2 (and its B-bar) silenced */
+	F_TONE_A = 1 << 3,	/* A's tone A that ends C's L2 silenced while C sends L2 */
+	F_INFO1C_BAD = 1 << 4,	/* 20 samples of INFO1c turned over: a bad CRC */
+	F_INFO1C_BURST = 1 << 5,	/* a noise burst of 300 ms over INFO1c */
+	F_INFO1A_BAD = 1 << 6,
+	F_INFO1A_LOST = 1 << 7,	/* the line silent 200 ms over INFO1a */
+	F_GONE = 1 << 8,	/* A silent for good from its L1 on */
+};
+
+static unsigned int faults;
+/* where each fault began (-1: not yet), and whether it is over */
+static long fault_at[9];
+static bool fault_over[9];
+
+static unsigned int fault_index(enum fault f)
+{
+	unsigned int i = 0;
+
+	while (!((unsigned int)f & (1u << i)))
+		i++;
+	return i;
+}
+
+/* the fault f begins at t if cond holds and it has not begun yet; true while n is in [from, to) after it */
+static bool fault_window(enum fault f, bool cond, long t, long n, long from, long to)
+{
+	unsigned int k = fault_index(f);
+
+	if (!(faults & f))
+		return false;
+	if (fault_at[k] < 0 && cond)
+		fault_at[k] = t;
+	return fault_at[k] >= 0 && n >= fault_at[k] + from && n < fault_at[k] + to;
+}
+
+/* f applies while cond holds, the first time only */
+static bool fault_while(enum fault f, bool cond)
+{
+	unsigned int k = fault_index(f);
+
+	if (!(faults & f) || fault_over[k])
+		return false;
+	if (cond)
+		fault_at[k] = 1;
+	else if (fault_at[k] >= 0)
+		fault_over[k] = true;
+	return cond && !fault_over[k];
+}
+
+static uint32_t burst_state = 99;
+
+static int16_t burst(void)
+{
+	/* uniform noise of +-20000, far above the signals */
+	burst_state = burst_state * 1103515245u + 12345u;
+	return (int16_t)((int32_t)(burst_state >> 16) % 40000 - 20000);
+}
+
+static void impair_faults(long t, int16_t *c_tx, int16_t *a_tx, const struct smdsp_v34_phase2 *c,
+			  const struct smdsp_v34_phase2 *a, int blk)
+{
+	enum smdsp_v34_phase2_state cs = smdsp_v34_phase2_state(c), as = smdsp_v34_phase2_state(a);
+	bool tone_b = fault_while(F_TONE_B, cs == SMDSP_V34P2_PROBE_END);
+	bool tone_a = fault_while(F_TONE_A, as == SMDSP_V34P2_INFO1 && cs == SMDSP_V34P2_PROBE_TX);
+	int i;
+
+	for (i = 0; i < blk; i++) {
+		long n = t + i;
+
+		if (fault_window(F_L2_AT_C, as == SMDSP_V34P2_PROBE_TX, t, n, 4000, 5600) ||
+		    fault_window(F_INFO1A_LOST, a->info1_sent, t, n, 0, 1600) ||
+		    fault_window(F_GONE, as == SMDSP_V34P2_PROBE_TX, t, n, 0, MAX_SAMPLES) || tone_a)
+			a_tx[i] = 0;
+		if (fault_window(F_INFO1A_BAD, a->info1_sent, t, n, 300, 320))
+			a_tx[i] = (int16_t)-a_tx[i];
+		if (tone_b)
+			c_tx[i] = 0;
+		if (fault_window(F_L2_AT_A, cs == SMDSP_V34P2_PROBE_TX, t, n, 4000, 5600) ||
+		    fault_window(F_INFO1C_BURST, cs == SMDSP_V34P2_INFO1, t, n, 0, 2400))
+			c_tx[i] = (int16_t)fmax(-32768, fmin(32767, c_tx[i] + burst()));
+		if (fault_window(F_INFO1C_BAD, cs == SMDSP_V34P2_INFO1, t, n, 300, 320))
+			c_tx[i] = (int16_t)-c_tx[i];
+	}
+}
 
 struct outcome {
 	bool c_end, a_end;
@@ -129,6 +236,10 @@ static struct outcome run_blk(const struct line_cfg *cfg, const struct smdsp_v34
 
 	memset(&o, 0, sizeof(o));
 	o.ms = -1;
+	for (i = 0; i < 9; i++) {
+		fault_at[i] = -1;
+		fault_over[i] = false;
+	}
 	lcc.listen_only = true;
 	lac.listen_only = true;
 	lc = smdsp_v34_phase2_create(&lcc);
@@ -141,6 +252,8 @@ static struct outcome run_blk(const struct line_cfg *cfg, const struct smdsp_v34
 		for (i = 0; i < blk; i++)
 			quiet &= !scratch[i];
 		impair_block(imp, t, c_tx, a_tx, &stop_at, c, blk);
+		if (imp == FAULTS)
+			impair_faults(t, c_tx, a_tx, c, a, blk);
 		line_process(l, c_tx, c_rx, a_tx, a_rx, blk);
 		if (dbg && (smdsp_v34_phase2_state(c) != pc || smdsp_v34_phase2_state(a) != pa)) {
 			char b1[200], b2[200];
@@ -429,6 +542,125 @@ static void test_recovery(void)
 	}
 }
 
+/*
+ * The same parameters as the error-free run's; the further power reduction
+ * its receiver tolerates (a noise margin, from the probing's own noise)
+ * within 1 dB
+ */
+static bool same_dir(const struct smdsp_v34_phase2_dir *d, const struct smdsp_v34_phase2_dir *ref)
+{
+	return d->symrate == ref->symrate && d->high_carrier == ref->high_carrier && d->preemph == ref->preemph &&
+	       d->power_red == ref->power_red && d->max_rate == ref->max_rate &&
+	       abs(d->add_power_red - ref->add_power_red) <= 1;
+}
+
+/* both ends done with the error-free run's parameters, after a recovery */
+static void judge_same(const char *what, const struct outcome *ref, const struct outcome *o, int nfaults)
+{
+	CHECK(o->cs == SMDSP_V34P2_DONE && o->as == SMDSP_V34P2_DONE, "%s: states %s %s (%s %s)", what,
+	      smdsp_v34_phase2_state_name(o->cs), smdsp_v34_phase2_state_name(o->as),
+	      smdsp_v34_phase2_fail_name(o->c.fail), smdsp_v34_phase2_fail_name(o->a.fail));
+	if (o->cs != SMDSP_V34P2_DONE || o->as != SMDSP_V34P2_DONE)
+		return;
+	CHECK(!memcmp(&o->c.a_to_c, &o->a.a_to_c, sizeof(o->c.a_to_c)) &&
+	      !memcmp(&o->c.c_to_a, &o->a.c_to_a, sizeof(o->c.c_to_a)) && same_dir(&o->c.a_to_c, &ref->c.a_to_c) &&
+	      same_dir(&o->c.c_to_a, &ref->c.c_to_a),
+	      "%s: %u/%u bit/s at %d/%d baud, pe %u/%u, hc %d/%d, power -%u/-%u -%u/-%u; error free %u/%u at %d/%d, "
+	      "pe %u/%u, hc %d/%d, power -%u/-%u -%u/-%u", what, o->c.a_to_c.max_rate, o->c.c_to_a.max_rate,
+	      sym_rate[o->c.a_to_c.symrate % 6], sym_rate[o->c.c_to_a.symrate % 6], o->c.a_to_c.preemph,
+	      o->c.c_to_a.preemph, o->c.a_to_c.high_carrier, o->c.c_to_a.high_carrier, o->c.a_to_c.power_red,
+	      o->c.c_to_a.power_red, o->c.a_to_c.add_power_red, o->c.c_to_a.add_power_red, ref->c.a_to_c.max_rate,
+	      ref->c.c_to_a.max_rate, sym_rate[ref->c.a_to_c.symrate % 6], sym_rate[ref->c.c_to_a.symrate % 6],
+	      ref->c.a_to_c.preemph, ref->c.c_to_a.preemph, ref->c.a_to_c.high_carrier, ref->c.c_to_a.high_carrier,
+	      ref->c.a_to_c.power_red, ref->c.c_to_a.power_red, ref->c.a_to_c.add_power_red,
+	      ref->c.c_to_a.add_power_red);
+	CHECK(!memcmp(&o->c.info1c, &o->a.info1c, sizeof(o->c.info1c)) &&
+	      !memcmp(&o->c.info1a, &o->a.info1a, sizeof(o->c.info1a)), "%s: INFO1 differs", what);
+	CHECK(abs(o->c.rtd - ref->c.rtd) <= 8 && abs(o->a.rtd - ref->a.rtd) <= 8, "%s: round trip %d/%d, error free %d/%d",
+	      what, o->c.rtd, o->a.rtd, ref->c.rtd, ref->a.rtd);
+	/* it went back (the fault was felt), in bounded time: 15 s a fault */
+	CHECK(o->cst.restarts + o->ast.restarts >= 1 && o->ms > ref->ms && o->ms - ref->ms <= 15000L * nfaults,
+	      "%s: restarts %u/%u, %ld ms (error free %ld)", what, o->cst.restarts, o->ast.restarts, o->ms, ref->ms);
+	/* and the other end followed it on hearing its INFO0 (not by a timeout of its own) */
+	CHECK(o->cst.far_restarts + o->ast.far_restarts >= 1, "%s: followed %u/%u", what, o->cst.far_restarts,
+	      o->ast.far_restarts);
+}
+
+static void test_faults(void)
+{
+	static const struct {
+		const char *name;
+		int delay_ms, hybrid;
+		double erl;
+	} lines[] = {
+		{ "4-wire, 12 ms", 12, 0, 0 },
+		{ "4-wire, 600 ms", 600, 0, 0 },
+		{ "2-wire ERL 6 dB, 12 ms", 12, 3, 6 },
+		{ "2-wire ERL 12 dB, 600 ms", 600, 5, 12 },
+	};
+	static const struct {
+		unsigned int f;
+		const char *name;
+	} cases[] = {
+		{ F_L2_AT_C, "A's L2 lost at C" }, { F_L2_AT_A, "C's L2 burst at A" },
+		{ F_TONE_B, "tone B lost" }, { F_TONE_A, "tone A lost" },
+		{ F_INFO1C_BAD, "INFO1c corrupted" }, { F_INFO1C_BURST, "INFO1c burst" },
+		{ F_INFO1A_BAD, "INFO1a corrupted" }, { F_INFO1A_LOST, "INFO1a lost" },
+		{ F_L2_AT_C | F_INFO1C_BAD, "A's L2 lost, then INFO1c corrupted" },
+		{ F_TONE_B | F_INFO1A_LOST, "tone B lost, then INFO1a lost" },
+	};
+	unsigned int l, k;
+
+	for (l = 0; l < 4; l++) {
+		struct line_cfg cfg = { .loss_db = 9, .noise_dbm0 = -60, .echo_db = -999, .delay = lines[l].delay_ms * 8,
+					.seed = 70 + l, .channel = CHAN_TELEPHONE, .hybrid = lines[l].hybrid,
+					.hybrid_erl_db = lines[l].erl };
+		struct outcome ref;
+
+		faults = 0;
+		ref = run(&cfg, &all, &all, NONE);
+		judge_done(lines[l].name, &cfg, &ref, &all, &all, false);
+		printf("%-25s error free: %u + %u bit/s, rtd %d/%d, done at %ld ms\n", lines[l].name, ref.c.a_to_c.max_rate,
+		       ref.c.c_to_a.max_rate, ref.c.rtd, ref.a.rtd, ref.ms);
+		for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+			struct outcome o;
+			char what[120];
+
+			/* the double faults on two of the lines */
+			if ((cases[k].f & (cases[k].f - 1)) && l % 3)
+				continue;
+			faults = cases[k].f;
+			o = run(&cfg, &all, &all, FAULTS);
+			snprintf(what, sizeof(what), "%s, %s", lines[l].name, cases[k].name);
+			judge_same(what, &ref, &o, cases[k].f & (cases[k].f - 1) ? 2 : 1);
+			printf("  %-36s: %s/%s, %u + %u bit/s, done at %ld ms: recovery took %ld ms "
+			       "(restarts %u+%u, followed %u+%u, retx %u+%u)\n", cases[k].name,
+			       smdsp_v34_phase2_state_name(o.cs), smdsp_v34_phase2_state_name(o.as), o.c.a_to_c.max_rate,
+			       o.c.c_to_a.max_rate, o.ms, o.ms - ref.ms, o.cst.restarts, o.ast.restarts,
+			       o.cst.far_restarts, o.ast.far_restarts, o.cst.info0_retx_timeout, o.ast.info0_retx_timeout);
+		}
+	}
+	/* the answer modem gone after the INFO0 exchange (from its L1): each end fails with its reason, in bounded time */
+	{
+		struct line_cfg cfg = { .loss_db = 9, .noise_dbm0 = -60, .echo_db = -999, .delay = 96, .seed = 80,
+					.channel = CHAN_TELEPHONE };
+		struct outcome o;
+
+		faults = F_GONE;
+		o = run(&cfg, &all, &all, FAULTS);
+		CHECK(o.cs == SMDSP_V34P2_FAILED && o.as == SMDSP_V34P2_FAILED && o.c.fail != SMDSP_V34P2_OK &&
+		      o.cst.restarts == 3 && o.c.done_at <= SMDSP_V34P2_MS_TEST(30000) &&
+		      o.a.done_at <= SMDSP_V34P2_MS_TEST(30000), "A gone: %s %s (%s %s) at %u/%u ms, restarts %u",
+		      smdsp_v34_phase2_state_name(o.cs), smdsp_v34_phase2_state_name(o.as),
+		      smdsp_v34_phase2_fail_name(o.c.fail), smdsp_v34_phase2_fail_name(o.a.fail), o.c.done_at / 8,
+		      o.a.done_at / 8, o.cst.restarts);
+		printf("answer modem gone from its L1: the call modem gave up at %u ms: %s (%u restarts); the answer "
+		       "modem at %u ms: %s\n", o.c.done_at / 8, smdsp_v34_phase2_fail_name(o.c.fail), o.cst.restarts,
+		       o.a.done_at / 8, smdsp_v34_phase2_fail_name(o.a.fail));
+		faults = 0;
+	}
+}
+
 static void test_failures(void)
 {
 	struct line_cfg cfg = { .loss_db = 9, .noise_dbm0 = -55, .echo_db = -10, .echo_delay = 40, .delay = 300,
@@ -454,12 +686,17 @@ static void test_failures(void)
 	      smdsp_v34_phase2_fail_name(o.c.fail), o.cst.restarts);
 	printf("answer modem silent from 250 ms: the call modem gave up at %u ms: %s (%u restarts)\n", o.c.done_at / 8,
 	       smdsp_v34_phase2_fail_name(o.c.fail), o.cst.restarts);
-	/* the call modem stops 500 ms into its L1/L2: the answer modem measured it, and waits for INFO1c */
+	/*
+	 * the call modem stops 500 ms into its L1/L2: the answer modem finds its
+	 * L2 cut short, goes back to INFO0 three times, and fails waiting for
+	 * B's reversal
+	 */
 	o = run(&cfg, &all, &all, CALL_STOPS_IN_L2);
-	CHECK(o.as == SMDSP_V34P2_FAILED && o.a.fail == SMDSP_V34P2_NO_INFO1 && o.a.rtd > 0,
-	      "call stops in L2: answer %s %s", smdsp_v34_phase2_state_name(o.as), smdsp_v34_phase2_fail_name(o.a.fail));
-	printf("call modem silent 500 ms into L1/L2: the answer modem gave up at %u ms: %s\n", o.a.done_at / 8,
-	       smdsp_v34_phase2_fail_name(o.a.fail));
+	CHECK(o.as == SMDSP_V34P2_FAILED && o.a.fail == SMDSP_V34P2_NO_REVERSAL && o.a.rtd > 0 && o.ast.restarts == 3 &&
+	      o.a.done_at <= 8 * 25000, "call stops in L2: answer %s %s, %u restarts, at %u ms",
+	      smdsp_v34_phase2_state_name(o.as), smdsp_v34_phase2_fail_name(o.a.fail), o.ast.restarts, o.a.done_at / 8);
+	printf("call modem silent 500 ms into L1/L2: the answer modem gave up at %u ms: %s (%u restarts)\n",
+	       o.a.done_at / 8, smdsp_v34_phase2_fail_name(o.a.fail), o.ast.restarts);
 	/* a line no symbol rate can use (the rule gives 0 everywhere): INFO1 says so, both ends fail alike */
 	{
 		struct line_cfg bad = { .loss_db = 6, .noise_dbm0 = -28, .echo_db = -999, .delay = 100, .seed = 9,
@@ -524,5 +761,6 @@ int main(void)
 	test_blocks();
 	test_recovery();
 	test_failures();
+	test_faults();
 	return t_report("test_v34_phase2");
 }

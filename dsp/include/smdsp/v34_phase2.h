@@ -71,6 +71,7 @@ struct smdsp_v34_phase2_stats {
 	uint32_t restarts;		/* back to INFO0 from a later step */
 	uint32_t frames_refused;	/* frames the DPSK receiver refused (bad CRC, truncated, range) */
 	uint32_t fails[SMDSP_V34P2_FAILS];	/* failures, by reason */
+	uint32_t far_restarts;		/* back to the reversals from a later step: the far end sent INFO0 again */
 };
 
 struct smdsp_v34_phase2_config {

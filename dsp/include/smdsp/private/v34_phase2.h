@@ -20,6 +20,9 @@
 #define SMDSP_V34P2_L2_PERIODS 24			/* L2 periods averaged before we end it (480 ms) */
 #define SMDSP_V34P2_HOLD_L1 (2 * SMDSP_V34R_HOLD)		/* the reversed tone before L1 */
 #define SMDSP_V34P2_B_AFTER SMDSP_V34P2_MS(50)	/* tone B after the far L2 ended, before B-bar */
+#define SMDSP_V34P2_T_INFO1_C SMDSP_V34P2_MS(1000)	/* the call modem's longer wait for INFO1a */
+#define SMDSP_V34P2_T_REOPEN SMDSP_V34P2_MS(4500)	/* the answer modem done still hears INFO0c, plus 2 round trips */
+#define SMDSP_V34P2_T_TOTAL SMDSP_V34P2_MS(25000)	/* no INFO0 sent again after this */
 
 struct smdsp_v34_phase2 {
 	struct smdsp_v34_info_tx tx;
@@ -51,6 +54,8 @@ struct smdsp_v34_phase2 {
 	bool l1_reversal_asked;		/* the call modem: B-bar before its L1 asked for */
 	struct smdsp_v34_probe_result probe;	/* our analysis of the far end's L1/L2 */
 	bool have_probe;
+	uint32_t seg_start;		/* the probing receiver's segment (L1, L2) ... */
+	unsigned int segs;		/* ... and how many it has had */
 	/*
 	 * The far tone heard under our own L2's echo: the DFT over each 160
 	 * samples (L2's period) of the tone's bin and the two beside it
@@ -62,6 +67,10 @@ struct smdsp_v34_phase2 {
 	/* INFO1 */
 	bool info1_sent;
 	bool have_far_info1;
+	uint32_t bad_crc;		/* the receiver's CRC errors when the far INFO1 began to be waited for */
+	/* going back from a later step: our tone, then INFO0 */
+	bool restart_pending;
+	enum smdsp_v34_phase2_fail restart_why;
 	unsigned int steps;
 	struct smdsp_v34_phase2_result res;
 	struct smdsp_v34_phase2_stats st;

@@ -169,12 +169,16 @@ fuzz: $(DSP_FUZZ)
 # the line probing analysis and the rate it would choose beside the rate in the file's name, and
 # fails if a file has no probing signal; tests/dsp/v34_phase2_recordings runs our phase 2 controller
 # listening only to each file (an answer modem hears *_L_caller, a call modem *_R_answerer), prints
-# each step of the far end's phase 2 as it follows it, and fails if one was not followed to INFO1.
-# Optional: the files are not in the repository.
+# each step of the far end's phase 2 as it follows it, and fails if one was not followed to INFO1;
+# tests/dsp/v34_train_recordings feeds what follows phase 2 to our training receiver configured for
+# that direction (INFO1a and INFO1c from the call's two files), prints where S, S-bar, PP, J and phase
+# 4 were found, the equaliser's error and TRN's descrambled ones, and fails if a file's TRN was not
+# found or descrambled to under 99 % ones. Optional: the files are not in the repository.
 RECORDINGS    ?=
 DSP_V34REC    := $(DSP_BUILD)/tests/v34_recordings
 DSP_V34PROBE  := $(DSP_BUILD)/tests/v34_probe_recordings
 DSP_V34P2REC  := $(DSP_BUILD)/tests/v34_phase2_recordings
+DSP_V34TRREC  := $(DSP_BUILD)/tests/v34_train_recordings
 .PHONY: check-recordings check-recordings-v32bis check-recordings-v34
 # both receivers over the recordings; each half says what it followed
 check-recordings: check-recordings-v32bis check-recordings-v34
@@ -191,7 +195,11 @@ $(DSP_V34P2REC): tests/dsp/v34_phase2_recordings.c $(DSP_LIB)
 	@mkdir -p $(dir $@)
 	$(DSP_CC) $(DSP_TCFLAGS) $< $(DSP_LIB) -o $@
 
-check-recordings-v34: $(DSP_V34REC) $(DSP_V34PROBE) $(DSP_V34P2REC)
+$(DSP_V34TRREC): tests/dsp/v34_train_recordings.c $(DSP_LIB)
+	@mkdir -p $(dir $@)
+	$(DSP_CC) $(DSP_TCFLAGS) $< $(DSP_LIB) -lm -o $@
+
+check-recordings-v34: $(DSP_V34REC) $(DSP_V34PROBE) $(DSP_V34P2REC) $(DSP_V34TRREC)
 	@test -n "$(RECORDINGS)" || { echo "usage: make check-recordings RECORDINGS=dir"; exit 2; }
 	@set -e; files=$$(ls $(RECORDINGS)/*_L_caller.raw $(RECORDINGS)/*_R_answerer.raw 2>/dev/null \
 		| grep -iv v32 || true); \
@@ -200,4 +208,6 @@ check-recordings-v34: $(DSP_V34REC) $(DSP_V34PROBE) $(DSP_V34P2REC)
 	echo "== line probing (L1/L2) in each file"; \
 	$(DSP_V34PROBE) --require $$files; \
 	echo "== phase 2 followed, listening only"; \
-	$(DSP_V34P2REC) --require $$files
+	$(DSP_V34P2REC) --require $$files; \
+	echo "== phases 3 and 4 followed by our training receiver, listening only"; \
+	$(DSP_V34TRREC) --require $$files

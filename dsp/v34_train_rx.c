@@ -32,7 +32,8 @@
  *   constellation power, the 16-state code, a margin) TRN's error over its
  *   last 256 symbols meets, the predictor's output's when precoding is
  *   asked for: what the decoder will see, against the same power.
- * - J, twice in a row on a symbol boundary, ends our training (4 or 16
+ * - J (differentially encoded: its own descrambler on the decisions'
+ *   steps), twice in a row on a symbol boundary, ends our training (4 or 16
  *   points next); J' starts phase 4's TRN (512 symbols), then MP frames
  *   (differential, scrambled: sync of 17 ones, CRC checked by v34_mp) until
  *   an MP' and E's 20 ones. The symbol after E starts B1 and the first
@@ -320,11 +321,11 @@ static int32_t eq_recentre(struct smdsp_v34_train_rx *s)
 
 static void quad_decide(const struct smdsp_cplx *o, struct smdsp_cplx *d, unsigned int *q)
 {
-	/* quadrants in smdsp_v34_train_point4's order: 45, 135, 225, 315 degrees */
+	/* quadrants in smdsp_v34_train_point4's order: 45, 315, 225, 135 degrees */
 	if (o->re >= 0)
-		*q = o->im >= 0 ? 0 : 3;
+		*q = o->im >= 0 ? 0 : 1;
 	else
-		*q = o->im >= 0 ? 1 : 2;
+		*q = o->im >= 0 ? 3 : 2;
 	smdsp_v34_train_point4(*q, R_AMP, d);
 }
 
@@ -771,9 +772,9 @@ static smdsp_noinline void p4_symbol(struct smdsp_v34_train_rx *s, const struct 
 				set_state(s, SMDSP_V34_T_TRN4);
 				s->p4wait = false;
 			}
-		} else if (strong && dq == 1 && s->dprev4 == 1) {
-			/* S-bar's first symbol (0, 1, then 2): point 2, whatever the wait turned */
-			s->phase += (uint32_t)((q - 2) & 3) << 30;
+		} else if (strong && dq == 3 && s->dprev4 == 3) {
+			/* S-bar's first symbol (0, 3, then 2): point 2, whatever the wait turned */
+			s->phase += (uint32_t)((2 - q) & 3) << 30;
 			set_state(s, SMDSP_V34_T_SBAR);
 			s->count = 1;
 		} else if (!strong || !(dq & 1)) {
@@ -827,7 +828,7 @@ static void rn_watch(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o)
 /*
  * A renegotiation's S and S-bar: the equaliser and the timing held (S's
  * lines would mistrain them), the carrier loop on the decisions; S-bar's
- * first symbol is the step of a quarter turn repeated (0, 1, then 2), and
+ * first symbol is the step of a quarter turn repeated (0, 3, then 2), and
  * phase 4's TRN starts 16 symbols later.
  */
 static void rn_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o)
@@ -846,8 +847,8 @@ static void rn_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o)
 	if (s->state == SMDSP_V34_T_SBAR) {
 		if (++s->count == SMDSP_V34_SBAR_SYMS)
 			set_state(s, SMDSP_V34_T_TRN4);
-	} else if (dq == 1 && s->dprev4 == 1) {
-		s->phase += (uint32_t)((q - 2) & 3) << 30;
+	} else if (dq == 3 && s->dprev4 == 3) {
+		s->phase += (uint32_t)((2 - q) & 3) << 30;
 		set_state(s, SMDSP_V34_T_SBAR);
 		s->count = 1;
 	} else if (++s->count > SMDSP_V34_S_SYMS) {
@@ -1139,7 +1140,7 @@ static void symbol(struct smdsp_v34_train_rx *s)
 {
 	struct smdsp_cplx o, d, e, eb, w;
 	bool white = false;
-	unsigned int q = 0, b;
+	unsigned int q = 0, b, dq;
 	int32_t dphi;
 	int shift = SHIFT_TRACK;
 	uint32_t k = s->sym++;
@@ -1228,16 +1229,25 @@ static void symbol(struct smdsp_v34_train_rx *s)
 	case SMDSP_V34_T_J:
 		if (s->state == SMDSP_V34_T_TRN && k >= SMDSP_V34_PP_SYMS + 512)
 			predictor(s, &e);
+		/* J differentially encoded as MP is, TRN not: each through its own descrambler */
+		dq = (q - s->prev_quad) & 3;
+		s->prev_quad = q;
 		for (b = 0; b < 2; b++) {
 			unsigned int bit = descr(s, (q >> b) & 1);
 
-			s->jreg = (uint16_t)((s->jreg >> 1) | (bit << 15));
+			s->jreg = (uint16_t)((s->jreg >> 1) | (smdsp_v34_descramble_bit(&s->jdscr, (dq >> b) & 1) << 15));
 			/* TRN's bits once the descrambler has filled: ones */
 			if (s->state == SMDSP_V34_T_TRN && k >= SMDSP_V34_PP_SYMS + 32) {
 				s->st.trn_bits++;
 				s->st.trn_bad += !bit;
 				s->bad_hist = (s->bad_hist << 1) | (bit ? 0u : 1u);
 			}
+		}
+		/* still TRN (its last 8 bits ones): J's scrambler goes on from TRN's line bits, not their steps */
+		if (s->state == SMDSP_V34_T_TRN && k >= SMDSP_V34_PP_SYMS + 32 && !(s->bad_hist & 0xff)) {
+			s->jdscr = s->dscr;
+			s->trn_end_bits = s->st.trn_bits;
+			s->trn_end_bad = s->st.trn_bad;
 		}
 		s->count++;
 		if (s->jreg == SMDSP_V34_J4 || s->jreg == SMDSP_V34_J16) {
@@ -1251,9 +1261,9 @@ static void symbol(struct smdsp_v34_train_rx *s)
 			s->count = 0;
 			s->st.j_seen++;
 			if (s->jmatch >= 2 && s->state == SMDSP_V34_T_TRN) {
-				/* the two J's bits were not TRN's */
-				s->st.trn_bad -= ones32(s->bad_hist);
-				s->st.trn_bits -= 32;
+				/* the bits since TRN's last ones were J's */
+				s->st.trn_bits = s->trn_end_bits;
+				s->st.trn_bad = s->trn_end_bad;
 				finish_training(s);
 				set_state(s, SMDSP_V34_T_J);
 			}
@@ -1478,6 +1488,7 @@ void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s)
 {
 	smdsp_v34_demod_reset(s->demod);
 	smdsp_v34_scramble_init(&s->dscr, !s->cfg.caller);
+	smdsp_v34_scramble_init(&s->jdscr, !s->cfg.caller);
 	memset(&s->st, 0, sizeof(s->st));
 	memset(s->ring, 0, sizeof(s->ring));
 	memset(s->c, 0, sizeof(s->c));
@@ -1500,6 +1511,8 @@ void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s)
 	s->jreg = 0;
 	s->jmatch = 0;
 	s->bad_hist = 0;
+	s->trn_end_bits = 0;
+	s->trn_end_bad = 0;
 	s->trn16 = false;
 	s->mp_len = 0;
 	s->ones = 0;

@@ -14,18 +14,27 @@
  *   and PP, so it moves with them. 2-wire, the call modem's MD starts when
  *   its receiver has trained, where its S would have.
  * - S, 128 symbols alternating between point 0 of the 4-point constellation
- *   and that point turned 90 degrees, then S-bar, 16 symbols of the same
- *   turned 180 degrees: a line spectrum (the carrier and the carrier plus
- *   and minus half the symbol rate) whose reversal marks the time PP starts.
+ *   (45 degrees) and that point turned 90 degrees anticlockwise (point 3),
+ *   then S-bar, 16 symbols of the same turned 180 degrees: a line spectrum
+ *   (the carrier and the carrier plus and minus half the symbol rate) whose
+ *   reversal marks the time PP starts.
  * - PP, six periods of a 48-symbol sequence of unit-modulus points: with
- *   k = 4i + I (I = 0-3, i = 0-11), p(k) = e^(j pi i (I + 2 i) / 6) as we
- *   read 10.1.3.6; a period's periodic autocorrelation is 0 away from lag 0
- *   (proven in test_v34_train), so one period correlated against what
- *   arrives gives the channel's response, and the rest train the equaliser.
+ *   k = 4i + I (I = 0-3, i = 0-11), p(k) = e^(j pi i (I + 2 i + 2) / 6); a
+ *   period's periodic autocorrelation is 0 away from lag 0 (proven in
+ *   test_v34_train), so one period correlated against what arrives gives
+ *   the channel's response, and the rest train the equaliser. Our first
+ *   reading of 10.1.3.6, i (I + 2 i), is as perfect a sequence but not the
+ *   one real modems send (tests/dsp/v34_train_recordings.c's calls: their
+ *   PP correlated against it left 40 % of the channel's response in
+ *   echoes 12 symbols off, against this one 3 %; equalised on this one,
+ *   their S, S-bar and TRN fall on the points said here).
  * - TRN, scrambled ones (this end's scrambler, GPC or GPA, from zero) two
- *   bits a symbol on the 4-point constellation.
- * - J, its 16 bits scrambled as TRN (4 or 16 points next), repeated until
- *   this end's receiver has trained; then J' once.
+ *   bits a symbol on the 4-point constellation, the first bit the dibit's
+ *   low one: dibit d is point 0 turned d quarter turns clockwise (the real
+ *   modems' TRN descrambles to ones so, and only so).
+ * - J, its 16 bits scrambled as TRN but differentially encoded as MP (4
+ *   or 16 points next), repeated until this end's receiver has trained;
+ *   then J' once. (The real modems' J decodes so, not as TRN.)
  * - Phase 4's TRN (4 or 16 points, as J said), 512 symbols.
  * - MP (type 1: our receiver's precoding coefficients) repeated until the
  *   far end's MP arrives, then MP' until its MP' arrives and one whole MP'
@@ -76,17 +85,17 @@ void smdsp_v34_train_pp(unsigned int k, int32_t amp, struct smdsp_cplx *p)
 	k %= SMDSP_V34_PP_PERIOD;
 	i = k / 4;
 	I = k % 4;
-	/* pi i (I + 2 i) / 6 = i (I + 2 i) twelfths of a turn */
-	ph = (uint32_t)smdsp_div_u64((uint64_t)((i * (I + 2 * i)) % 12) << 32, 12);
+	/* pi i (I + 2 i + 2) / 6 = i (I + 2 i + 2) twelfths of a turn */
+	ph = (uint32_t)smdsp_div_u64((uint64_t)((i * (I + 2 * i + 2)) % 12) << 32, 12);
 	/* unit modulus at the 4-point constellation's power: |p| = amp sqrt 2 */
 	p->re = (int32_t)(((int64_t)smdsp_cos(ph) * amp * 46341) >> 30);
 	p->im = (int32_t)(((int64_t)smdsp_sin(ph) * amp * 46341) >> 30);
 }
 
-/* dibit 0-3 to the quadrants 45, 135, 225, 315 degrees: a dibit adds quarter turns */
+/* dibit 0-3 to the quadrants 45, 315, 225, 135 degrees: a dibit adds quarter turns clockwise */
 void smdsp_v34_train_point4(unsigned int dibit, int32_t amp, struct smdsp_cplx *p)
 {
-	static const int8_t sx[4] = { 1, -1, -1, 1 }, sy[4] = { 1, 1, -1, -1 };
+	static const int8_t sx[4] = { 1, 1, -1, -1 }, sy[4] = { 1, -1, -1, 1 };
 
 	p->re = sx[dibit & 3] * amp;
 	p->im = sy[dibit & 3] * amp;
@@ -383,13 +392,13 @@ static void get_symbol(void *user, struct smdsp_cplx *c)
 		rn_start(s);
 	switch (s->state) {
 	case SMDSP_V34_T_S:
-		/* point 0, then turned 90 degrees */
-		smdsp_v34_train_point4(s->count & 1, a, c);
+		/* point 0, then turned 90 degrees anticlockwise: point 3 */
+		smdsp_v34_train_point4(s->count & 1 ? 3 : 0, a, c);
 		if (++s->count == SMDSP_V34_S_SYMS)
 			set_state(s, SMDSP_V34_T_SBAR);
 		break;
 	case SMDSP_V34_T_SBAR:
-		smdsp_v34_train_point4((s->count & 1) + 2, a, c);
+		smdsp_v34_train_point4(s->count & 1 ? 1 : 2, a, c);
 		if (++s->count == SMDSP_V34_SBAR_SYMS)
 			set_state(s, s->phase4 ? SMDSP_V34_T_TRN4 : SMDSP_V34_T_PP);
 		break;
@@ -399,7 +408,9 @@ static void get_symbol(void *user, struct smdsp_cplx *c)
 			set_state(s, SMDSP_V34_T_TRN);
 		break;
 	case SMDSP_V34_T_TRN:
-		smdsp_v34_train_point4(scr2(s, 1, 1), a, c);
+		/* J's differential encoding starts from TRN's last point */
+		s->diff = scr2(s, 1, 1);
+		smdsp_v34_train_point4(s->diff, a, c);
 		if (++s->count == s->trn_len) {
 			set_state(s, SMDSP_V34_T_J);
 			s->jword = s->cfg.trn16 ? SMDSP_V34_J16 : SMDSP_V34_J4;
@@ -408,7 +419,8 @@ static void get_symbol(void *user, struct smdsp_cplx *c)
 	case SMDSP_V34_T_J:
 	case SMDSP_V34_T_JP:
 		d = (s->count % 8) * 2;
-		smdsp_v34_train_point4(scr2(s, (s->jword >> d) & 1, (s->jword >> (d + 1)) & 1), a, c);
+		s->diff = (s->diff + scr2(s, (s->jword >> d) & 1, (s->jword >> (d + 1)) & 1)) & 3;
+		smdsp_v34_train_point4(s->diff, a, c);
 		if (++s->count % 8)
 			break;
 		if (s->state == SMDSP_V34_T_JP) {

@@ -58,7 +58,7 @@ static void test_pp(void)
 
 	for (k = 0; k < SMDSP_V34_PP_PERIOD; k++) {
 		int i = k / 4, ii = k % 4;
-		double complex ref = 3000.0 * sqrt(2.0) * cexp(I * M_PI * i * (ii + 2 * i) / 6.0);
+		double complex ref = 3000.0 * sqrt(2.0) * cexp(I * M_PI * i * (ii + 2 * i + 2) / 6.0);
 
 		smdsp_v34_train_pp((unsigned int)k, 3000, &p[k]);
 		maxdev = fmax(maxdev, cabs(p[k].re + p[k].im * I - ref));
@@ -130,9 +130,10 @@ static void test_s_spectrum(void)
 
 /*
  * TRN and J on the line: the transmitter alone (no receiver, so J repeats),
- * demodulated noise-free; each symbol's quadrant is two bits, descrambled
- * here with the call modem's polynomial written out (1 + x^-18 + x^-23,
- * self-synchronising): TRN must give ones, J its 16 bits again and again.
+ * demodulated noise-free; each symbol's quadrant is two bits (J's: the step
+ * from the last quadrant, as MP's), descrambled here with the call modem's
+ * polynomial written out (1 + x^-18 + x^-23, self-synchronising): TRN must
+ * give ones, J its 16 bits again and again.
  */
 static void test_trn_j(bool trn16)
 {
@@ -142,7 +143,7 @@ static void test_trn_j(bool trn16)
 	struct smdsp_v34_demod *d = smdsp_v34_demod_create(c.symrate, c.high, 1);
 	static int16_t buf[8000];
 	static struct smdsp_cplx y[4000];
-	unsigned int n, k, trn0, j0, ones = 0, trn_bits = 0, jmatch = 0, jwords = 0;
+	unsigned int n, k, trn0, j0, ones = 0, trn_bits = 0, jmatch = 0, jwords = 0, qprev = 0;
 	uint32_t reg = 0;
 	uint16_t word = 0;
 	uint16_t want = trn16 ? SMDSP_V34_J16 : SMDSP_V34_J4;
@@ -154,11 +155,13 @@ static void test_trn_j(bool trn16)
 	CHECK(trn0 == SMDSP_V34_S_SYMS + SMDSP_V34_SBAR_SYMS + SMDSP_V34_PP_SYMS, "TRN at %u", trn0);
 	CHECK(j0 == trn0 + 600, "J at %u", j0);
 	for (k = trn0; k < n; k++) {
-		unsigned int q = y[k].re >= 0 ? (y[k].im >= 0 ? 0 : 3) : (y[k].im >= 0 ? 1 : 2), b;
+		unsigned int q = y[k].re >= 0 ? (y[k].im >= 0 ? 0 : 1) : (y[k].im >= 0 ? 3 : 2), b;
+		/* the quadrants 45, 315, 225, 135 degrees carry dibits 0, 1, 2, 3; J's dibits are their steps */
+		unsigned int dibit = k < j0 ? q : (q - qprev) & 3;
 
+		qprev = q;
 		for (b = 0; b < 2; b++) {
-			/* the quadrants 45, 135, 225, 315 degrees carry dibits 0, 1, 2, 3 */
-			unsigned int line = (q >> b) & 1, bit;
+			unsigned int line = (dibit >> b) & 1, bit;
 
 			bit = line ^ ((reg >> 17) & 1) ^ ((reg >> 22) & 1);
 			reg = (reg << 1) | line;

@@ -97,6 +97,7 @@ struct smdsp_v34_train_rx {
 	struct smdsp_v34_demod *demod;
 	struct smdsp_v34_data_rx *data;
 	struct smdsp_v34_scramble dscr;
+	struct smdsp_v34_scramble jdscr;	/* J's: its symbols differentially decoded first */
 	smdsp_put_bit_fn put_bit;
 	void *user;
 	smdsp_put_bit_fn aux_put_bit;	/* the auxiliary channel's */
@@ -134,6 +135,7 @@ struct smdsp_v34_train_rx {
 	uint16_t jreg;			/* descrambled bits, the newest at bit 15 */
 	unsigned int jmatch;		/* J patterns 8 symbols apart */
 	uint32_t bad_hist;		/* TRN: the last 32 bits' errors */
+	uint32_t trn_end_bits, trn_end_bad;	/* the stats' TRN counts at its last 8 ones */
 	bool trn16;
 	unsigned int prev_quad;		/* MP and E's differential decoder */
 	uint8_t mpbuf[(SMDSP_V34_MP_MAX + 7) / 8];

@@ -392,6 +392,7 @@ static void restart(struct smdsp_v34 *s)
 	s->rn_hold = 0;
 	s->poor_since = 0;
 	s->good_since = 0;
+	s->step_live = false;
 	s->up_wait = 0;
 	s->up_done = 0;
 	s->top_due = true;
@@ -793,11 +794,26 @@ static smdsp_noinline void phase2_end(struct smdsp_v34 *s)
  * lost. Decisions merely poor are a rate's matter: a renegotiation down,
  * not judged for T_HOLD after our receiver followed a level that fell (its
  * loops held while it measured it).
+ *
+ * A level that fell with the noise rising leaves the rate's decisions at
+ * the lattice's floor (as bad as noise's, the sync lost soon after): a
+ * retrain by the rule above, where the level step was clear and only the
+ * rate no longer fits. So after a step (step_live, until the rate is found
+ * to fit) the error is judged on the first whole measurement after the move
+ * (STEP_SYMS; the sync and the floor not judged before), and decisions at
+ * the floor renegotiate down at once, STEP_FLOOR_DB10 lower than the target
+ * rule on the first (the floor only bounds the line's error); the data
+ * mode after it is judged so again. The far end's renegotiation meanwhile
+ * carries our lower limit too (step_join()). The sync lost before the move
+ * was measured is a slip (a retrain, as before), and a level collapsing is
+ * still a far end gone.
  */
 #define T_RENEG MS(4000)	/* S to data: about 1 s at 2400 baud (TRN 512, MPs, B1), and margin */
 #define T_HOLD MS(1000)		/* after a renegotiation, its error settled before we judge it */
 #define T_RECHOOSE MS(2000)	/* after a level step and T_HOLD, the rate held to the training's need */
 #define T_POOR MS(300)		/* a few of the receiver's 256-symbol measurements */
+#define STEP_SYMS 512		/* after a level step, symbols before its error is judged: a whole measurement */
+#define STEP_FLOOR_DB10 30	/* ... at the lattice's floor, the line's worse by an unknown amount: a rate lower */
 #define DOWN_DB10 10
 #define TARGET_DB10 10
 #define UP_DB10 20
@@ -973,6 +989,12 @@ static void data_begins(struct smdsp_v34 *s)
 	s->lvl_data = s->lvl;
 	s->level_steps = 0;
 	s->rechoose_until = s->now;
+	/* a renegotiation in a level step's wake: the new rate judged as the step's was */
+	if (s->step_live) {
+		s->rechoose_until = s->now + T_HOLD + T_RECHOOSE;
+		s->step_sym = 0;
+		s->step_first = false;
+	}
 }
 
 /*
@@ -1047,6 +1069,73 @@ static void lift_watch(struct smdsp_v34 *s, int wmse_db10)
 	}
 }
 
+/* the highest rate whose need is TARGET_DB10 under the error wmse (0: none at this symbol rate) */
+static unsigned int rate_down(const struct smdsp_v34 *s, int wmse_db10)
+{
+	unsigned int r = s->st.rx.rate - 2400;
+
+	while (r >= 2400 && smdsp_v34_rate_need_db10(s->trx, s->st.rx.symrate, r) > wmse_db10 - TARGET_DB10)
+		r -= 2400;
+	return r >= 2400 ? rate_within(r, s->st.rx.symrate) : 0;
+}
+
+/*
+ * A level step followed, or the renegotiation down after one: true when
+ * the rate is renegotiated down for it, or its error not measured yet
+ * (the sync and the decisions not judged meanwhile)
+ */
+static bool step_judge(struct smdsp_v34 *s, const struct smdsp_v34_train_stats *ts, int lost)
+{
+	int need = smdsp_v34_rate_need_db10(s->trx, s->st.rx.symrate, s->st.rx.rate);
+	unsigned int r;
+
+	if (s->cfg.no_auto || !s->st.rx.rate || !s->lvl_data || 10ULL * s->lvl < s->lvl_data) {
+		s->step_live = false;
+		return false;
+	}
+	if (!s->step_sym)
+		s->step_sym = (ts->symbols + STEP_SYMS) | 1;
+	if ((int32_t)(ts->symbols - s->step_sym) < 0)
+		return true;
+	/* the rate fits the line since the step: judged as any from now on */
+	if (ts->wmse_db10 >= need) {
+		s->step_live = false;
+		return false;
+	}
+	if (ts->mse_db10 >= lost)
+		return false;
+	r = rate_down(s, ts->wmse_db10 - (s->step_first ? STEP_FLOOR_DB10 : 0));
+	if (!r) {
+		s->step_live = false;
+		return false;
+	}
+	s->st.reneg_auto++;
+	reneg_start(s, s->tx_lim, r);
+	return true;
+}
+
+/*
+ * The far end's renegotiation in a level step's wake, our rate not fitting
+ * the line since either: our MP asks less too, as ours would have
+ */
+static void step_join(struct smdsp_v34 *s)
+{
+	struct smdsp_v34_train_stats ts;
+	unsigned int r;
+	int lost;
+
+	smdsp_v34_train_rx_get_stats(s->trx, &ts);
+	if (ts.level_hold || !s->st.rx.rate || !s->lvl_data || 10ULL * s->lvl < s->lvl_data ||
+	    ts.wmse_db10 >= smdsp_v34_rate_need_db10(s->trx, s->st.rx.symrate, s->st.rx.rate))
+		return;
+	lost = ts.mse_floor_db10 + FLOOR_DB10 > LOST_DB10 ? ts.mse_floor_db10 + FLOOR_DB10 : LOST_DB10;
+	r = rate_down(s, ts.wmse_db10 - (s->step_first && ts.mse_db10 < lost ? STEP_FLOOR_DB10 : 0));
+	if (r && r < s->rx_lim) {
+		s->rx_lim = r;
+		smdsp_v34_train_rx_set_rate(s->trx, r);
+	}
+}
+
 /* in the data mode: lost, lost sync, our error past the rate's margin (or above a higher one's) */
 static void data_watch(struct smdsp_v34 *s)
 {
@@ -1062,8 +1151,12 @@ static void data_watch(struct smdsp_v34 *s)
 	if (ts.level_steps != s->level_steps) {
 		/* held long enough that the last level block is all after the fall */
 		s->level_steps = ts.level_steps;
+		/* a fall of 10 dB or more, or the sync lost before it was measured: not for step_judge() */
+		s->step_live = !ts.sync_lost && s->lvl_data && 10ULL * s->lvl >= s->lvl_data;
 		s->lvl_data = s->lvl;
 		s->rechoose_until = s->now + T_HOLD + T_RECHOOSE;
+		s->step_sym = 0;
+		s->step_first = true;
 		ts.level_hold = true;
 	}
 	if (ts.level_hold) {
@@ -1075,6 +1168,9 @@ static void data_watch(struct smdsp_v34 *s)
 		/* its decisions meanwhile are at a level still being measured: not judged */
 		return;
 	}
+	lost = ts.mse_floor_db10 + FLOOR_DB10 > LOST_DB10 ? ts.mse_floor_db10 + FLOOR_DB10 : LOST_DB10;
+	if (s->step_live && step_judge(s, &ts, lost))
+		return;
 	/* our decoder out of step with the far frames: its bits are garbage, train again */
 	if (ts.sync_lost) {
 		/* as below: the far end gone (its level too), or no retrain of ours, is lost */
@@ -1090,7 +1186,6 @@ static void data_watch(struct smdsp_v34 *s)
 	 * an error spread evenly over the lattice's cells: within FLOOR_DB10
 	 * of what that gives at this rate
 	 */
-	lost = ts.mse_floor_db10 + FLOOR_DB10 > LOST_DB10 ? ts.mse_floor_db10 + FLOOR_DB10 : LOST_DB10;
 	if (ts.mse_db10 >= lost) {
 		s->bad_since = 0;
 	} else if (!s->bad_since) {
@@ -1121,7 +1216,7 @@ static void data_watch(struct smdsp_v34 *s)
 		s->poor_since = s->now;
 		s->good_since = 0;
 	} else if (s->now - s->poor_since >= T_POOR) {
-		unsigned int r = s->st.rx.rate - 2400;
+		unsigned int r = rate_down(s, ts.wmse_db10);
 
 		/* our last climb undone soon: the next waits twice as long */
 		if (s->up_done && s->now - s->up_done < T_UNDONE) {
@@ -1130,10 +1225,6 @@ static void data_watch(struct smdsp_v34 *s)
 				s->up_wait *= 2;
 		}
 
-		while (r >= 2400 &&
-		       smdsp_v34_rate_need_db10(s->trx, s->st.rx.symrate, r) > ts.wmse_db10 - TARGET_DB10)
-			r -= 2400;
-		r = r >= 2400 ? rate_within(r, s->st.rx.symrate) : 0;
 		s->st.reneg_auto++;
 		if (r)
 			reneg_start(s, s->tx_lim, r);
@@ -1169,6 +1260,8 @@ static smdsp_noinline void in_data(struct smdsp_v34 *s, enum smdsp_v34_train_sta
 		return;
 	}
 	if (s->state == SMDSP_V34_DATA) {
+		if (s->step_live)
+			step_join(s);
 		s->state = SMDSP_V34_RENEG;
 		s->st.reneg_at = s->now;
 		s->rn_deadline = s->now + T_RENEG + 2 * rtd;

@@ -12,9 +12,13 @@
  * 2-6 s later, in some with the noise rising too). Then, for every call,
  * 2-wire and 4-wire:
  * - a loss alone (the noise as it was: the rate still fits, the receivers
- *   need only follow the level): no retrain; with the noise rising, at
- *   most one (the line's rate is lower now); at most two renegotiations
- *   (down, back up), all of it within T_SETTLE of the step;
+ *   need only follow the level): no retrain and no renegotiation down;
+ *   with the noise rising too (the line's rate is lower now): no retrain
+ *   either where the sync outlives the level's measurement (one where it
+ *   does not), the level followed and then at least one renegotiation down,
+ *   the rate lower both ways; at most two renegotiations (down, back up),
+ *   three with the noise rising (each end's own step down, one back up),
+ *   all of it within T_SETTLE of the step;
  * - then STEADY seconds of data both ways with no retrain, no
  *   renegotiation and no bit wrong (from T_STEP_ERR after a step, or half a
  *   second into a new data mode): each sink checks the PRBS's own
@@ -22,7 +26,10 @@
  *   at a renegotiation breaks only at its edge and a wrong bit always.
  * Seen so before the receivers followed the level: each loss alone
  * retrained, 12 dB on 4-wire ended the call (the far end taken for gone),
- * and a second step that fell in the retrain failed it.
+ * and a second step that fell in the retrain failed it. Before a rate that
+ * no longer fitted after the level was followed was renegotiated down,
+ * each loss with the noise rising retrained once (the decisions at the
+ * lattice's floor, then the sync lost).
  *
  * Options: --quick (the first call of each kind), --case=text (the calls
  * whose name holds it), -v (each end's state every half second), -vv (each
@@ -100,10 +107,12 @@ struct lcase {
 	/*
 	 * the retrains allowed: none for a loss alone (the far signal weaker,
 	 * the noise as it was: the rate still fits, the receivers need only
-	 * follow the level), one where the noise rose too
+	 * follow the level), nor where the noise rose too (the rate
+	 * renegotiated down); one where the case says why
 	 */
 	unsigned int retrains;
 	long step2_gap;			/* samples (0: STEP2_GAP) */
+	bool down;			/* the noise rose with the loss: the rate renegotiated down both ways */
 };
 
 /* samples from the first step to the second (0: no second step) */
@@ -287,13 +296,18 @@ static void judge(const struct lcase *c, const struct out *o)
 		unsigned int renegs = e->stats.renegs - e->s0.renegs, retrains = e->stats.retrains - e->s0.retrains;
 
 		CHECK(e->st == SMDSP_V34_DATA, "%s: end %d %s", c->name, i, smdsp_v34_state_name(e->st));
-		CHECK(retrains <= c->retrains && renegs <= 2, "%s: end %d: %u retrains, %u renegotiations", c->name,
-		      i, retrains, renegs);
+		CHECK(retrains <= c->retrains && renegs <= (c->down ? 3u : 2u), "%s: end %d: %u retrains, %u renegotiations",
+		      c->name, i, retrains, renegs);
 		/* the data carried (at least half its rate over the steady time) and not a bit wrong */
 		CHECK(e->sink.judged > (unsigned long)o->e[1 - i].stats.tx.rate * (STEADY / 8000) / 2,
 		      "%s: end %d: %lu bits judged", c->name, i, e->sink.judged);
 		CHECK(e->sink.bad == 0, "%s: end %d: %lu of %lu bits wrong", c->name, i, e->sink.bad,
 		      e->sink.judged);
+		/* the noise rose too: a renegotiation (no retrain), the rate now lower both ways */
+		if (c->down)
+			CHECK(renegs >= 1 && e->stats.tx.rate < e->s0.tx.rate && e->stats.rx.rate < e->s0.rx.rate,
+			      "%s: end %d: %u renegotiations, rates %u/%u -> %u/%u", c->name, i, renegs, e->s0.tx.rate,
+			      e->s0.rx.rate, e->stats.tx.rate, e->stats.rx.rate);
 		/* a step alone is followed by one move, and nothing else moves the level (no false alarm) */
 		if (!c->retrains)
 			CHECK(e->stats.level_steps == (c->step2_db ? 2u : 1u), "%s: end %d: %u level moves", c->name,
@@ -313,46 +327,57 @@ static void judge(const struct lcase *c, const struct out *o)
 #define WIRE4(loss, noise, seed_) WIRE4_PPM(loss, noise, seed_, 30)
 
 static const struct lcase cases[] = {
-	{ "2-wire, loss +6 dB, no noise", true, 3429, WIRE2(3, -300, 3), 6, 0, -300, 0, 0 },
-	{ "4-wire, loss +6 dB, no noise", false, 3429, WIRE4(3, -300, 3), 6, 0, -300, 0, 0 },
-	{ "2-wire, loss +3 dB, no noise", true, 3429, WIRE2(3, -300, 5), 3, 0, -300, 0, 0 },
-	{ "2-wire, loss +9 dB, no noise", true, 3429, WIRE2(3, -300, 7), 9, 0, -300, 0, 0 },
-	{ "2-wire, loss +12 dB, no noise", true, 3429, WIRE2(0, -300, 9), 12, 0, -300, 0, 0 },
-	{ "2-wire, loss +6 dB, noise -50 dBm0", true, 3429, WIRE2(3, -300, 11), 6, 0, -50, 1, 0 },
-	{ "2-wire, loss +9 dB, noise -45 dBm0", true, 3429, WIRE2(3, -60, 13), 9, 0, -45, 1, 0 },
-	{ "4-wire, loss +12 dB, no noise", false, 3429, WIRE4(0, -300, 15), 12, 0, -300, 0, 0 },
-	{ "4-wire, loss +9 dB, noise -50 dBm0", false, 3429, WIRE4(3, -60, 17), 9, 0, -50, 1, 0 },
-	{ "2-wire, two steps of +5 dB", true, 3429, WIRE2(0, -300, 19), 5, 5, -300, 0, 0 },
-	{ "4-wire, two steps of +5 dB", false, 3429, WIRE4(0, -300, 21), 5, 5, -300, 0, 0 },
+	{ "2-wire, loss +6 dB, no noise", true, 3429, WIRE2(3, -300, 3), 6, 0, -300, 0, 0, false },
+	{ "4-wire, loss +6 dB, no noise", false, 3429, WIRE4(3, -300, 3), 6, 0, -300, 0, 0, false },
+	{ "2-wire, loss +3 dB, no noise", true, 3429, WIRE2(3, -300, 5), 3, 0, -300, 0, 0, false },
+	{ "2-wire, loss +9 dB, no noise", true, 3429, WIRE2(3, -300, 7), 9, 0, -300, 0, 0, false },
+	{ "2-wire, loss +12 dB, no noise", true, 3429, WIRE2(0, -300, 9), 12, 0, -300, 0, 0, false },
+	{ "2-wire, loss +6 dB, noise -50 dBm0", true, 3429, WIRE2(3, -300, 11), 6, 0, -50, 0, 0, true },
+	/*
+	 * 21 dB left at 33,600: the superframe sync goes before the level's
+	 * move is measured, and a sync lost is a retrain's (as with the far
+	 * echo below); with phase 3's PP and TRN as the real modems send them
+	 * this call lost it so, with the old ones it renegotiated down
+	 */
+	{ "2-wire, loss +9 dB, noise -45 dBm0", true, 3429, WIRE2(3, -60, 13), 9, 0, -45, 1, 0, false },
+	{ "4-wire, loss +12 dB, no noise", false, 3429, WIRE4(0, -300, 15), 12, 0, -300, 0, 0, false },
+	{ "4-wire, loss +9 dB, noise -50 dBm0", false, 3429, WIRE4(3, -60, 17), 9, 0, -50, 0, 0, true },
+	{ "2-wire, two steps of +5 dB", true, 3429, WIRE2(0, -300, 19), 5, 5, -300, 0, 0, false },
+	{ "4-wire, two steps of +5 dB", false, 3429, WIRE4(0, -300, 21), 5, 5, -300, 0, 0, false },
 	/*
 	 * The second step sooner and later, smaller and larger, the clocks
 	 * further apart either way: each step's hold must move the sampling
 	 * instants at the clocks' whole rate (before it did, the 2-wire
 	 * +5/+5 dB call and all three at 60 ppm retrained).
 	 */
-	{ "2-wire, two steps of +3 dB 2 s apart", true, 3429, WIRE2(0, -300, 25), 3, 3, -300, 0, 8000L * 2 },
-	{ "2-wire, two steps of +6 dB 5 s apart", true, 3429, WIRE2(0, -300, 27), 6, 6, -300, 0, 8000L * 5 },
-	{ "2-wire, +3 dB then +6 dB 5 s apart", true, 3429, WIRE2(0, -300, 29), 3, 6, -300, 0, 8000L * 5 },
-	{ "4-wire, two steps of +6 dB 2 s apart", false, 3429, WIRE4(0, -300, 31), 6, 6, -300, 0, 8000L * 2 },
-	{ "2-wire, two steps of +5 dB, clocks -60 ppm", true, 3429, WIRE2_PPM(0, -300, 33, -60), 5, 5, -300, 0, 0 },
+	{ "2-wire, two steps of +3 dB 2 s apart", true, 3429, WIRE2(0, -300, 25), 3, 3, -300, 0, 8000L * 2, false },
+	{ "2-wire, two steps of +6 dB 5 s apart", true, 3429, WIRE2(0, -300, 27), 6, 6, -300, 0, 8000L * 5, false },
+	{ "2-wire, +3 dB then +6 dB 5 s apart", true, 3429, WIRE2(0, -300, 29), 3, 6, -300, 0, 8000L * 5, false },
+	{ "4-wire, two steps of +6 dB 2 s apart", false, 3429, WIRE4(0, -300, 31), 6, 6, -300, 0, 8000L * 2, false },
+	{ "2-wire, two steps of +5 dB, clocks -60 ppm", true, 3429, WIRE2_PPM(0, -300, 33, -60), 5, 5, -300, 0, 0, false },
 	{ "2-wire, two steps of +6 dB 2 s apart, clocks 60 ppm", true, 3429, WIRE2_PPM(0, -300, 35, 60), 6, 6, -300,
-	  0, 8000L * 2 },
+	  0, 8000L * 2, false },
 	{ "4-wire, two steps of +3 dB 5 s apart, clocks -60 ppm", false, 3429, WIRE4_PPM(0, -300, 37, -60), 3, 3,
-	  -300, 0, 8000L * 5 },
+	  -300, 0, 8000L * 5, false },
+	/*
+	 * One retrain here: the step falls in a renegotiation and the decoder
+	 * loses its sync (a slip) before the level is followed, which a
+	 * renegotiation does not mend (tried: it failed)
+	 */
 	{ "2-wire, far echo, 3000 baud, loss +6 dB, noise -55 dBm0", true, 3000, { .loss_db = 10, .noise_dbm0 = -55,
 	  .echo_db = -999, .delay = 8 * 60, .ppm = 100, .seed = 23, .channel = CHAN_TELEPHONE, .hybrid = 5,
 	  .hybrid_erl_db = 10, .far_echo_db = 28, .far_echo_delay = 2 * (8 * 60 + 16), .far_hybrid = 6,
-	  .far_echo_hz = 5 }, 6, 0, -300, 1, 0 },
+	  .far_echo_hz = 5 }, 6, 0, -300, 1, 0, false },
 	/* the level rises (the loss falls): seen so before the receivers followed it, 3-4 renegotiations, 6-9 dB ended lower */
-	{ "2-wire, gain 3 dB, no noise", true, 3429, WIRE2(9, -300, 41), -3, 0, -300, 0, 0 },
-	{ "2-wire, gain 6 dB, no noise", true, 3429, WIRE2(9, -300, 43), -6, 0, -300, 0, 0 },
-	{ "4-wire, gain 6 dB, no noise", false, 3429, WIRE4(9, -300, 45), -6, 0, -300, 0, 0 },
-	{ "2-wire, gain 9 dB, no noise", true, 3429, WIRE2(12, -300, 47), -9, 0, -300, 0, 0 },
-	{ "2-wire, gain 6 dB, noise -55 dBm0", true, 3429, WIRE2(9, -55, 49), -6, 0, -300, 0, 0 },
+	{ "2-wire, gain 3 dB, no noise", true, 3429, WIRE2(9, -300, 41), -3, 0, -300, 0, 0, false },
+	{ "2-wire, gain 6 dB, no noise", true, 3429, WIRE2(9, -300, 43), -6, 0, -300, 0, 0, false },
+	{ "4-wire, gain 6 dB, no noise", false, 3429, WIRE4(9, -300, 45), -6, 0, -300, 0, 0, false },
+	{ "2-wire, gain 9 dB, no noise", true, 3429, WIRE2(12, -300, 47), -9, 0, -300, 0, 0, false },
+	{ "2-wire, gain 6 dB, noise -55 dBm0", true, 3429, WIRE2(9, -55, 49), -6, 0, -300, 0, 0, false },
 	{ "2-wire, gain 6 dB then loss 6 dB 2 s apart, clocks 60 ppm", true, 3429, WIRE2_PPM(9, -300, 51, 60), -6, 6,
-	  -300, 0, 8000L * 2 },
+	  -300, 0, 8000L * 2, false },
 	{ "4-wire, gain 4 dB twice 5 s apart, clocks -60 ppm", false, 3429, WIRE4_PPM(9, -300, 53, -60), -4, -4, -300, 0,
-	  8000L * 5 },
+	  8000L * 5, false },
 };
 
 int main(int argc, char **argv)

@@ -42,6 +42,9 @@ struct smdsp_v34 {
 	uint32_t rn_hold;		/* no automatic renegotiation before then */
 	uint32_t level_steps;		/* data: our receiver's level moves seen (a move is judged as a renegotiation) */
 	uint32_t rechoose_until;	/* ... the rate held to the training's need until then */
+	bool step_live;			/* ... a step's rate not yet found to fit: its decisions a rate's matter */
+	uint32_t step_sym;		/* ... its error judged from our receiver's symbol (0: from the next) */
+	bool step_first;		/* ... at the rate it found (not one renegotiated for it since) */
 	uint32_t poor_since;		/* the error past the rate's margin since (0: it is not) */
 	uint32_t good_since;		/* the error a margin above a higher rate's need since (0: it is not) */
 	uint32_t up_wait;		/* ... for this long before we ask for it (0: T_UP; doubled by a climb undone) */

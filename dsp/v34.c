@@ -1069,6 +1069,26 @@ static void lift_watch(struct smdsp_v34 *s, int wmse_db10)
 	}
 }
 
+/*
+ * The received level 10 dB or more under the data's (or none measured yet):
+ * the far end gone, not a lost sync or a line that stepped
+ */
+static bool level_gone(const struct smdsp_v34 *s)
+{
+	return !s->lvl_data || 10ULL * s->lvl < s->lvl_data;
+}
+
+/*
+ * A far end gone leaves our receiver deciding on noise: its error as
+ * large as its points; a signal it has lost, or one buried in noise,
+ * an error spread evenly over the lattice's cells: within FLOOR_DB10
+ * of what that gives at this rate
+ */
+static int lost_db10(const struct smdsp_v34_train_stats *ts)
+{
+	return ts->mse_floor_db10 + FLOOR_DB10 > LOST_DB10 ? ts->mse_floor_db10 + FLOOR_DB10 : LOST_DB10;
+}
+
 /* the highest rate whose need is TARGET_DB10 under the error wmse (0: none at this symbol rate) */
 static unsigned int rate_down(const struct smdsp_v34 *s, int wmse_db10)
 {
@@ -1089,7 +1109,7 @@ static bool step_judge(struct smdsp_v34 *s, const struct smdsp_v34_train_stats *
 	int need = smdsp_v34_rate_need_db10(s->trx, s->st.rx.symrate, s->st.rx.rate);
 	unsigned int r;
 
-	if (s->cfg.no_auto || !s->st.rx.rate || !s->lvl_data || 10ULL * s->lvl < s->lvl_data) {
+	if (s->cfg.no_auto || !s->st.rx.rate || level_gone(s)) {
 		s->step_live = false;
 		return false;
 	}
@@ -1122,14 +1142,12 @@ static void step_join(struct smdsp_v34 *s)
 {
 	struct smdsp_v34_train_stats ts;
 	unsigned int r;
-	int lost;
 
 	smdsp_v34_train_rx_get_stats(s->trx, &ts);
-	if (ts.level_hold || !s->st.rx.rate || !s->lvl_data || 10ULL * s->lvl < s->lvl_data ||
+	if (ts.level_hold || !s->st.rx.rate || level_gone(s) ||
 	    ts.wmse_db10 >= smdsp_v34_rate_need_db10(s->trx, s->st.rx.symrate, s->st.rx.rate))
 		return;
-	lost = ts.mse_floor_db10 + FLOOR_DB10 > LOST_DB10 ? ts.mse_floor_db10 + FLOOR_DB10 : LOST_DB10;
-	r = rate_down(s, ts.wmse_db10 - (s->step_first && ts.mse_db10 < lost ? STEP_FLOOR_DB10 : 0));
+	r = rate_down(s, ts.wmse_db10 - (s->step_first && ts.mse_db10 < lost_db10(&ts) ? STEP_FLOOR_DB10 : 0));
 	if (r && r < s->rx_lim) {
 		s->rx_lim = r;
 		smdsp_v34_train_rx_set_rate(s->trx, r);
@@ -1152,7 +1170,7 @@ static void data_watch(struct smdsp_v34 *s)
 		/* held long enough that the last level block is all after the fall */
 		s->level_steps = ts.level_steps;
 		/* a fall of 10 dB or more, or the sync lost before it was measured: not for step_judge() */
-		s->step_live = !ts.sync_lost && s->lvl_data && 10ULL * s->lvl >= s->lvl_data;
+		s->step_live = !ts.sync_lost && !level_gone(s);
 		s->lvl_data = s->lvl;
 		s->rechoose_until = s->now + T_HOLD + T_RECHOOSE;
 		s->step_sym = 0;
@@ -1168,31 +1186,26 @@ static void data_watch(struct smdsp_v34 *s)
 		/* its decisions meanwhile are at a level still being measured: not judged */
 		return;
 	}
-	lost = ts.mse_floor_db10 + FLOOR_DB10 > LOST_DB10 ? ts.mse_floor_db10 + FLOOR_DB10 : LOST_DB10;
+	lost = lost_db10(&ts);
 	if (s->step_live && step_judge(s, &ts, lost))
 		return;
 	/* our decoder out of step with the far frames: its bits are garbage, train again */
 	if (ts.sync_lost) {
 		/* as below: the far end gone (its level too), or no retrain of ours, is lost */
-		if (s->cfg.no_auto || !s->lvl_data || 10ULL * s->lvl < s->lvl_data)
+		if (s->cfg.no_auto || level_gone(s))
 			fail(s, SMDSP_V34_FAIL_LOST);
 		else
 			retrain_start(s, true);
 		return;
 	}
-	/*
-	 * A far end gone leaves our receiver deciding on noise: its error as
-	 * large as its points; a signal it has lost, or one buried in noise,
-	 * an error spread evenly over the lattice's cells: within FLOOR_DB10
-	 * of what that gives at this rate
-	 */
+	/* decisions as bad as noise's (lost_db10()) for T_LOST */
 	if (ts.mse_db10 >= lost) {
 		s->bad_since = 0;
 	} else if (!s->bad_since) {
 		s->bad_since = s->now;
 	} else if (s->now - s->bad_since >= T_LOST) {
 		/* the level within 10 dB of the data's: the far end is there, its sync lost */
-		if (!s->lvl_data || 10ULL * s->lvl < s->lvl_data)
+		if (level_gone(s))
 			fail(s, SMDSP_V34_FAIL_LOST);
 		else if (!s->cfg.no_auto)
 			retrain_start(s, true);

@@ -251,13 +251,20 @@ static void send_info0(struct smdsp_v34_phase2 *s, bool ack)
 	wait_from_now(s, s->have_far_info0 ? SMDSP_V34P2_TONE : SMDSP_V34P2_INFO0);
 }
 
+/* the retransmissions or phase 2's time spent: failed (why), true */
+static bool out_of_tries(struct smdsp_v34_phase2 *s, enum smdsp_v34_phase2_fail why)
+{
+	if (s->retries < SMDSP_V34P2_RETRIES && s->now < SMDSP_V34P2_T_TOTAL)
+		return false;
+	fail(s, why);
+	return true;
+}
+
 /* INFO0 again, if retries are left; else fail with why */
 static void retransmit(struct smdsp_v34_phase2 *s, enum smdsp_v34_phase2_fail why)
 {
-	if (s->retries >= SMDSP_V34P2_RETRIES || s->now >= SMDSP_V34P2_T_TOTAL) {
-		fail(s, why);
+	if (out_of_tries(s, why))
 		return;
-	}
 	s->retries++;
 	if (why == SMDSP_V34P2_NO_INFO0)
 		s->st.info0_retx_timeout++;
@@ -286,10 +293,8 @@ static void forget_later_steps(struct smdsp_v34_phase2 *s)
  */
 static void restart(struct smdsp_v34_phase2 *s, enum smdsp_v34_phase2_fail why)
 {
-	if (s->retries >= SMDSP_V34P2_RETRIES || s->now >= SMDSP_V34P2_T_TOTAL) {
-		fail(s, why);
+	if (out_of_tries(s, why))
 		return;
-	}
 	forget_later_steps(s);
 	smdsp_v34_info_tx_tone(&s->tx, true);
 	s->restart_pending = true;

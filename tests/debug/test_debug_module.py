@@ -1,7 +1,7 @@
 """tests/module/test_guest_module.py's checks (guest_checks.sh: every
 context for 10 s with its trace, unload under a reader, a starved thread, a
 DMA halt, a period change, a busy interrupt line, bad parameters, 50
-load/unload cycles), judged by that file's own tests, on the debug kernel
+load/unload cycles twice round the contexts), judged by that file's own tests, on the debug kernel
 (SMODEM_DEBUG_KERNEL) instead of Debian's: the same module under lockdep,
 KASAN, DEBUG_OBJECTS, ...  Its dmesg checks then also catch what the
 detectors print, and kmemleak is read at the end."""

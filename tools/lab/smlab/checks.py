@@ -97,7 +97,7 @@ def run_checks(kver, script, out, args="", **kw):
 
 
 def line_run(kver, script, out, line_args, env=None, timeout_s=600,
-             tick_us=1000, args="", extra_files=None, kmods=(), icount_shift=0):
+             tick_us=None, args="", extra_files=None, kmods=(), icount_shift=0):
     """Run tests/module/guest/<script> in a guest whose AC'97 is joined to smline
     (build/line/smline, route etc. in line_args) through QEMU's D-Bus audio,
     on the instruction-counted clock: a call here is the same call on every

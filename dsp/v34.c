@@ -361,20 +361,16 @@ void smdsp_v34_free(struct smdsp_v34 *s)
 	smdsp_free(s);
 }
 
-/* phase 2 from its start on this sample (create, reset, a retrain), the user's counts kept */
-static void restart(struct smdsp_v34 *s)
+/* phase 2 as it is, the train ends reset and silent (the answer modem's phase 3 left: far_back()) */
+static void phase2_again(struct smdsp_v34 *s)
 {
-	struct smdsp_v34_phase2_config pc;
-
-	phase2_config(&s->cfg, &pc);
-	smdsp_v34_phase2_init(&s->p2, &pc);
 	smdsp_v34_train_tx_reset(s->ttx);
 	smdsp_v34_train_rx_reset(s->trx);
 	smdsp_v34_train_tx_attach(s->ttx, NULL);
 	smdsp_v34_train_rx_attach(s->trx, NULL);
 	smdsp_v34_train_rx_watch_tone(s->trx, 0, 0);
 	s->state = SMDSP_V34_PHASE2;
-	s->p2_base = s->now;
+	s->p2_listen = false;
 	s->p2_end = 0;
 	s->tail_until = s->now;
 	s->tx_from = 0;
@@ -415,6 +411,17 @@ static void restart(struct smdsp_v34 *s)
 	s->st.rx_data_at = 0;
 	memset(&s->st.tx, 0, sizeof(s->st.tx));
 	memset(&s->st.rx, 0, sizeof(s->st.rx));
+}
+
+/* phase 2 from its start on this sample (create, reset, a retrain), the user's counts kept */
+static void restart(struct smdsp_v34 *s)
+{
+	struct smdsp_v34_phase2_config pc;
+
+	phase2_config(&s->cfg, &pc);
+	smdsp_v34_phase2_init(&s->p2, &pc);
+	s->p2_base = s->now;
+	phase2_again(s);
 }
 
 void smdsp_v34_reset(struct smdsp_v34 *s)
@@ -668,6 +675,8 @@ static smdsp_noinline void hand_over(struct smdsp_v34 *s, const struct smdsp_v34
 		far_md(s, end);
 	else
 		s->md_hold_due = MD_SAMPLES * s->st.far_md_len > MD_EARLY;
+	/* the call modem may have missed our INFO1a: phase 2 still hears it (far_back()) */
+	s->p2_listen = !s->cfg.calling;
 	if (s->cfg.two_wire) {
 		/* v34_train keeps the duplex order: each end asks the other */
 		smdsp_v34_train_rx_attach(s->trx, s->ttx);
@@ -1306,6 +1315,40 @@ static smdsp_noinline void rx_asked(struct smdsp_v34 *s)
 	}
 }
 
+/*
+ * The answer modem in phase 3, its INFO1a sent. A call modem that missed
+ * it (lost, or its CRC bad) goes back in phase 2 (v34_phase2.c's restart:
+ * its tone B, then INFO0c with the ack bit a round trip and 103 ms later)
+ * while we train, and would never be heard. So until our receiver finds
+ * the far S (the call modem took INFO1a), and within phase 2's window for
+ * it, phase 2 is still fed what we hear: an INFO0c takes it back to the
+ * reversals (its reopen), and us with it. On a 2-wire line our training's
+ * echo fills the DPSK receiver's band (at ERL 6 dB it is above the far
+ * end's signal), but tone B is heard in our receiver's tone watch after its
+ * canceller (T_RT_HEAR, as a retrain's tone), if only once the canceller
+ * has converged, after the INFO0c: phase 2 goes back on the tone as on the
+ * INFO0c (its tone A, its reversal once the INFO0c is heard or due:
+ * smdsp_v34_phase2_reopen_tone()). The call modem is silent in
+ * phase 3 until our J has trained it, so that window holds nothing else of
+ * its own. The train ends are reset, and set up again at phase 2's end;
+ * phase 2's own timeouts bound the rest.
+ */
+static smdsp_noinline bool far_back(struct smdsp_v34 *s)
+{
+	bool reopened = smdsp_v34_phase2_state(&s->p2) != SMDSP_V34P2_DONE;
+
+	if (!reopened && (s->state != SMDSP_V34_PHASE3 || smdsp_v34_train_rx_state(s->trx) != SMDSP_V34_T_IDLE ||
+			  !smdsp_v34_phase2_reopenable(&s->p2))) {
+		s->p2_listen = false;
+		return false;
+	}
+	if (!reopened && (smdsp_v34_train_rx_tone_ms(s->trx) < T_RT_HEAR || !smdsp_v34_phase2_reopen_tone(&s->p2)))
+		return false;
+	s->st.p3_left++;
+	phase2_again(s);
+	return true;
+}
+
 /* the decisions, on the grid (not inlined: off the receiver's stack too) */
 static smdsp_noinline void decide(struct smdsp_v34 *s)
 {
@@ -1315,6 +1358,8 @@ static smdsp_noinline void decide(struct smdsp_v34 *s)
 		phase2_end(s);
 		return;
 	}
+	if (s->p2_listen && far_back(s))
+		return;
 	if (s->state == SMDSP_V34_FAILED)
 		return;
 	if (s->state == SMDSP_V34_CLEARED) {
@@ -1404,7 +1449,7 @@ static void step(struct smdsp_v34 *s, const int16_t *rx, int16_t *tx, unsigned i
 {
 	unsigned int i;
 
-	if (s->state == SMDSP_V34_PHASE2 || (int32_t)(s->now - s->tail_until) < 0)
+	if (s->state == SMDSP_V34_PHASE2 || s->p2_listen || (int32_t)(s->now - s->tail_until) < 0)
 		smdsp_v34_phase2_process(&s->p2, rx, tx, n);
 	else if (s->state == SMDSP_V34_RETRAIN)
 		retrain_tone(s, tx, n);

@@ -62,8 +62,9 @@
  * (a late copy of the exchange's has it clear), drops its probing and INFO1
  * and goes back to its tone and the reversals, as does the answer modem done
  * after its INFO1a for 4.5 s plus two round trips while it is still fed (the
- * call modem lost INFO1a; v34.c moves on to phase 3 at done and stops
- * feeding it after INFO1a's tail). After three retransmissions in all, or
+ * call modem lost INFO1a; v34.c, in its phase 3 by then, feeds it until it
+ * hears the call modem's S, and may have heard the call modem's tone first:
+ * smdsp_v34_phase2_reopen_tone()). After three retransmissions in all, or
  * 25 s, the next step's timeout fails phase 2 with its reason.
  *
  * Listen only (a recording of one direction): nothing is sent; the steps of
@@ -78,6 +79,7 @@
 #define TONE_DETECT 427		/* 32 DPSK symbols: the far receiver's tone detector */
 #define BIN_HITS 3		/* periods of the far tone under our L2 (60 ms) */
 #define BIN_FLOOR_DBM0_10 (-430)
+#define INFO0_SAMPLES SMDSP_V34P2_MS(82)	/* INFO0's 49 bits at 600 bit/s */
 
 static const struct smdsp_v34_phase2_config defaults = {
 	.calling = false,
@@ -228,6 +230,7 @@ static void forget_reversals(struct smdsp_v34_phase2 *s)
 	s->reversals_sent = 0;
 	s->hold_until = 0;
 	s->l1_after_hold = false;
+	s->info0_due = false;
 }
 
 static void send_info0(struct smdsp_v34_phase2 *s, bool ack)
@@ -672,7 +675,8 @@ static void poll(struct smdsp_v34_phase2 *s)
 		break;
 	case SMDSP_V34P2_TONE:
 		if (!s->cfg.calling && !s->info0_going && smdsp_v34_info_rx_tone(&s->rx) &&
-		    s->now - s->tone_from >= SMDSP_V34P2_T_A_MIN && !s->pending) {
+		    s->now - s->tone_from >= SMDSP_V34P2_T_A_MIN && !s->pending &&
+		    (!s->info0_due || (int32_t)(s->now - s->info0_by) >= 0)) {
 			/* A-bar: the round trip starts */
 			if (!smdsp_v34_info_tx_reverse(&s->tx))
 				s->pending = true;
@@ -745,23 +749,52 @@ static void listen(struct smdsp_v34_phase2 *s, const int16_t *rx, unsigned int n
 	}
 }
 
+bool smdsp_v34_phase2_reopenable(const struct smdsp_v34_phase2 *s)
+{
+	uint32_t rtd = s->res.rtd > 0 ? (uint32_t)s->res.rtd : 0;
+
+	return !s->cfg.calling && !s->cfg.listen_only && s->state == SMDSP_V34P2_DONE &&
+	       s->now - s->res.done_at <= SMDSP_V34P2_T_REOPEN + 2 * rtd;
+}
+
+static bool reopen_now(struct smdsp_v34_phase2 *s)
+{
+	if (!smdsp_v34_phase2_reopenable(s))
+		return false;
+	s->res.fail = SMDSP_V34P2_OK;
+	far_restart(s);
+	return true;
+}
+
+/*
+ * The call modem's INFO0c comes a round trip, TONE_DETECT and B_AFTER after
+ * its tone began, which was heard 40 ms in at least: our reversal waits for
+ * it (one before it finds the call modem still sending its tone, and is
+ * lost), or for as long as it takes when it came unheard
+ */
+bool smdsp_v34_phase2_reopen_tone(struct smdsp_v34_phase2 *s)
+{
+	uint32_t rtd = s->res.rtd > 0 ? (uint32_t)s->res.rtd : 0;
+
+	if (!reopen_now(s))
+		return false;
+	s->info0_due = true;
+	s->info0_by = s->now + rtd + TONE_DETECT + SMDSP_V34P2_B_AFTER + INFO0_SAMPLES;
+	return true;
+}
+
 /*
  * The answer modem done, still fed: INFO0c again (ack set) means the call
  * modem lost our INFO1a; we go back with it
  */
 static bool reopen(struct smdsp_v34_phase2 *s, const struct smdsp_v34_info_event *ev)
 {
-	uint32_t rtd = s->res.rtd > 0 ? (uint32_t)s->res.rtd : 0;
-
-	if (s->cfg.calling || s->state != SMDSP_V34P2_DONE || ev->type != SMDSP_V34_EV_FRAME ||
-	    ev->info.kind != SMDSP_V34_INFO0 || !ev->info.i0.ack ||
-	    s->now - s->res.done_at > SMDSP_V34P2_T_REOPEN + 2 * rtd)
+	if (!smdsp_v34_phase2_reopenable(s) || ev->type != SMDSP_V34_EV_FRAME ||
+	    ev->info.kind != SMDSP_V34_INFO0 || !ev->info.i0.ack)
 		return false;
 	s->st.info0_heard++;
 	s->res.far_info0 = ev->info.i0;
-	s->res.fail = SMDSP_V34P2_OK;
-	far_restart(s);
-	return true;
+	return reopen_now(s);
 }
 
 void smdsp_v34_phase2_process(struct smdsp_v34_phase2 *s, const int16_t *rx, int16_t *tx, unsigned int n)

@@ -35,17 +35,22 @@
  *   phase 2's parameters (v34.c sets its own up in place): the same signal,
  *   at our level less the power reduction.
  * - Phase 2 going back after a fault past its INFO0 exchange (the far L2
- *   lost at the call modem, 4-wire; INFO1c corrupted, 2-wire): the data
+ *   lost at the call modem, INFO1a lost, 4-wire 12 ms; INFO1c and INFO1a
+ *   corrupted, 2-wire 12 ms; INFO1a corrupted, 4-wire 600 ms): the data
  *   reached without a bit error, with the same phase 2 rates and data rates
- *   as the same call without the fault; the time it cost printed.
+ *   as the same call without the fault, the answer modem out of its phase 3
+ *   again when the call modem lost INFO1a; the time it cost printed.
  * - A far end that is noise only, or silent: phase 2 fails and the object
- *   ends FAILED with phase 2's reason, in bounded time. A far end gone after
+ *   ends FAILED with phase 2's reason, in bounded time; so does the answer
+ *   modem back from its phase 3 when the call modem that lost INFO1a is
+ *   gone after its tone. A far end gone after
  *   phase 2: FAILED, no S, within the training's time limit. A far end gone
  *   in the data: FAILED, lost, within 1.5 s. Bad configurations refused at
  *   create; print, reset.
  * Options: --quick (1.5 s of data), -v (each end's line at each change),
  * --line=channel,loss_db,noise_dbm0,ppm,delay_ms (one call on that line),
- * --trn=N (phase 3's TRN length at both ends).
+ * --trn=N (phase 3's TRN length at both ends), --p2-faults (each phase 2
+ * fault on each of four lines).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +66,7 @@
 #include "line.h"
 #include "chan.h"
 #include "v34rule.h"
+#include "v34fault.h"
 #include "tutil.h"
 #include "check.h"
 
@@ -134,15 +140,12 @@ struct call_cfg {
 	bool noise_answer;		/* the call modem hears noise only */
 	bool answer_stops;		/* the answer modem off the line once its phase 2 is done */
 	bool answer_gone;		/* ... once both have been in data for 0.5 s */
+	bool call_gone_back;		/* the call modem off the line once the answer modem left its phase 3 */
 	int16_t *record;		/* what the call modem heard, sample by sample (NULL: not kept) */
 	int16_t *record_a;		/* what the answer modem sent (NULL: not kept) */
 	double seconds;			/* line time at most (the data's few seconds once both are in it) */
-	/*
-	 * A fault in phase 2 past its INFO0 exchange, once: 1, the line silent
-	 * toward the call modem for 200 ms, 500 ms after the start of the
-	 * answer modem's L1; 2, 20 samples of INFO1c turned over (a bad CRC)
-	 */
-	int p2_fault;
+	/* faults in phase 2 past its INFO0 exchange, each once (enum v34_fault bits: common/v34fault.h) */
+	unsigned int p2_faults;
 };
 
 struct end_out {
@@ -202,10 +205,12 @@ static void run_call(const struct call_cfg *cc, struct call_out *o)
 	enum smdsp_v34_state pc = SMDSP_V34_STATES, pa = SMDSP_V34_STATES;
 	long a_quiet = 0, a_j_at = -1, c_p2_end = -1;
 	uint64_t h = 1469598103934665603ULL;
-	long rec = 0, fault_at = -1;
+	long rec = 0, a_p3 = 0;
+	struct v34_faults flt;
 	int i;
 
 	memset(o, 0, sizeof(*o));
+	v34_faults_init(&flt, cc->p2_faults);
 	o->data_ms = -1;
 	o->call_quiet = true;
 	o->call_s_after_j = -1;
@@ -264,34 +269,27 @@ static void run_call(const struct call_cfg *cc, struct call_out *o)
 			smdsp_v34_get_phase2(c, &r);
 			c_p2_end = r.done_at;
 		}
-		if (a_j_at < 0 && as.phase3_at && as.tx.symrate < 6) {
+		/* (again if it left its phase 3 for phase 2: the call modem lost INFO1a) */
+		if (as.phase3_at && as.phase3_at != a_p3 && as.tx.symrate < 6) {
 			/* the answer modem's J begins after S, S-bar, PP and TRN (2-wire: 1.25 s of TRN at least) */
 			unsigned int trn = trn_symbols ? trn_symbols : 2048;
 			unsigned int trn2 = (unsigned int)(smdsp_v34_symrate_mbaud(as.tx.symrate) * 5 / 4000);
 			double syms = 128 + 16 + 288 + (cc->two_wire && !trn_symbols && trn2 > trn ? trn2 : trn);
 
 			a_j_at = (long)as.phase3_at + (long)(syms * 8000 / sym_rate[as.tx.symrate]);
+			a_p3 = as.phase3_at;
 		}
 		if (o->call_s_after_j < 0 && cs.phase3_at && a_j_at >= 0)
 			o->call_s_after_j = (long)cs.phase3_at - a_j_at;
-		if (cc->p2_fault && smdsp_v34_state(c) == SMDSP_V34_PHASE2 && smdsp_v34_state(a) == SMDSP_V34_PHASE2) {
-			enum smdsp_v34_phase2_state want = cc->p2_fault == 1 ? SMDSP_V34P2_PROBE_TX : SMDSP_V34P2_INFO1;
-			const struct smdsp_v34 *m = cc->p2_fault == 1 ? a : c;
-			int16_t *x = cc->p2_fault == 1 ? a_tx : c_tx;
-			long from = cc->p2_fault == 1 ? 4000 : 300, to = cc->p2_fault == 1 ? 5600 : 320;
-
-			if (fault_at < 0 && smdsp_v34_phase2_state(&m->p2) == want)
-				fault_at = t;
-			for (i = 0; fault_at >= 0 && i < blk; i++)
-				if (t + i >= fault_at + from && t + i < fault_at + to)
-					x[i] = (int16_t)(cc->p2_fault == 1 ? 0 : -x[i]);
-		}
+		v34_faults_apply(&flt, t, c_tx, a_tx, &c->p2, &a->p2, (int)blk);
 		if (cc->silent_answer)
 			memset(a_tx, 0, sizeof(a_tx));
 		if (cc->answer_stops && smdsp_v34_state(a) > SMDSP_V34_PHASE2)
 			memset(a_tx, 0, sizeof(a_tx));
 		if (cc->answer_gone && o->data_ms >= 0 && t / 8 >= o->data_ms + 500)
 			memset(a_tx, 0, sizeof(a_tx));
+		if (cc->call_gone_back && as.p3_left)
+			memset(c_tx, 0, sizeof(c_tx));
 		line_process(l, c_tx, c_rx, a_tx, a_rx, (int)blk);
 		if (cc->noise_answer)
 			for (i = 0; i < blk; i++)
@@ -585,57 +583,99 @@ static void test_two_wire(void)
 
 /*
  * Phase 2 recovering from a fault past its INFO0 exchange (v34_phase2.c's
- * recovery): the call modem missing part of the answer modem's L2 on a
- * 4-wire line, INFO1c corrupted on a 2-wire one. Each call is judged as the
- * others, with the same phase 2 parameters as the call without the fault;
- * the time the recovery took is the difference in when the data began.
+ * recovery; common/v34fault.h's faults) in a whole call: each call is
+ * judged as the others, with the same phase 2 parameters and data rates as
+ * the same call without the fault; the time the recovery took is the
+ * difference in when the data began. INFO1a lost or corrupted has the call
+ * modem go back in phase 2 while the answer modem is in its phase 3: that
+ * one leaves it (v34.c's far_back()), the others never. By default a few
+ * faults on three lines; --p2-faults: each fault on each of four lines
+ * (4-wire 12 and 600 ms one way, 2-wire 12 and 250 ms).
  */
+static bool all_p2_faults;
+
+static void p2_fault_line(unsigned int l, struct call_cfg *cc)
+{
+	if (l == 0 || l == 2) {
+		/* 4-wire, 12 and 600 ms */
+		case_cfg(&lines[l ? 8 : 0], l ? 8 : 0, cc);
+		cc->seconds = 60;
+		return;
+	}
+	/* 2-wire, 12 ms at ERL 6 dB and 250 ms at ERL 12 dB (the longest of test_two_wire's lines) */
+	memset(cc, 0, sizeof(*cc));
+	cc->line = (struct line_cfg){ .loss_db = 10, .noise_dbm0 = -55, .echo_db = -999, .delay = l == 1 ? 96 : 2000,
+				      .ppm = 100, .seed = 41, .channel = CHAN_TELEPHONE, .hybrid = l == 1 ? 1 : 5,
+				      .hybrid_erl_db = l == 1 ? 6 : 12, .far_echo_db = 26, .far_hybrid = 2 };
+	cc->line.far_echo_delay = 2 * (cc->line.delay + 16);
+	cc->max_rate_c = 14400;
+	cc->max_rate_a = 14400;
+	cc->blk = 80;
+	cc->two_wire = true;
+	v34_info0_upto(2400, &cc->info0);
+	cc->seconds = 60;
+}
+
 static void test_p2_faults(void)
 {
-	unsigned int k;
+	static const char *const line_names[4] = { "4-wire, 12 ms", "2-wire ERL 6 dB, 12 ms", "4-wire, 600 ms",
+						   "2-wire ERL 12 dB, 250 ms" };
+	static const struct {
+		unsigned int f;
+		const char *name;
+		unsigned int lines;	/* the lines (bits) it runs on by default */
+	} cases[] = {
+		{ V34F_L2_AT_C, "A's L2 lost at C", 1 }, { V34F_L2_AT_A, "C's L2 burst at A", 0 },
+		{ V34F_TONE_B, "tone B lost", 0 }, { V34F_TONE_A, "tone A lost", 0 },
+		{ V34F_INFO1C_BAD, "INFO1c corrupted", 2 }, { V34F_INFO1C_BURST, "INFO1c burst", 0 },
+		{ V34F_INFO1A_BAD, "INFO1a corrupted", 2 | 4 }, { V34F_INFO1A_LOST, "INFO1a lost", 1 },
+	};
+	unsigned int l, k;
 
-	for (k = 0; k < 2; k++) {
+	for (l = 0; l < 4; l++) {
 		struct call_cfg cc;
-		struct call_out ref, o;
-		char what[120];
+		struct call_out ref;
+		bool ref_run = false;
 
-		if (!k) {
-			case_cfg(&lines[0], 0, &cc);
-		} else {
-			memset(&cc, 0, sizeof(cc));
-			cc.line = (struct line_cfg){ .loss_db = 10, .noise_dbm0 = -55, .echo_db = -999, .delay = 96,
-						     .ppm = 100, .seed = 41, .channel = CHAN_TELEPHONE, .hybrid = 1,
-						     .hybrid_erl_db = 6, .far_echo_db = 26, .far_hybrid = 2,
-						     .far_echo_delay = 2 * (96 + 16) };
-			cc.max_rate_c = 14400;
-			cc.max_rate_a = 14400;
-			cc.blk = 80;
-			cc.two_wire = true;
-			v34_info0_upto(2400, &cc.info0);
-			cc.seconds = 40;
+		for (k = 0; k < ARRAY_SIZE(cases); k++) {
+			bool info1a = cases[k].f & (V34F_INFO1A_BAD | V34F_INFO1A_LOST);
+			struct call_out o;
+			char what[120];
+
+			if (!all_p2_faults && !(cases[k].lines & (1u << l)))
+				continue;
+			p2_fault_line(l, &cc);
+			if (!ref_run) {
+				run_call(&cc, &ref);
+				ref_run = true;
+			}
+			cc.p2_faults = cases[k].f;
+			snprintf(what, sizeof(what), "%s, %s", line_names[l], cases[k].name);
+			run_call(&cc, &o);
+			print_call(what, &o);
+			judge_call(what, &cc, &o);
+			CHECK(o.c.p2_end && o.a.p2_end && o.c.p2.a_to_c.symrate == ref.c.p2.a_to_c.symrate &&
+			      o.c.p2.c_to_a.symrate == ref.c.p2.c_to_a.symrate &&
+			      o.c.p2.a_to_c.max_rate == ref.c.p2.a_to_c.max_rate &&
+			      o.c.p2.c_to_a.max_rate == ref.c.p2.c_to_a.max_rate &&
+			      o.c.stats.tx.rate == ref.c.stats.tx.rate && o.a.stats.tx.rate == ref.a.stats.tx.rate,
+			      "%s: %u/%u bit/s in phase 2, %u/%u in the data; without the fault %u/%u, %u/%u", what,
+			      o.c.p2.a_to_c.max_rate, o.c.p2.c_to_a.max_rate, o.c.stats.tx.rate, o.a.stats.tx.rate,
+			      ref.c.p2.a_to_c.max_rate, ref.c.p2.c_to_a.max_rate, ref.c.stats.tx.rate,
+			      ref.a.stats.tx.rate);
+			CHECK(o.data_ms > ref.data_ms && o.data_ms - ref.data_ms < 15000,
+			      "%s: data at %ld ms, %ld without the fault", what, o.data_ms, ref.data_ms);
+			CHECK(o.c.p2st.restarts + o.a.p2st.restarts >= 1 &&
+			      o.c.p2st.far_restarts + o.a.p2st.far_restarts >= 1,
+			      "%s: restarts %u/%u, followed %u/%u", what, o.c.p2st.restarts, o.a.p2st.restarts,
+			      o.c.p2st.far_restarts, o.a.p2st.far_restarts);
+			CHECK(o.a.stats.p3_left == (info1a ? 1u : 0u) && !o.c.stats.p3_left,
+			      "%s: the answer modem left its phase 3 %u times", what, o.a.stats.p3_left);
+			printf("%s: phase 2 went back (restarts %u/%u, followed %u/%u, phase 3 left %u), data at %ld ms "
+			       "(%ld without the fault: the recovery took %ld ms)\n", what, o.c.p2st.restarts,
+			       o.a.p2st.restarts, o.c.p2st.far_restarts, o.a.p2st.far_restarts, o.a.stats.p3_left,
+			       o.data_ms, ref.data_ms, o.data_ms - ref.data_ms);
 		}
-		run_call(&cc, &ref);
-		cc.p2_fault = 1 + (int)k;
-		snprintf(what, sizeof(what), "%s", k ? "2-wire, INFO1c corrupted" : "4-wire, the far L2 lost at C");
-		run_call(&cc, &o);
-		print_call(what, &o);
-		judge_call(what, &cc, &o);
-		CHECK(o.c.p2_end && o.a.p2_end && o.c.p2.a_to_c.symrate == ref.c.p2.a_to_c.symrate &&
-		      o.c.p2.c_to_a.symrate == ref.c.p2.c_to_a.symrate &&
-		      o.c.p2.a_to_c.max_rate == ref.c.p2.a_to_c.max_rate &&
-		      o.c.p2.c_to_a.max_rate == ref.c.p2.c_to_a.max_rate &&
-		      o.c.stats.tx.rate == ref.c.stats.tx.rate && o.a.stats.tx.rate == ref.a.stats.tx.rate,
-		      "%s: %u/%u bit/s in phase 2, %u/%u in the data; without the fault %u/%u, %u/%u", what,
-		      o.c.p2.a_to_c.max_rate, o.c.p2.c_to_a.max_rate, o.c.stats.tx.rate, o.a.stats.tx.rate,
-		      ref.c.p2.a_to_c.max_rate, ref.c.p2.c_to_a.max_rate, ref.c.stats.tx.rate, ref.a.stats.tx.rate);
-		CHECK(o.data_ms > ref.data_ms && o.data_ms - ref.data_ms < 15000, "%s: data at %ld ms, %ld without the fault",
-		      what, o.data_ms, ref.data_ms);
-		CHECK(o.c.p2st.restarts + o.a.p2st.restarts >= 1 && o.c.p2st.far_restarts + o.a.p2st.far_restarts >= 1,
-		      "%s: restarts %u/%u, followed %u/%u", what, o.c.p2st.restarts, o.a.p2st.restarts,
-		      o.c.p2st.far_restarts, o.a.p2st.far_restarts);
-		printf("%s: phase 2 went back (restarts %u/%u), data at %ld ms (%ld without the fault: the recovery took "
-		       "%ld ms)\n", what, o.c.p2st.restarts, o.a.p2st.restarts, o.data_ms, ref.data_ms,
-		       o.data_ms - ref.data_ms);
 	}
 }
 
@@ -787,6 +827,25 @@ static void test_failures(void)
 	/* the answer modem heard the call modem's silence after phase 2: no S either */
 	CHECK(o.a.st == SMDSP_V34_FAILED && o.a.fail == SMDSP_V34_FAIL_NO_S);
 
+	/*
+	 * INFO1a lost, and the call modem gone once the answer modem heard it go
+	 * back and left its phase 3: the answer modem fails in its phase 2 again,
+	 * with phase 2's reason, within phase 2's retransmissions (three of 3 s)
+	 */
+	case_cfg(&lines[0], 34, &cc);
+	cc.p2_faults = V34F_INFO1A_LOST;
+	cc.call_gone_back = true;
+	cc.seconds = 30;
+	run_call(&cc, &o);
+	printf("INFO1a lost, the call modem gone after its tone: the answer modem left its phase 3 %u time(s), %s (%s, "
+	       "phase 2 %s) at %.2f s\n", o.a.stats.p3_left, smdsp_v34_state_name(o.a.st), smdsp_v34_fail_name(o.a.fail),
+	       smdsp_v34_phase2_fail_name(o.a.p2.fail), o.a.stats.failed_at / 8000.0);
+	CHECK(o.a.stats.p3_left == 1 && o.a.st == SMDSP_V34_FAILED && o.a.fail == SMDSP_V34_FAIL_PHASE2 &&
+	      o.a.p2.fail != SMDSP_V34P2_OK && o.a.stats.failed_at <= 8000 * 25,
+	      "the answer modem: %s (%s, phase 2 %s) at %u, phase 3 left %u", smdsp_v34_state_name(o.a.st),
+	      smdsp_v34_fail_name(o.a.fail), smdsp_v34_phase2_fail_name(o.a.p2.fail), o.a.stats.failed_at,
+	      o.a.stats.p3_left);
+
 	/* the answer modem gone in the data mode: the call modem fails (lost) within 1.5 s */
 	case_cfg(&lines[0], 33, &cc);
 	cc.answer_gone = true;
@@ -880,6 +939,8 @@ int main(int argc, char **argv)
 			verbose++;
 		else if (!strcmp(argv[i], "--quick"))
 			data_seconds = 1.5;
+		else if (!strcmp(argv[i], "--p2-faults"))
+			all_p2_faults = true;
 		else if (!strncmp(argv[i], "--trn=", 6))
 			trn_symbols = (unsigned int)atoi(argv[i] + 6);
 		else if (!strncmp(argv[i], "--line=", 7))

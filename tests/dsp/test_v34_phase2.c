@@ -48,6 +48,7 @@
 #include "chan.h"
 #include "line.h"
 #include "tutil.h"
+#include "v34fault.h"
 
 #define LEVEL (-120)
 #define BLK 160
@@ -75,98 +76,9 @@ enum impair {
 	FAULTS,			/* the faults of 'faults' below, each on its first chance */
 };
 
-/*
- * Faults past the INFO0 exchange (bits of 'faults'), each once, where it
- * first can be: each end's state after the block it sent (INFO1a from the
- * block the answer modem began it in, read from its private state)
- */
-enum fault {
-	F_L2_AT_C = 1 << 0,	/* the line silent for 200 ms, 500 ms after the start of A's L1 */
-	F_L2_AT_A = 1 << 1,	/* a noise burst of 200 ms over C's L2, 500 ms after its L1's start */
-	F_TONE_B = 1 << 2,	/* C's tone B that ends A's L2 (and its B-bar) silenced */
-	F_TONE_A = 1 << 3,	/* A's tone A that ends C's L2 silenced while C sends L2 */
-	F_INFO1C_BAD = 1 << 4,	/* 20 samples of INFO1c turned over: a bad CRC */
-	F_INFO1C_BURST = 1 << 5,	/* a noise burst of 300 ms over INFO1c */
-	F_INFO1A_BAD = 1 << 6,
-	F_INFO1A_LOST = 1 << 7,	/* the line silent 200 ms over INFO1a */
-	F_GONE = 1 << 8,	/* A silent for good from its L1 on */
-};
-
+/* the faults of FAULTS (tests/dsp/common/v34fault.h) */
 static unsigned int faults;
-/* where each fault began (-1: not yet), and whether it is over */
-static long fault_at[9];
-static bool fault_over[9];
-
-static unsigned int fault_index(enum fault f)
-{
-	unsigned int i = 0;
-
-	while (!((unsigned int)f & (1u << i)))
-		i++;
-	return i;
-}
-
-/* the fault f begins at t if cond holds and it has not begun yet; true while n is in [from, to) after it */
-static bool fault_window(enum fault f, bool cond, long t, long n, long from, long to)
-{
-	unsigned int k = fault_index(f);
-
-	if (!(faults & f))
-		return false;
-	if (fault_at[k] < 0 && cond)
-		fault_at[k] = t;
-	return fault_at[k] >= 0 && n >= fault_at[k] + from && n < fault_at[k] + to;
-}
-
-/* f applies while cond holds, the first time only */
-static bool fault_while(enum fault f, bool cond)
-{
-	unsigned int k = fault_index(f);
-
-	if (!(faults & f) || fault_over[k])
-		return false;
-	if (cond)
-		fault_at[k] = 1;
-	else if (fault_at[k] >= 0)
-		fault_over[k] = true;
-	return cond && !fault_over[k];
-}
-
-static uint32_t burst_state = 99;
-
-static int16_t burst(void)
-{
-	/* uniform noise of +-20000, far above the signals */
-	burst_state = burst_state * 1103515245u + 12345u;
-	return (int16_t)((int32_t)(burst_state >> 16) % 40000 - 20000);
-}
-
-static void impair_faults(long t, int16_t *c_tx, int16_t *a_tx, const struct smdsp_v34_phase2 *c,
-			  const struct smdsp_v34_phase2 *a, int blk)
-{
-	enum smdsp_v34_phase2_state cs = smdsp_v34_phase2_state(c), as = smdsp_v34_phase2_state(a);
-	bool tone_b = fault_while(F_TONE_B, cs == SMDSP_V34P2_PROBE_END);
-	bool tone_a = fault_while(F_TONE_A, as == SMDSP_V34P2_INFO1 && cs == SMDSP_V34P2_PROBE_TX);
-	int i;
-
-	for (i = 0; i < blk; i++) {
-		long n = t + i;
-
-		if (fault_window(F_L2_AT_C, as == SMDSP_V34P2_PROBE_TX, t, n, 4000, 5600) ||
-		    fault_window(F_INFO1A_LOST, a->info1_sent, t, n, 0, 1600) ||
-		    fault_window(F_GONE, as == SMDSP_V34P2_PROBE_TX, t, n, 0, MAX_SAMPLES) || tone_a)
-			a_tx[i] = 0;
-		if (fault_window(F_INFO1A_BAD, a->info1_sent, t, n, 300, 320))
-			a_tx[i] = (int16_t)-a_tx[i];
-		if (tone_b)
-			c_tx[i] = 0;
-		if (fault_window(F_L2_AT_A, cs == SMDSP_V34P2_PROBE_TX, t, n, 4000, 5600) ||
-		    fault_window(F_INFO1C_BURST, cs == SMDSP_V34P2_INFO1, t, n, 0, 2400))
-			c_tx[i] = (int16_t)fmax(-32768, fmin(32767, c_tx[i] + burst()));
-		if (fault_window(F_INFO1C_BAD, cs == SMDSP_V34P2_INFO1, t, n, 300, 320))
-			c_tx[i] = (int16_t)-c_tx[i];
-	}
-}
+static struct v34_faults flt;
 
 struct outcome {
 	bool c_end, a_end;
@@ -236,10 +148,7 @@ static struct outcome run_blk(const struct line_cfg *cfg, const struct smdsp_v34
 
 	memset(&o, 0, sizeof(o));
 	o.ms = -1;
-	for (i = 0; i < 9; i++) {
-		fault_at[i] = -1;
-		fault_over[i] = false;
-	}
+	v34_faults_init(&flt, faults);
 	lcc.listen_only = true;
 	lac.listen_only = true;
 	lc = smdsp_v34_phase2_create(&lcc);
@@ -253,7 +162,7 @@ static struct outcome run_blk(const struct line_cfg *cfg, const struct smdsp_v34
 			quiet &= !scratch[i];
 		impair_block(imp, t, c_tx, a_tx, &stop_at, c, blk);
 		if (imp == FAULTS)
-			impair_faults(t, c_tx, a_tx, c, a, blk);
+			v34_faults_apply(&flt, t, c_tx, a_tx, c, a, blk);
 		line_process(l, c_tx, c_rx, a_tx, a_rx, blk);
 		if (dbg && (smdsp_v34_phase2_state(c) != pc || smdsp_v34_phase2_state(a) != pa)) {
 			char b1[200], b2[200];
@@ -602,12 +511,12 @@ static void test_faults(void)
 		unsigned int f;
 		const char *name;
 	} cases[] = {
-		{ F_L2_AT_C, "A's L2 lost at C" }, { F_L2_AT_A, "C's L2 burst at A" },
-		{ F_TONE_B, "tone B lost" }, { F_TONE_A, "tone A lost" },
-		{ F_INFO1C_BAD, "INFO1c corrupted" }, { F_INFO1C_BURST, "INFO1c burst" },
-		{ F_INFO1A_BAD, "INFO1a corrupted" }, { F_INFO1A_LOST, "INFO1a lost" },
-		{ F_L2_AT_C | F_INFO1C_BAD, "A's L2 lost, then INFO1c corrupted" },
-		{ F_TONE_B | F_INFO1A_LOST, "tone B lost, then INFO1a lost" },
+		{ V34F_L2_AT_C, "A's L2 lost at C" }, { V34F_L2_AT_A, "C's L2 burst at A" },
+		{ V34F_TONE_B, "tone B lost" }, { V34F_TONE_A, "tone A lost" },
+		{ V34F_INFO1C_BAD, "INFO1c corrupted" }, { V34F_INFO1C_BURST, "INFO1c burst" },
+		{ V34F_INFO1A_BAD, "INFO1a corrupted" }, { V34F_INFO1A_LOST, "INFO1a lost" },
+		{ V34F_L2_AT_C | V34F_INFO1C_BAD, "A's L2 lost, then INFO1c corrupted" },
+		{ V34F_TONE_B | V34F_INFO1A_LOST, "tone B lost, then INFO1a lost" },
 	};
 	unsigned int l, k;
 
@@ -646,7 +555,7 @@ static void test_faults(void)
 					.channel = CHAN_TELEPHONE };
 		struct outcome o;
 
-		faults = F_GONE;
+		faults = V34F_GONE;
 		o = run(&cfg, &all, &all, FAULTS);
 		CHECK(o.cs == SMDSP_V34P2_FAILED && o.as == SMDSP_V34P2_FAILED && o.c.fail != SMDSP_V34P2_OK &&
 		      o.cst.restarts == 3 && o.c.done_at <= SMDSP_V34P2_MS_TEST(30000) &&

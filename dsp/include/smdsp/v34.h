@@ -176,6 +176,8 @@ struct smdsp_v34_stats {
 	uint32_t reneg_at;		/* the last one began (the sample) */
 	uint32_t retrains, retrain_asked;	/* retrains begun (either end's), ours */
 	uint32_t retrain_at;
+	/* the answer modem's phase 3 left for phase 2 again: the call modem went back there (lost our INFO1a) */
+	uint32_t p3_left;
 	uint32_t cleared_at;		/* the cleardown done (0: not) */
 	/* data: our decoder's superframe sync check (struct smdsp_v34_train_stats) */
 	uint32_t sync_checks, sync_misses, bad_superframes;

@@ -125,6 +125,19 @@ bool smdsp_v34_phase2_result(const struct smdsp_v34_phase2 *s, struct smdsp_v34_
 void smdsp_v34_phase2_get_stats(const struct smdsp_v34_phase2 *s, struct smdsp_v34_phase2_stats *st);
 /* enum smdsp_v34_phase2_step bits: what was heard of the far end so far. */
 unsigned int smdsp_v34_phase2_steps(const struct smdsp_v34_phase2 *s);
+/*
+ * The answer modem done and still fed: true while an INFO0c with the ack bit
+ * set (the call modem lost our INFO1a) would take it back to the reversals
+ * (4.5 s and two round trips from its end).
+ */
+bool smdsp_v34_phase2_reopenable(const struct smdsp_v34_phase2 *s);
+/*
+ * ... and back now, as on that INFO0c, when the owner has heard the call
+ * modem's tone B instead (v34.c's phase 3, where our own training's echo may
+ * hide the INFO0c): our tone A, the reversals once the INFO0c is heard or
+ * due; false if not reopenable.
+ */
+bool smdsp_v34_phase2_reopen_tone(struct smdsp_v34_phase2 *s);
 /* The far end's round trip from its reversals' spacing (listen only), samples; -1 if not heard. */
 int32_t smdsp_v34_phase2_far_rtd(const struct smdsp_v34_phase2 *s);
 const char *smdsp_v34_phase2_state_name(enum smdsp_v34_phase2_state st);

@@ -24,6 +24,7 @@ struct smdsp_v34 {
 	uint32_t now;			/* samples since create or reset */
 	uint32_t p2_end;		/* phase 2 ended (DONE) on this sample */
 	uint32_t tail_until;		/* phase 2's last DPSK symbol leaves its filter */
+	bool p2_listen;			/* the answer modem in phase 3: phase 2 still fed (the call modem may go back) */
 	uint32_t tx_from;		/* our train transmitter starts here (0: not scheduled) */
 	bool tx_on, rx_on;		/* the train transmitter and receiver run */
 	bool attached;			/* our receiver may end our J (see v34.c) */

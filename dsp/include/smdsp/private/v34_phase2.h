@@ -70,6 +70,9 @@ struct smdsp_v34_phase2 {
 	uint32_t bad_crc;		/* the receiver's CRC errors when the far INFO1 began to be waited for */
 	/* going back from a later step: our tone, then INFO0 */
 	bool restart_pending;
+	/* back on the far tone (smdsp_v34_phase2_reopen_tone()): no reversal before its INFO0, or until then */
+	bool info0_due;
+	uint32_t info0_by;
 	enum smdsp_v34_phase2_fail restart_why;
 	unsigned int steps;
 	struct smdsp_v34_phase2_result res;

@@ -784,16 +784,25 @@ static void v34_connected(struct smdsp_modem *m)
 /*
  * Phase 2 over (phase 3's S next), or V.22bis heard beside it: TRAINING from
  * here on. A failed phase 2 stays PROBING until v34_training() ends the call.
+ * The answer modem's phase 3 may go back to phase 2 (the call modem missed
+ * its INFO1a): PROBING again, so that the trace's phases say what runs.
  */
 static void v34_probed(struct smdsp_modem *m)
 {
 	enum smdsp_v34_state vs;
 
-	if (m->phase != SMDSP_PHASE_PROBING)
+	if (m->phase != SMDSP_PHASE_PROBING && m->phase != SMDSP_PHASE_TRAINING)
 		return;
+	if (m->pump != PUMP_V34) {
+		if (m->phase == SMDSP_PHASE_PROBING)
+			smdsp_modem_set_phase(m, SMDSP_PHASE_TRAINING, 0);
+		return;
+	}
 	vs = smdsp_v34_state(m->v34);
-	if (m->pump != PUMP_V34 || (vs != SMDSP_V34_PHASE2 && vs != SMDSP_V34_FAILED))
+	if (m->phase == SMDSP_PHASE_PROBING && vs != SMDSP_V34_PHASE2 && vs != SMDSP_V34_FAILED)
 		smdsp_modem_set_phase(m, SMDSP_PHASE_TRAINING, 0);
+	else if (m->phase == SMDSP_PHASE_TRAINING && vs == SMDSP_V34_PHASE2)
+		smdsp_modem_set_phase(m, SMDSP_PHASE_PROBING, 0);
 }
 
 /* After V.34's chunk: the call's phase from its state, the byte stream (not inlined: see v34_chunk()) */

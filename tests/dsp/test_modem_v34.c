@@ -43,6 +43,9 @@
 #include "line.h"
 #include "chars.h"
 #include "chan.h"
+#include "v34fault.h"
+#include <smdsp/private/modem.h>
+#include <smdsp/private/v34.h>
 
 #define BLK	100
 #define NB	4096
@@ -239,6 +242,7 @@ struct loop {
 	/* 1: B stops at its first TRAINING, 2: A does, 3: B once A has 1 KiB, 4: B noise from its TRAINING */
 	int silent;
 	double seconds;			/* line time at most (0: 60) */
+	unsigned int faults;		/* enum v34_fault: phase 2's faults on the line, A calling */
 };
 
 /* white noise at about -15 dBm0: a far end gone mad */
@@ -264,6 +268,7 @@ static void run_loop(const char *name, const struct mcfg *ca, const struct mcfg 
 	bool grown = false, a_on = true, b_on = true;
 	uint64_t nseed = 5;
 	double t0 = cpu_s();
+	struct v34_faults f;
 
 	memset(r, 0, sizeof(*r));
 	r->off_at = -1;
@@ -276,6 +281,7 @@ static void run_loop(const char *name, const struct mcfg *ca, const struct mcfg 
 	}
 	end_init(a, 1, ca, 11, lp->echo_latency, lp->four_wire, lp->reuse);
 	end_init(b, 0, cb, 22, lp->echo_latency, lp->four_wire, lp->reuse);
+	v34_faults_init(&f, lp->faults);
 	for (now = 0; now < end; now += BLK) {
 		if (lp->grow && !grown && a->nin >= lp->grow_at) {
 			smdsp_modem_tx_fill(a->m, fill, lp->grow);
@@ -303,6 +309,8 @@ static void run_loop(const char *name, const struct mcfg *ca, const struct mcfg 
 			noise_block(bt, &nseed);
 		else
 			memset(bt, 0, sizeof(bt));
+		if (lp->faults)
+			v34_faults_apply(&f, now, at, bt, &a->m->v34->p2, &b->m->v34->p2, BLK);
 		lead_push(&la, at, BLK);
 		lead_pop(&la, at, BLK);
 		lead_push(&lb, bt, BLK);
@@ -593,6 +601,52 @@ static void min_rate_refused(void)
  * retransmissions: about 8 s; an answerer that heard the INFO0 but no
  * reversal, about 18 s).
  */
+/*
+ * The call modem misses the answer modem's INFO1a (lost, or its CRC bad):
+ * it goes back to phase 2 while the answer modem is already training, which
+ * follows it back.  The engine reports what runs: the answer modem's
+ * PROBING, TRAINING, PROBING again, TRAINING, then the data; the call
+ * modem's phases as in a clean call; the call intact at a clean call's rates.
+ */
+static void info1a_missed(void)
+{
+	static const struct {
+		const char *name;
+		unsigned int fault;
+		bool four;
+	} cases[] = { { "v34_info1a_lost_4wire", V34F_INFO1A_LOST, true },
+		      { "v34_info1a_bad_2wire", V34F_INFO1A_BAD, false } };
+	struct mcfg c = { V34_MODS, 1, 1, 0, 0, 0 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct loop lp = { .four_wire = cases[i].four, .faults = cases[i].fault, .seconds = 60 };
+		struct end a, b;
+		struct res r;
+		int n8, np, nt, nc, v8, k;
+
+		if (!selected(cases[i].name))
+			continue;
+		run_loop(cases[i].name, &c, &c, 0, &lp, &a, &b, &r);
+		check_call(cases[i].name, &a, &b, &r, cases[i].four ? 28800 : 24000, 33600, 1);
+		check_v34_phases(cases[i].name, "A", &a);
+		v8 = phase_at(&b, SMDSP_PHASE_V8, &n8);
+		phase_at(&b, SMDSP_PHASE_PROBING, &np);
+		phase_at(&b, SMDSP_PHASE_TRAINING, &nt);
+		k = phase_at(&b, SMDSP_PHASE_CONNECTED, &nc);
+		CHECK(v8 >= 0 && n8 == 1 && np == 2 && nt == 2 && nc == 1 && k == v8 + 5 &&
+		      b.phases[v8 + 1] == SMDSP_PHASE_PROBING && b.phases[v8 + 2] == SMDSP_PHASE_TRAINING &&
+		      b.phases[v8 + 3] == SMDSP_PHASE_PROBING && b.phases[v8 + 4] == SMDSP_PHASE_TRAINING,
+		      "%s: B's phases v8 at %d, probing x%d, training x%d, connected at %d", cases[i].name, v8, np,
+		      nt, k);
+		CHECK(b.m->v34->st.p3_left == 1 && a.m->v34->st.p3_left == 0, "%s: phase 3 left %u/%u",
+		      cases[i].name, a.m->v34->st.p3_left, b.m->v34->st.p3_left);
+		printf("RESULT name=%s connect=%.2f/%.2f rate=%u/%u\n", cases[i].name, a.connected_at / 8000.0,
+		       b.connected_at / 8000.0, r.rate_a, r.rate_b);
+		done(&a, &b);
+	}
+}
+
 static void silent_after_v8(void)
 {
 	static const struct {
@@ -1030,6 +1084,7 @@ int main(int argc, char **argv)
 	v32bis_peer();
 	min_rate_refused();
 	silent_after_v8();
+	info1a_missed();
 	peer_vanishes();
 	echo_behind_a_lead();
 	second_call();

@@ -633,7 +633,6 @@ static smdsp_noinline void hand_over(struct smdsp_v34 *s, const struct smdsp_v34
 	rc->high = s->st.rx.high;
 	rc->data_rate = s->st.rx.max_rate;
 	rc->preemph = 0;
-	rc->trn16 = false;
 	rc->trellis = s->cfg.trellis;
 	rc->nonlinear = s->cfg.nonlinear;
 	rc->shaping = s->cfg.shaping;

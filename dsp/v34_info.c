@@ -53,18 +53,21 @@ uint32_t smdsp_v34_info_get(const uint8_t *f, unsigned int *pos, unsigned int wi
 	return v;
 }
 
+uint16_t smdsp_v34_info_crc_bit(uint16_t crc, unsigned int bit)
+{
+	unsigned int fb = ((crc >> 15) & 1) ^ (bit & 1);
+
+	crc = (uint16_t)(crc << 1);
+	return fb ? crc ^ 0x1021 : crc;
+}
+
 uint16_t smdsp_v34_info_crc(const uint8_t *frame, unsigned int first, unsigned int n)
 {
 	uint16_t crc = 0xffff;
 	unsigned int i;
 
-	for (i = first; i < first + n; i++) {
-		unsigned int fb = ((crc >> 15) & 1) ^ smdsp_v34_info_bit(frame, i);
-
-		crc = (uint16_t)(crc << 1);
-		if (fb)
-			crc ^= 0x1021;
-	}
+	for (i = first; i < first + n; i++)
+		crc = smdsp_v34_info_crc_bit(crc, smdsp_v34_info_bit(frame, i));
 	return crc;
 }
 

@@ -9,8 +9,10 @@
  * mask, asymmetric rates; in type 1 six more words, the precoding
  * coefficients h(1)-h(3), real then imaginary, 14 fractional bits; then 16
  * reserved bits and a last start bit, the CRC (V.34's x^16 + x^12 + x^5 + 1
- * preset to ones, as in the INFO frames) over everything from bit 17 to
- * that start bit, sent highest-order bit first, and fill bits 0 to a
+ * preset to ones, as in the INFO frames) over the data bits from bit 18 on
+ * with the start bits left out, sent highest-order bit first (what real
+ * modems send: over every bit from 17 their CRCs fail; doc/v34.md, "What
+ * the recordings show"), and fill bits 0 to a
  * multiple of the 4-point symbol's two bits and the 16-point's four (88 or
  * 188 bits). Since no run of 17 ones can occur inside a frame behind its
  * sync (a start bit every 17), the sync marks the frame; E, 20 ones, marks
@@ -32,13 +34,25 @@ static unsigned int crc_at(unsigned int type)
 	return type ? 171 : 69;
 }
 
+/* the CRC register over bits 17 to end, less the start bits (17, 34, ...) */
+static uint16_t crc_over(const uint8_t *frame, unsigned int end)
+{
+	uint16_t crc = 0xffff;
+	unsigned int i;
+
+	for (i = SYNC_BITS; i < end; i++)
+		if ((i - SYNC_BITS) % 17)
+			crc = smdsp_v34_info_crc_bit(crc, smdsp_v34_info_bit(frame, i));
+	return crc;
+}
+
 uint16_t smdsp_v34_mp_crc(const uint8_t *frame, unsigned int nbits)
 {
 	unsigned int type = smdsp_v34_info_bit(frame, 18);
 
 	if (nbits < smdsp_v34_mp_bits(type))
 		return 0xffff;
-	return smdsp_v34_info_crc(frame, SYNC_BITS, crc_at(type) + 16 - SYNC_BITS);
+	return crc_over(frame, crc_at(type) + 16);
 }
 
 /* both rates 0 is the cleardown's MP (a rate renegotiation to no rate), one alone is not a rate */
@@ -81,7 +95,7 @@ int smdsp_v34_mp_pack(const struct smdsp_v34_mp *mp, uint8_t *frame)
 	smdsp_v34_info_put(frame, &pos, mp->reserved, 16);
 	smdsp_v34_info_put(frame, &pos, 0, 1);
 	crc_pos = pos;
-	crc = smdsp_v34_info_crc(frame, SYNC_BITS, crc_pos - SYNC_BITS);
+	crc = crc_over(frame, crc_pos);
 	for (i = 0; i < 16; i++)
 		smdsp_v34_info_put(frame, &pos, (crc >> (15 - i)) & 1, 1);
 	while (pos < smdsp_v34_mp_bits(mp->type))

@@ -33,10 +33,12 @@
  *   last 256 symbols meets, the predictor's output's when precoding is
  *   asked for: what the decoder will see, against the same power.
  * - J (differentially encoded: its own descrambler on the decisions'
- *   steps), twice in a row on a symbol boundary, ends our training (4 or 16
- *   points next); J' starts phase 4's TRN (512 symbols), then MP frames
- *   (differential, scrambled: sync of 17 ones, CRC checked by v34_mp) until
- *   an MP' and E's 20 ones. The symbol after E starts B1 and the first
+ *   steps), twice in a row on a symbol boundary, ends our training; the far
+ *   J asks for the TRN we send in phase 4 (4 or 16 points), ours for the
+ *   one we receive. J' starts phase 4's TRN, of any length (trn4_symbol()),
+ *   ended by the first MP frame taken (differential, scrambled: sync of 17
+ *   ones, start bits, CRC checked by v34_mp); MP frames until an MP' and
+ *   E's 20 ones. The symbol after E starts B1 and the first
  *   mapping frame of a superframe: that is the superframe's timing, which
  *   v34_data's framer then follows.
  * - Data: the equaliser output z (scaled to v34_data's 1/128 units) is
@@ -341,6 +343,36 @@ static void quad16_decide(const struct smdsp_cplx *o, struct smdsp_cplx *d, unsi
 	smdsp_v34_train_point16(*q, R_AMP, d);
 }
 
+static uint64_t dist2(const struct smdsp_cplx *a, const struct smdsp_cplx *b)
+{
+	int64_t re = (int64_t)a->re - b->re, im = (int64_t)a->im - b->im;
+
+	return (uint64_t)(re * re + im * im);
+}
+
+/*
+ * Phase 4's TRN: each symbol decided on both constellations, the one that
+ * fits the recent symbols better decides (p4fit: about 8 times the mean of
+ * the 4-point error less the 16-point one; a symbol of the wrong kind
+ * costs a fifth to two fifths of the training's power 2 R^2, noise at 20
+ * dB a hundredth). It starts as our J asked and follows what the far end
+ * sends; at a 16-point TRN's end MP's 4-point symbols turn it back within
+ * a few symbols, before the equaliser has learnt a wrong scale.
+ */
+static void trn4_decide(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o, struct smdsp_cplx *d,
+			unsigned int *q)
+{
+	struct smdsp_cplx d4, d16;
+	unsigned int q4, q16;
+
+	quad_decide(o, &d4, &q4);
+	quad16_decide(o, &d16, &q16);
+	s->p4fit += (int64_t)dist2(o, &d4) - (int64_t)dist2(o, &d16) - s->p4fit / 8;
+	s->p4_16 = s->p4fit > 0;
+	*d = s->p4_16 ? d16 : d4;
+	*q = s->p4_16 ? q16 : q4;
+}
+
 static void mse_acc(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *e, const struct smdsp_cplx *d)
 {
 	s->err_acc += (uint64_t)((int64_t)e->re * e->re + (int64_t)e->im * e->im);
@@ -507,6 +539,82 @@ static void mp_bit(struct smdsp_v34_train_rx *s, unsigned int bit)
 	}
 	s->mp_len = 0;
 	s->ones = 0;
+}
+
+/* phase 4's TRN begins: decided as our J asked at first, MP's sync looked for */
+static void start_trn4(struct smdsp_v34_train_rx *s)
+{
+	set_state(s, SMDSP_V34_T_TRN4);
+	s->p4_16 = s->cfg.trn16;
+	s->p4fit = (s->p4_16 ? 1 : -1) * (int64_t)R_AMP * R_AMP;
+	s->p4_mp0 = s->st.mp_good;
+	s->p4_trn = false;
+	s->p4_end = false;
+	s->bad_hist = ~0u;
+	s->mp_len = 0;
+	s->ones = 0;
+	s->st.trn4_syms = 0;
+	s->st.trn4_bits = 0;
+	s->st.trn4_bad = 0;
+}
+
+/*
+ * Phase 4's TRN lasts as long as the far transmitter likes: the
+ * recommendation sets only its least, 512 symbols, and real modems sent
+ * 5900-7400 (doc/v34.md, "What the recordings show"); MP follows with no
+ * mark but its own sync. So TRN's bits are descrambled (and counted) as
+ * they come, and alongside, the decisions' steps between quadrants go
+ * through MP's descrambler (a copy of TRN's while TRN's last 8 bits are
+ * ones, as J's is: the scrambler runs on from TRN into MP) into MP's frame
+ * search; the first frame taken (sync, start bits, CRC) ends TRN. A TRN
+ * whose bits are not ones to us (a real 16-point one: its mapping is not
+ * ours) leaves MP's descrambler to find its own step in MP's first 23 bits:
+ * the first frame may go, the next (MP repeats) is taken. MP's
+ * differential decoding goes on from TRN's last quadrant, as J's does.
+ */
+static void trn4_symbol(struct smdsp_v34_train_rx *s, unsigned int q)
+{
+	unsigned int b, n = s->p4_16 ? 4 : 2, dq;
+
+	/* TRN's bits counted from the descrambler's filling to TRN's end (below) */
+	for (b = 0; b < n; b++) {
+		unsigned int bit = descr(s, (q >> b) & 1);
+
+		s->bad_hist = (s->bad_hist << 1) | (bit ? 0u : 1u);
+		if (s->count >= 16 && !s->p4_end) {
+			s->st.trn4_bits++;
+			s->st.trn4_bad += !bit;
+		}
+	}
+	if (!s->p4_end)
+		s->st.trn4_16 = s->p4_16;
+	dq = (q - s->prev_quad) & 3;
+	s->prev_quad = q & 3;
+	mp_bit(s, smdsp_v34_descramble_bit(&s->jdscr, dq & 1));
+	mp_bit(s, smdsp_v34_descramble_bit(&s->jdscr, dq >> 1));
+	/*
+	 * still TRN: MP would start from its line bits (after this symbol's
+	 * steps went through, as J's); MP's first symbols taken for TRN by
+	 * chance (their line bits descrambling to ones as its sync's do) are
+	 * their steps too, from quadrant 0: the same bits. Once TRN has gone
+	 * (16 ones in a row seen, then 4 of the last 16 bits not ones) no
+	 * more: MP's line bits after its sync descramble to 8 ones in a row
+	 * once in 256 symbols, which had cost a third of the first frames
+	 */
+	if (!(s->bad_hist & 0xffff))
+		s->p4_trn = true;
+	else if (s->p4_trn && ones32(s->bad_hist & 0xffff) >= 4)
+		s->p4_end = true;
+	if (!s->p4_end && !(s->bad_hist & 0xff))
+		s->jdscr = s->dscr;
+	if (s->st.mp_good != s->p4_mp0) {
+		/* to the frame's first symbol */
+		s->st.trn4_syms = s->count + 1 - smdsp_v34_mp_bits(s->far.type) / 2;
+		set_state(s, SMDSP_V34_T_MP);
+	} else if (++s->count > SMDSP_V34_TRN4_MAX) {
+		s->st.trn4_long = true;
+		set_state(s, SMDSP_V34_T_FAILED);
+	}
 }
 
 /*
@@ -769,7 +877,7 @@ static smdsp_noinline void p4_symbol(struct smdsp_v34_train_rx *s, const struct 
 		}
 		if (s->state == SMDSP_V34_T_SBAR) {
 			if (++s->count == SMDSP_V34_SBAR_SYMS) {
-				set_state(s, SMDSP_V34_T_TRN4);
+				start_trn4(s);
 				s->p4wait = false;
 			}
 		} else if (strong && dq == 3 && s->dprev4 == 3) {
@@ -846,14 +954,14 @@ static void rn_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o)
 	s->phase += (uint32_t)((dphi >> 5) + s->freq);
 	if (s->state == SMDSP_V34_T_SBAR) {
 		if (++s->count == SMDSP_V34_SBAR_SYMS)
-			set_state(s, SMDSP_V34_T_TRN4);
+			start_trn4(s);
 	} else if (dq == 3 && s->dprev4 == 3) {
 		s->phase += (uint32_t)((2 - q) & 3) << 30;
 		set_state(s, SMDSP_V34_T_SBAR);
 		s->count = 1;
 	} else if (++s->count > SMDSP_V34_S_SYMS) {
 		/* S-bar missed: TRN next all the same, MP's sync finds the frames */
-		set_state(s, SMDSP_V34_T_TRN4);
+		start_trn4(s);
 	}
 	s->qprev = q;
 	s->dprev4 = dq;
@@ -1167,8 +1275,8 @@ static void symbol(struct smdsp_v34_train_rx *s)
 		o = w;
 		shift = SHIFT_DATA;
 		white = true;
-	} else if (s->state == SMDSP_V34_T_TRN4 && s->trn16) {
-		quad16_decide(&o, &d, &q);
+	} else if (s->state == SMDSP_V34_T_TRN4) {
+		trn4_decide(s, &o, &d, &q);
 	} else {
 		quad_decide(&o, &d, &q);
 		if (k < SMDSP_V34_PP_SYMS + 512)
@@ -1269,28 +1377,17 @@ static void symbol(struct smdsp_v34_train_rx *s)
 			}
 		} else if (s->jreg == SMDSP_V34_JP && s->state == SMDSP_V34_T_J &&
 			   !(s->cfg.two_wire && s->cfg.caller)) {
-			set_state(s, SMDSP_V34_T_TRN4);
+			start_trn4(s);
 		}
 		break;
 	case SMDSP_V34_T_TRN4:
-		descr(s, q & 1);
-		descr(s, (q >> 1) & 1);
-		if (s->trn16) {
-			descr(s, (q >> 2) & 1);
-			descr(s, (q >> 3) & 1);
-		}
-		if (++s->count == SMDSP_V34_TRN4_SYMS) {
-			set_state(s, SMDSP_V34_T_MP);
-			s->prev_quad = 0;
-			s->mp_len = 0;
-			s->ones = 0;
-		}
+		trn4_symbol(s, q);
 		break;
 	case SMDSP_V34_T_MP:
 		b = (q - s->prev_quad) & 3;
 		s->prev_quad = q;
-		mp_bit(s, descr(s, b & 1));
-		mp_bit(s, descr(s, b >> 1));
+		mp_bit(s, smdsp_v34_descramble_bit(&s->jdscr, b & 1));
+		mp_bit(s, smdsp_v34_descramble_bit(&s->jdscr, b >> 1));
 		if (s->mp_ack && !s->mp_len && s->ones >= 20)
 			set_state(s, start_data(s));
 		break;
@@ -1514,6 +1611,11 @@ void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s)
 	s->trn_end_bits = 0;
 	s->trn_end_bad = 0;
 	s->trn16 = false;
+	s->p4_16 = false;
+	s->p4_trn = false;
+	s->p4_end = false;
+	s->p4fit = 0;
+	s->p4_mp0 = 0;
 	s->mp_len = 0;
 	s->ones = 0;
 	s->mp_ok = false;

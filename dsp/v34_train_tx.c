@@ -32,14 +32,21 @@
  *   bits a symbol on the 4-point constellation, the first bit the dibit's
  *   low one: dibit d is point 0 turned d quarter turns clockwise (the real
  *   modems' TRN descrambles to ones so, and only so).
- * - J, its 16 bits scrambled as TRN but differentially encoded as MP (4
- *   or 16 points next), repeated until this end's receiver has trained;
- *   then J' once. (The real modems' J decodes so, not as TRN.)
- * - Phase 4's TRN (4 or 16 points, as J said), 512 symbols.
+ * - J, its 16 bits scrambled as TRN but differentially encoded as MP,
+ *   repeated until this end's receiver has trained; then J' once. (The real
+ *   modems' J decodes so, not as TRN.) J asks the far end for the TRN it
+ *   sends in phase 4 (4 or 16 points: the configuration's trn16), as real
+ *   modems' J does: after the Agere caller's J for 4 points the answerer
+ *   sent a 4-point TRN, after the answerer's for 16 every caller a
+ *   16-point one, whatever its own J said.
+ * - Phase 4's TRN, 512 symbols (the recommendation's least), on the points
+ *   the far J asked for (the attached receiver's; without one, our own
+ *   J's).
  * - MP (type 1: our receiver's precoding coefficients) repeated until the
  *   far end's MP arrives, then MP' until its MP' arrives and one whole MP'
  *   has gone; E (20 ones) after it. MP and E are scrambled and
- *   differentially encoded, two bits a symbol (a dibit adds to the quadrant).
+ *   differentially encoded, two bits a symbol (a dibit adds to the
+ *   quadrant, the first to TRN's last one, as J's to phase 3's TRN).
  * - B1: one data frame of ones through v34_data, then the user's bits. The
  *   data rate and precoder are settled from the two MPs (the lower rate of
  *   the two for each direction; the far end's coefficients), and so are the
@@ -442,14 +449,18 @@ static void get_symbol(void *user, struct smdsp_cplx *c)
 		}
 		break;
 	case SMDSP_V34_T_TRN4:
-		if (s->cfg.trn16)
-			smdsp_v34_train_point16(scr2(s, 1, 1) | (scr2(s, 1, 1) << 2), a, c);
-		else
-			smdsp_v34_train_point4(scr2(s, 1, 1), a, c);
-		if (++s->count == SMDSP_V34_TRN4_SYMS) {
+		/* MP's differential encoding starts from TRN's last quadrant (a 16-point index's low bits) */
+		if (s->rx ? smdsp_v34_train_rx_far_trn16(s->rx) : s->cfg.trn16) {
+			d = scr2(s, 1, 1) | (scr2(s, 1, 1) << 2);
+			smdsp_v34_train_point16(d, a, c);
+		} else {
+			d = scr2(s, 1, 1);
+			smdsp_v34_train_point4(d, a, c);
+		}
+		s->diff = d & 3;
+		if (++s->count == (s->cfg.trn4_symbols ? s->cfg.trn4_symbols : SMDSP_V34_TRN4_SYMS)) {
 			set_state(s, SMDSP_V34_T_MP);
 			build_mp(s, false);
-			s->diff = 0;
 		}
 		break;
 	case SMDSP_V34_T_MP:

@@ -16,7 +16,7 @@
  * - the precoder against its definition in floating point, its inverse,
  *   power and peak; the nonlinear encoder and its inverse;
  * - MP type 0 and 1 against Table 18's bit positions, the CRC by polynomial
- *   long division, round trips, every single-bit error; E;
+ *   long division over the data bits (start bits left out), round trips, every single-bit error; E;
  * - the whole encoder/decoder at every allowed rate (noiseless, with a
  *   precoder and channel, with the nonlinear encoder), turned by 90, 180,
  *   270 degrees, and B1 (a data frame of ones).
@@ -771,13 +771,17 @@ static unsigned int fbit(const uint8_t *f, unsigned int i)
 }
 
 /* the remainder of the frame's bits first..last (inclusive) times x^16, preset ones, by long division */
-static unsigned int crc_division(const uint8_t *f, unsigned int first, unsigned int last)
+/* the bits first to last, every skip-th from first left out (0: none) */
+static unsigned int crc_division(const uint8_t *f, unsigned int first, unsigned int last, unsigned int skip)
 {
 	unsigned char poly[200 + 16];
-	unsigned int n = last - first + 1, i, k, r = 0;
+	unsigned int n = 0, i, k, r = 0;
 
-	for (i = 0; i < n; i++)
-		poly[i] = (unsigned char)(fbit(f, first + i) ^ (i < 16));	/* preset: the first 16 inverted */
+	for (i = first; i <= last; i++)
+		if (!skip || (i - first) % skip)
+			poly[n++] = fbit(f, i);
+	for (i = 0; i < n && i < 16; i++)
+		poly[i] ^= 1;	/* preset: the first 16 inverted */
 	for (i = 0; i < 16; i++)
 		poly[n + i] = 0;
 	for (i = 0; i < n; i++)
@@ -863,13 +867,19 @@ static void test_mp(void)
 				v |= fbit(f, 137 + i) << i;
 			CHECK(v == 0xfffe);
 		}
-		/* the CRC: the division's remainder, highest order bit first, at crcpos */
+		/*
+		 * the CRC: the division's remainder over the data bits (the start
+		 * bits 17, 34, ... left out, as real modems compute it), highest
+		 * order bit first, at crcpos; not the remainder with them in
+		 */
 		{
-			unsigned int want = crc_division(f, 17, crcpos - 1), got = 0;
+			unsigned int want = crc_division(f, 17, crcpos - 1, 17), got = 0;
+			unsigned int with_starts = crc_division(f, 17, crcpos - 1, 0);
 
 			for (i = 0; i < 16; i++)
 				got = (got << 1) | fbit(f, crcpos + i);
 			CHECK(got == want, "type %u CRC %04x, division %04x", type, got, want);
+			CHECK(with_starts != want, "type %u: the start bits change nothing here", type);
 			CHECK(smdsp_v34_mp_crc(f, nb) == 0);
 		}
 		CHECK(smdsp_v34_mp_unpack(f, nb, &back) == SMDSP_V34_MP_OK && !memcmp(&back, &mp, sizeof(mp)));

@@ -316,6 +316,46 @@ static void test_rates(bool quick)
 }
 
 /*
+ * Phase 4 as real modems send it: a TRN far longer than our 512 symbols
+ * (6000, as long as theirs), on the points the far J asked for: the call
+ * modem's J asks for 16, the answer modem's for 4, so each receiver gets
+ * what its own J asked for. Both reach the data without an error, each
+ * receiver's phase-4 TRN is the length sent and decided on the points its J
+ * asked for, and each took MP by its sync and CRC straight after it.
+ */
+static void test_phase4(void)
+{
+	struct link_cfg lc = { .symrate = SMDSP_V34_S3200, .rate_ca = 24000, .rate_ac = 24000, .trn16 = true,
+			       .trn16_call_only = true, .trn4_symbols = 6000, .seconds = 6.0, .fixed_rate = true };
+	struct link_res r;
+	int i;
+
+	lc.line.loss_db = 10;
+	lc.line.noise_dbm0 = -60;
+	lc.line.echo_db = -200;
+	lc.line.delay = 100;
+	lc.line.ppm = 50;
+	lc.line.channel = CHAN_TELEPHONE;
+	lc.line.seed = 31;
+	run_link(&lc, &r);
+	print_res("phase 4's TRN 6000 symbols, J 16/4", &lc, &r);
+	for (i = 0; i < 2; i++) {
+		printf("  %s's receiver: phase 4's TRN %u symbols on %d points, %u of %u bits not ones, MP %u taken "
+		       "%u refused\n", i ? "B" : "A", r.stats[i].trn4_syms, r.stats[i].trn4_16 ? 16 : 4,
+		       r.stats[i].trn4_bad, r.stats[i].trn4_bits, r.stats[i].mp_good, r.stats[i].mp_bad);
+		CHECK(r.st[i] == SMDSP_V34_T_DATA && r.errors[i] == 0 && r.bits[i] > 10000,
+		      "end %d: state %d, %lu errors in %lu bits", i, r.st[i], r.errors[i], r.bits[i]);
+		/* A (the call modem) asked for 16 points */
+		CHECK(r.stats[i].trn4_16 == (i == 0), "end %d: phase 4's TRN on %d points", i,
+		      r.stats[i].trn4_16 ? 16 : 4);
+		CHECK(r.stats[i].trn4_syms == 6000 && !r.stats[i].trn4_long, "end %d: phase 4's TRN %u symbols", i,
+		      r.stats[i].trn4_syms);
+		CHECK(r.stats[i].trn4_bits > 6000 && r.stats[i].trn4_bad * 1000 < r.stats[i].trn4_bits,
+		      "end %d: phase 4's TRN bits %u bad of %u", i, r.stats[i].trn4_bad, r.stats[i].trn4_bits);
+	}
+}
+
+/*
  * The precoder's worth: 3429 baud on the telephone channel (its top edge
  * beyond the channel's 3600 Hz), 26,400 bit/s, with and without the
  * precoding coefficients our receivers compute.
@@ -373,8 +413,10 @@ int main(int argc, char **argv)
 	test_preemph(3, SMDSP_V34_S3200, false);
 	test_preemph(8, SMDSP_V34_S2400, true);
 	test_rates(quick);
-	if (only_case < 0)
+	if (only_case < 0) {
+		test_phase4();
 		test_precoding(quick);
+	}
 	(void)qfunc;
 	return t_report("test_v34_train");
 }

@@ -118,6 +118,8 @@ unsigned int smdsp_v34_info_bits(enum smdsp_v34_info_kind kind);
  * CRC it is 0.
  */
 uint16_t smdsp_v34_info_crc(const uint8_t *frame, unsigned int first, unsigned int n);
+/* The CRC register crc after one more bit (the preset is 0xffff): for frames with bits left out (MP's start bits) */
+uint16_t smdsp_v34_info_crc_bit(uint16_t crc, unsigned int bit);
 /*
  * A frame's bits, first bit in bit 0 of byte 0 (INFO and MP alike): bit i;
  * width bits of v written, and read, from *pos on, least significant first,

@@ -56,7 +56,7 @@ unsigned int smdsp_v34_mp_bits(unsigned int type);
 int smdsp_v34_mp_pack(const struct smdsp_v34_mp *mp, uint8_t *frame);
 /* Reads an MP of nbits (88 or 188 or more: fill bits ignored); 0 or an smdsp_v34_mp_error. */
 int smdsp_v34_mp_unpack(const uint8_t *frame, unsigned int nbits, struct smdsp_v34_mp *mp);
-/* The CRC register over bits 17 to the end of the CRC: 0 for a good frame. */
+/* The CRC register over bits 18 to the end of the CRC, the start bits left out: 0 for a good frame. */
 uint16_t smdsp_v34_mp_crc(const uint8_t *frame, unsigned int nbits);
 int smdsp_v34_mp_print(const struct smdsp_v34_mp *mp, char *buf, size_t len);
 /* E: 20 ones into frame; and whether the n bits at frame are an E */

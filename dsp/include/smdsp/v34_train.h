@@ -42,8 +42,13 @@ struct smdsp_v34_train_config {
 	unsigned int data_rate;		/* the most this end allows that way, bit/s */
 	unsigned int preemph;		/* transmitter: the pre-emphasis filter, 0-10 */
 	bool caller;			/* this end is the call modem */
-	bool trn16;			/* transmitter: phase 4's TRN on 16 points (J says so) */
+	/*
+	 * phase 4's TRN on 16 points asked of the far transmitter: our J says
+	 * so, and our receiver expects it (the far J sets what we send)
+	 */
+	bool trn16;
 	unsigned int trn_symbols;	/* transmitter: phase 3's TRN, 0 for 2048 symbols */
+	unsigned int trn4_symbols;	/* transmitter: phase 4's TRN, 0 for SMDSP_V34_TRN4_SYMS (512) */
 	/*
 	 * transmitter: MD (V.34's manufacturer-defined signal) before phase
 	 * 3's S, symbols: ours is silence (v34_train_tx.c says why)
@@ -201,6 +206,12 @@ void smdsp_v34_train_point16(unsigned int quad, int32_t amp, struct smdsp_cplx *
 #define SMDSP_V34_PP_PERIOD 48
 #define SMDSP_V34_PP_SYMS 288
 #define SMDSP_V34_TRN4_SYMS 512
+/*
+ * The receiver: phase 4's TRN (any length from its 512 symbols on: real
+ * modems sent 5900-7400) followed for at most this many symbols with no MP
+ * taken, then the training fails (stats trn4_long)
+ */
+#define SMDSP_V34_TRN4_MAX 16384
 /* the transmitter's 4-point amplitude (PCM units, each axis) */
 #define SMDSP_V34_TRAIN_AMP 3000
 
@@ -248,6 +259,16 @@ struct smdsp_v34_train_stats {
 	bool level_hold;
 	bool nonlinear, expanded;	/* data: what our MP asked for and the decoder undoes */
 	uint32_t aux_bits;		/* ... its bits delivered (B1's left out) */
+	/*
+	 * phase 4's TRN: its symbols to the first MP taken (to that frame's
+	 * start), whether its last (to 4 of 16 bits not ones) were decided on
+	 * 16 points, its bits descrambled (4 or 16 points as decided) and those
+	 * not a one; too long with no MP (the training failed)
+	 */
+	uint32_t trn4_syms;
+	bool trn4_16;
+	uint32_t trn4_bits, trn4_bad;
+	bool trn4_long;
 };
 
 struct smdsp_v34_train_rx *smdsp_v34_train_rx_create(const struct smdsp_v34_train_config *cfg,
@@ -291,7 +312,7 @@ bool smdsp_v34_train_rx_our_mp(const struct smdsp_v34_train_rx *s, struct smdsp_
 bool smdsp_v34_train_rx_far_mp(const struct smdsp_v34_train_rx *s, struct smdsp_v34_mp *mp, bool *ack);
 /* The auxiliary channel's bits received, B1's left out (NULL: dropped); kept across configure and reset. */
 void smdsp_v34_train_rx_set_aux(struct smdsp_v34_train_rx *s, smdsp_put_bit_fn put_bit, void *user);
-/* the far end's J: 16-point TRN in phase 4 */
+/* the far end's J: it asks for a 16-point TRN in phase 4 (from us) */
 bool smdsp_v34_train_rx_far_trn16(const struct smdsp_v34_train_rx *s);
 /* the most this receiver takes, in its next MP (a renegotiation); 0: none (the cleardown) */
 void smdsp_v34_train_rx_set_rate(struct smdsp_v34_train_rx *s, unsigned int data_rate);

@@ -77,7 +77,8 @@ static bool end_init(struct end *e, const struct link_cfg *lc, bool caller, uint
 	tc.data_rate = caller ? lc->rate_ca : lc->rate_ac;
 	tc.preemph = lc->preemph;
 	tc.caller = caller;
-	tc.trn16 = lc->trn16;
+	tc.trn16 = lc->trn16 && (caller || !lc->trn16_call_only);
+	tc.trn4_symbols = lc->trn4_symbols;
 	tc.no_precoding = lc->no_precoding;
 	tc.fixed_rate = lc->fixed_rate;
 	tc.two_wire = lc->two_wire;

@@ -34,6 +34,8 @@ struct link_cfg {
 	unsigned int b_rx_limit;	/* B's receiver allows call-to-answer at most this (0: rate_ca) */
 	unsigned int preemph;
 	bool trn16;
+	bool trn16_call_only;		/* only the call modem's J asks for trn16's 16 points, the answer modem's for 4 */
+	unsigned int trn4_symbols;	/* phase 4's TRN both ways (0: 512) */
 	bool no_precoding;		/* both receivers ask for none */
 	bool fixed_rate;		/* both receivers put their rate in MP, not the one their error supports */
 	struct line_cfg line;

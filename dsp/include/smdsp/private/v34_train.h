@@ -97,7 +97,7 @@ struct smdsp_v34_train_rx {
 	struct smdsp_v34_demod *demod;
 	struct smdsp_v34_data_rx *data;
 	struct smdsp_v34_scramble dscr;
-	struct smdsp_v34_scramble jdscr;	/* J's: its symbols differentially decoded first */
+	struct smdsp_v34_scramble jdscr;	/* J's and MP's: their symbols differentially decoded first */
 	smdsp_put_bit_fn put_bit;
 	void *user;
 	smdsp_put_bit_fn aux_put_bit;	/* the auxiliary channel's */
@@ -136,7 +136,12 @@ struct smdsp_v34_train_rx {
 	unsigned int jmatch;		/* J patterns 8 symbols apart */
 	uint32_t bad_hist;		/* TRN: the last 32 bits' errors */
 	uint32_t trn_end_bits, trn_end_bad;	/* the stats' TRN counts at its last 8 ones */
-	bool trn16;
+	bool trn16;			/* the far J asks for a 16-point TRN in phase 4 */
+	/* phase 4's TRN: 16-point decisions fit better than 4-point (> 0), the fit's mean; the MP count at its start */
+	bool p4_16;
+	bool p4_trn, p4_end;		/* TRN's ones seen; TRN over (MP's descrambler no more copied from TRN's) */
+	int64_t p4fit;
+	uint32_t p4_mp0;
 	unsigned int prev_quad;		/* MP and E's differential decoder */
 	uint8_t mpbuf[(SMDSP_V34_MP_MAX + 7) / 8];
 	unsigned int mp_len;		/* bits in mpbuf (0: looking for sync) */

@@ -1334,15 +1334,16 @@ static smdsp_noinline void rx_asked(struct smdsp_v34 *s)
  */
 static smdsp_noinline bool far_back(struct smdsp_v34 *s)
 {
-	bool reopened = smdsp_v34_phase2_state(&s->p2) != SMDSP_V34P2_DONE;
-
-	if (!reopened && (s->state != SMDSP_V34_PHASE3 || smdsp_v34_train_rx_state(s->trx) != SMDSP_V34_T_IDLE ||
-			  !smdsp_v34_phase2_reopenable(&s->p2))) {
-		s->p2_listen = false;
-		return false;
+	/* phase 2 still done: not reopened by an INFO0c, perhaps by the tone */
+	if (smdsp_v34_phase2_state(&s->p2) == SMDSP_V34P2_DONE) {
+		if (s->state != SMDSP_V34_PHASE3 || smdsp_v34_train_rx_state(s->trx) != SMDSP_V34_T_IDLE ||
+		    !smdsp_v34_phase2_reopenable(&s->p2)) {
+			s->p2_listen = false;
+			return false;
+		}
+		if (smdsp_v34_train_rx_tone_ms(s->trx) < T_RT_HEAR || !smdsp_v34_phase2_reopen_tone(&s->p2))
+			return false;
 	}
-	if (!reopened && (smdsp_v34_train_rx_tone_ms(s->trx) < T_RT_HEAR || !smdsp_v34_phase2_reopen_tone(&s->p2)))
-		return false;
 	s->st.p3_left++;
 	phase2_again(s);
 	return true;

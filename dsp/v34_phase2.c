@@ -233,6 +233,12 @@ static void forget_reversals(struct smdsp_v34_phase2 *s)
 	s->info0_due = false;
 }
 
+/* the round trip measured, in samples (0 before it is) */
+static uint32_t rtd_or_0(const struct smdsp_v34_phase2 *s)
+{
+	return s->res.rtd > 0 ? (uint32_t)s->res.rtd : 0;
+}
+
 static void send_info0(struct smdsp_v34_phase2 *s, bool ack)
 {
 	struct smdsp_v34_info info = { .kind = SMDSP_V34_INFO0 };
@@ -662,7 +668,7 @@ static void poll_probe(struct smdsp_v34_phase2 *s)
 static void poll(struct smdsp_v34_phase2 *s)
 {
 	uint32_t waited = s->now - s->since;
-	uint32_t rtd = s->res.rtd > 0 ? (uint32_t)s->res.rtd : 0;
+	uint32_t rtd = rtd_or_0(s);
 
 	if (s->info0_going && !smdsp_v34_info_tx_busy(&s->tx)) {
 		s->info0_going = false;
@@ -751,7 +757,7 @@ static void listen(struct smdsp_v34_phase2 *s, const int16_t *rx, unsigned int n
 
 bool smdsp_v34_phase2_reopenable(const struct smdsp_v34_phase2 *s)
 {
-	uint32_t rtd = s->res.rtd > 0 ? (uint32_t)s->res.rtd : 0;
+	uint32_t rtd = rtd_or_0(s);
 
 	return !s->cfg.calling && !s->cfg.listen_only && s->state == SMDSP_V34P2_DONE &&
 	       s->now - s->res.done_at <= SMDSP_V34P2_T_REOPEN + 2 * rtd;
@@ -774,7 +780,7 @@ static bool reopen_now(struct smdsp_v34_phase2 *s)
  */
 bool smdsp_v34_phase2_reopen_tone(struct smdsp_v34_phase2 *s)
 {
-	uint32_t rtd = s->res.rtd > 0 ? (uint32_t)s->res.rtd : 0;
+	uint32_t rtd = rtd_or_0(s);
 
 	if (!reopen_now(s))
 		return false;

@@ -61,11 +61,14 @@ KBUILD_FILES = {
     "tests/install/test_make_install.py",
 }
 # single tests of otherwise fast files: the dsp/ sources built as kernel
-# code on three header trees (W=1 + sparse, with their stack depths), and
-# checkpatch over the netload module (half a minute each)
+# code on three header trees (W=1 + sparse, with their stack depths),
+# checkpatch over the netload module (half a minute each), and modinfo of
+# the built modules against smodem(4) (make check builds the modules while
+# check-fast runs: they are there for the second stage)
 KBUILD_TESTS = {
     "tests/dsp/test_dsp.py::test_kernel_build",
     "tests/loadbound/test_net_analysis.py::test_netload_checkpatch_clean",
+    "tests/unit/test_manpages.py::test_smodem4_against_modinfo",
 }
 
 _RANK = {f: i for i, f in enumerate(LONGEST)}

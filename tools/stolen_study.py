@@ -475,8 +475,9 @@ def main(argv=None):
         "guest kernels, space-separated (default: 6.1 generic and PREEMPT_RT)")
     opt("--works", "WORKS", "study modem", str, "reserved works: study (4/20 ms), modem (1.84/12.5 ms)")
     opt("--points", "POINTS", POINTS, str, "over-reservations, %")
-    opt("--run-s", "RUN_S", 3, cli.int_range(1, 600), "seconds per point")
-    opt("--spin-s", "SPIN_S", 10, cli.int_range(1, 600), "seconds the overhead's spinner runs per way")
+    opt("--run-s", "RUN_S", None, cli.int_range(1, 600), "seconds per point (default 3, QUICK's 2)")
+    opt("--spin-s", "SPIN_S", None, cli.int_range(1, 600),
+        "seconds the overhead's spinner runs per way (default 10, QUICK's 4)")
     opt("--stream-ns", "STREAM_NS", 70000, cli.int_range(20000, 10 ** 9),
         "the stream: one ICMP echo request every STREAM_NS")
     opt("--guest-append", "GUEST_APPEND", "preempt=full", str, "guest kernel command line extra")
@@ -490,7 +491,12 @@ def main(argv=None):
     ap.add_argument("--force", action="store_true", help="run every boot again")
     a = ap.parse_args(argv)
     if a.quick:
-        a.kernels, a.works, a.points, a.run_s, a.spin_s = gen or "", "study", QUICK_POINTS, 2, 4
+        a.kernels, a.works, a.points = gen or "", "study", QUICK_POINTS
+    # QUICK's lengths unless given (make check's shorter ones)
+    if a.run_s is None:
+        a.run_s = 2 if a.quick else 3
+    if a.spin_s is None:
+        a.spin_s = 4 if a.quick else 10
     kernels = a.kernels.split()
     works = a.works.split()
     if not kernels:

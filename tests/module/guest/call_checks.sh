@@ -14,7 +14,7 @@ silent_call() {
 	dmesg -c > /dev/null
 	insmod $K "$@"
 	echo $? > $T/$name-insmod.rc
-	trace-cmd start -q -e smodem:smodem_phase \
+	trace_start -e smodem:smodem_phase \
 		-e smodem:smodem_period_change -b 4096 > /dev/null 2>&1
 	sleep 1
 	cat "$(dev_file stats)" > $T/$name-before.stats
@@ -27,7 +27,7 @@ silent_call() {
 	cat "$(dev_file stats)" > $T/$name-after.stats
 	trace-cmd stop
 	trace-cmd extract -o $T/$name.dat > /dev/null 2>&1
-	trace-cmd reset > /dev/null 2>&1
+	trace_reset > /dev/null 2>&1
 	rmmod smodem
 	echo $? > $T/$name-rmmod.rc
 	loaded > $T/$name.loaded
@@ -44,7 +44,7 @@ say "flags"
 dmesg -c > /dev/null
 insmod $K hw=vline engine=1
 echo $? > $T/flags-insmod.rc
-trace-cmd start -q -e smodem:smodem_phase -b 4096 > /dev/null 2>&1
+trace_start -e smodem:smodem_phase -b 4096 > /dev/null 2>&1
 sleep 1
 # V.8 both ways for V.22bis, LAPM required; '1', 1 s, '2', a dial tone
 # that never comes (5 s): hung up after about 8.3 s.
@@ -75,7 +75,7 @@ sleep 1
 cat "$(dev_file stats)" > $T/flags-4.stats
 trace-cmd stop
 trace-cmd extract -o $T/flags.dat > /dev/null 2>&1
-trace-cmd reset > /dev/null 2>&1
+trace_reset > /dev/null 2>&1
 rmmod smodem
 echo $? > $T/flags-rmmod.rc
 loaded > $T/flags.loaded

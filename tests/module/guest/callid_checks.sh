@@ -19,7 +19,7 @@ cat /sys/kernel/debug/sched/preempt > $T/preempt 2>&1
 # what loading itself counted (the calls' figures start from zero)
 cat "$(dev_file stats)" > $T/load.stats
 echo 1 > "$(dev_file reset)"
-trace-cmd start -q -C mono -e smodem:smodem_phase -e smodem:smodem_process \
+trace_start -C mono -e smodem:smodem_phase -e smodem:smodem_process \
 	-e smodem:smodem_overrun -e smodem:smodem_dma_halt -b 8192 > /dev/null 2>&1
 # shellcheck disable=SC2086
 set -- $SMODEM_RACE
@@ -32,7 +32,7 @@ sleep 1
 cat "$(dev_file stats)" > $T/race.stats
 trace-cmd stop
 trace-cmd extract -o $T/race.dat > /dev/null 2>&1
-trace-cmd reset > /dev/null 2>&1
+trace_reset > /dev/null 2>&1
 rmmod smodem
 echo $? > $T/rmmod.rc
 loaded > $T/loaded

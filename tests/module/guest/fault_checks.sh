@@ -106,7 +106,7 @@ fault_calls() {
 	# shellcheck disable=SC2086
 	insmod $K $LOAD context=$FCTX engine=1
 	echo $? > $T/fault-insmod.rc
-	trace-cmd start -q -e smodem:smodem_fault > /dev/null 2>&1
+	trace_start -e smodem:smodem_fault > /dev/null 2>&1
 	sleep 1
 	snap idle
 	answerer fault "%echo:$BYTES:120000" '%until:NO CARRIER:60000' ATH
@@ -145,7 +145,7 @@ fault_calls() {
 	fi
 	trace-cmd stop > /dev/null 2>&1
 	trace-cmd extract -o $T/fault.dat > /dev/null 2>&1
-	trace-cmd reset > /dev/null 2>&1
+	trace_reset > /dev/null 2>&1
 	# bad words refused, nothing armed by them
 	snap bad-words-before
 	for w in "storm 0" "storm -1" "storm 1000001" "flood 3" "halt x" "" "storm 1 2"; do

@@ -11,7 +11,7 @@ say "fax: load"
 dmesg -c > /dev/null
 insmod $K hw=vline devices=2 vline_pairs=1 engine=1
 echo $? > $T/insmod.rc
-trace-cmd start -q -e smodem:smodem_phase -b 4096 > /dev/null 2>&1
+trace_start -e smodem:smodem_phase -b 4096 > /dev/null 2>&1
 sleep 1
 
 say "fax: class 1 commands"
@@ -37,7 +37,7 @@ sleep 1
 cat "$(dev_file stats)" > $T/stats.txt
 trace-cmd stop
 trace-cmd extract -o $T/fax.dat > /dev/null 2>&1
-trace-cmd reset > /dev/null 2>&1
+trace_reset > /dev/null 2>&1
 rmmod smodem
 echo $? > $T/rmmod.rc
 finish

@@ -49,7 +49,7 @@ fax_step() {
 	insmod $K $SMODEM_ARGS context=$ctx load_us=$lu $rsv
 	echo $? > $T/$tag-insmod.rc
 	[ "$ctx" = usr ] && smodemd_start "$tag"
-	trace-cmd start -q -e smodem:smodem_phase -e smodem:smodem_overrun -b 8192 \
+	trace_start -e smodem:smodem_phase -e smodem:smodem_overrun -b 8192 \
 		> /dev/null 2>&1
 	sleep 1
 	caps="1,$br,0,2,0,0,0,0"

@@ -61,13 +61,13 @@ observe() {
 		return
 	fi
 	sleep 1
-	trace-cmd start -q -e smodem -b 4096 >/dev/null 2>&1
+	trace_start -e smodem -b 4096 >/dev/null 2>&1
 	reset_stats
 	sleep 10
 	snap "$name"
 	trace-cmd stop
 	trace-cmd extract -o $T/$name.dat >/dev/null 2>&1
-	trace-cmd reset >/dev/null 2>&1
+	trace_reset >/dev/null 2>&1
 	rmmod smodem || echo "rmmod failed" > $T/$name.err
 }
 
@@ -157,7 +157,6 @@ fi
 # exists); then the line is free and the module loads.  First a normal
 # load and unload, which the same probes must see, to learn the line.
 say "irq-busy"
-TR=/sys/kernel/tracing
 echo 'p:smodem_test/hw_start smodem:ac97_start' >> $TR/kprobe_events
 echo 'p:smodem_test/hw_stop smodem:ac97_stop' >> $TR/kprobe_events
 echo 1 > $TR/events/smodem_test/enable
@@ -233,13 +232,13 @@ done
 say "halt"
 insmod $K hw=$hw context=thr
 sleep 1
-trace-cmd start -q -e smodem:smodem_dma_halt -e smodem:smodem_overrun >/dev/null 2>&1
+trace_start -e smodem:smodem_dma_halt -e smodem:smodem_overrun >/dev/null 2>&1
 echo 200 > "$(dev_file inject_irq_stall_ms)"
 sleep 2
 snap halt-during
 trace-cmd stop
 trace-cmd extract -o $T/halt.dat >/dev/null 2>&1
-trace-cmd reset >/dev/null 2>&1
+trace_reset >/dev/null 2>&1
 reset_stats
 sleep 2
 snap halt-after
@@ -249,7 +248,7 @@ rmmod smodem
 say "period"
 insmod $K hw=$hw context=thr
 sleep 1
-trace-cmd start -q -e smodem:smodem_period_change >/dev/null 2>&1
+trace_start -e smodem:smodem_period_change >/dev/null 2>&1
 echo 20 > "$(dev_file period)"
 sleep 1
 reset_stats
@@ -262,7 +261,7 @@ sleep 2
 snap period-100
 trace-cmd stop
 trace-cmd extract -o $T/period.dat >/dev/null 2>&1
-trace-cmd reset >/dev/null 2>&1
+trace_reset >/dev/null 2>&1
 # Bad values written to the debugfs files that take writes: each write
 # fails with its errno (the shell's message names it) and changes nothing.
 say "debugfs writes"

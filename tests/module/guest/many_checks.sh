@@ -72,7 +72,7 @@ snapshot() {
 # end_case NAME: the case's trace, its daemons gone, the unload and what it left
 end_case() {
 	trace-cmd extract -o $T/$1.dat > /dev/null 2>&1
-	trace-cmd reset > /dev/null 2>&1
+	trace_reset > /dev/null 2>&1
 	daemons_stop
 	rmmod smodem
 	echo $? > $T/$1-rmmod.rc
@@ -88,7 +88,7 @@ load_case() {
 	dmesg -c > /dev/null
 	insmod $K "$@"
 	echo $? > $T/$name-insmod.rc
-	trace-cmd start -q -e smodem:smodem_irq -e smodem:smodem_process \
+	trace_start -e smodem:smodem_irq -e smodem:smodem_process \
 		-b 4096 > /dev/null 2>&1
 	case " $* " in
 	*" context=usr "*) daemons_start "$name" "$(ls /dev/ | grep -c '^smodem[0-9]')" ;;
@@ -158,7 +158,7 @@ call_case() {
 		$(extra_args $ctx)
 	echo $? > $T/$name-insmod.rc
 	[ "$ctx" = usr ] && daemons_start "$name" "$N"
-	trace-cmd start -q -e smodem:smodem_phase -e smodem:smodem_overrun \
+	trace_start -e smodem:smodem_phase -e smodem:smodem_overrun \
 		-b 8192 > /dev/null 2>&1
 	for r in /sys/kernel/debug/smodem/*/reset; do echo 1 > "$r"; done
 	pair_calls "$name" "$N" "$CALL_BYTES"

@@ -39,7 +39,7 @@ usr_faults() {
 	dmesg -c > /dev/null
 	insmod $K $SMODEM_ARGS context=usr
 	echo $? > $T/fault-insmod.rc
-	trace-cmd start -q -e smodem:smodem_phase -e smodem:smodem_overrun \
+	trace_start -e smodem:smodem_phase -e smodem:smodem_overrun \
 		-b 8192 > /dev/null 2>&1
 	cat "$(dev_file stats)" > $T/fault-attached.stats
 	smodemd --fifo 50 > $T/fault-second.log 2>&1
@@ -88,7 +88,7 @@ usr_faults() {
 	cat "$(dev_file stats)" > $T/fault-d3.stats
 	trace-cmd stop
 	trace-cmd extract -o $T/fault.dat > /dev/null 2>&1
-	trace-cmd reset > /dev/null 2>&1
+	trace_reset > /dev/null 2>&1
 	rmmod smodem
 	echo $? > $T/fault-rmmod.rc
 	loaded > $T/fault.loaded

@@ -25,7 +25,7 @@ dmesg -c > /dev/null
 # shellcheck disable=SC2086
 insmod $K $SMODEM_ARGS
 echo $? > $T/insmod.rc
-trace-cmd start -q -e smodem:smodem_phase -e smodem:smodem_overrun \
+trace_start -e smodem:smodem_phase -e smodem:smodem_overrun \
 	-e smodem:smodem_dma_halt -b 4096 > /dev/null 2>&1
 # what loading itself counted (the calls' figures start from zero)
 cat "$(dev_file stats)" > $T/load.stats
@@ -104,7 +104,7 @@ stats nodialtone
 
 trace-cmd stop
 trace-cmd extract -o $T/phases.dat > /dev/null 2>&1
-trace-cmd reset > /dev/null 2>&1
+trace_reset > /dev/null 2>&1
 rmmod smodem
 echo $? > $T/rmmod.rc
 loaded > $T/loaded

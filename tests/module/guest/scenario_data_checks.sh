@@ -24,7 +24,7 @@ dmesg -c > /dev/null
 # shellcheck disable=SC2086
 insmod $K $SMODEM_ARGS
 echo $? > $T/insmod.rc
-trace-cmd start -q -e smodem:smodem_phase -e smodem:smodem_overrun \
+trace_start -e smodem:smodem_phase -e smodem:smodem_overrun \
 	-e smodem:smodem_dma_halt -b 4096 > /dev/null 2>&1
 # what loading itself counted (the calls' figures start from zero)
 cat "$(dev_file stats)" > $T/load.stats
@@ -72,7 +72,7 @@ if wait_for $T/rm.txt "READY CALL" 600; then
 fi
 trace-cmd stop
 trace-cmd extract -o $T/phases.dat > /dev/null 2>&1
-trace-cmd reset > /dev/null 2>&1
+trace_reset > /dev/null 2>&1
 pci=$(ls /sys/bus/pci/drivers/smodem/ | grep '^0000:' | head -1)
 echo "$pci" > $T/unbind.dev
 echo "$pci" > /sys/bus/pci/drivers/smodem/unbind

@@ -102,11 +102,11 @@ phase_vline() {
 		echo "$(basename "$p") $r0 $r1 $same $(ls -l "$p" | cut -c1-10)"
 	done > $T/vline-params.txt
 	# the phases the kernel took from the daemons' reports
-	trace-cmd start -q -e smodem:smodem_phase > /dev/null 2>&1
+	trace_start -e smodem:smodem_phase > /dev/null 2>&1
 	fuzz vline "$FUZZ_SECONDS" "$FUZZ_SEED" /dev/smodem0 /dev/smodem1
 	trace-cmd stop > /dev/null 2>&1
 	trace-cmd extract -o $T/vline-phase.dat > /dev/null 2>&1
-	trace-cmd reset > /dev/null 2>&1
+	trace_reset > /dev/null 2>&1
 	# what the DTEs typed stays the tty's (+FCLASS=1, S0=1, ...): reset it
 	ttyat at /dev/ttySM0 ATZ AT\&F AT+FCLASS=0 > $T/vline-reset-0.txt 2>&1
 	ttyat at /dev/ttySM1 ATZ AT\&F AT+FCLASS=0 > $T/vline-reset-1.txt 2>&1

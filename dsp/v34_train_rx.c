@@ -31,7 +31,11 @@
  *   whose need for a BER of 1e-5 (smdsp_v34_rate_need_db10(): the rate's
  *   constellation power, the 16-state code, a margin) TRN's error over its
  *   last 256 symbols meets, the predictor's output's when precoding is
- *   asked for: what the decoder will see, against the same power.
+ *   asked for: what the decoder will see, against the same power. Also
+ *   how much of the noise grows with the line's power (half a symbol
+ *   between two symbols, comp_acc()), a codec's companding rather than
+ *   white noise: with the error, it decides whether our MP asks for the
+ *   nonlinear encoder (comp_pct()).
  * - J (differentially encoded: its own descrambler on the decisions'
  *   steps), twice in a row on a symbol boundary, ends our training; the far
  *   J asks for the TRN we send in phase 4 (4 or 16 points), ours for the
@@ -103,6 +107,7 @@
 
 #define R_AMP 4096		/* the equaliser's 4-point constellation: (+-R, +-R) */
 #define CTR (SMDSP_V34_EQ_TAPS / 2)
+#define CM_HALF SMDSP_V34_CM_HALF
 #define S_RUN 32
 #define PP_SEARCH 12		/* half symbols each side */
 #define SHIFT_TRAIN 14
@@ -418,6 +423,120 @@ static void predictor(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *e)
 	s->ehist[0][1] = e->im;
 }
 
+/* Re(d_i conj(d_j)) over 2 R^2 for decisions i and j back: 1 in the same quadrant, -1 opposite, else 0 */
+static int cm_c(uint64_t qh, int i, int j)
+{
+	uint32_t x = ((qh >> 2 * i) ^ (qh >> 2 * j)) & 3;
+
+	return x == 0 ? 1 : x == 2 ? -1 : 0;
+}
+
+/*
+ * TRN: the noise's power against the line's power at the same instant,
+ * for comp_pct(). A codec's companding error on each line sample is about
+ * proportional to that sample's power, so after the matched filter a
+ * noise sample's power is the line's power weighed by the pulse's square
+ * around its instant; white noise and a cancelled echo do not follow it.
+ * At the symbol instants of 4-point TRN that weighed power hardly moves
+ * (every point has the same power: 13 % of its mean, for the pulse of
+ * roll-off 1/8), too little to measure in one training (the share's
+ * spread was 25 points a receiver); half a symbol between two symbols it
+ * moves three times as much (38 %): the line carries about twice a point
+ * between two equal ones and nothing between opposite ones. So the
+ * matched filter's output half a symbol before each symbol is kept, and
+ * CM_HALF - 1 symbols later, all the decisions around it known, what they
+ * put there is taken off (a model of 2 CM_HALF taps trained by NLMS: the
+ * pulse's tails there reach 8 symbols at -40 dB); what is left is the
+ * noise, its power e, taken with the line's p from the four nearest
+ * decisions (the squared pulse's weights over their products, Q8, 593 the
+ * mean: the recommendation's roll-off, a flat line). The output is
+ * turned as the equaliser's centre tap and the carrier loop turn the
+ * symbols, and the model follows at 2^-5 a tap: the equaliser and the
+ * loop share the constellation's rotation between them and trade it as
+ * they go, and a model slower than that (2^-8) left an error growing with
+ * the signal on every line, white ones too (11 dB over the noise, a share
+ * near 100 %).
+ */
+static void comp_acc(struct smdsp_v34_train_rx *s, unsigned int q, bool count)
+{
+	struct smdsp_cplx o, d, r;
+	int64_t sr = 0, si = 0;
+	uint64_t ee, qh;
+	int32_t p;
+	int j;
+
+	/* the output kept CM_HALF - 1 symbols ago: between the decisions CM_HALF - 1 and CM_HALF back */
+	s->cm_q = (s->cm_q << 2) | (q & 3);
+	qh = s->cm_q;
+	o = s->cm_z[s->cm_pos];
+	{
+		const int32_t *xh = s->x[s->xpos + SMDSP_V34_EQ_HIST - CTR - 1];
+		const int32_t *cc = s->c[CTR];
+
+		s->cm_z[s->cm_pos].re = (int32_t)(((int64_t)cc[0] * xh[0] - (int64_t)cc[1] * xh[1]) >> 20);
+		s->cm_z[s->cm_pos].im = (int32_t)(((int64_t)cc[0] * xh[1] + (int64_t)cc[1] * xh[0]) >> 20);
+	}
+	rotate(&s->cm_z[s->cm_pos], (uint32_t)-s->phase);
+	s->cm_pos = (s->cm_pos + 1) % (CM_HALF - 1);
+	if (s->cm_fill < 2 * CM_HALF) {
+		s->cm_fill++;
+		return;
+	}
+	for (j = 0; j < 2 * CM_HALF; j++) {
+		smdsp_v34_train_point4((unsigned int)(qh >> 2 * j), R_AMP, &d);
+		sr += (int64_t)s->cm_w[j][0] * d.re - (int64_t)s->cm_w[j][1] * d.im;
+		si += (int64_t)s->cm_w[j][0] * d.im + (int64_t)s->cm_w[j][1] * d.re;
+	}
+	r.re = o.re - (int32_t)(sr >> 14);
+	r.im = o.im - (int32_t)(si >> 14);
+	/* a step of 2^-5 a tap normalised by |d|^2 = 2^25, Q14 taps */
+	for (j = 0; j < 2 * CM_HALF; j++) {
+		smdsp_v34_train_point4((unsigned int)(qh >> 2 * j), R_AMP, &d);
+		eq_tap(s->cm_w[j], &r, -(int64_t)d.re, -(int64_t)d.im, 16);
+	}
+	if (!count)
+		return;
+	/* a, b the two decisions either side, a', b' theirs further out */
+	p = 593 + 2 * (119 * cm_c(qh, CM_HALF - 1, CM_HALF) -
+		       45 * (cm_c(qh, CM_HALF - 2, CM_HALF - 1) + cm_c(qh, CM_HALF, CM_HALF + 1)) -
+		       36 * (cm_c(qh, CM_HALF - 2, CM_HALF) + cm_c(qh, CM_HALF - 1, CM_HALF + 1)) -
+		       8 * cm_c(qh, CM_HALF - 2, CM_HALF + 1));
+	ee = (uint64_t)((int64_t)r.re * r.re + (int64_t)r.im * r.im);
+	/* e under 2^20 at any useful SNR, p under 2^11: 2^16 symbols of p e and p^2 fit */
+	if (ee > 1 << 20 || s->cm_n >= 1 << 16)
+		return;
+	s->cm_e += ee;
+	s->cm_p += (uint64_t)p;
+	s->cm_pe += (uint64_t)p * ee;
+	s->cm_pp += (uint64_t)p * (uint64_t)p;
+	s->cm_n++;
+}
+
+/*
+ * The share of TRN's noise that grows with the line's power, percent: the
+ * regression of the noise's power e on the line's p, cov(p, e) / var(p)
+ * E[p] / E[e]. Were e = a p + n (companding plus white noise),
+ * 100 a E[p] / (a E[p] + n); a G.711 codec's lines give 33-59,
+ * white noise, a codec under more white noise and cancelled echoes
+ * -23..+12 (test_v34_shaping's lines, 1300-1500 symbols of TRN counted).
+ */
+static int32_t comp_pct(const struct smdsp_v34_train_rx *s)
+{
+	uint32_t n = s->cm_n;
+	int64_t me, mp, cov, var, r;
+
+	if (n < 256)
+		return 0;
+	me = (int64_t)smdsp_div_u64(s->cm_e, n) + 1;
+	mp = (int64_t)smdsp_div_u64(s->cm_p, n) + 1;
+	cov = (int64_t)smdsp_div_u64(s->cm_pe, n) - me * mp;
+	var = (int64_t)smdsp_div_u64(s->cm_pp, n) - mp * mp;
+	if (var <= 0)
+		return 0;
+	r = div_norm(div_norm(cov * (1 << 16), me) * 100, div_norm(var * (1 << 16), mp));
+	return (int32_t)(r > 1000 ? 1000 : r < -1000 ? -1000 : r);
+}
+
 int smdsp_v34_rate_need_db10(const struct smdsp_v34_train_rx *s, enum smdsp_v34_symrate symrate,
 			     unsigned int data_rate)
 {
@@ -483,6 +602,7 @@ static void finish_training(struct smdsp_v34_train_rx *s)
 		}
 	eq_v_stale(s);
 	choose_rate(s, precoding);
+	s->st.trn_comp_pct = comp_pct(s);
 	s->trained = true;
 }
 
@@ -620,7 +740,8 @@ static void trn4_symbol(struct smdsp_v34_train_rx *s, unsigned int q)
 /*
  * What our MP asks of the far transmitter besides the rate: the nonlinear
  * encoder, expanded shaping (the configuration's, or the rule in
- * v34_train.h from TRN's error); the same answer every time (our MPs
+ * v34_train.h from TRN's error and how much of it grows with the signal,
+ * both fixed at the training's end); the same answer every time (our MPs
  * and the decoder agree)
  */
 static void our_asks(const struct smdsp_v34_train_rx *s, unsigned int rate, bool *nl, bool *ex)
@@ -628,7 +749,7 @@ static void our_asks(const struct smdsp_v34_train_rx *s, unsigned int rate, bool
 	struct smdsp_v34_frame_params p;
 
 	if (s->cfg.nonlinear == SMDSP_V34_ASK_AUTO)
-		*nl = s->st.trn_mse_db10 >= SMDSP_V34_NL_SNR_DB10;
+		*nl = s->st.trn_mse_db10 >= SMDSP_V34_NL_SNR_DB10 && s->st.trn_comp_pct >= SMDSP_V34_NL_COMP_PCT;
 	else
 		*nl = s->cfg.nonlinear == SMDSP_V34_ASK_YES;
 	if (s->cfg.shaping == SMDSP_V34_ASK_AUTO)
@@ -1337,6 +1458,9 @@ static void symbol(struct smdsp_v34_train_rx *s)
 	case SMDSP_V34_T_J:
 		if (s->state == SMDSP_V34_T_TRN && k >= SMDSP_V34_PP_SYMS + 512)
 			predictor(s, &e);
+		/* counted from the equaliser's training step's end: its misadjustment grows with the signal too */
+		if (s->state == SMDSP_V34_T_TRN)
+			comp_acc(s, q, k >= SMDSP_V34_PP_SYMS + 512);
 		/* J differentially encoded as MP is, TRN not: each through its own descrambler */
 		dq = (q - s->prev_quad) & 3;
 		s->prev_quad = q;
@@ -1629,6 +1753,15 @@ void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s)
 	s->pe_n = 0;
 	s->pe_avg = 0;
 	s->pr_avg = 0;
+	s->cm_e = 0;
+	s->cm_p = 0;
+	s->cm_pe = 0;
+	s->cm_pp = 0;
+	s->cm_n = 0;
+	s->cm_q = 0;
+	s->cm_fill = 0;
+	s->cm_pos = 0;
+	memset(s->cm_w, 0, sizeof(s->cm_w));
 	s->mp_rate = s->cfg.data_rate;
 	s->w_err = 0;
 	s->w_n = 0;

@@ -14,7 +14,9 @@
  *   transmitter doing what it decoded from them. Then the rule: on a
  *   mu-law line whose error is the codec's (about 37 dB) both ends ask for
  *   both; on a noisier line without a codec, for expanded shaping only;
- *   every end's asks are the rule applied to its own trained error.
+ *   every end's asks are the rule applied to its own trained error (these
+ *   lines' companding share, which the whole call's stats do not carry,
+ *   is over the threshold where the error is).
  * - The benefit, at a fixed rate (3429 baud, 33,600 bit/s, the rate
  *   nearest the codec's limit): the decoder's error in the constellation's
  *   units (its spacing fixed), averaged over both directions and three
@@ -35,8 +37,11 @@
  *     between the last two, the white line's at the first. The encoder
  *     also sends more power for the same level setting (its stretched
  *     outer points): printed, measured on the line.
- * Options: --quick (4-wire calls, the mu-law line's benefit), -v (each call's
- * ends at the end).
+ * - The companding detector (trn_comp_pct): the rule over codec lines,
+ *   white noise, a codec under more white noise and a clean 2-wire line,
+ *   at three symbol rates and levels (test_detect()).
+ * Options: --quick (4-wire calls, the mu-law line's benefit), --detect (the
+ * detector alone, each receiver printed), -v (each call's ends at the end).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,7 +140,10 @@ out:
 	line_free(l);
 }
 
-/* what the rule gives a receiver with this trained error, at this symbol rate and data rate */
+/*
+ * what the rule gives a receiver with this trained error, at this symbol rate and data rate (the
+ * companding share taken as over its threshold: test_detect() checks that part)
+ */
 static void rule(int trn_db10, unsigned int symrate, unsigned int rate, bool *nl, bool *ex)
 {
 	struct smdsp_v34_frame_params p;
@@ -428,6 +436,139 @@ static void test_benefit(void)
 	}
 }
 
+/* ---- the receiver's companding detector ---- */
+
+static bool detect_only;
+
+struct dline {
+	const char *name;
+	int codec;
+	double snr;		/* white noise this far under the level at the codec (0: none) */
+	bool two_wire;
+	bool dominant;		/* the codec's noise is most of the line's */
+};
+
+struct dclass {
+	int n, asked, min, max;
+	double sum, sum2;
+};
+
+static void dline_cfg(const struct dline *d, unsigned int i, unsigned int k, double loss, double lev,
+		      struct link_cfg *lc)
+{
+	lc->line.loss_db = loss;
+	lc->line.noise_dbm0 = d->snr ? lev - d->snr : -90;
+	lc->line.echo_db = -300;
+	lc->line.delay = 40;
+	lc->line.codec = d->codec;
+	if (d->two_wire) {
+		lc->seconds = 7;
+		lc->two_wire = true;
+		lc->line.hybrid = 1 + (int)(i + k) % 8;
+		lc->line.hybrid_erl_db = 8;
+		lc->line.delay = 400;
+		lc->line.far_echo_db = 27;
+		lc->line.far_hybrid = 2 + (int)k;
+		lc->line.far_echo_hz = 2;
+		lc->line.far_echo_delay = 2 * (lc->line.delay + 16);
+	}
+}
+
+/*
+ * The companding share (trn_comp_pct) over lines whose error is a codec's
+ * companding (mu-law, A-law), white noise of the codec's SNR, a codec
+ * under white noise 10 dB above its floor, and a clean 2-wire line whose
+ * error is the cancelled echoes', at three symbol rates and three levels
+ * at the codec: each receiver's share printed, its ask (AUTO) the rule on
+ * its own figures and the encoder asked for on exactly the codec-dominated
+ * lines, data without a bit error; each class's range and the margin
+ * either side of the threshold printed.
+ */
+static void test_detect(void)
+{
+	static const struct {
+		enum smdsp_v34_symrate r;
+		unsigned int rate;
+	} rates[] = { { SMDSP_V34_S2400, 21600 }, { SMDSP_V34_S3200, 31200 }, { SMDSP_V34_S3429, 33600 } };
+	static const struct dline lines[] = {
+		{ "mu-law", LINE_MULAW, 0, false, true },
+		{ "A-law", LINE_ALAW, 0, false, true },
+		{ "white, the codec's SNR", 0, 37, false, false },
+		{ "mu-law + white 10 dB over", LINE_MULAW, 28, false, false },
+		{ "2-wire, echoes, clean", 0, 0, true, false },
+	};
+	static const double levels[] = { -9, -15, -21 };
+	struct dclass cl[ARRAY_SIZE(lines)];
+	struct link_res r;
+	int lo = 0, hi = 0;
+	double tx;
+	unsigned int i, j, k, e;
+
+	/* the transmitters' level on the line (data, full scale +3.14 dBm0), for the loss that sets the codec's */
+	{
+		struct link_cfg lc = { .symrate = SMDSP_V34_S3429, .rate_ca = 33600, .rate_ac = 33600, .seconds = 2 };
+
+		dline_cfg(&lines[2], 0, 0, 0, -10, &lc);
+		/* without the encoder's extra power */
+		lc.nonlinear[0] = SMDSP_V34_ASK_NO;
+		lc.nonlinear[1] = SMDSP_V34_ASK_NO;
+		run_link(&lc, &r);
+		tx = 10 * log10(r.tx_power[0] / (32768.0 * 32768.0 / 2)) + 3.14;
+		printf("the companding detector: the transmitters at %.1f dBm0; the rule's TRN %.1f dB\n", tx,
+		       SMDSP_V34_NL_SNR_DB10 / 10.0);
+	}
+	memset(cl, 0, sizeof(cl));
+	for (i = 0; i < ARRAY_SIZE(rates); i++)
+		for (j = 0; j < ARRAY_SIZE(lines); j++)
+			for (k = 0; k < ARRAY_SIZE(levels); k++) {
+				struct link_cfg lc = { .symrate = rates[i].r, .rate_ca = rates[i].rate,
+						       .rate_ac = rates[i].rate, .seconds = 3 };
+
+				lc.line.seed = 300 + 10 * i + 3 * j + k;
+				dline_cfg(&lines[j], i, k, tx - levels[k], levels[k], &lc);
+				run_link(&lc, &r);
+				for (e = 0; e < 2; e++) {
+					const struct smdsp_v34_train_stats *st = &r.stats[e];
+					bool rule = st->trn_mse_db10 >= SMDSP_V34_NL_SNR_DB10 &&
+						    st->trn_comp_pct >= SMDSP_V34_NL_COMP_PCT;
+					struct dclass *c = &cl[j];
+
+					if (verbose || detect_only)
+						printf("  %5u %-25s %5.1f dBm0 end %u: TRN %.1f dB, comp %4d%%, nl %d, bits %lu, errors %lu\n",
+						       rates[i].rate, lines[j].name, levels[k], e, st->trn_mse_db10 / 10.0,
+						       st->trn_comp_pct, st->nonlinear, r.bits[e], r.errors[e]);
+					CHECK(r.st[e] == SMDSP_V34_T_DATA && r.bits[e] > 10000 && !r.errors[e],
+					      "%u %s %.0f dBm0 end %u: state %d, %lu bits, %lu wrong", rates[i].rate,
+					      lines[j].name, levels[k], e, r.st[e], r.bits[e], r.errors[e]);
+					CHECK(st->nonlinear == rule, "%u %s %.0f dBm0 end %u: nl %d, the rule %d", rates[i].rate,
+					      lines[j].name, levels[k], e, st->nonlinear, rule);
+					CHECK(st->nonlinear == lines[j].dominant, "%u %s %.0f dBm0 end %u: nl %d, comp %d%%, TRN %.1f dB",
+					      rates[i].rate, lines[j].name, levels[k], e, st->nonlinear, st->trn_comp_pct,
+					      st->trn_mse_db10 / 10.0);
+					if (!c->n || st->trn_comp_pct < c->min)
+						c->min = st->trn_comp_pct;
+					if (!c->n || st->trn_comp_pct > c->max)
+						c->max = st->trn_comp_pct;
+					c->n++;
+					c->sum += st->trn_comp_pct;
+					c->sum2 += (double)st->trn_comp_pct * st->trn_comp_pct;
+					c->asked += st->nonlinear;
+				}
+			}
+	for (j = 0; j < ARRAY_SIZE(lines); j++) {
+		double mean = cl[j].sum / cl[j].n, sd = sqrt(cl[j].sum2 / cl[j].n - mean * mean);
+
+		printf("  %-25s comp %4d .. %4d%%, mean %5.1f%%, sd %4.1f; the encoder asked by %d of %d\n", lines[j].name,
+		       cl[j].min, cl[j].max, mean, sd, cl[j].asked, cl[j].n);
+		if (lines[j].dominant)
+			lo = j == 0 || cl[j].min < lo ? cl[j].min : lo;
+		else
+			hi = j == 2 || cl[j].max > hi ? cl[j].max : hi;
+	}
+	printf("  margin: the lowest codec-dominated share %d%%, the highest other %d%%, threshold %d%%\n", lo, hi,
+	       SMDSP_V34_NL_COMP_PCT);
+}
+
 /* the configuration's range */
 static void test_config(void)
 {
@@ -459,8 +600,15 @@ int main(int argc, char **argv)
 			verbose++;
 		else if (!strcmp(argv[i], "--quick"))
 			quick = true;
+		else if (!strcmp(argv[i], "--detect"))
+			detect_only = true;
+	if (detect_only) {
+		test_detect();
+		return t_report("test_v34_shaping");
+	}
 	test_config();
 	test_calls();
 	test_benefit();
+	test_detect();
 	return t_report("test_v34_shaping");
 }

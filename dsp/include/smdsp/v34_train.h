@@ -124,15 +124,20 @@ enum smdsp_v34_train_state {
 /*
  * The rule (doc/v34.md, "The nonlinear encoder and expanded shaping"):
  * the nonlinear encoder where TRN's error is SMDSP_V34_NL_SNR_DB10 or
- * more under the signal, within 5 dB of a G.711 codec's own 38 dB: there
- * the codec's companding noise, which grows with the signal, is most of
- * what is left (9.7's case; under it the line's own noise is, which the
- * encoder's 0.5 dB more power on the line does not beat); expanded
+ * more under the signal, within 5 dB of a G.711 codec's own 38 dB, and
+ * at least SMDSP_V34_NL_COMP_PCT percent of it grows with the line's
+ * power (trn_comp_pct): there the codec's companding noise is most of
+ * what is left (9.7's case; under it, or on a line as clean whose noise
+ * is white or an echo's, the encoder's 0.5 dB more power on the line
+ * buys 0.2 dB of error or less; the threshold about halfway between the
+ * highest share measured without a codec's noise, 12, and the lowest
+ * with it, 33, test_v34_shaping); expanded
  * shaping wherever the rate has shell bits (v34_data sends it at minimum
  * shaping's power: 0.2-0.6 dB more distance for 1 dB more peak, which a
  * signal 12 dB and more under the codec's overload can spare).
  */
 #define SMDSP_V34_NL_SNR_DB10 330
+#define SMDSP_V34_NL_COMP_PCT 22
 
 struct smdsp_v34_train_tx;
 struct smdsp_v34_train_rx;
@@ -242,6 +247,12 @@ struct smdsp_v34_train_stats {
 	 */
 	int32_t trn_mse_db10;
 	uint32_t mp_rate;
+	/*
+	 * TRN: the share of its noise that grows with the line's power (a
+	 * codec's companding, not white noise), percent (0 before trained;
+	 * v34_train_rx.c's comp_pct())
+	 */
+	int32_t trn_comp_pct;
 	/* 2-wire: the far window's bulk delay, samples behind the near one's start (-1: none) */
 	int32_t far_delay;
 	/* data: mse_db10 of decisions on a signal that is not the far end's (uniform in the lattice's cells) */

@@ -172,9 +172,10 @@ check-fast: venv
 # (tools/lab/smlab/dbusline.py, tick_default).
 check: export SMLAB_CMDLINE_EXTRA = noapictimer
 check: export SMLAB_DBUS_TICK_US = 2000
-# The modules' build (W=1 C=2 for every flavour: about 3.5 min of CPU) runs beside check-fast's tests,
-# whose workers leave part of the cores idle; its output goes to out/tests/modules-build.log, shown if
-# it fails.  check-fast's failure still stops the check, after the build.
+# The modules' build (W=1 C=2 for every flavour: about 3.5 min of CPU) runs beside check-fast's tests
+# (they leave little of the cores idle: the two together take about what they took in turn); its output
+# goes to out/tests/modules-build.log, shown if it fails.  check-fast's failure still stops the check,
+# after the build.
 check: deps venv
 	@$(MAKE) --no-print-directory -j$(JOBS) check-build-fast
 	@mkdir -p out/tests

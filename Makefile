@@ -183,8 +183,10 @@ check: deps venv
 	bpid=$$!; $(MAKE) --no-print-directory check-fast; rc=$$?; \
 	if ! wait $$bpid; then tail -60 out/tests/modules-build.log; echo "make check: the modules' build failed"; exit 1; fi; \
 	exit $$rc
+	@rm -f out/tests/guest-retries.log
 	$(PYTEST) --durations=25 -m "guest or kbuild" --junitxml=out/tests/check-guest.xml tests; \
-		rc=$$?; $(TESTSUM) out/tests/check-fast.xml out/tests/check-guest.xml; exit $$rc
+		rc=$$?; $(TESTSUM) --retries out/tests/guest-retries.log \
+		out/tests/check-fast.xml out/tests/check-guest.xml; exit $$rc
 
 check-real: deps venv
 	@$(MAKE) --no-print-directory modules line

@@ -124,6 +124,29 @@ class FileLines:
         return lines
 
 
+CONSOLE_TAIL = 60
+# A guest whose QEMU ended without the script's exit code and without any of
+# these on the console died silently (a triple fault, a lost host-side
+# exchange): smlab.checks.once may boot it again, once.  A kernel that said
+# why it died never counts as silent.
+_KERNEL_DEATH = re.compile(r"Kernel panic|BUG:|Oops|general protection|Call Trace|"
+                           r"double fault|stack guard page|watchdog: ")
+SILENT_DEATHS = []
+
+
+def note_unreported(res, kver):
+    """A guest that never reported its script's exit code: the console's end
+    on stderr (CI keeps a failed test's stderr, not the out/ tree; an oops,
+    a panic or the last progress line is the evidence), and the result in
+    SILENT_DEATHS if it neither timed out nor says why it died."""
+    text = res.console_text()
+    tail = text.splitlines()[-CONSOLE_TAIL:]
+    print("[smlab] %s: the console's last %d lines:\n%s" % (kver, len(tail), "\n".join(
+        "  | " + ln for ln in tail)), file=sys.stderr, flush=True)
+    if not res.timed_out and not _KERNEL_DEATH.search(text):
+        SILENT_DEATHS.append(res)
+
+
 def _say(progress, msg):
     if progress:
         print("[smlab] " + msg, file=sys.stderr, flush=True)
@@ -414,6 +437,8 @@ def run_guest(kver, script, out_dir, modules=(), clock="virtual", icount_shift=0
         say("TIMED OUT after %.0f s (QEMU killed)" % timeout_s)
     elif res.rc is None:
         say("guest never reported an exit code (QEMU rc %s); see %s" % (res.qemu_rc, console))
+    if res.rc is None:
+        note_unreported(res, kver)
     say("done: rc=%s, %.1f s wall" % (res.rc, res.wall_s))
     _log_times(res, kver, clock, icount_shift, line is not None)
     return res

@@ -167,11 +167,11 @@ check-fast: venv
 # from the HPET: cyclictest's figures in a guest are the same to the
 # microsecond (3/3/5 against 3/3/6 us).  make study and the other
 # experiments keep the local APIC timer.  Their lines on QEMU's D-Bus audio
-# get the guest's input every 2 ms instead of every 1 ms: each tick is a
-# synchronous D-Bus round trip to smline, a quarter of a call's host CPU
+# get the guest's input every 4 ms instead of every 1 ms: each tick is a
+# synchronous D-Bus round trip to smline, much of a call's host CPU
 # (tools/lab/smlab/dbusline.py, tick_default).
 check: export SMLAB_CMDLINE_EXTRA = noapictimer
-check: export SMLAB_DBUS_TICK_US = 2000
+check: export SMLAB_DBUS_TICK_US = 4000
 # The modules' build (W=1 C=2 for every flavour: about 3.5 min of CPU) runs beside check-fast's tests
 # (they leave little of the cores idle: the two together take about what they took in turn); its output
 # goes to out/tests/modules-build.log, shown if it fails.  check-fast's failure still stops the check,

@@ -11,6 +11,15 @@
  * that is late in processing therefore never starves the engine; only a
  * handler that is itself blocked for longer than the queue lets the hardware
  * reach the last valid descriptor and halt, which is detected and recovered.
+ *
+ * PCM in paces the interrupts; PCM out is only refilled from them, and an
+ * emulated codec may pull its output far ahead of its input: QEMU's fills
+ * its mixing buffer at once and sends its D-Bus audio in 1024-frame
+ * chunks; with a 4 ms audio tick its PCM out ran 900 frames (all nine
+ * 12.5 ms periods queued) ahead of PCM in's first 32 right after the start,
+ * and halted.  So PCM out is queued in chunks, not periods, at least
+ * PO_LEAD frames ahead of its own position (bounded by the ring), and never
+ * less than PCM in's nine periods.
  */
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -68,6 +77,9 @@
 #define BD_IOC			0x80000000u
 #define BD_ENTRIES		32
 #define QUEUE_PERIODS		8
+/* PCM out: frames queued ahead at least (up to a ring), in PO_CHUNKS pieces */
+#define PO_LEAD			2048
+#define PO_CHUNKS		12
 #define CHANNELS		2
 /* inject_fault order: CIV reads this many descriptors back */
 #define ORDER_BACK		3
@@ -121,15 +133,14 @@ static inline void ch_wb(struct ac97 *a, struct ac97_chan *c, int r, u8 v)
 	iowrite8(v, a->nabm + c->reg + r);
 }
 
-/* Queue one period at c->next_abs: one or two descriptors. */
-static void queue_period(struct ac97 *a, struct ac97_chan *c)
+/* Queue len frames at c->next_abs: one or two descriptors. */
+static void queue_frames(struct ac97 *a, struct ac97_chan *c, u32 len)
 {
 	struct smodem_dev *sd = a->sd;
 	struct smodem_piece pc[2];
 	unsigned int k, i;
 
-	k = smodem_split_period(c->next_abs, READ_ONCE(sd->period), sd->p.ring,
-				pc);
+	k = smodem_split_period(c->next_abs, len, sd->p.ring, pc);
 	for (i = 0; i < k; i++) {
 		u8 slot = (c->lvi + 1) % BD_ENTRIES;
 		u32 ctl = pc[i].len * CHANNELS;
@@ -144,9 +155,32 @@ static void queue_period(struct ac97 *a, struct ac97_chan *c)
 		c->next_abs += pc[i].len;
 		c->lvi = slot;
 	}
+}
+
+/* PCM in: one period, its interrupt at its end. */
+static void queue_period(struct ac97 *a, struct ac97_chan *c)
+{
+	queue_frames(a, c, READ_ONCE(a->sd->period));
 	c->period_end[c->pe_tail] = c->next_abs;
 	c->pe_tail = (c->pe_tail + 1) % BD_ENTRIES;
 	c->queued_periods++;
+}
+
+/*
+ * PCM out: queued up to lead frames past pos, in chunks of a PO_CHUNKS'th
+ * of it: PO_CHUNKS + 2 chunks outstanding at most (the one playing and the
+ * last one's overshoot), one descriptor more for each ring wrap in them;
+ * nine periods of half a ring wrap five times: 19 of the list's 32.
+ */
+static void po_fill(struct ac97 *a, struct ac97_chan *c, u64 pos)
+{
+	u32 ring = a->sd->p.ring;
+	u32 lead = max((QUEUE_PERIODS + 1) * READ_ONCE(a->sd->period),
+		       min_t(u32, PO_LEAD, ring));
+	u32 chunk = DIV_ROUND_UP(lead, PO_CHUNKS);
+
+	while (c->next_abs < pos + lead)
+		queue_frames(a, c, chunk);
 }
 
 /*
@@ -180,6 +214,11 @@ static u64 chan_pos(struct ac97 *a, struct ac97_chan *c, u8 *civ_out)
 /* Retire finished periods and keep QUEUE_PERIODS queued ahead. */
 static void refill(struct ac97 *a, struct ac97_chan *c, u64 pos)
 {
+	if (!c->ioc) {
+		po_fill(a, c, pos);
+		ch_wb(a, c, CH_LVI, c->lvi);
+		return;
+	}
 	while (c->queued_periods &&
 	       c->period_end[c->pe_head] <= pos) {
 		c->pe_head = (c->pe_head + 1) % BD_ENTRIES;
@@ -449,7 +488,9 @@ static void chan_prime(struct ac97 *a, struct ac97_chan *c)
 	c->pe_head = 0;
 	c->pe_tail = 0;
 	iowrite32(c->bdl_dma, a->nabm + c->reg + CH_BDBAR);
-	while (c->queued_periods < QUEUE_PERIODS + 1)
+	if (!c->ioc)
+		po_fill(a, c, 0);
+	while (c->ioc && c->queued_periods < QUEUE_PERIODS + 1)
 		queue_period(a, c);
 	ch_wb(a, c, CH_LVI, c->lvi);
 }

@@ -108,10 +108,11 @@ def tick_default():
     Each tick is one synchronous D-Bus Read between QEMU and smline, and
     those round trips are much of a call's host CPU (a boot with one V.34
     call moving 16 KiB each way: 31 s of CPU at 1 ms, 23 s at 2 ms, 19 s at
-    4 ms, the same call and rate).  make check sets 2 ms: at 4 ms QEMU's
-    AC'97 moves 32 samples a tick, more than the driver's shortest period
-    (20), and test_callid's race saw a DMA halt.  The experiments keep
-    1 ms, since the tick is how late the guest's input arrives."""
+    4 ms, the same call and rate).  make check sets 4 ms (at first it set
+    2: at 4 ms QEMU's PCM out ran past the nine periods the driver queued
+    and halted, until driver/hw_ac97.c queued it by frames).  The
+    experiments keep 1 ms, since the tick is how late the guest's input
+    arrives."""
     v = os.environ.get("SMLAB_DBUS_TICK_US", "")
     if not v:
         return 1000

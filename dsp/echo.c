@@ -123,6 +123,22 @@
 #define TWO_PI_Q24	105414357LL	/* 2 pi 2^24 */
 #define TURN_PER_RAD	683565276LL	/* 2^32 / (2 pi) */
 #define GEAR_LEN	4096		/* samples per gear of TRAIN's step */
+/*
+ * The phase detector's clip, Q16 radians: pi/2 while e is the echo's own
+ * residual (TRAIN). In TRACK e is mostly the far modem's signal, 20-30 dB
+ * over V.34's far echo: the detector's noise alone is 10-30 radians a
+ * sample, so a clip at pi/2 made it a limiter whose gain fell with the far
+ * signal's level, and the loop's real bandwidth with it, unknown (the phase
+ * wandered 10-15 degrees for seconds at a nominal 0.2 Hz, and narrower
+ * nominal loops could not pull in TRAIN's last 0.01 Hz). There, for the
+ * user whose far echo is weak (far_raw), it stays linear to about 100
+ * radians: the loop is as wide as its gains say, and its averaging, not the
+ * clip, takes the noise out. A loud far echo (V.32bis's) keeps pi/2: its
+ * retrain over a 2-wire line and a far line of test_v32bis_path's failed
+ * without it.
+ */
+#define PD_MAX		102943
+#define PD_TRACK_MAX	(64LL * PD_MAX)
 #define TRACK_CLIP_MIN	(64 << 8)	/* below this the clip would stop tracking a quiet line */
 /* far_raw's TRAIN samples with the loop's frequency held (the whole loop held 1000, 1500: 3, 1 lost) */
 #define FREQ_HOLD	2048
@@ -658,9 +674,16 @@ static void phase_loop(struct smdsp_echo *ec, int32_t e, int32_t q)
 	if (ec->mode == SMDSP_ECHO_TRACK)
 		pe = 0;
 	pd = div_norm(-(int64_t)e * q * (1LL << 14), (ec->pq + pe + 256) >> 2);
-	pd = clamp64(pd, 102943);
-	dth = ((int64_t)ec->kp_q16 * pd) >> 16;
-	ec->theta += (uint32_t)((dth * TURN_PER_RAD) >> 16);
+	pd = clamp64(pd, ec->mode == SMDSP_ECHO_TRACK && ec->far_raw ? PD_TRACK_MAX : PD_MAX);
+	/*
+	 * The phase step rounded once, in turns: truncated to Q16 radians
+	 * first, every step lost half an LSB on average whatever the loop's
+	 * gain, a pull of 0.0097 Hz at 8 kHz that the integrator had to carry
+	 * (V.34's far echo at 5 Hz tracked at 5.01-5.03 Hz), the more of the
+	 * phase it cost the narrower the loop
+	 */
+	dth = (int64_t)ec->kp_q16 * pd;
+	ec->theta += (uint32_t)((dth * TURN_PER_RAD + (1LL << 31)) >> 32);
 	if (ec->fhold && ec->far_raw && ec->mode == SMDSP_ECHO_TRAIN)
 		return;
 	ec->omega += (((int64_t)ec->ki_q32 * pd) >> 8) * TURN_PER_RAD >> 24;

@@ -124,6 +124,17 @@
  * not move during a call (the far echo's frequency is the phase loop's).
  */
 #define EC_TRACK_MU 1
+/*
+ * and its far echo's phase loop in the data (mHz): the far signal is that
+ * loop's noise, 20-30 dB over our far echo, so its jitter grows with its
+ * bandwidth; at 0.2 Hz (V.32bis's, whose far echo is 6-15 dB down) the
+ * phase wandered 10-15 degrees and the decoder's error swung 29-37 dB with
+ * it on a 2-wire line whose noise had gone; at 0.05 Hz (its detector
+ * linear: echo.c) it holds 33-37 dB and still pulls in the 0.01-0.02 Hz a
+ * noisy TRAIN leaves (test_v34_reneg's lift, six noises: 0.1 Hz failed five,
+ * 0.025 Hz five, 0.05 Hz none)
+ */
+#define EC_TRACK_PLL_MHZ 50
 /* the equaliser's re-centring: 1/2^RECENTRE_SHIFT of its slide every 8 symbols */
 #define RECENTRE_SHIFT 7
 #define P4_S_RUN 24			/* phase 4's S: symbols alternating a quarter turn */
@@ -1851,7 +1862,7 @@ static void ec_adapt(struct smdsp_v34_train_rx *s, enum smdsp_echo_adapt mode)
 	smdsp_echo_set_adapt(s->ec, mode);
 	if (mode == SMDSP_ECHO_TRACK) {
 		smdsp_echo_set_step(s->ec, EC_TRACK_MU);
-		smdsp_echo_set_loop(s->ec, SMDSP_ECHO_TRACK_PLL_MHZ);
+		smdsp_echo_set_loop(s->ec, EC_TRACK_PLL_MHZ);
 	}
 }
 

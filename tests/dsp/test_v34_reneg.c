@@ -841,6 +841,13 @@ static void test_lift(void)
 		{ .name = "4-wire, noise -50 dBm0 goes", .act = ACT_QUIET, .act_after = 16000, .until = 8000L * 16 },
 		{ .name = "2-wire, noise -50 dBm0 goes", .two_wire = true, .max_baud = 3429, .act = ACT_QUIET,
 		  .act_after = 16000, .until = 8000L * 16 },
+		/* the same line, other noises: the far echo's phase loop in the data held each (echo.c) */
+		{ .name = "2-wire, noise -50 dBm0 goes, seed 45", .two_wire = true, .max_baud = 3429, .act = ACT_QUIET,
+		  .act_after = 16000, .until = 8000L * 16 },
+		{ .name = "2-wire, noise -50 dBm0 goes, seed 46", .two_wire = true, .max_baud = 3429, .act = ACT_QUIET,
+		  .act_after = 16000, .until = 8000L * 16 },
+		{ .name = "2-wire, noise -50 dBm0 goes, seed 49", .two_wire = true, .max_baud = 3429, .act = ACT_QUIET,
+		  .act_after = 16000, .until = 8000L * 16 },
 		{ .name = "4-wire, noise -45 dBm0 stays", .act = ACT_NONE, .act_after = 16000, .until = 8000L * 30 },
 		{ .name = "2-wire, noise -45 dBm0 stays", .two_wire = true, .max_baud = 3429, .act = ACT_NONE,
 		  .act_after = 16000, .until = 8000L * 30 },
@@ -851,8 +858,11 @@ static void test_lift(void)
 	sc[1].line = noisy2(-45, 42);
 	sc[2].line = noisy4(-50, 43);
 	sc[3].line = noisy2(-50, 44);
-	sc[4].line = noisy4(-45, 45);
-	sc[5].line = noisy2(-45, 46);
+	sc[4].line = noisy2(-50, 45);
+	sc[5].line = noisy2(-50, 46);
+	sc[6].line = noisy2(-50, 49);
+	sc[7].line = noisy4(-45, 45);
+	sc[8].line = noisy2(-45, 46);
 	for (n = 0; n < SMDSP_ARRAY_SIZE(sc); n++) {
 		long up_at[2] = { -1, -1 };
 		struct out o;

@@ -211,21 +211,23 @@ static u64 chan_pos(struct ac97 *a, struct ac97_chan *c, u8 *civ_out)
 	return chan_pos_at(a, c, civ_out, 0);
 }
 
-/* Retire finished periods and keep QUEUE_PERIODS queued ahead. */
+/*
+ * Keep the queue full from pos on: PCM in retires its finished periods and
+ * keeps QUEUE_PERIODS + 1 queued, PCM out po_fill()'s frames.
+ */
 static void refill(struct ac97 *a, struct ac97_chan *c, u64 pos)
 {
-	if (!c->ioc) {
+	if (c->ioc) {
+		while (c->queued_periods &&
+		       c->period_end[c->pe_head] <= pos) {
+			c->pe_head = (c->pe_head + 1) % BD_ENTRIES;
+			c->queued_periods--;
+		}
+		while (c->queued_periods < QUEUE_PERIODS + 1)
+			queue_period(a, c);
+	} else {
 		po_fill(a, c, pos);
-		ch_wb(a, c, CH_LVI, c->lvi);
-		return;
 	}
-	while (c->queued_periods &&
-	       c->period_end[c->pe_head] <= pos) {
-		c->pe_head = (c->pe_head + 1) % BD_ENTRIES;
-		c->queued_periods--;
-	}
-	while (c->queued_periods < QUEUE_PERIODS + 1)
-		queue_period(a, c);
 	ch_wb(a, c, CH_LVI, c->lvi);
 }
 
@@ -488,11 +490,7 @@ static void chan_prime(struct ac97 *a, struct ac97_chan *c)
 	c->pe_head = 0;
 	c->pe_tail = 0;
 	iowrite32(c->bdl_dma, a->nabm + c->reg + CH_BDBAR);
-	if (!c->ioc)
-		po_fill(a, c, 0);
-	while (c->ioc && c->queued_periods < QUEUE_PERIODS + 1)
-		queue_period(a, c);
-	ch_wb(a, c, CH_LVI, c->lvi);
+	refill(a, c, 0);
 }
 
 static int ac97_start(struct smodem_dev *sd)

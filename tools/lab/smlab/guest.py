@@ -127,7 +127,7 @@ class FileLines:
 CONSOLE_TAIL = 60
 # A guest whose QEMU ended without the script's exit code and without any of
 # these on the console died silently (a triple fault, a lost host-side
-# exchange): smlab.checks.once may boot it again, once.  A kernel that said
+# exchange): tests/module/guestboot.py's once() boots it again, once.  A kernel that said
 # why it died never counts as silent.
 _KERNEL_DEATH = re.compile(r"Kernel panic|BUG:|Oops|general protection|Call Trace|"
                            r"double fault|stack guard page|watchdog: ")

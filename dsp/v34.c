@@ -1412,10 +1412,15 @@ static smdsp_noinline void decide(struct smdsp_v34 *s)
 		s->st.rx.trn_mse_db10 = ts.trn_mse_db10;
 	}
 	if (r == SMDSP_V34_T_DATA && !s->st.rx_data_at) {
+		struct smdsp_v34_train_stats ts;
 		struct smdsp_v34_mp far;
 		bool ack;
 
 		s->st.rx_data_at = s->now;
+		/* 2-wire, phase 4's TRN error may have lowered the rate our last MPs asked for */
+		smdsp_v34_train_rx_get_stats(s->trx, &ts);
+		s->st.rx.mp_rate = ts.mp_rate;
+		s->st.rx.trn4_mse_db10 = ts.trn4_mse_db10;
 		if (smdsp_v34_train_rx_far_mp(s->trx, &far, &ack)) {
 			unsigned int ours = s->st.rx.mp_rate / 2400;
 			unsigned int theirs = s->cfg.calling ? far.rate_a_to_c : far.rate_c_to_a;

@@ -559,6 +559,17 @@ int smdsp_v34_rate_need_db10(const struct smdsp_v34_train_rx *s, enum smdsp_v34_
 	return smdsp_power_to_dbm0((uint64_t)p * 30) - smdsp_power_to_dbm0(8 * 16384) + SMDSP_V34_RATE_MARGIN_DB10;
 }
 
+/* the highest rate up to top whose need an error of db10 meets (2400 at least) */
+static unsigned int rate_for(const struct smdsp_v34_train_rx *s, int32_t db10, unsigned int top)
+{
+	unsigned int r;
+
+	for (r = top; r > 2400; r -= 2400)
+		if (db10 >= smdsp_v34_rate_need_db10(s, s->cfg.symrate, r))
+			break;
+	return r;
+}
+
 /*
  * The rate for our MP: the highest within the configuration's (phase 2's
  * projection, the user's limit) whose need the error measured on TRN
@@ -568,7 +579,6 @@ int smdsp_v34_rate_need_db10(const struct smdsp_v34_train_rx *s, enum smdsp_v34_
 static void choose_rate(struct smdsp_v34_train_rx *s, bool precoding)
 {
 	uint64_t err = precoding ? s->pr_avg : s->pe_avg;
-	unsigned int r;
 
 	/* the mean per symbol (256 of it) against the training's 2 R^2, once the average has filled */
 	if (s->pe_n < 768) {
@@ -577,12 +587,8 @@ static void choose_rate(struct smdsp_v34_train_rx *s, bool precoding)
 	}
 	err >>= 8;
 	s->st.trn_mse_db10 = smdsp_power_to_dbm0(2ULL * R_AMP * R_AMP) - smdsp_power_to_dbm0(err + 1);
-	if (!s->cfg.fixed_rate) {
-		for (r = s->cfg.data_rate; r > 2400; r -= 2400)
-			if (s->st.trn_mse_db10 >= smdsp_v34_rate_need_db10(s, s->cfg.symrate, r))
-				break;
-		s->mp_rate = r;
-	}
+	if (!s->cfg.fixed_rate)
+		s->mp_rate = rate_for(s, s->st.trn_mse_db10, s->cfg.data_rate);
 	s->st.mp_rate = s->mp_rate;
 }
 
@@ -672,6 +678,79 @@ static void mp_bit(struct smdsp_v34_train_rx *s, unsigned int bit)
 	s->ones = 0;
 }
 
+/*
+ * 2-wire: the rate for our MP from phase 4's TRN too. Phase 3's TRN error
+ * is measured while this end is silent, so it lacks what the data mode
+ * hears besides the far signal: the canceller's residue of our own
+ * transmitter's echo. Phase 4 is duplex (both ends' TRN, then MP): its TRN
+ * reaches us with our transmitter on and the canceller tracking, as in the
+ * data. So its decision error, whitened by the precoding coefficients we
+ * ask for (the decoder's view, as phase 3's predictor output is), is
+ * counted from P4_SKIP symbols in (the loops back on the far signal after
+ * the call modem's wait or the answer modem's silence) to TRN's end, and
+ * our MP then asks for the rate the worse of the two errors carries (never
+ * more than phase 3's: phase 4's equaliser, tracking, is not better off
+ * than phase 3's, and the worse of two is the cautious reading of either
+ * one's noise).
+ *
+ * In time for MP: every MP frame our transmitter builds asks what
+ * our_rate() says then, and it sends MP' (the acknowledgement) only once
+ * the far MP has arrived, which follows the far TRN: so each MP' carries
+ * the rate phase 4 chose. The MPs sent before may ask for more: they are
+ * repetitions sent until the far end's MP is detected, after which a modem
+ * "shall complete sending the current MP sequence, and then send MP'
+ * sequences" (phase 4's procedure as V.90's 9.4.1.3 words it after V.34's;
+ * the acknowledgement is what settles); the far end settles its rate at E,
+ * after our MP', on the last MP it took (v34_train_tx.c's settle()). A far
+ * TRN as short as the recommendation's least, 512 symbols, leaves about
+ * 400 to count: at least P4_MIN, or phase 3's choice stands.
+ */
+#define P4_SKIP 64
+#define P4_BLK 32		/* counted in blocks; TRN's end decided on the wrong points is the last one's */
+#define P4_MIN 256
+
+static void p4_err(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *e)
+{
+	int64_t rr = e->re, ri = e->im;
+	int i;
+
+	if (!s->cfg.two_wire || s->rn || s->p4_end || s->count < P4_SKIP)
+		return;
+	/* r = e + sum h(i) e(n - i), h Q14: the past errors before this one joins them */
+	for (i = 0; i < 3; i++) {
+		rr += ((int64_t)s->h[2 * i] * s->elast[i].re - (int64_t)s->h[2 * i + 1] * s->elast[i].im) >> 14;
+		ri += ((int64_t)s->h[2 * i] * s->elast[i].im + (int64_t)s->h[2 * i + 1] * s->elast[i].re) >> 14;
+	}
+	s->p4e_blk += (uint64_t)(rr * rr + ri * ri);
+	if (++s->p4e_bn < P4_BLK)
+		return;
+	/* the block before this one was still TRN's: it counts */
+	if (s->p4e_has_held) {
+		s->p4e_sum += s->p4e_held;
+		s->p4e_n += P4_BLK;
+	}
+	s->p4e_held = s->p4e_blk;
+	s->p4e_has_held = true;
+	s->p4e_blk = 0;
+	s->p4e_bn = 0;
+}
+
+/* phase 4's TRN over (the first far MP taken): its error, and the rate our MP asks for */
+static void p4_choose(struct smdsp_v34_train_rx *s)
+{
+	int32_t db;
+
+	if (!s->cfg.two_wire || s->rn || s->p4e_n < P4_MIN)
+		return;
+	s->st.trn4_mse_db10 = smdsp_power_to_dbm0(2ULL * R_AMP * R_AMP) -
+			      smdsp_power_to_dbm0(smdsp_div_u64(s->p4e_sum, s->p4e_n) + 1);
+	if (s->cfg.fixed_rate || !s->st.trn_mse_db10)
+		return;
+	db = s->st.trn4_mse_db10 < s->st.trn_mse_db10 ? s->st.trn4_mse_db10 : s->st.trn_mse_db10;
+	s->mp_rate = rate_for(s, db, s->mp_rate);
+	s->st.mp_rate = s->mp_rate;
+}
+
 /* phase 4's TRN begins: decided as our J asked at first, MP's sync looked for */
 static void start_trn4(struct smdsp_v34_train_rx *s)
 {
@@ -687,6 +766,12 @@ static void start_trn4(struct smdsp_v34_train_rx *s)
 	s->st.trn4_syms = 0;
 	s->st.trn4_bits = 0;
 	s->st.trn4_bad = 0;
+	s->p4e_sum = 0;
+	s->p4e_blk = 0;
+	s->p4e_held = 0;
+	s->p4e_n = 0;
+	s->p4e_bn = 0;
+	s->p4e_has_held = false;
 }
 
 /*
@@ -741,6 +826,7 @@ static void trn4_symbol(struct smdsp_v34_train_rx *s, unsigned int q)
 	if (s->st.mp_good != s->p4_mp0) {
 		/* to the frame's first symbol */
 		s->st.trn4_syms = s->count + 1 - smdsp_v34_mp_bits(s->far.type) / 2;
+		p4_choose(s);
 		set_state(s, SMDSP_V34_T_MP);
 	} else if (++s->count > SMDSP_V34_TRN4_MAX) {
 		s->st.trn4_long = true;
@@ -1417,6 +1503,8 @@ static void symbol(struct smdsp_v34_train_rx *s)
 	e.re = o.re - d.re;
 	e.im = o.im - d.im;
 	mse_acc(s, &e, &d);
+	if (s->state == SMDSP_V34_T_TRN4)
+		p4_err(s, &e);
 	/* the last three errors before the data (start_data()) */
 	s->elast[2] = s->elast[1];
 	s->elast[1] = s->elast[0];

@@ -24,7 +24,7 @@
  *   reached it (the line's delay and under 100 ms more), then sends S.
  * - Four 2-wire lines (both ends two_wire; G.168 hybrids at ERL 6-12 dB,
  *   far echoes 26-30 dB down and -7 to +7 Hz, 12-250 ms one way, 2400 to
- *   3429 baud offered, max_rate at what v34_train holds on 2-wire lines):
+ *   3429 baud offered, no max_rate: the rates each receiver's MP asks for):
  *   phase 2 completes with the echoes on, both ends reach the data mode and
  *   the PRBS arrives without a bit error, judged as the 4-wire calls, the
  *   answer modem silent while the call modem trains, each canceller's ERLE
@@ -513,8 +513,10 @@ static void test_lines(void)
  * through a G.168 hybrid model (ERL 6-12 dB: the near echo up to 4 dB above
  * the far end's signal after the line's loss) and, a round trip later, from
  * the far hybrid 26-30 dB below what it sent, shifted 0-7 Hz. The symbol
- * rates offered (INFO0) and max_rate keep each call at a rate v34_train
- * carries error-free on such lines (test_v34_duplex). The call is judged
+ * rates offered (INFO0) pick the symbol rate; no max_rate: each receiver's
+ * MP asks for what the worse of its phase 3 and phase 4 TRN errors carries
+ * (phase 4's heard with its own echo and the canceller, as the data is;
+ * test_v34_rate judges that choice). The call is judged
  * as the 4-wire ones (phase 2's parameters and rates, the PRBS, the order
  * on the line) but the answer modem must fall silent while the call modem
  * trains, and each canceller's ERLE at its training's end must reach
@@ -529,15 +531,14 @@ struct wire2_case {
 	int delay_ms, blk;
 	int hybrid;
 	double erl, far_db, hz;
-	unsigned int max_rate;
 	int max_baud;			/* the highest symbol rate offered */
 };
 
 static const struct wire2_case wire2[] = {
-	{ "2-wire telephone, 10 dB, -55 dBm0", CHAN_TELEPHONE, 10, -55, 100, 12, 80, 1, 6, 26, 0.0, 14400, 2400 },
-	{ "2-wire telephone, 10 dB, -55 dBm0", CHAN_TELEPHONE, 10, -55, -100, 100, 80, 4, 8, 28, -7.0, 19200, 3000 },
-	{ "2-wire flat, 8 dB, -55 dBm0", CHAN_FLAT, 8, -55, 50, 250, 37, 5, 12, 30, 7.0, 19200, 3200 },
-	{ "2-wire telephone, 10 dB, -55 dBm0", CHAN_TELEPHONE, 10, -55, 100, 40, 80, 6, 10, 27, 3.0, 21600, 3429 },
+	{ "2-wire telephone, 10 dB, -55 dBm0", CHAN_TELEPHONE, 10, -55, 100, 12, 80, 1, 6, 26, 0.0, 2400 },
+	{ "2-wire telephone, 10 dB, -55 dBm0", CHAN_TELEPHONE, 10, -55, -100, 100, 80, 4, 8, 28, -7.0, 3000 },
+	{ "2-wire flat, 8 dB, -55 dBm0", CHAN_FLAT, 8, -55, 50, 250, 37, 5, 12, 30, 7.0, 3200 },
+	{ "2-wire telephone, 10 dB, -55 dBm0", CHAN_TELEPHONE, 10, -55, 100, 40, 80, 6, 10, 27, 3.0, 3429 },
 };
 
 static void test_two_wire(void)
@@ -565,8 +566,6 @@ static void test_two_wire(void)
 		cc.line.far_echo_hz = w->hz;
 		/* the far hybrid at the far modem: the line's round trip */
 		cc.line.far_echo_delay = 2 * (cc.line.delay + 16);
-		cc.max_rate_c = w->max_rate;
-		cc.max_rate_a = w->max_rate;
 		cc.blk = w->blk;
 		cc.two_wire = true;
 		v34_info0_upto(w->max_baud, &cc.info0);
@@ -608,12 +607,23 @@ static void p2_fault_line(unsigned int l, struct call_cfg *cc)
 				      .ppm = 100, .seed = 41, .channel = CHAN_TELEPHONE, .hybrid = l == 1 ? 1 : 5,
 				      .hybrid_erl_db = l == 1 ? 6 : 12, .far_echo_db = 26, .far_hybrid = 2 };
 	cc->line.far_echo_delay = 2 * (cc->line.delay + 16);
-	cc->max_rate_c = 14400;
-	cc->max_rate_a = 14400;
 	cc->blk = 80;
 	cc->two_wire = true;
 	v34_info0_upto(2400, &cc->info0);
 	cc->seconds = 60;
+}
+
+/*
+ * The data rates as the call without the fault's: on a 2-wire line each MP's
+ * rate also rests on phase 4's TRN error, a few hundred symbols heard through
+ * the cancellers as they track; a call whose phase 2 restarted reaches them
+ * at another moment, and its error differs by up to 2 dB (the 2-wire ERL 6
+ * dB line's answer modem: 30.5 without the fault, 31.6-32.6 with): one rate
+ * step either way.
+ */
+static bool rate_near(unsigned int r, unsigned int ref, bool two_wire)
+{
+	return two_wire ? r + 2400 >= ref && r <= ref + 2400 : r == ref;
 }
 
 static void test_p2_faults(void)
@@ -658,7 +668,8 @@ static void test_p2_faults(void)
 			      o.c.p2.c_to_a.symrate == ref.c.p2.c_to_a.symrate &&
 			      o.c.p2.a_to_c.max_rate == ref.c.p2.a_to_c.max_rate &&
 			      o.c.p2.c_to_a.max_rate == ref.c.p2.c_to_a.max_rate &&
-			      o.c.stats.tx.rate == ref.c.stats.tx.rate && o.a.stats.tx.rate == ref.a.stats.tx.rate,
+			      rate_near(o.c.stats.tx.rate, ref.c.stats.tx.rate, cc.two_wire) &&
+			      rate_near(o.a.stats.tx.rate, ref.a.stats.tx.rate, cc.two_wire),
 			      "%s: %u/%u bit/s in phase 2, %u/%u in the data; without the fault %u/%u, %u/%u", what,
 			      o.c.p2.a_to_c.max_rate, o.c.p2.c_to_a.max_rate, o.c.stats.tx.rate, o.a.stats.tx.rate,
 			      ref.c.p2.a_to_c.max_rate, ref.c.p2.c_to_a.max_rate, ref.c.stats.tx.rate,

@@ -27,6 +27,19 @@
  *   phase 2 projected less (on the telephone channel, precoded, the data
  *   mode's receiver ends 2-5 dB better than TRN measured: the choice is
  *   conservative there).
+ * - Calls on 2-wire lines (G.168 hybrids at ERL 6-12 dB, far echoes 26-30
+ *   dB down, 12-250 ms, flat and telephone channels, -50 to -66 dBm0 of
+ *   noise, 3000 and 3429 baud), no max_rate: phase 3's TRN error is
+ *   measured with this end silent, phase 4's with its own echo and the
+ *   canceller as in the data; each receiver's MP asks for what the worse of
+ *   the two carries (checked against the rule on the stats). The data mode
+ *   may still find it a step too high and renegotiate down once: at most
+ *   two of the 16 directions (phase 3's error alone: four). The bits after
+ *   the last renegotiation (4 s each way) arrive without an error, and the
+ *   rate is never above what the theory allows at the decoder's error nor
+ *   more than one step under it (two after a renegotiation down; the
+ *   telephone channel at 3429 baud excepted, as on 4-wire lines). Printed
+ *   beside it, the rate phase 3's error alone would have asked for.
  * Printed: the theory's table, and per line the rate chosen beside the
  * rate the theory gives at the line's SNR and at the decoder's error.
  * Options: --quick (1.5 s of data a call).
@@ -41,6 +54,7 @@
 #include <smdsp/v34_mod.h>
 #include "line.h"
 #include "chan.h"
+#include "v34rule.h"
 #include "tutil.h"
 #include "check.h"
 
@@ -169,39 +183,36 @@ static void test_theory(bool quick)
 
 /* ---- whole calls ---- */
 
-struct prbs {
-	uint32_t s;
-};
-
-static int prbs_bit(struct prbs *p)
-{
-	int b = (int)(((p->s >> 22) ^ (p->s >> 17)) & 1);
-
-	p->s = (p->s << 1) | (uint32_t)b;
-	return b;
-}
-
-static int src_bit(void *user)
-{
-	return prbs_bit(user);
-}
-
-/* seeded from the first 23 bits received, then checked */
+/*
+ * The source is tutil's PRBS; the sink checks each bit against the one the
+ * last 23 received bits predict (self-synchronising: a line error counts
+ * three times, and a renegotiation's gap costs at most 23 bits before it
+ * is in step again). Only bits from `from` on are judged: run_call() moves
+ * it past every gap, so a call is judged on the data after its last one.
+ */
 struct sink {
-	struct prbs p;
-	unsigned long bits, checked, errors;
+	uint32_t r;
+	unsigned long n, from, checked, errors;
 };
 
 static void sink_bit(void *user, int bit)
 {
 	struct sink *k = user;
+	int want = (int)(((k->r >> 22) ^ (k->r >> 17)) & 1);
 
-	if (k->bits++ < 23) {
-		k->p.s = (k->p.s << 1) | (uint32_t)(bit & 1);
+	k->r = (k->r << 1) | (uint32_t)(bit & 1);
+	if (++k->n <= k->from)
 		return;
-	}
 	k->checked++;
-	k->errors += (unsigned long)(prbs_bit(&k->p) != bit);
+	k->errors += (unsigned long)(want != bit);
+}
+
+/* bits lost or out of step from here: judge again 23 bits after the next one */
+static void sink_gap(struct sink *k)
+{
+	k->from = k->n + 23;
+	k->checked = 0;
+	k->errors = 0;
 }
 
 struct rate_line {
@@ -213,15 +224,28 @@ struct rate_line {
 	unsigned int seed;	/* the line's noise and the data's */
 };
 
+/* a 2-wire line's echoes: the G.168 model (1-8) at erl, the far echo far_db down, shifted hz */
+struct echo_line {
+	int hybrid;
+	double erl, far_db, hz;
+	int max_baud;		/* the highest symbol rate offered */
+};
+
 struct call_res {
 	bool data;
 	struct smdsp_v34_stats st[2];		/* call, answer */
 	struct smdsp_v34_phase2_result p2;
 	struct sink sink[2];
 	int wmse_db10[2];			/* the decoder's error at the end, each end's receiver */
+	enum smdsp_v34_fail fail[2];
+	enum smdsp_v34_state state[2];
+	unsigned int first_rate[2];		/* each receiver's as the data began */
+	bool reached;				/* both ends in the data at once */
+	unsigned int gaps;			/* renegotiations in the data */
 };
 
-static void run_call(const struct rate_line *rl, struct call_res *res)
+/* el: 2-wire (both ends two_wire, no max_rate), NULL: 4-wire */
+static void run_call(const struct rate_line *rl, const struct echo_line *el, struct call_res *res)
 {
 	static const struct smdsp_v34_info0 all = {
 		.rate_2743 = 1, .rate_2800 = 1, .rate_3429 = 1, .low_3000 = 1, .high_3000 = 1, .low_3200 = 1,
@@ -229,43 +253,81 @@ static void run_call(const struct rate_line *rl, struct call_res *res)
 	};
 	struct line_cfg lc = { .loss_db = rl->loss_db, .noise_dbm0 = rl->noise_dbm0, .echo_db = -999, .ppm = rl->ppm,
 			       .delay = rl->delay_ms * 8, .channel = rl->channel, .seed = rl->seed };
-	struct prbs src[2] = { { 0x1abcdeu + rl->seed }, { 0x2fedcbu + rl->seed } };
+	struct t_prbs src[2] = { { .s = 0x1abcdeu + rl->seed }, { .s = 0x2fedcbu + rl->seed } };
 	struct smdsp_v34_config cfg[2];
 	struct smdsp_v34 *m[2];
-	struct line *l = line_create(&lc);
+	struct line *l;
 	int16_t tx[2][BLK], rx[2][BLK] = { { 0 } };
 	long t, stop = -1;
+	bool gap = false;
 	int i;
 
 	memset(res, 0, sizeof(*res));
+	if (el) {
+		/* the far hybrid at the far modem: the line's round trip */
+		lc.hybrid = el->hybrid;
+		lc.hybrid_erl_db = el->erl;
+		lc.far_echo_db = el->far_db;
+		lc.far_hybrid = 1 + el->hybrid % 8;
+		lc.far_echo_hz = el->hz;
+		lc.far_echo_delay = 2 * (lc.delay + 16);
+	}
+	l = line_create(&lc);
 	for (i = 0; i < 2; i++) {
 		memset(&cfg[i], 0, sizeof(cfg[i]));
 		cfg[i].calling = i == 0;
 		cfg[i].level_dbm0_10 = LEVEL;
 		cfg[i].far_level_dbm0_10 = LEVEL;
 		cfg[i].info0 = all;
-		cfg[i].get_bit = src_bit;
+		if (el) {
+			/* a block's echo heard in the next block */
+			cfg[i].two_wire = true;
+			cfg[i].echo_latency = BLK;
+			v34_info0_upto(el->max_baud, &cfg[i].info0);
+		}
+		cfg[i].get_bit = t_prbs_src_bit;
 		cfg[i].get_user = &src[i];
 		cfg[i].put_bit = sink_bit;
 		cfg[i].put_user = &res->sink[i];
+		res->sink[i].from = 23;
 		m[i] = smdsp_v34_create(&cfg[i]);
 	}
 	CHECK(m[0] && m[1] && l);
 	if (!m[0] || !m[1] || !l)
 		goto out;
-	for (t = 0; t < 30 * 8000 && (stop < 0 || t < stop); t += BLK) {
+	for (t = 0; t < 40 * 8000 && (stop < 0 || t < stop); t += BLK) {
 		smdsp_v34_process(m[0], rx[0], tx[0], BLK);
 		smdsp_v34_process(m[1], rx[1], tx[1], BLK);
 		line_process(l, tx[0], rx[0], tx[1], rx[1], BLK);
-		if (stop < 0 && smdsp_v34_state(m[0]) == SMDSP_V34_DATA && smdsp_v34_state(m[1]) == SMDSP_V34_DATA)
+		if (stop < 0 && smdsp_v34_state(m[0]) == SMDSP_V34_DATA && smdsp_v34_state(m[1]) == SMDSP_V34_DATA) {
 			stop = t + (long)(data_seconds * 8000);
+			/* the rates the MPs settled */
+			for (i = 0; i < 2; i++) {
+				smdsp_v34_get_stats(m[i], &res->st[i]);
+				res->first_rate[i] = res->st[i].rx.rate;
+			}
+		}
 		if (smdsp_v34_state(m[0]) == SMDSP_V34_FAILED || smdsp_v34_state(m[1]) == SMDSP_V34_FAILED)
 			break;
+		/* a renegotiation: both directions stop; the bits judged are those after it */
+		if (stop >= 0 && (smdsp_v34_state(m[0]) != SMDSP_V34_DATA || smdsp_v34_state(m[1]) != SMDSP_V34_DATA)) {
+			res->gaps += !gap;
+			gap = true;
+			/* as much data after it as a call without one has */
+			stop = t + (long)(data_seconds * 8000);
+			sink_gap(&res->sink[0]);
+			sink_gap(&res->sink[1]);
+		} else {
+			gap = false;
+		}
 	}
+	res->reached = stop >= 0;
 	res->data = stop >= 0 && smdsp_v34_state(m[0]) == SMDSP_V34_DATA && smdsp_v34_state(m[1]) == SMDSP_V34_DATA;
 	for (i = 0; i < 2; i++) {
 		smdsp_v34_get_stats(m[i], &res->st[i]);
 		res->wmse_db10[i] = res->st[i].wmse_db10;
+		res->fail[i] = smdsp_v34_fail(m[i]);
+		res->state[i] = smdsp_v34_state(m[i]);
 	}
 	smdsp_v34_get_phase2(m[0], &res->p2);
 out:
@@ -301,9 +363,10 @@ static void test_calls(void)
 		struct call_res r;
 		double snr = LEVEL / 10.0 - rl->loss_db - rl->noise_dbm0;
 
-		run_call(rl, &r);
+		run_call(rl, NULL, &r);
 		CHECK(r.data, "%s %.0f dBm0: no data (%s)", chan_name(rl->channel), rl->noise_dbm0,
 		      r.st[0].failed_at ? "failed" : "late");
+		CHECK(!r.gaps, "%s %.0f dBm0: %u renegotiations", chan_name(rl->channel), rl->noise_dbm0, r.gaps);
 		if (!r.data)
 			continue;
 		/* k: the receiving end (0 call: a->c, 1 answer: c->a) */
@@ -351,6 +414,100 @@ static void test_calls(void)
 	}
 }
 
+/* the rate an error (tenths of dB) carries by the receiver's rule, within lim (2400: none higher) */
+static unsigned int rule_rate(enum smdsp_v34_symrate sr, int db10, unsigned int lim)
+{
+	unsigned int r;
+
+	for (r = lim; r > 2400; r -= 2400)
+		if (db10 >= smdsp_v34_rate_need_db10(theory_rx, sr, r))
+			break;
+	return r;
+}
+
+/*
+ * 2-wire lines, no max_rate: each receiver's MP asks for the rate the worse
+ * of phase 3's TRN error (this end silent) and phase 4's (duplex: its own
+ * echo on the line, the canceller tracking) carries; judged as the file's
+ * header says.
+ */
+static void test_two_wire(void)
+{
+	static const struct {
+		struct rate_line l;
+		struct echo_line e;
+	} lines[] = {
+		{ { CHAN_TELEPHONE, -55, 100, 12, 10, 41 }, { 1, 6, 26, 0.0, 3000 } },
+		{ { CHAN_FLAT, -58, -100, 100, 10, 42 }, { 4, 8, 28, 0.0, 3200 } },
+		{ { CHAN_FLAT, -55, 50, 250, 8, 43 }, { 5, 12, 30, 7.0, 3200 } },
+		{ { CHAN_TELEPHONE, -55, 100, 40, 10, 44 }, { 6, 10, 27, 3.0, 3429 } },
+		{ { CHAN_FLAT, -50, -50, 30, 6, 45 }, { 2, 6, 28, 1.5, 3429 } },
+		{ { CHAN_FLAT, -62, 0, 60, 6, 46 }, { 3, 12, 30, -3.0, 3429 } },
+		{ { CHAN_FLAT, -66, 50, 20, 6, 47 }, { 7, 6, 28, 5.0, 3429 } },
+		{ { CHAN_TELEPHONE, -65, -50, 150, 6, 48 }, { 8, 12, 26, 0.0, 3429 } },
+	};
+	unsigned int i, k, optimistic = 0;
+
+	printf("2-wire calls, no max_rate: the MP's rate from phase 3's and phase 4's TRN errors; %.1f s of data each way\n",
+	       data_seconds);
+	printf("  channel   | ERL | noise | dir | baud | phase 2 | TRN 3  | TRN 4  | phase 3 alone | MP     | settled | end   | decoder | theory | down/up | bits    | errors\n");
+	for (i = 0; i < ARRAY_SIZE(lines); i++) {
+		const struct rate_line *rl = &lines[i].l;
+		struct call_res r;
+
+		run_call(rl, &lines[i].e, &r);
+		CHECK(r.reached, "2-wire %s %.0f dBm0: no data (%s/%s, %s/%s)", chan_name(rl->channel),
+		      rl->noise_dbm0, smdsp_v34_state_name(r.state[0]), smdsp_v34_state_name(r.state[1]),
+		      smdsp_v34_fail_name(r.fail[0]), smdsp_v34_fail_name(r.fail[1]));
+		if (!r.reached)
+			continue;
+		for (k = 0; k < 2; k++) {
+			const struct smdsp_v34_dir *rx = &r.st[k].rx;
+			const struct smdsp_v34_phase2_dir *p2 = k ? &r.p2.c_to_a : &r.p2.a_to_c;
+			double dec = r.wmse_db10[k] / 10.0;
+			unsigned int t_dec = theory_rate(rx->symrate, dec), rate = r.first_rate[k];
+			unsigned int alone = rule_rate(rx->symrate, rx->trn_mse_db10, p2->max_rate);
+			int worse = rx->trn4_mse_db10 < rx->trn_mse_db10 ? rx->trn4_mse_db10 : rx->trn_mse_db10;
+			/* the receiving end's own automatic renegotiations down: the rate did not hold */
+			unsigned int down = r.st[k].reneg_auto - r.st[k].reneg_up;
+
+			printf("  %-9s | %3.0f | %5.0f | %s | %4d | %7u | %4.1f dB | %4.1f dB | %13u | %6u | %7u | %5u | %5.1f dB | %6u | %u/%u | %7lu | %lu\n",
+			       chan_name(rl->channel), lines[i].e.erl, rl->noise_dbm0, k ? "c>a" : "a>c",
+			       sym_rate[rx->symrate % 6], p2->max_rate, rx->trn_mse_db10 / 10.0,
+			       rx->trn4_mse_db10 / 10.0, alone, rx->mp_rate, rate, rx->rate, dec, t_dec, down,
+			       r.st[k].reneg_up,
+			       r.sink[k].checked, r.sink[k].errors);
+			CHECK(rx->trn4_mse_db10 > 0, "2-wire %u %u: phase 4's TRN error not measured", i, k);
+			CHECK(rx->mp_rate == rule_rate(rx->symrate, worse, p2->max_rate),
+			      "2-wire %u %u: MP %u, the rule at %d (TRN %d, TRN4 %d) %u", i, k, rx->mp_rate, worse,
+			      rx->trn_mse_db10, rx->trn4_mse_db10, rule_rate(rx->symrate, worse, p2->max_rate));
+			CHECK(rate == rx->mp_rate, "2-wire %u %u: settled %u, MP %u", i, k, rate, rx->mp_rate);
+			/*
+			 * Phase 4's TRN is a few hundred symbols of a duplex line; the
+			 * data may run a dB or so worse (its canceller's residue over
+			 * seconds). Then the data mode's own renegotiation steps down
+			 * (to the rate whose need is a dB under its error: v34.c), on
+			 * a few directions only, once; the bits after it are judged,
+			 * and the rate it ends at by that rule's own margin.
+			 */
+			CHECK(down <= 1, "2-wire %u %u: %u renegotiations down", i, k, down);
+			optimistic += down > 0;
+			CHECK(r.gaps <= 1, "2-wire %u: %u renegotiations", i, r.gaps);
+			CHECK(r.sink[k].checked > (unsigned long)(0.8 * data_seconds * rx->rate) && !r.sink[k].errors,
+			      "2-wire %u %u: %lu errors in %lu bits", i, k, r.sink[k].errors, r.sink[k].checked);
+			CHECK(rx->rate <= t_dec, "2-wire %u %u: %u bit/s, the theory at %.1f dB %u", i, k, rx->rate, dec,
+			      t_dec);
+			/* as on 4-wire lines: the telephone channel at 3429 baud, precoded, ends better than TRN */
+			if (rl->channel == CHAN_TELEPHONE && rx->symrate == SMDSP_V34_S3429)
+				continue;
+			CHECK(rx->rate + (down ? 4800 : 2400) >= t_dec || rx->rate == p2->max_rate,
+			      "2-wire %u %u: %u bit/s, the theory at %.1f dB %u", i, k, rx->rate, dec, t_dec);
+		}
+	}
+	printf("  %u of %u directions one step down in the data\n", optimistic, 2 * (unsigned int)ARRAY_SIZE(lines));
+	CHECK(optimistic <= 2, "%u directions renegotiated down", optimistic);
+}
+
 int main(int argc, char **argv)
 {
 	struct smdsp_v34_train_config tc = { .symrate = SMDSP_V34_S3429, .data_rate = 33600 };
@@ -364,6 +521,7 @@ int main(int argc, char **argv)
 		return t_report("test_v34_rate");
 	test_theory(quick);
 	test_calls();
+	test_two_wire();
 	smdsp_v34_train_rx_free(theory_rx);
 	return t_report("test_v34_rate");
 }

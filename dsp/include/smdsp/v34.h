@@ -140,10 +140,13 @@ struct smdsp_v34_dir {
 	/*
 	 * The direction we receive: the error our receiver measured at the end
 	 * of TRN (dB below the signal, tenths) and the rate it put in our MP
-	 * from it, at most max_rate (0 before our receiver has trained)
+	 * from it, at most max_rate (0 before our receiver has trained);
+	 * 2-wire, phase 4's TRN error (0: not measured), which may lower that
+	 * rate (mp_rate as our last MP put it once the data has begun)
 	 */
 	int trn_mse_db10;
 	unsigned int mp_rate;
+	int trn4_mse_db10;
 };
 
 struct smdsp_v34_stats {

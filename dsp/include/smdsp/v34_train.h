@@ -280,6 +280,13 @@ struct smdsp_v34_train_stats {
 	bool trn4_16;
 	uint32_t trn4_bits, trn4_bad;
 	bool trn4_long;
+	/*
+	 * 2-wire: phase 4's TRN error, whitened as trn_mse_db10 is, heard
+	 * with our own transmitter's echo and the canceller as the data mode
+	 * has them (dB below the signal, tenths; 0: not measured); the rate
+	 * in our MP is the one the worse of the two errors carries
+	 */
+	int32_t trn4_mse_db10;
 };
 
 struct smdsp_v34_train_rx *smdsp_v34_train_rx_create(const struct smdsp_v34_train_config *cfg,

@@ -144,6 +144,14 @@ struct smdsp_v34_train_rx {
 	bool p4_trn, p4_end;		/* TRN's ones seen; TRN over (MP's descrambler no more copied from TRN's) */
 	int64_t p4fit;
 	uint32_t p4_mp0;
+	/*
+	 * 2-wire: phase 4's TRN error (whitened as the decoder will see it),
+	 * counted in blocks, the last one held back (p4_err() in v34_train_rx.c)
+	 */
+	uint64_t p4e_sum, p4e_blk, p4e_held;
+	uint32_t p4e_n;
+	unsigned int p4e_bn;
+	bool p4e_has_held;
 	unsigned int prev_quad;		/* MP and E's differential decoder */
 	uint8_t mpbuf[(SMDSP_V34_MP_MAX + 7) / 8];
 	unsigned int mp_len;		/* bits in mpbuf (0: looking for sync) */

@@ -94,6 +94,7 @@ help:
 	'  bench-module      the module: ISR cost, interrupt-to-processing latency, trace overhead' \
 	'  bench-modem       the modem: throughput against SpanDSP, set-up, contexts, line vs wall time' \
 	'  bench-dsp         the data pump: CPU, memory, stack, BER -> out/bench-dsp.json' \
+	'  bench-v34         V.34 every symbol rate x data rate: the SNR at BER 1e-5 beside theory (BENCH_JOBS)' \
 	'' \
 	'Internal (prerequisites of the above):' \
 	'  check-build       check-build-fast plus the module for every flavour' \

@@ -4,6 +4,7 @@
 #   make dsp-lib     build/dsp/libsmdsp.a (the same dsp/*.c that goes into smodem.ko)
 #   make check-dsp   build and run the C tests in tests/dsp/ through pytest (plus a short fuzz run)
 #   make bench-dsp   CPU time, memory and stack figures -> out/bench-dsp.json
+#   make bench-v34   V.34's line SNR at a BER of 1e-5, every symbol rate x data rate -> out/bench-v34-matrix.json
 #   make fuzz        libFuzzer targets tests/dsp/fuzz_*.c, FUZZ_SECONDS each (default 60)
 #   make check-recordings RECORDINGS=dir
 #                    the V.32bis receiver and the V.34 INFO receiver over real modems' recordings (not in any check)
@@ -29,11 +30,13 @@ DSP_TCOMMON_H := $(wildcard tests/dsp/common/*.h) tests/common/check.h tools/lin
                  tools/line/echopath.h
 DSP_TESTS     := $(patsubst tests/dsp/%.c,$(DSP_BUILD)/tests/%,$(wildcard tests/dsp/test_*.c))
 DSP_BENCH     := $(DSP_BUILD)/tests/bench_dsp
+DSP_BENCH_V34 := $(DSP_BUILD)/tests/bench_v34_matrix
+BENCH_JOBS    ?= 2
 DSP_FUZZ      := $(patsubst tests/dsp/%.c,$(DSP_BUILD)/fuzz/%,$(wildcard tests/dsp/fuzz_*.c))
 FUZZ_SECONDS  ?= 60
 
 .SECONDARY:
-.PHONY: dsp-lib check-dsp bench-dsp fuzz dsp-tests dsp-fuzz-build
+.PHONY: dsp-lib check-dsp bench-dsp bench-v34 fuzz dsp-tests dsp-fuzz-build
 
 dsp-lib: $(DSP_LIB)
 
@@ -72,7 +75,8 @@ $(DSP_BUILD)/tests/test_v42bis_far: tests/dsp/test_v42bis_far.c $(DSP_T_FAR) $(w
 	$(DSP_CC) $(DSP_TCFLAGS) -Wno-unused-parameter $< $(DSP_T_FAR) $(DSP_TCOMMON_A) $(DSP_LIB) \
 		$(DSP_TLIBS) -o $@
 
-dsp-tests: $(DSP_TESTS) dsp-ubsan
+# the matrix's quick run is a test (tests/dsp/test_dsp.py), its whole run make bench-v34
+dsp-tests: $(DSP_TESTS) $(DSP_BENCH_V34) dsp-ubsan
 
 # UBSan builds: the library, the C tests and the fuzz targets (each behind tests/dsp/standalone_fuzz.c,
 # a main() that runs the inputs named on its command line) again with gcc and with clang,
@@ -125,6 +129,12 @@ dsp-ubsan: $(DSP_UBSAN)
 
 check-dsp: dsp-tests dsp-fuzz-build
 	DSP_BUILD=$(DSP_BUILD) $(DSP_PYTHON) -m pytest -q tests/dsp
+
+# V.34's whole matrix: every symbol rate and data rate, the line SNR at 1e-5 beside the theory (resumes from
+# out/bench-v34-matrix/points.jsonl; remove it to measure again)
+bench-v34: $(DSP_BENCH_V34)
+	@mkdir -p out
+	$(DSP_BENCH_V34) --jobs $(BENCH_JOBS) --json out/bench-v34-matrix.json | tee out/bench-v34-matrix.txt
 
 bench-dsp: $(DSP_BENCH) $(DSP_LIB) $(DSP_BUILD)/tests/test_v22bis_ber
 	@mkdir -p out

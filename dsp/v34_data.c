@@ -91,11 +91,15 @@ static uint64_t g7_below(const struct smdsp_v34_shell *sh, int x)
  * units squared): each ring's own mean weighted by how often the shell
  * mapper's 2^k cheapest 8-ring combinations use it (by symmetry, at the
  * first of the eight: G7 below the cut, and the cost class the cut goes
- * through counted as if used evenly).
+ * through counted as if used evenly). The counts are kept with f bits of
+ * fraction: the cut's share of a class is seldom whole, and truncated it
+ * left a few combinations of 2^k uncounted, which at small k is a large
+ * part (k = 4, M = 2: 15 of 16, the mean 0.7 dB low).
  */
 static uint32_t shaped_k(const struct smdsp_v34_shell *sh, const struct smdsp_v34_trellis *t, unsigned int q,
 			 unsigned int k)
 {
+	unsigned int f = k < 30 ? 30 - k : 0;
 	uint64_t all = 1ULL << k, e = 0, rem, gc;
 	unsigned int c = 0, top = 8 * (sh->m - 1), r;
 
@@ -103,15 +107,16 @@ static uint32_t shaped_k(const struct smdsp_v34_shell *sh, const struct smdsp_v3
 		c++;
 	rem = all - sh->z8[c];
 	gc = sh->g8[c];
+	/* counts under 2^k, so with f bits of fraction under 2^30; ring powers under 2^28 */
 	for (r = 0; r < sh->m && r <= c; r++) {
-		uint64_t n = g7_below(sh, (int)(c - r));
+		uint64_t n = g7_below(sh, (int)(c - r)) << f;
 
 		if (gc)
-			n += smdsp_div_u64(rem * (g7_below(sh, (int)(c - r) + 1) - g7_below(sh, (int)(c - r))),
+			n += smdsp_div_u64((rem * (g7_below(sh, (int)(c - r) + 1) - g7_below(sh, (int)(c - r)))) << f,
 					   (uint32_t)gc);
 		e += n * ring_power(t, r, q);
 	}
-	return (uint32_t)(e >> k);
+	return (uint32_t)(e >> (k + f));
 }
 
 /*
@@ -378,6 +383,11 @@ const struct smdsp_v34_frame_params *smdsp_v34_data_rx_params(const struct smdsp
 uint32_t smdsp_v34_data_rx_power(const struct smdsp_v34_data_rx *s)
 {
 	return s->power;
+}
+
+uint32_t smdsp_v34_data_rx_shaped_power(const struct smdsp_v34_data_rx *s)
+{
+	return s->out_frame.p.k ? shaped_power(&s->shell, &s->map, &s->out_frame.p) : s->power;
 }
 
 uint32_t smdsp_v34_data_rate_power(const struct smdsp_v34_data_rx *s, unsigned int symbol_rate,

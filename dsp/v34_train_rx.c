@@ -910,6 +910,13 @@ static enum smdsp_v34_train_state start_data(struct smdsp_v34_train_rx *s)
 	/* the data points' mean power against the 4-point training's 2 R^2 */
 	p = smdsp_v34_data_rx_power(s->data);
 	s->dpow = p;
+	/*
+	 * The points are scaled by their mean as if equally likely, but the
+	 * shell mapper sends the inner rings more: the equaliser's output
+	 * arrives that much under the training's 2 R^2 (0-4 dB: 4800 bit/s at
+	 * 3000 baud the most), the level watch's expectation
+	 */
+	s->lv_nom = smdsp_div_u64(2ULL * R_AMP * R_AMP * smdsp_v34_data_rx_shaped_power(s->data), p ? p : 1);
 	s->unit = smdsp_isqrt64(smdsp_div_u64((uint64_t)p << 32, 2u * R_AMP * R_AMP));
 	/* an error uniform in the cells of the odd-integer lattice (128 a unit): 2/3 of 128^2 a 2D symbol */
 	s->st.mse_floor_db10 = smdsp_power_to_dbm0((uint64_t)p * 3) - smdsp_power_to_dbm0(2ULL * 128 * 128);
@@ -1199,7 +1206,11 @@ static void rn_symbol(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o)
  *
  * So the equaliser output's power is watched against a reference, the mean
  * of the data mode's first LV_REF_BLOCKS blocks of LV_SYMS symbols (within
- * LV_REF_DB10 of the training's 2 R^2, else that). A power fallen past
+ * LV_REF_DB10 of what the data should bring, else that: the training's
+ * 2 R^2 times the shell mapping's mean over the points' nominal power,
+ * lv_nom; against 2 R^2 alone the rates whose mean is 2-4 dB under it
+ * took their own level for a fall and rescaled every call's data into
+ * errors). A power fallen past
  * LV_TRIG_FAST over LV_FAST symbols (4 dB; on steady lines such blocks
  * spread +-2.1 dB), or past LV_TRIG over LV_SYMS (2 dB), rescales the input
  * and the equaliser's history by the square root of the ratio, and puts
@@ -1397,7 +1408,7 @@ static smdsp_noinline void level_held(struct smdsp_v34_train_rx *s, const struct
 
 static smdsp_noinline void data_level(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *o)
 {
-	uint64_t e = (uint64_t)((int64_t)o->re * o->re + (int64_t)o->im * o->im), nom = 2ULL * R_AMP * R_AMP;
+	uint64_t e = (uint64_t)((int64_t)o->re * o->re + (int64_t)o->im * o->im), nom = s->lv_nom;
 
 	if (s->lv_hold)
 		return;

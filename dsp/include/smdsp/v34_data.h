@@ -117,6 +117,8 @@ unsigned int smdsp_v34_data_rx_frame(struct smdsp_v34_data_rx *s, const int32_t 
 const struct smdsp_v34_frame_params *smdsp_v34_data_rx_params(const struct smdsp_v34_data_rx *s);
 /* the transmitter's smdsp_v34_data_tx_power() for the same configuration */
 uint32_t smdsp_v34_data_rx_power(const struct smdsp_v34_data_rx *s);
+/* the transmitter's smdsp_v34_data_shaped_power(): the mean the points arrive with, against that */
+uint32_t smdsp_v34_data_rx_shaped_power(const struct smdsp_v34_data_rx *s);
 /*
  * The same for another symbol rate and data rate (no aux channel, minimum
  * shaping), without configuring: what a receiver weighs its rate choice

@@ -219,6 +219,7 @@ struct smdsp_v34_train_rx {
 	int32_t tfrac;
 	/* data: the equaliser output's power over a block, a fast block, the reference (data_level()) */
 	uint64_t lv_acc, lv_fast, lv_ref;
+	uint64_t lv_nom;		/* the data's expected output power: 2 R^2, the shell mapping's mean weighed in */
 	unsigned int lv_n, lv_nf, lv_refn;
 	/* the last SMDSP_V34_LV_RISE fast blocks' powers, for a rise (data_level()) */
 	uint64_t lv_fp[SMDSP_V34_LV_RISE];

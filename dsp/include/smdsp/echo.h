@@ -113,6 +113,15 @@ void smdsp_echo_set_step(struct smdsp_echo *ec, int mu_q16);
  * is silent; during data the far signal bounds it.
  */
 int smdsp_echo_erle_db_q8(const struct smdsp_echo *ec);
+/*
+ * The far echo the far window holds, as a share of the output's power, Q12
+ * (at most 65535; 32 and 64 ms averages of the far estimate's quadrature
+ * part and the output, not updated while frozen), less the share its taps'
+ * own gradient noise would give a window with no echo (mu / (2 - mu) at
+ * the current step). In TRAIN (the far end silent) what the window takes
+ * off the residual; in TRACK, the far echo over the far modem's signal.
+ */
+unsigned int smdsp_echo_far_share_q12(const struct smdsp_echo *ec);
 /* the far echo's frequency offset the phase loop follows, mHz */
 int smdsp_echo_far_freq_mhz(const struct smdsp_echo *ec);
 /* multiply-accumulates per sample in the current mode (filters, update, Hilbert, whitening), for the cost figures */

@@ -65,6 +65,7 @@ PROGRAMS = {
     'test_v34_codes': ([], ('clang',)),
     'test_v34_md': (['--quick'], ('clang',)),
     'test_v34_shaping': (['--quick'], ('gcc',)),
+    'test_v34_every_rate': ([], ('clang',)),
     'test_v32bis_reneg': ([], ('gcc',)),
     'test_v17': (['--quick'], ('gcc',)),
     'test_v32bis': (['--quick'], ('clang',)),

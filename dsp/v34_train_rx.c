@@ -108,6 +108,8 @@
 #define R_AMP 4096		/* the equaliser's 4-point constellation: (+-R, +-R) */
 #define CTR (SMDSP_V34_EQ_TAPS / 2)
 #define CM_HALF SMDSP_V34_CM_HALF
+#define CM_SHAPE_SHIFT 8	/* comp_acc()'s model: its shape's step, 2^-8 a tap */
+#define CM_GAMMA 137		/* comp_acc()'s p: the line's power half a symbol either side, Q8 */
 #define S_RUN 32
 #define PP_SEARCH 12		/* half symbols each side */
 #define SHIFT_TRAIN 14
@@ -449,92 +451,138 @@ static void predictor(struct smdsp_v34_train_rx *s, const struct smdsp_cplx *e)
 	s->ehist[0][1] = e->im;
 }
 
-/* Re(d_i conj(d_j)) over 2 R^2 for decisions i and j back: 1 in the same quadrant, -1 opposite, else 0 */
-static int cm_c(uint64_t qh, int i, int j)
+/* |v|^2 in 2^-14, under 2^20: a line value's power for comp_acc()'s p */
+static uint64_t cm_pow(const struct smdsp_cplx *v)
 {
-	uint32_t x = ((qh >> 2 * i) ^ (qh >> 2 * j)) & 3;
+	uint64_t m = (uint64_t)((int64_t)v->re * v->re + (int64_t)v->im * v->im) >> 14;
 
-	return x == 0 ? 1 : x == 2 ? -1 : 0;
+	return m < 1 << 20 ? m : 1 << 20;
 }
 
 /*
  * TRN: the noise's power against the line's power at the same instant,
- * for comp_pct(). A codec's companding error on each line sample is about
- * proportional to that sample's power, so after the matched filter a
- * noise sample's power is the line's power weighed by the pulse's square
- * around its instant; white noise and a cancelled echo do not follow it.
- * At the symbol instants of 4-point TRN that weighed power hardly moves
- * (every point has the same power: 13 % of its mean, for the pulse of
- * roll-off 1/8), too little to measure in one training (the share's
- * spread was 25 points a receiver); half a symbol between two symbols it
- * moves three times as much (38 %): the line carries about twice a point
- * between two equal ones and nothing between opposite ones. So the
- * matched filter's output half a symbol before each symbol is kept, and
- * CM_HALF - 1 symbols later, all the decisions around it known, what they
- * put there is taken off (a model of 2 CM_HALF taps trained by NLMS: the
- * pulse's tails there reach 8 symbols at -40 dB); what is left is the
- * noise, its power e, taken with the line's p from the four nearest
- * decisions (the squared pulse's weights over their products, Q8, 593 the
- * mean: the recommendation's roll-off, a flat line). The output is
- * turned as the equaliser's centre tap and the carrier loop turn the
- * symbols, and the model follows at 2^-5 a tap: the equaliser and the
- * loop share the constellation's rotation between them and trade it as
- * they go, and a model slower than that (2^-8) left an error growing with
- * the signal on every line, white ones too (11 dB over the noise, a share
- * near 100 %).
+ * for comp_pct(). A codec's companding error on each line sample has a
+ * variance about proportional to that sample's power, independent from
+ * sample to sample, so after the matched filter g the noise's power at an
+ * instant t is sum_n g(t - n)^2 |s(n)|^2, s the line as the codec saw it
+ * (any channel before it included); white noise and a cancelled echo do
+ * not follow it. At TRN's symbol instants that power hardly moves (its
+ * four points have one power); half a symbol between two symbols it moves
+ * most (twice a point between equal neighbours, nothing between opposite
+ * ones). So the matched filter's output half a symbol before each symbol
+ * is kept and, CM_HALF - 1 symbols later, all the decisions around it
+ * known, what they put there is taken off: the rest is the noise, its
+ * power e.
+ *
+ * The line's p. g^2 is a bump about a symbol wide (g(T/2)^2 = 0.375
+ * g(0)^2, g(T)^2 = 0.001) and g^2 and |s|^2 are both band-limited to
+ * (1 + beta)/T, so the sum over samples is, but for their band edges'
+ * aliasing, the sum at T/2 steps: |s(t)|^2 + gamma (|s(t - T/2)|^2 +
+ * |s(t + T/2)|^2). The matched filter's outputs are s filtered once more
+ * by the pulse's spectrum, flat but for its roll-off, so they stand for
+ * s: at t the model's (noise-free), either side the received outputs at
+ * the symbol instants (their noise, 0.63 correlated with e's at +-T/2,
+ * adds about 0.05 % to a share at 33 dB). The weights over the
+ * decisions' products are then the line's own, whatever the channel;
+ * fixed ones (the flat pulse's) were right on a flat line only. gamma =
+ * 137/256 rather than 0.375 makes up for the outputs' extra smoothing:
+ * the least-squares fit to the exact sum on a flat line. Computed so
+ * (dsp/tools/comp_share.py, 2400-3429 baud), this p measures 96-108 % of
+ * a pure codec's share on the flat, telephone, bass-cut and long-loop
+ * channels, correlated 0.79-0.98 with its noise's power; the flat pulse's
+ * weights measured 97-113 % on the first three (0.70-0.89) and 64-74 % on
+ * the long loop (0.28-0.39).
+ *
+ * The model. What the decisions put at t moves during TRN: the output is
+ * scaled and turned by the equaliser's centre tap and the carrier loop,
+ * which trade the constellation's rotation as they go. One NLMS model
+ * fast enough to follow that (2^-5 a tap over all its taps) carried
+ * about 0.6 of the noise's power of its own (its misadjustment, most of
+ * e on a codec's line: shares of 33..54 % on flat lines, and on the
+ * telephone channel at 3429 baud, where it fitted the pulse worse,
+ * 10..57); one slower (2^-8) lagged, an error growing with the signal on
+ * every line. So the model is a shape, 2 CM_HALF taps at 2^-8 a tap
+ * (about 6 % of misadjustment), through a complex gain, one coefficient
+ * at 2^-5 normalised by the output's recent power, which follows the
+ * scale and the turn: a codec's line now reads 41..79 % on flat,
+ * telephone and bass-cut channels, the others at most 29 %.
  */
 static void comp_acc(struct smdsp_v34_train_rx *s, unsigned int q, bool count)
 {
-	struct smdsp_cplx o, d, r;
-	int64_t sr = 0, si = 0;
-	uint64_t ee, qh;
-	int32_t p;
+	struct smdsp_cplx o, d, r, u, y;
+	int64_t sr = 0, si = 0, gr, gi;
+	uint64_t ee, o2, p;
 	int j;
 
 	/* the output kept CM_HALF - 1 symbols ago: between the decisions CM_HALF - 1 and CM_HALF back */
 	s->cm_q = (s->cm_q << 2) | (q & 3);
-	qh = s->cm_q;
 	o = s->cm_z[s->cm_pos];
+	/* the line at this symbol's instant and half a symbol before it, scaled and turned as the decisions */
 	{
+		const int32_t *xs = s->x[s->xpos + SMDSP_V34_EQ_HIST - CTR];
 		const int32_t *xh = s->x[s->xpos + SMDSP_V34_EQ_HIST - CTR - 1];
 		const int32_t *cc = s->c[CTR];
 
+		y.re = (int32_t)(((int64_t)cc[0] * xs[0] - (int64_t)cc[1] * xs[1]) >> 20);
+		y.im = (int32_t)(((int64_t)cc[0] * xs[1] + (int64_t)cc[1] * xs[0]) >> 20);
 		s->cm_z[s->cm_pos].re = (int32_t)(((int64_t)cc[0] * xh[0] - (int64_t)cc[1] * xh[1]) >> 20);
 		s->cm_z[s->cm_pos].im = (int32_t)(((int64_t)cc[0] * xh[1] + (int64_t)cc[1] * xh[0]) >> 20);
 	}
 	rotate(&s->cm_z[s->cm_pos], (uint32_t)-s->phase);
+	rotate(&y, (uint32_t)-s->phase);
 	s->cm_pos = (s->cm_pos + 1) % (CM_HALF - 1);
+	memmove(&s->cm_y[1], &s->cm_y[0], CM_HALF * sizeof(s->cm_y[0]));
+	s->cm_y[0] = y;
 	if (s->cm_fill < 2 * CM_HALF) {
 		s->cm_fill++;
 		return;
 	}
 	for (j = 0; j < 2 * CM_HALF; j++) {
-		smdsp_v34_train_point4((unsigned int)(qh >> 2 * j), R_AMP, &d);
+		smdsp_v34_train_point4((unsigned int)(s->cm_q >> 2 * j), R_AMP, &d);
 		sr += (int64_t)s->cm_w[j][0] * d.re - (int64_t)s->cm_w[j][1] * d.im;
 		si += (int64_t)s->cm_w[j][0] * d.im + (int64_t)s->cm_w[j][1] * d.re;
 	}
-	r.re = o.re - (int32_t)(sr >> 14);
-	r.im = o.im - (int32_t)(si >> 14);
-	/* a step of 2^-5 a tap normalised by |d|^2 = 2^25, Q14 taps */
-	for (j = 0; j < 2 * CM_HALF; j++) {
-		smdsp_v34_train_point4((unsigned int)(qh >> 2 * j), R_AMP, &d);
-		eq_tap(s->cm_w[j], &r, -(int64_t)d.re, -(int64_t)d.im, 16);
+	u.re = (int32_t)(sr >> 14);
+	u.im = (int32_t)(si >> 14);
+	/* the line there: the shape's output through the gain */
+	y.re = (int32_t)(((int64_t)s->cm_g[0] * u.re - (int64_t)s->cm_g[1] * u.im) >> 14);
+	y.im = (int32_t)(((int64_t)s->cm_g[0] * u.im + (int64_t)s->cm_g[1] * u.re) >> 14);
+	r.re = o.re - y.re;
+	r.im = o.im - y.im;
+	/* the gain: NLMS at 2^-5 on the line's recent power there */
+	o2 = (uint64_t)((int64_t)o.re * o.re + (int64_t)o.im * o.im);
+	s->cm_o2 += o2 - (s->cm_o2 >> 6);
+	if (s->cm_o2 >> 6) {
+		gr = (int64_t)r.re * u.re + (int64_t)r.im * u.im;
+		gi = (int64_t)r.im * u.re - (int64_t)r.re * u.im;
+		s->cm_g[0] += (int32_t)div_norm(gr * (1 << 9), (int64_t)(s->cm_o2 >> 6));
+		s->cm_g[1] += (int32_t)div_norm(gi * (1 << 9), (int64_t)(s->cm_o2 >> 6));
+	}
+	/* the shape: the error turned back by the gain, a step of 2^-CM_SHAPE_SHIFT a tap normalised by |d|^2 */
+	{
+		struct smdsp_cplx rb;
+
+		rb.re = (int32_t)(((int64_t)r.re * s->cm_g[0] + (int64_t)r.im * s->cm_g[1]) >> 14);
+		rb.im = (int32_t)(((int64_t)r.im * s->cm_g[0] - (int64_t)r.re * s->cm_g[1]) >> 14);
+		for (j = 0; j < 2 * CM_HALF; j++) {
+			smdsp_v34_train_point4((unsigned int)(s->cm_q >> 2 * j), R_AMP, &d);
+			eq_tap(s->cm_w[j], &rb, -(int64_t)d.re, -(int64_t)d.im, 11 + CM_SHAPE_SHIFT);
+		}
 	}
 	if (!count)
 		return;
-	/* a, b the two decisions either side, a', b' theirs further out */
-	p = 593 + 2 * (119 * cm_c(qh, CM_HALF - 1, CM_HALF) -
-		       45 * (cm_c(qh, CM_HALF - 2, CM_HALF - 1) + cm_c(qh, CM_HALF, CM_HALF + 1)) -
-		       36 * (cm_c(qh, CM_HALF - 2, CM_HALF) + cm_c(qh, CM_HALF - 1, CM_HALF + 1)) -
-		       8 * cm_c(qh, CM_HALF - 2, CM_HALF + 1));
+	/* the line's power half a symbol either side: the decisions CM_HALF - 1 and CM_HALF back */
+	p = (cm_pow(&y) * 256 + CM_GAMMA * (cm_pow(&s->cm_y[CM_HALF - 1]) + cm_pow(&s->cm_y[CM_HALF]))) >> 8;
+	if (p > 1 << 15)
+		p = 1 << 15;
 	ee = (uint64_t)((int64_t)r.re * r.re + (int64_t)r.im * r.im);
-	/* e under 2^20 at any useful SNR, p under 2^11: 2^16 symbols of p e and p^2 fit */
+	/* e under 2^20 at any useful SNR, p under 2^14: 2^16 symbols of p e and p^2 fit */
 	if (ee > 1 << 20 || s->cm_n >= 1 << 16)
 		return;
 	s->cm_e += ee;
-	s->cm_p += (uint64_t)p;
-	s->cm_pe += (uint64_t)p * ee;
-	s->cm_pp += (uint64_t)p * (uint64_t)p;
+	s->cm_p += p;
+	s->cm_pe += p * ee;
+	s->cm_pp += p * p;
 	s->cm_n++;
 }
 
@@ -542,9 +590,10 @@ static void comp_acc(struct smdsp_v34_train_rx *s, unsigned int q, bool count)
  * The share of TRN's noise that grows with the line's power, percent: the
  * regression of the noise's power e on the line's p, cov(p, e) / var(p)
  * E[p] / E[e]. Were e = a p + n (companding plus white noise),
- * 100 a E[p] / (a E[p] + n); a G.711 codec's lines give 33-59,
+ * 100 a E[p] / (a E[p] + n); a G.711 codec's lines give 41-79,
  * white noise, a codec under more white noise and cancelled echoes
- * -23..+12 (test_v34_shaping's lines, 1300-1500 symbols of TRN counted).
+ * -27..+29 (test_v34_shaping's lines on flat, telephone and bass-cut
+ * channels, 1500-3800 symbols of TRN counted).
  */
 static int32_t comp_pct(const struct smdsp_v34_train_rx *s)
 {
@@ -1887,6 +1936,10 @@ void smdsp_v34_train_rx_reset(struct smdsp_v34_train_rx *s)
 	s->cm_fill = 0;
 	s->cm_pos = 0;
 	memset(s->cm_w, 0, sizeof(s->cm_w));
+	s->cm_g[0] = 1 << 14;
+	s->cm_g[1] = 0;
+	s->cm_o2 = 0;
+	memset(s->cm_y, 0, sizeof(s->cm_y));
 	s->mp_rate = s->cfg.data_rate;
 	s->w_err = 0;
 	s->w_n = 0;

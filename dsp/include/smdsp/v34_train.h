@@ -129,15 +129,16 @@ enum smdsp_v34_train_state {
  * power (trn_comp_pct): there the codec's companding noise is most of
  * what is left (9.7's case; under it, or on a line as clean whose noise
  * is white or an echo's, the encoder's 0.5 dB more power on the line
- * buys 0.2 dB of error or less; the threshold about halfway between the
- * highest share measured without a codec's noise, 12, and the lowest
- * with it, 33, test_v34_shaping); expanded
- * shaping wherever the rate has shell bits (v34_data sends it at minimum
+ * buys 0.2 dB of error or less; the threshold between the highest share
+ * measured without a codec's noise, 29, and a codec's 2-wire line whose
+ * echoes' residue and white noise are a third of its error, 33; lines
+ * whose error is a codec's read 41 and more, on flat, telephone and
+ * bass-cut channels, test_v34_shaping); expanded shaping wherever the rate has shell bits (v34_data sends it at minimum
  * shaping's power: 0.2-0.6 dB more distance for 1 dB more peak, which a
  * signal 12 dB and more under the codec's overload can spare).
  */
 #define SMDSP_V34_NL_SNR_DB10 330
-#define SMDSP_V34_NL_COMP_PCT 22
+#define SMDSP_V34_NL_COMP_PCT 31
 
 struct smdsp_v34_train_tx;
 struct smdsp_v34_train_rx;

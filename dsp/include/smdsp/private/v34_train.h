@@ -36,7 +36,7 @@ static inline int smdsp_v34_train_data_config(const struct smdsp_v34_train_confi
 #define SMDSP_V34_PE_TAPS 25		/* the pre-emphasis filter, symbol spaced */
 #define SMDSP_V34_EQ_TAPS 64		/* the equaliser, T/2 spaced: 32 symbols */
 /* comp_acc()'s model: the decisions this many symbols either side of a half-symbol instant */
-#define SMDSP_V34_CM_HALF 12
+#define SMDSP_V34_CM_HALF 16
 #define SMDSP_V34_EQ_HIST (SMDSP_V34_EQ_TAPS + 8)	/* its inputs kept: 3 symbols more */
 #define SMDSP_V34_LV_SNAPS 4		/* the level watch's snapshots: 192-256 symbols back (v34_train_rx.c) */
 #define SMDSP_V34_LV_RISE 4		/* the fast blocks a rise is judged over (v34_train_rx.c) */
@@ -170,8 +170,11 @@ struct smdsp_v34_train_rx {
 	/* TRN, half a symbol between two: sums of the noise's power e, the line's p, e p, p^2 (comp_acc()) */
 	uint64_t cm_e, cm_p, cm_pe, cm_pp;
 	uint32_t cm_n;
-	int32_t cm_w[2 * SMDSP_V34_CM_HALF][2];	/* the decisions' model there, Q14 */
+	int32_t cm_w[2 * SMDSP_V34_CM_HALF][2];	/* the decisions' model there: its shape, Q14 */
+	int32_t cm_g[2];		/* ... and its gain and turn, Q14 */
+	uint64_t cm_o2;			/* the output's power there, 64 times its recent mean */
 	struct smdsp_cplx cm_z[SMDSP_V34_CM_HALF - 1];	/* the matched filter's output half a symbol before each */
+	struct smdsp_cplx cm_y[SMDSP_V34_CM_HALF + 1];	/* ... and at each symbol's instant, newest first */
 	uint64_t cm_q;			/* the last 32 decisions' quadrants, 2 bits each, newest lowest */
 	uint8_t cm_fill, cm_pos;
 	unsigned int mp_rate;		/* the rate our MP asks for, bit/s */

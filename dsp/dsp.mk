@@ -134,7 +134,8 @@ check-dsp: dsp-tests dsp-fuzz-build
 # out/bench-v34-matrix/points.jsonl; remove it to measure again)
 bench-v34: $(DSP_BENCH_V34)
 	@mkdir -p out
-	$(DSP_BENCH_V34) --jobs $(BENCH_JOBS) --json out/bench-v34-matrix.json | tee out/bench-v34-matrix.txt
+	$(DSP_BENCH_V34) --jobs $(BENCH_JOBS) --json out/bench-v34-matrix.json > out/bench-v34-matrix.txt
+	@cat out/bench-v34-matrix.txt
 
 bench-dsp: $(DSP_BENCH) $(DSP_LIB) $(DSP_BUILD)/tests/test_v22bis_ber
 	@mkdir -p out

@@ -179,7 +179,7 @@ static void save_point(const struct combo *c, const struct point *p)
 		close(fd);
 }
 
-static struct point *find_point(struct combo *c, double snr)
+static const struct point *find_point(const struct combo *c, double snr)
 {
 	int i;
 
@@ -224,14 +224,14 @@ static bool done(const struct combo *c, double *cross)
 	int k = 0;
 
 	for (s = c->theory - 2; s <= c->theory + 8 + 1e-9; s += STEP) {
-		const struct point *p = find_point((struct combo *)c, s);
+		const struct point *p = find_point(c, s);
 
 		if (!p)
 			return false;
 		if (good(p)) {
 			if (++k == 2) {
-				const struct point *lo = find_point((struct combo *)c, s - 2 * STEP);
-				const struct point *hi = find_point((struct combo *)c, s - STEP);
+				const struct point *lo = find_point(c, s - 2 * STEP);
+				const struct point *hi = find_point(c, s - STEP);
 				/* no error at all counts as a tenth of the target */
 				double bl = lo ? ber(lo) : 1, bh = ber(hi) > 0 ? ber(hi) : TARGET / 10;
 
@@ -255,7 +255,7 @@ static double next_snr(const struct combo *c)
 	double s;
 
 	for (s = c->theory - 2; s <= c->theory + 8 + 1e-9; s += STEP)
-		if (!find_point((struct combo *)c, s))
+		if (!find_point(c, s))
 			return s;
 	return NAN;
 }
